@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The three C libraries are imported through module maps that include the
+// Debian -dev packages' headers directly (no pkg-config: gdlib's cflags carry
+// -DAVIF_DLL, which SwiftPM rejects). `scripts/deps.sh` installs them.
+let package = Package(
+    name: "ireporter",
+    products: [
+        .executable(name: "ireporter", targets: ["ireporter"]),
+        .library(name: "IReporterKit", targets: ["IReporterKit"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CFastCGI", providers: [.apt(["libfcgi-dev"])]),
+        .systemLibrary(name: "CMariaDB", providers: [.apt(["libmariadb-dev"])]),
+        .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
+        // libjpeg reports errors by longjmp, which Swift cannot express: this
+        // small C target owns the decode and hands back a gd image or an error.
+        .target(name: "CJpegScale", dependencies: ["CGD"],
+                linkerSettings: [.linkedLibrary("jpeg")]),
+        // glibc's GNU extensions (getrandom, mkostemp, memmem, ...), which
+        // Swift's Glibc module does not import.
+        .target(name: "CSystem"),
+        .target(name: "IReporterKit",
+                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem"],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "UnitTests", dependencies: ["IReporterKit"],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit"],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
+    ]
+)

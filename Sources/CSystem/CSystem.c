@@ -1,0 +1,33 @@
+#define _GNU_SOURCE
+#include "CSystem.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+int csystem_random_bytes(void *buffer, size_t length) {
+    size_t filled = 0;
+    while (filled < length) {
+        ssize_t got = getrandom((char *)buffer + filled, length - filled, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        filled += (size_t)got;
+    }
+    return 0;
+}
+
+int csystem_mkstemp_cloexec(char *path_template) {
+    return mkostemp(path_template, O_CLOEXEC);
+}
+
+int csystem_timed_join(pthread_t thread, const struct timespec *deadline) {
+    return pthread_timedjoin_np(thread, NULL, deadline);
+}
+
+long csystem_find(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
+    const void *hit = memmem(haystack, haystack_length, needle, needle_length);
+    return hit ? (long)((const char *)hit - (const char *)haystack) : -1;
+}

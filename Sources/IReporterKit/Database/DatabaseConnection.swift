@@ -1,0 +1,176 @@
+import CMariaDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where and how to connect.
+public struct DatabaseSettings: Sendable, Equatable {
+    public var host = "localhost"
+    public var port: UInt32 = 3306
+    public var socket: String?
+    public var user = "ireport"
+    public var password = "ireport"
+    public var database = "iReport"
+    /// The original's columns are latin1 and PHP connected as latin1, so the
+    /// bytes a client sends are stored and returned unchanged.
+    public var charset = "latin1"
+    public var connectTimeoutSeconds: UInt32 = 3
+    public var readWriteTimeoutSeconds: UInt32 = 30
+
+    public init() {}
+
+    /// `mysql://USER:PASS@HOST:PORT/DB`, or `…@localhost/DB?socket=/path`.
+    public init(url: String) throws(ConfigurationError) {
+        self.init()
+        guard url.hasPrefix("mysql://") || url.hasPrefix("mariadb://") else {
+            throw ConfigurationError("db_url must start with mysql:// (got \(url))")
+        }
+        var rest = Substring(url[url.index(after: url.firstIndex(of: "/")!)...].dropFirst())
+        if let question = rest.firstIndex(of: "?") {
+            for pair in rest[rest.index(after: question)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw ConfigurationError("db_url: bad query parameter \(pair)") }
+                let value = String(decoding: PHPStrings.urlDecode(Array(parts[1].utf8)), as: UTF8.self)
+                switch parts[0] {
+                case "socket": socket = value
+                case "charset": charset = value
+                default: throw ConfigurationError("db_url: unknown parameter \(parts[0])")
+                }
+            }
+            rest = rest[..<question]
+        }
+        if let slash = rest.firstIndex(of: "/") {
+            let name = String(rest[rest.index(after: slash)...])
+            if !name.isEmpty { database = name }
+            rest = rest[..<slash]
+        }
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            let decode = { (text: Substring) in String(decoding: PHPStrings.urlDecode(Array(text.utf8)), as: UTF8.self) }
+            if let colon = credentials.firstIndex(of: ":") {
+                user = decode(credentials[..<colon])
+                password = decode(credentials[credentials.index(after: colon)...])
+            } else {
+                user = decode(credentials)
+                password = ""
+            }
+            rest = rest[rest.index(after: at)...]
+        }
+        if let colon = rest.lastIndex(of: ":"), !rest.hasPrefix("[") || rest[..<colon].hasSuffix("]") {
+            guard let number = UInt32(rest[rest.index(after: colon)...]) else {
+                throw ConfigurationError("db_url: bad port in \(url)")
+            }
+            port = number
+            rest = rest[..<colon]
+        }
+        if !rest.isEmpty { host = String(rest) }
+    }
+}
+
+/// One connection to MariaDB, owned by one worker thread, with its prepared
+/// statements cached. It reconnects by itself when the server went away.
+public final class DatabaseConnection {
+    public let settings: DatabaseSettings
+    private var handle: UnsafeMutablePointer<MYSQL>?
+    private var statements: [String: PreparedStatement] = [:]
+
+    /// Call once per process before any connection (Connector/C's global init).
+    public static func initializeLibrary() { _ = cmariadb_library_init() }
+
+    public init(settings: DatabaseSettings) {
+        self.settings = settings
+    }
+
+    deinit { disconnect() }
+
+    /// The rows of a query. Sent once more on a new connection if the old one
+    /// turns out to be dead (reads are always safe to repeat).
+    public func query(_ sql: String, _ parameters: [DatabaseValue] = []) throws(DatabaseError) -> [Row] {
+        try perform(sql, parameters, repeatable: true).rows
+    }
+
+    /// Runs a write; repeated on a new connection only if the server surely
+    /// never received it.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [DatabaseValue] = []) throws(DatabaseError)
+        -> (affectedRows: UInt64, insertID: UInt64) {
+        let result = try perform(sql, parameters, repeatable: false)
+        return (result.affectedRows, result.insertID)
+    }
+
+    /// Runs a statement that takes no parameters with the text protocol
+    /// (transaction control).
+    public func command(_ sql: String) throws(DatabaseError) {
+        let connection = try connected()
+        let failed = sql.withCString { mysql_real_query(connection, $0, UInt(strlen($0))) } != 0
+        if failed {
+            let error = DatabaseError(connection: connection)
+            if error.isConnectionLost { disconnect() }
+            throw error
+        }
+    }
+
+    private func perform(_ sql: String, _ parameters: [DatabaseValue], repeatable: Bool) throws(DatabaseError)
+        -> (rows: [Row], affectedRows: UInt64, insertID: UInt64) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let statement = try prepared(sql)
+                let rows = try statement.run(parameters)
+                return (rows, statement.affectedRows, statement.insertID)
+            } catch {
+                guard error.isConnectionLost else { throw error }
+                disconnect()
+                guard attempt == 1, repeatable || error.statementNotSent else { throw error }
+            }
+        }
+    }
+
+    private func prepared(_ sql: String) throws(DatabaseError) -> PreparedStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try PreparedStatement(connection: try connected(), sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    private func connected() throws(DatabaseError) -> UnsafeMutablePointer<MYSQL> {
+        if let handle { return handle }
+        guard let connection = mysql_init(nil) else {
+            throw DatabaseError(code: 2008, message: "MySQL client ran out of memory")
+        }
+        var connectTimeout = settings.connectTimeoutSeconds
+        var ioTimeout = settings.readWriteTimeoutSeconds
+        mysql_options(connection, MYSQL_OPT_CONNECT_TIMEOUT, &connectTimeout)
+        mysql_options(connection, MYSQL_OPT_READ_TIMEOUT, &ioTimeout)
+        mysql_options(connection, MYSQL_OPT_WRITE_TIMEOUT, &ioTimeout)
+        settings.charset.withCString { _ = mysql_options(connection, MYSQL_SET_CHARSET_NAME, $0) }
+        let ok = settings.socket.withOptionalCString { socket in
+            mysql_real_connect(connection, settings.host, settings.user, settings.password, settings.database,
+                               settings.port, socket, 0) != nil
+        }
+        guard ok else {
+            let error = DatabaseError(connection: connection)
+            mysql_close(connection)
+            throw error
+        }
+        handle = connection
+        return connection
+    }
+
+    /// Drops the connection (and its statements); the next call reconnects.
+    public func disconnect() {
+        statements.removeAll()
+        if let handle { mysql_close(handle) }
+        handle = nil
+    }
+}
+
+extension Optional where Wrapped == String {
+    func withOptionalCString<Result>(_ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+        switch self {
+        case .some(let string): string.withCString { body($0) }
+        case .none: body(nil)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import CGD
+import CJpegScale
+
+/// Owns one gd image and destroys it in `deinit`: whoever holds the object
+/// holds the pixels, and they cannot leak on an early return or a throw.
+///
+/// Not `Sendable`: a gd image is plain mutable memory. Create, use and drop
+/// it on one thread (the thumbnailer does all of it inside one call).
+final class GDImage {
+    let pointer: gdImagePtr
+
+    /// Takes ownership of `pointer`.
+    init(owning pointer: gdImagePtr) {
+        self.pointer = pointer
+    }
+
+    /// A new truecolor image (opaque black), or nil when gd cannot allocate it.
+    convenience init?(trueColorWidth width: Int, height: Int) {
+        guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max),
+              let p = gdImageCreateTrueColor(Int32(width), Int32(height)) else { return nil }
+        self.init(owning: p)
+    }
+
+    deinit {
+        gdImageDestroy(pointer)
+    }
+
+    var width: Int { Int(ir_gd_sx(pointer)) }
+    var height: Int { Int(ir_gd_sy(pointer)) }
+
+    /// The centre square of the image, resampled (gdImageCopyResampled, an
+    /// area-averaging filter, not the nearest-neighbour CopyResized) to
+    /// `side` x `side`.
+    func centreSquare(side: Int) -> GDImage? {
+        guard let dst = GDImage(trueColorWidth: side, height: side) else { return nil }
+        let w = width, h = height
+        let crop = min(w, h)
+        let x = (w - crop) / 2, y = (h - crop) / 2
+        gdImageCopyResampled(dst.pointer, pointer, 0, 0, Int32(x), Int32(y),
+                             Int32(side), Int32(side), Int32(crop), Int32(crop))
+        return dst
+    }
+
+    /// The image as it should be displayed given an EXIF Orientation (1...8):
+    /// `self` when nothing has to change or after an in-place flip, a new
+    /// image for the quarter turns. nil only when gd cannot allocate.
+    func applyingEXIFOrientation(_ orientation: Int) -> GDImage? {
+        switch orientation {
+        case 2: gdImageFlipHorizontal(pointer); return self
+        case 3: gdImageFlipBoth(pointer); return self
+        case 4: gdImageFlipVertical(pointer); return self
+        case 5:  // transpose: quarter turn clockwise, then mirror
+            guard let r = rotatedClockwise(quarterTurns: 1) else { return nil }
+            gdImageFlipHorizontal(r.pointer)
+            return r
+        case 6: return rotatedClockwise(quarterTurns: 1)
+        case 7:  // transverse: quarter turn anticlockwise, then mirror
+            guard let r = rotatedClockwise(quarterTurns: 3) else { return nil }
+            gdImageFlipHorizontal(r.pointer)
+            return r
+        case 8: return rotatedClockwise(quarterTurns: 3)
+        default: return self
+        }
+    }
+
+    /// gd's exact 90/180/270 degree paths (gdImageRotateInterpolated
+    /// special-cases multiples of 90; its angles are anticlockwise).
+    private func rotatedClockwise(quarterTurns: Int) -> GDImage? {
+        let anticlockwiseDegrees = Float((4 - quarterTurns % 4) % 4 * 90)
+        guard let p = gdImageRotateInterpolated(pointer, anticlockwiseDegrees, 0) else { return nil }
+        return GDImage(owning: p)
+    }
+
+    /// JPEG bytes (gdImageJpegPtr, baseline, 4:2:0), or nil when gd fails.
+    func jpegBytes(quality: Int) -> [UInt8]? {
+        var size: Int32 = 0
+        guard let data = gdImageJpegPtr(pointer, &size, Int32(quality)) else { return nil }
+        defer { gdFree(data) }
+        guard size > 0 else { return nil }
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: Int(size)))
+    }
+}

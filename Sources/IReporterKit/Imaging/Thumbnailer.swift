@@ -1,0 +1,120 @@
+import CGD
+import CJpegScale
+
+/// What a JPEG's header says, before any pixel is decoded.
+public struct JPEGHeader: Sendable, Hashable {
+    /// Size as stored in the file (before the EXIF orientation is applied).
+    public let width: Int
+    public let height: Int
+    /// 1 grayscale, 3 YCbCr/RGB, 4 CMYK/YCCK.
+    public let components: Int
+    /// EXIF Orientation, 1...8 (1 when the file has none or an invalid one).
+    public let orientation: Int
+    public let isProgressive: Bool
+
+    public init(width: Int, height: Int, components: Int, orientation: Int, isProgressive: Bool) {
+        self.width = width
+        self.height = height
+        self.components = components
+        self.orientation = orientation
+        self.isProgressive = isProgressive
+    }
+
+    /// Size as displayed: orientations 5...8 swap width and height.
+    public var displayWidth: Int { orientation >= 5 ? height : width }
+    public var displayHeight: Int { orientation >= 5 ? width : height }
+
+    init(_ info: ir_jpeg_info) {
+        self.init(width: Int(info.width), height: Int(info.height), components: Int(info.components),
+                  orientation: (1...8).contains(Int(info.orientation)) ? Int(info.orientation) : 1,
+                  isProgressive: info.progressive != 0)
+    }
+}
+
+/// A thumbnail and the header of the photo it was made from.
+public struct JPEGThumbnail: Sendable {
+    /// The encoded side x side JPEG.
+    public let jpeg: [UInt8]
+    /// The source photo's header (stored size, orientation).
+    public let source: JPEGHeader
+}
+
+/// Makes the square JPEG thumbnail of a JPEG photo, and in doing so checks
+/// that the file is a JPEG that decodes completely and cleanly.
+///
+/// Pipeline: libjpeg-turbo decode with DCT scaling (the smallest M/8 that
+/// keeps the short side >= `side`; 1/8 for a 12 MP photo), centre crop to a
+/// square, `gdImageCopyResampled` to `side` x `side`, EXIF orientation
+/// applied (so the thumbnail is upright), `gdImageJpegPtr` at `quality`.
+///
+/// A value type with no shared state: call it from any thread, concurrently.
+/// Each call uses about 4 x (width/8) x (height/8) bytes for a large photo
+/// (e.g. 0.8 MB for 12 MP) plus libjpeg's own buffers.
+public struct Thumbnailer: Sendable {
+    /// Side of the square thumbnail, pixels.
+    public let side: Int
+    /// gd JPEG quality, 0...100.
+    public let quality: Int
+
+    public init(side: Int = 180, quality: Int = 85) {
+        precondition(side >= 1 && side <= 4096, "thumbnail side out of range: \(side)")
+        precondition((0...100).contains(quality), "JPEG quality out of range: \(quality)")
+        self.side = side
+        self.quality = quality
+    }
+
+    /// The encoded `side` x `side` thumbnail of the JPEG at `path`.
+    /// `maxPixels` bounds width x height as declared by the header (checked
+    /// before decoding); <= 0 means no limit.
+    /// Throws only `JPEGImageError`.
+    public func thumbnailJPEG(ofFileAt path: String, maxPixels: Int) throws -> [UInt8] {
+        try thumbnail(ofFileAt: path, maxPixels: maxPixels).jpeg
+    }
+
+    /// The same, with the source photo's header. Throws only `JPEGImageError`.
+    public func thumbnail(ofFileAt path: String, maxPixels: Int) throws -> JPEGThumbnail {
+        var info = ir_jpeg_info()
+        var image: gdImagePtr? = nil
+        var message = [CChar](repeating: 0, count: Int(IR_JPEG_MSG_LEN))
+        let status = path.withCString { cPath in
+            ir_jpeg_decode_scaled(cPath, Int32(clamping: side), Int64(maxPixels),
+                                  &image, &info, &message, message.count)
+        }
+        if let error = JPEGImageError(status: status, message: Self.string(message),
+                                      info: info, limit: maxPixels) {
+            throw error
+        }
+        guard let image else { throw JPEGImageError.outOfMemory("no image returned") }
+        let decoded = GDImage(owning: image)
+        guard let square = decoded.centreSquare(side: side) else {
+            throw JPEGImageError.outOfMemory("cannot allocate the \(side)x\(side) thumbnail")
+        }
+        let header = JPEGHeader(info)
+        guard let upright = square.applyingEXIFOrientation(header.orientation) else {
+            throw JPEGImageError.outOfMemory("cannot rotate the thumbnail")
+        }
+        guard let jpeg = upright.jpegBytes(quality: quality) else {
+            throw JPEGImageError.encodingFailed("gdImageJpegPtr failed")
+        }
+        return JPEGThumbnail(jpeg: jpeg, source: header)
+    }
+
+    /// Reads only the header (markers up to the first scan) and the EXIF
+    /// orientation: cheap, but does not prove the image data is intact.
+    /// Throws only `JPEGImageError`.
+    public static func readHeader(ofFileAt path: String) throws -> JPEGHeader {
+        var info = ir_jpeg_info()
+        var message = [CChar](repeating: 0, count: Int(IR_JPEG_MSG_LEN))
+        let status = path.withCString { cPath in
+            ir_jpeg_read_header(cPath, &info, &message, message.count)
+        }
+        if let error = JPEGImageError(status: status, message: string(message), info: info, limit: 0) {
+            throw error
+        }
+        return JPEGHeader(info)
+    }
+
+    private static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,15 @@
+/// The `Cookie` request header, parsed as PHP fills `$_COOKIE`: pairs split
+/// on `;`, names trimmed, values url-decoded, the first of a repeated name wins.
+public enum Cookies {
+    public static func parse(_ header: String?) -> [String: [UInt8]] {
+        guard let header else { return [:] }
+        var cookies: [String: [UInt8]] = [:]
+        for pair in Array(header.utf8).split(separator: UInt8(ascii: ";")) {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: HeaderParameters.trimmed(Array(pair[..<equals])), as: UTF8.self)
+            guard !name.isEmpty, cookies[name] == nil else { continue }
+            cookies[name] = PHPStrings.urlDecode(HeaderParameters.trimmed(Array(pair[(equals + 1)...])))
+        }
+        return cookies
+    }
+}

@@ -1,0 +1,271 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+public enum FormDataError: Error, Equatable, Sendable {
+    /// The body does not follow the multipart grammar (the reason says where).
+    case malformed(String)
+    /// A file part grew past the configured limit.
+    case fileTooLarge(limit: Int)
+    /// A text field, the headers of a part, or the number of parts is over its limit.
+    case overLimit(String)
+    /// The spool file could not be written (errno).
+    case spoolFailed(Int32)
+}
+
+public struct MultipartLimits: Sendable {
+    public var maxFileBytes: Int
+    public var maxFieldBytes = 64 * 1024
+    public var maxHeaderBytes = 8 * 1024
+    public var maxParts = 32
+
+    public init(maxFileBytes: Int) { self.maxFileBytes = maxFileBytes }
+}
+
+/// A streaming `multipart/form-data` parser: fed the body in chunks as it is
+/// read, it keeps text fields in memory (bounded) and writes file parts
+/// straight to spool files, so an upload never sits in memory whole.
+public final class MultipartParser {
+    private enum State { case searchingFirstDelimiter, afterDelimiter, headers, body, epilogue }
+
+    private struct Part {
+        var name: [UInt8]
+        var filename: [UInt8]?
+        var contentType: [UInt8]
+        var text: [UInt8] = []
+        var spool: SpoolFile?
+        var size = 0
+    }
+
+    private let delimiter: [UInt8]
+    private let limits: MultipartLimits
+    private let spoolDirectory: String
+    private var state = State.searchingFirstDelimiter
+    private var pending: [UInt8]
+    private var start = 0
+    private var part: Part?
+    private var partCount = 0
+    private var form = FormData()
+    private var openSpools: [SpoolFile] = []
+
+    /// The boundary from `Content-Type: multipart/form-data; boundary=…`, or nil.
+    public static func boundary(fromContentType contentType: String) -> [UInt8]? {
+        let parameters = HeaderParameters(Array(contentType.utf8))
+        guard parameters.value.lowercased() == "multipart/form-data",
+              let boundary = parameters["boundary"], (1...200).contains(boundary.count) else { return nil }
+        return boundary
+    }
+
+    public init(boundary: [UInt8], limits: MultipartLimits, spoolDirectory: String) {
+        delimiter = Array("\r\n--".utf8) + boundary
+        self.limits = limits
+        self.spoolDirectory = spoolDirectory
+        // A body starts with the delimiter minus its leading CRLF: pretend one was sent.
+        pending = Array("\r\n".utf8)
+    }
+
+    deinit { for spool in openSpools { spool.discard() } }
+
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(FormDataError) {
+        pending.append(contentsOf: chunk)
+        try consumePending()
+    }
+
+    public func feed(_ bytes: [UInt8]) throws(FormDataError) {
+        pending.append(contentsOf: bytes)
+        try consumePending()
+    }
+
+    private func consumePending() throws(FormDataError) {
+        try process()
+        if start > 65536 || start == pending.count {
+            pending.removeSubrange(0..<start)
+            start = 0
+        }
+    }
+
+    /// The parsed form. The caller owns the spool files from here on
+    /// (`FormData.spooledPaths`).
+    public func finish() throws(FormDataError) -> FormData {
+        guard state == .epilogue else {
+            throw .malformed(state == .searchingFirstDelimiter ? "no boundary found" : "body ends before the closing boundary")
+        }
+        openSpools.removeAll()
+        return form
+    }
+
+    private var available: Int { pending.count - start }
+
+    private func process() throws(FormDataError) {
+        while true {
+            switch state {
+            case .searchingFirstDelimiter:
+                guard let found = find(delimiter) else {
+                    start = max(start, pending.count - delimiter.count + 1)
+                    return
+                }
+                start = found + delimiter.count
+                state = .afterDelimiter
+            case .afterDelimiter:
+                // "--" closes the body; otherwise optional padding, then CRLF.
+                guard available >= 2 else { return }
+                if pending[start] == UInt8(ascii: "-") && pending[start + 1] == UInt8(ascii: "-") {
+                    state = .epilogue
+                    continue
+                }
+                var i = start
+                while i < pending.count, pending[i] == 0x20 || pending[i] == 0x09 { i += 1 }
+                guard i + 2 <= pending.count else {
+                    if i - start > 64 { throw .malformed("padding after a boundary") }
+                    return
+                }
+                guard pending[i] == 0x0D, pending[i + 1] == 0x0A else { throw .malformed("no line break after a boundary") }
+                start = i // keep the CRLF: the header block is searched from it
+                state = .headers
+            case .headers:
+                guard let end = find(Array("\r\n\r\n".utf8)) else {
+                    if available > limits.maxHeaderBytes { throw .overLimit("part headers") }
+                    return
+                }
+                if end - start > limits.maxHeaderBytes { throw .overLimit("part headers") }
+                try beginPart(headers: Array(pending[(start + 2)..<max(start + 2, end)]))
+                start = end + 4
+                state = .body
+            case .body:
+                if let found = find(delimiter) {
+                    try appendToPart(start..<found)
+                    try endPart()
+                    start = found + delimiter.count
+                    state = .afterDelimiter
+                } else {
+                    let keep = delimiter.count - 1
+                    if available > keep {
+                        try appendToPart(start..<(pending.count - keep))
+                        start = pending.count - keep
+                    }
+                    return
+                }
+            case .epilogue:
+                start = pending.count
+                return
+            }
+        }
+    }
+
+    private func find(_ needle: [UInt8]) -> Int? {
+        guard available >= needle.count else { return nil }
+        let offset = pending.withUnsafeBytes { haystack in
+            needle.withUnsafeBytes { csystem_find(haystack.baseAddress! + start, available, $0.baseAddress!, needle.count) }
+        }
+        return offset < 0 ? nil : start + offset
+    }
+
+    private func beginPart(headers: [UInt8]) throws(FormDataError) {
+        partCount += 1
+        if partCount > limits.maxParts { throw .overLimit("number of parts") }
+        var disposition: HeaderParameters?
+        var contentType: [UInt8] = []
+        for line in headers.split(separator: 0x0A) {
+            let line = line.last == 0x0D ? line.dropLast() : line
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformed("part header without a colon") }
+            let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+            let value = Array(line[(colon + 1)...])
+            if name == "content-disposition" { disposition = HeaderParameters(value) }
+            if name == "content-type" { contentType = HeaderParameters.trimmed(value) }
+        }
+        guard let disposition, disposition.value.lowercased() == "form-data",
+              let name = disposition["name"] else {
+            throw .malformed("part without Content-Disposition: form-data; name=…")
+        }
+        var part = Part(name: name, filename: disposition["filename"], contentType: contentType)
+        if let filename = part.filename, !filename.isEmpty {
+            do {
+                let spool = try SpoolFile(directory: spoolDirectory)
+                openSpools.append(spool)
+                part.spool = spool
+            } catch {
+                throw .spoolFailed(error.code)
+            }
+        }
+        self.part = part
+    }
+
+    private func appendToPart(_ range: Range<Int>) throws(FormDataError) {
+        guard !range.isEmpty, part != nil else { return }
+        part!.size += range.count
+        if let spool = part!.spool {
+            if part!.size > limits.maxFileBytes { throw .fileTooLarge(limit: limits.maxFileBytes) }
+            let result = pending.withUnsafeBytes { spool.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            if let errno = result { throw .spoolFailed(errno) }
+        } else if part!.filename != nil {
+            // An empty filename: PHP ignores the content (UPLOAD_ERR_NO_FILE).
+        } else {
+            if part!.size > limits.maxFieldBytes { throw .overLimit("a text field") }
+            part!.text.append(contentsOf: pending[range])
+        }
+    }
+
+    private func endPart() throws(FormDataError) {
+        guard let part else { return }
+        self.part = nil
+        if let filename = part.filename {
+            if let spool = part.spool, let errno = spool.close() { throw .spoolFailed(errno) }
+            form.addFile(part.name, UploadedFile(filename: filename, contentType: part.contentType,
+                                                 spoolPath: part.spool?.path, size: part.size))
+        } else {
+            form.setField(part.name, part.text)
+        }
+    }
+}
+
+/// `value; key=val; key="quoted val"` as in Content-Type and Content-Disposition.
+struct HeaderParameters {
+    var value: String
+    private var parameters: [String: [UInt8]] = [:]
+
+    subscript(key: String) -> [UInt8]? { parameters[key] }
+
+    init(_ bytes: [UInt8]) {
+        var items: [[UInt8]] = []
+        var current: [UInt8] = []
+        var inQuotes = false
+        var escaped = false
+        for byte in bytes {
+            if inQuotes && escaped { current.append(byte); escaped = false; continue }
+            if inQuotes && byte == UInt8(ascii: "\\") { escaped = true; current.append(byte); continue }
+            if byte == UInt8(ascii: "\"") { inQuotes.toggle() }
+            if byte == UInt8(ascii: ";") && !inQuotes { items.append(current); current = []; continue }
+            current.append(byte)
+        }
+        items.append(current)
+        value = String(decoding: Self.trimmed(items.removeFirst()), as: UTF8.self)
+        for item in items {
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = String(decoding: Self.trimmed(Array(item[..<equals])), as: UTF8.self).lowercased()
+            var raw = Self.trimmed(Array(item[(equals + 1)...]))
+            if raw.count >= 2, raw.first == UInt8(ascii: "\""), raw.last == UInt8(ascii: "\"") {
+                raw = Self.unescapeQuoted(Array(raw.dropFirst().dropLast()))
+            }
+            if parameters[key] == nil { parameters[key] = raw }
+        }
+    }
+
+    static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
+              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return [] }
+        return Array(bytes[first...last])
+    }
+
+    private static func unescapeQuoted(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var escaped = false
+        for byte in bytes {
+            if !escaped && byte == UInt8(ascii: "\\") { escaped = true; continue }
+            escaped = false
+            out.append(byte)
+        }
+        return out
+    }
+}

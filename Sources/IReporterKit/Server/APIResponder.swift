@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns one FastCGI request into an `APIRequest` (form, cookie), runs the
+/// command and writes the answer with the headers the original sent.
+final class APIResponder {
+    private static let readChunk = 64 * 1024
+    /// Room for the text fields and multipart framing beside the photo.
+    private static let formOverhead = 1024 * 1024
+
+    private let api: IReporterAPI
+    private let uploadDirectory: String
+    private let maxUploadBytes: Int
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
+
+    init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int) {
+        self.api = api
+        self.uploadDirectory = uploadDirectory
+        self.maxUploadBytes = maxUploadBytes
+    }
+
+    deinit { buffer.deallocate() }
+
+    func respond(to request: FastCGIRequest) {
+        var response: APIResponse
+        var spooled: [String] = []
+        switch readForm(request) {
+        case .success(let form):
+            var apiRequest = APIRequest(form: form,
+                                        sessionCookie: Cookies.parse(request.param("HTTP_COOKIE"))["PHPSESSID"],
+                                        isSecure: request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false)
+            response = api.handle(&apiRequest)
+            spooled = apiRequest.form.spooledPaths
+        case .failure(let error):
+            response = .error(Self.message(for: error))
+        }
+        for path in spooled { unlink(path) }
+        request.write(Self.head(for: response) + response.body)
+    }
+
+    private static func message(for error: FormDataError) -> APIError {
+        switch error {
+        case .fileTooLarge(let limit): return .photoTooLarge(limitBytes: limit)
+        case .malformed, .overLimit: return .malformedRequest
+        case .spoolFailed(let code):
+            Log.error("spooling an upload: \(SystemError("write", code: code))")
+            return .uploadOnServerProblem
+        }
+    }
+
+    /// The headers every answer of index.php carried (session_start() sent the
+    /// cache headers), plus Content-Length and our cookie.
+    static func head(for response: APIResponse) -> [UInt8] {
+        var head = "Content-Type: application/json\r\nContent-Length: \(response.body.count)\r\n"
+        for cookie in response.setCookie { head += "Set-Cookie: \(cookie)\r\n" }
+        head += "Expires: Thu, 19 Nov 1981 08:52:00 GMT\r\nCache-Control: no-store, no-cache, must-revalidate\r\nPragma: no-cache\r\n\r\n"
+        return Array(head.utf8)
+    }
+
+    /// `$_POST` and `$_FILES`: multipart streamed to spool files, urlencoded
+    /// read into memory (bounded), anything else (a GET) an empty form.
+    private func readForm(_ request: FastCGIRequest) -> Result<FormData, FormDataError> {
+        guard request.param("REQUEST_METHOD") == "POST" else { return .success(FormData()) }
+        let bodyLimit = maxUploadBytes + Self.formOverhead
+        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > bodyLimit {
+            return .failure(.fileTooLarge(limit: maxUploadBytes))
+        }
+        let contentType = request.param("CONTENT_TYPE") ?? ""
+        if let boundary = MultipartParser.boundary(fromContentType: contentType) {
+            let parser = MultipartParser(boundary: boundary, limits: MultipartLimits(maxFileBytes: maxUploadBytes),
+                                         spoolDirectory: uploadDirectory)
+            var total = 0
+            do {
+                while true {
+                    let count = request.read(into: buffer)
+                    if count > 0 {
+                        total += count
+                        if total > bodyLimit { return .failure(.fileTooLarge(limit: maxUploadBytes)) }
+                        try parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    }
+                    if count < buffer.count { break }
+                }
+                return .success(try parser.finish())
+            } catch {
+                return .failure(error)
+            }
+        }
+        if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            var body: [UInt8] = []
+            while true {
+                let count = request.read(into: buffer)
+                body.append(contentsOf: buffer[..<max(count, 0)])
+                if body.count > Self.formOverhead { return .failure(.overLimit("urlencoded body")) }
+                if count < buffer.count { break }
+            }
+            return .success(URLEncodedForm.parse(body))
+        }
+        if contentType.lowercased().hasPrefix("multipart/form-data") { return .failure(.malformed("no boundary")) }
+        return .success(FormData())
+    }
+}

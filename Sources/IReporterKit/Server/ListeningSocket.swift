@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The FastCGI listening socket: one we open (a unix path or HOST:PORT), or
+/// the one a spawner (spawn-fcgi, mod_fcgid, systemd) left on fd 0.
+public struct ListeningSocket {
+    public let fd: Int32
+    /// The unix socket path we created, removed again when we stop.
+    public let ownedPath: String?
+
+    /// fd 0, if it is a listening socket.
+    public static func inherited() -> ListeningSocket? {
+        var accepting: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(0, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting != 0 else { return nil }
+        return ListeningSocket(fd: 0, ownedPath: nil)
+    }
+
+    public static func open(_ address: String, mode: mode_t, backlog: Int32) throws(SystemError) -> ListeningSocket {
+        if address.hasPrefix("/") || address.hasPrefix(".") {
+            return try openUnix(address, mode: mode, backlog: backlog)
+        }
+        return try openTCP(address, backlog: backlog)
+    }
+
+    private static func openUnix(_ path: String, mode: mode_t, backlog: Int32) throws(SystemError) -> ListeningSocket {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8)
+        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw SystemError("socket path too long: \(path)", code: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket") }
+        // A socket file left by a previous run that nobody listens on any more.
+        if connectsToListener(path) {
+            close(fd)
+            throw SystemError("another server is listening on \(path)", code: EADDRINUSE)
+        }
+        unlink(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { let error = SystemError("bind \(path)"); close(fd); throw error }
+        chmod(path, mode)
+        guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(path)"); close(fd); throw error }
+        return ListeningSocket(fd: fd, ownedPath: path)
+    }
+
+    private static func connectsToListener(_ path: String) -> Bool {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
+    }
+
+    private static func openTCP(_ address: String, backlog: Int32) throws(SystemError) -> ListeningSocket {
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
+            throw SystemError("listen address must be a unix socket path or HOST:PORT, not \(address)", code: EINVAL)
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.isEmpty || host == "*" { host = "0.0.0.0" }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE
+        var results: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &results)
+        guard status == 0, let info = results else {
+            throw SystemError("resolve \(host): \(String(cString: gai_strerror(status)))", code: EINVAL)
+        }
+        defer { freeaddrinfo(results) }
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket") }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            let error = SystemError("bind \(address)"); close(fd); throw error
+        }
+        guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(address)"); close(fd); throw error }
+        return ListeningSocket(fd: fd, ownedPath: nil)
+    }
+}

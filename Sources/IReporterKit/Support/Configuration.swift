@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Every setting, with its default (docs/CONFIGURATION.md lists them).
+public struct Configuration: Sendable {
+    public var listen = ""
+    public var listenMode: mode_t = 0o660
+    public var listenBacklog: Int32 = 511
+    public var workers = 4
+    public var database = DatabaseSettings()
+    public var uploadDirectory = "/var/www/iReporter/upload"
+    public var sessionDirectory = "/var/lib/php/sessions"
+    public var sessionIdleTimeout = 7 * 24 * 3600
+    public var maxUploadBytes = 20 * 1024 * 1024
+    public var maxImagePixels = 50_000_000
+    public var pidFile = ""
+    public var user = ""
+
+    public init() {}
+
+    public static let keys = ["listen", "listen_mode", "listen_backlog", "workers", "db_url", "db_charset",
+                              "upload_dir", "session_dir", "session_idle_timeout", "max_upload_bytes",
+                              "max_image_pixels", "pid_file", "user"]
+
+    /// Defaults, then the file, then `IREPORTER_*` variables, then flags.
+    public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        var configuration = Configuration()
+        var flags: [(String, String)] = []
+        var file = environment["IREPORTER_CONFIG"]
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            let (name, inlineValue) = argument.split(separator: "=", maxSplits: 1).map(String.init).pair
+            guard let value = inlineValue ?? iterator.next() else { throw ConfigurationError("\(name) needs a value") }
+            switch name {
+            case "--config": file = value
+            case "--listen": flags.append(("listen", value))
+            case "--workers": flags.append(("workers", value))
+            default: throw ConfigurationError("unknown option \(name) (see --help)")
+            }
+        }
+        if file == nil, access("/etc/ireporter/ireporter.conf", R_OK) == 0 { file = "/etc/ireporter/ireporter.conf" }
+        var problems: [String] = []
+        if let file {
+            do {
+                for (line, key, value) in try Self.readFile(file) {
+                    do { try configuration.set(key, value) } catch { problems.append("\(file):\(line): \(error)") }
+                }
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        for key in keys {
+            guard let value = environment["IREPORTER_" + key.uppercased()] else { continue }
+            do { try configuration.set(key, value) } catch { problems.append("IREPORTER_\(key.uppercased()): \(error)") }
+        }
+        for (key, value) in flags {
+            do { try configuration.set(key, value) } catch { problems.append("--\(key): \(error)") }
+        }
+        guard problems.isEmpty else { throw ConfigurationError(problems.joined(separator: "\n")) }
+        return configuration
+    }
+
+    static func readFile(_ path: String) throws(ConfigurationError) -> [(Int, String, String)] {
+        guard let handle = fopen(path, "r") else {
+            throw ConfigurationError("\(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(handle) }
+        var entries: [(Int, String, String)] = []
+        var lineNumber = 0
+        var buffer = [CChar](repeating: 0, count: 4096)
+        while fgets(&buffer, Int32(buffer.count), handle) != nil {
+            lineNumber += 1
+            var line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
+            let trimmed = line.trimmingSpaces
+            guard !trimmed.isEmpty else { continue }
+            guard let equals = trimmed.firstIndex(of: "=") else {
+                throw ConfigurationError("\(path):\(lineNumber): expected key = value")
+            }
+            entries.append((lineNumber, String(trimmed[..<equals]).trimmingSpaces,
+                            String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces))
+        }
+        return entries
+    }
+
+    mutating func set(_ key: String, _ value: String) throws(ConfigurationError) {
+        func number(_ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+            guard let number = Int(value), range.contains(number) else {
+                throw ConfigurationError("\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \"\(value)\"")
+            }
+            return number
+        }
+        switch key {
+        case "listen": listen = value
+        case "listen_mode":
+            guard let mode = mode_t(value, radix: 8), mode <= 0o777 else {
+                throw ConfigurationError("listen_mode must be octal like 0660, not \"\(value)\"")
+            }
+            listenMode = mode
+        case "listen_backlog": listenBacklog = Int32(try number(1...65535))
+        case "workers": workers = try number(1...256)
+        case "db_url":
+            let charset = database.charset
+            database = try DatabaseSettings(url: value)
+            if !value.contains("charset=") { database.charset = charset }
+        case "db_charset": database.charset = value
+        case "upload_dir": uploadDirectory = value
+        case "session_dir": sessionDirectory = value
+        case "session_idle_timeout": sessionIdleTimeout = try number(60...(10 * 365 * 86400))
+        case "max_upload_bytes": maxUploadBytes = try number(1024...(1 << 31))
+        case "max_image_pixels": maxImagePixels = try number(1...1_000_000_000)
+        case "pid_file": pidFile = value
+        case "user": user = value
+        default: throw ConfigurationError("unknown setting \"\(key)\"")
+        }
+    }
+}
+
+extension Array where Element == String {
+    fileprivate var pair: (String, String?) { (self[0], count > 1 ? self[1] : nil) }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

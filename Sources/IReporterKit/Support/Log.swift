@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line per event on stderr (journald, Apache's error log or a file the
+/// operator redirects it to). write(2) is atomic per line for every thread.
+public enum Log {
+    public static func error(_ message: String) { emit("error", message) }
+    public static func warning(_ message: String) { emit("warning", message) }
+    public static func info(_ message: String) { emit("info", message) }
+
+    private static func emit(_ level: String, _ message: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        let stamp = String(format4: Int(parts.tm_year) + 1900) + "-" + String(pad2: Int(parts.tm_mon) + 1) + "-"
+            + String(pad2: Int(parts.tm_mday)) + "T" + String(pad2: Int(parts.tm_hour)) + ":"
+            + String(pad2: Int(parts.tm_min)) + ":" + String(pad2: Int(parts.tm_sec)) + "Z"
+        let line = "\(stamp) ireporter[\(getpid())] \(level): \(message)\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+extension String {
+    fileprivate init(pad2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
+    fileprivate init(format4 value: Int) { self = String(value) }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+public struct SystemError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let operation: String
+
+    public init(_ operation: String, code: Int32 = errno) {
+        self.operation = operation
+        self.code = code
+    }
+
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// A temporary file (`.spool-XXXXXX`) in a given directory, created 0600.
+/// Kept on the upload directory's own file system, so that publishing it is
+/// a rename; removed by `discard()` unless it was handed on.
+public final class SpoolFile {
+    public let path: String
+    private var fd: Int32
+
+    public init(directory: String) throws(SystemError) {
+        var template = Array("\(directory)/.spool-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { csystem_mkstemp_cloexec($0.baseAddress!) }
+        guard fd >= 0 else { throw SystemError("create a spool file in \(directory)") }
+        self.fd = fd
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Writes every byte; returns errno on failure.
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    /// Closes the descriptor; returns errno on failure.
+    public func close() -> Int32? {
+        guard fd >= 0 else { return nil }
+        let result = Glibc.close(fd)
+        fd = -1
+        return result == 0 ? nil : errno
+    }
+
+    public func discard() {
+        _ = close()
+        unlink(path)
+    }
+}
