@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import IReporterKit
+
+struct PHPSessionCodecTests {
+    @Test func decodesWhatPHPWrites() throws {
+        // IdUser as PHP stores a mysqli string, plus other types a PHP site may keep.
+        let data = Array(#"IdUser|s:1:"7";n|i:-3;f|d:0.5;t|b:1;z|N;list|a:2:{i:0;s:1:"a";s:1:"k";a:0:{}}s|s:5:"a;|"b";"#.utf8)
+        let entries = try PHPSessionCodec.decode(data)
+        #expect(entries.map(\.0) == ["IdUser", "n", "f", "t", "z", "list", "s"])
+        #expect(entries[0].1 == .string(Array("7".utf8)))
+        #expect(entries[0].1.intValue == 7)
+        #expect(entries[1].1 == .int(-3))
+        #expect(entries[2].1 == .double("0.5"))
+        #expect(entries[3].1 == .bool(true))
+        #expect(entries[4].1 == .null)
+        #expect(entries[5].1 == .serialized(Array(#"a:2:{i:0;s:1:"a";s:1:"k";a:0:{}}"#.utf8)))
+        #expect(entries[6].1 == .string(Array(#"a;|"b"#.utf8)))
+        // ...and writes it back byte for byte, so PHP reads what we wrote.
+        #expect(PHPSessionCodec.encode(entries) == data)
+    }
+
+    @Test func encodesTheLoginSession() throws {
+        #expect(PHPSessionCodec.encode([("IdUser", .string(Array("12".utf8)))]) == Array(#"IdUser|s:2:"12";"#.utf8))
+        #expect(PHPSessionCodec.encode([("IdUser", .int(12))]) == Array("IdUser|i:12;".utf8))
+        #expect(try PHPSessionCodec.decode([]).isEmpty)
+    }
+
+    @Test(arguments: [#"IdUser"#, #"IdUser|s:5:"7";"#, #"IdUser|s:-1:"";"#, #"IdUser|x:1;"#, #"a|a:99999999999999:{"#,
+                      #"a|i:abc;"#, #"a|s:1:"7""#, #"a|O:3:"Foo":1:{s:1:"a";}"#])
+    func rejectsMalformedData(_ text: String) {
+        #expect(throws: PHPSessionCodecError.self) { try PHPSessionCodec.decode(Array(text.utf8)) }
+    }
+}
+
+final class SessionStoreTests {
+    let directory: String
+    let store: SessionStore
+
+    init() {
+        var template = Array("/tmp/ireporter-sessions-XXXXXX".utf8CString)
+        directory = String(cString: mkdtemp(&template))
+        store = SessionStore(directory: directory, idleTimeout: 3600)
+    }
+
+    deinit { _ = system("rm -rf '\(directory)'") }
+
+    func write(_ name: String, _ text: String) {
+        let file = fopen("\(directory)/\(name)", "w")!
+        fputs(text, file)
+        fclose(file)
+    }
+
+    func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    @Test func newIDsAre160BitsInPHPsAlphabet() {
+        let ids = (0..<200).map { _ in SessionStore.newID() }
+        #expect(Set(ids).count == 200)
+        for id in ids {
+            #expect(id.count == 32)
+            #expect(id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x76) })
+        }
+    }
+
+    @Test func createLoadDestroy() throws {
+        let session = try store.create([("IdUser", .string(Array("7".utf8)))])
+        let path = "\(directory)/sess_\(session.id)"
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let loaded = try #require(try store.load(id: Array(session.id.utf8)))
+        #expect(loaded["IdUser"]?.intValue == 7)
+        store.destroy(id: session.id)
+        #expect(!exists(path))
+        #expect(try store.load(id: Array(session.id.utf8)) == nil)
+    }
+
+    @Test func readsASessionThePHPVersionWrote() throws {
+        write("sess_c1i1l468b9reah059gijqe41q8", #"IdUser|s:1:"1";"#)
+        let session = try #require(try store.load(id: Array("c1i1l468b9reah059gijqe41q8".utf8)))
+        #expect(session["IdUser"] == .string(Array("1".utf8)))
+    }
+
+    @Test(arguments: ["../../etc/passwd", "sess", "a/b/c/d/e/f/g/h/i/j/k/l/m", String(repeating: "a", count: 10_000),
+                      "abcdefghijklmnopqrstuvwxyz\u{0}", "abcdefghijklmnopqrstuv wxyz", "short", "abcdefghijklmnopqrstuvwxyz;"])
+    func hostileIDsNeverReachTheFileSystem(_ id: String) throws {
+        #expect(!SessionStore.isWellFormed(Array(id.utf8)))
+        #expect(try store.load(id: Array(id.utf8)) == nil)
+    }
+
+    @Test func unknownWellFormedIDIsNotASession() throws {
+        #expect(try store.load(id: Array("abcdefghijklmnopqrstuvwxyz012345".utf8)) == nil)
+        #expect(!exists("\(directory)/sess_abcdefghijklmnopqrstuvwxyz012345"))
+    }
+
+    @Test func aSymlinkedSessionFileIsNotFollowed() throws {
+        #expect(symlink("/etc/passwd", "\(directory)/sess_abcdefghijklmnopqrstuvwxyz012345") == 0)
+        #expect(try store.load(id: Array("abcdefghijklmnopqrstuvwxyz012345".utf8)) == nil)
+    }
+
+    @Test func expiredSessionsAreIgnoredAndSwept() throws {
+        let old = try store.create([("IdUser", .string(Array("1".utf8)))])
+        let fresh = try store.create([("IdUser", .string(Array("2".utf8)))])
+        var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, "\(directory)/sess_\(old.id)", &times, 0) == 0)
+        #expect(try store.load(id: Array(old.id.utf8)) == nil)
+        write("not-a-session", "x")
+        #expect(store.sweep() == 1)
+        #expect(!exists("\(directory)/sess_\(old.id)"))
+        #expect(exists("\(directory)/sess_\(fresh.id)"))
+        #expect(exists("\(directory)/not-a-session"))
+    }
+
+    @Test func unreadableDataIsAnEmptySession() throws {
+        write("sess_abcdefghijklmnopqrstuvwxyz012345", "garbage")
+        let session = try #require(try store.load(id: Array("abcdefghijklmnopqrstuvwxyz012345".utf8)))
+        #expect(session["IdUser"] == nil)
+    }
+}
