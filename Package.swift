@@ -28,7 +28,7 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "UnitTests", dependencies: ["IReporterKit"],
                     swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit"],
+        .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit", "CGD"],
                     swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

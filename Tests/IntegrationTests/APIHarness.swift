@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import IReporterKit
+
+/// The API of one worker on the real database, with scratch upload and
+/// session directories, driven the way the FastCGI layer drives it.
+final class APIHarness {
+    let database: DatabaseConnection
+    let uploads = ScratchDirectory("upload")
+    let sessionFiles = ScratchDirectory("sessions")
+    let api: IReporterAPI
+    let sessions: SessionStore
+    /// The cookie jar of the one simulated phone.
+    var cookie: [UInt8]?
+
+    init(schema: String = "schema.sql", uploadDirectory: String? = nil, maxImagePixels: Int = 50_000_000) throws {
+        database = DatabaseConnection(settings: try TestServices.settings())
+        try TestServices.resetTables(database, schema: schema)
+        sessions = SessionStore(directory: sessionFiles.path, idleTimeout: 3600)
+        api = IReporterAPI(database: database, sessions: sessions,
+                           files: PhotoFiles(directory: uploadDirectory ?? uploads.path),
+                           limits: .init(maxImagePixels: maxImagePixels, maxUploadBytes: 20 << 20))
+    }
+
+    /// Sends a command; keeps the session cookie like the app's cookie store.
+    @discardableResult
+    func send(_ fields: [(String, String)], file: [UInt8]? = nil, filename: String = "photo.jpg") throws -> APIResponse {
+        var form = FormData()
+        for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
+        if let file {
+            let spool = try SpoolFile(directory: uploads.path)
+            _ = file.withUnsafeBytes { spool.write($0) }
+            _ = spool.close()
+            form.addFile(Array("file".utf8), UploadedFile(filename: Array(filename.utf8), contentType: Array("image/jpeg".utf8),
+                                                          spoolPath: spool.path, size: file.count))
+        }
+        var request = APIRequest(form: form, sessionCookie: cookie)
+        let response = api.handle(&request)
+        for path in request.form.spooledPaths { unlink(path) } // what APIResponder does
+        for header in response.setCookie {
+            let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)
+            cookie = value == "deleted" ? nil : Array(value.utf8)
+        }
+        return response
+    }
+
+    func body(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> String {
+        String(decoding: try send(fields, file: file).body, as: UTF8.self)
+    }
+
+    func rowCount(_ table: String) throws -> Int {
+        Int(String(decoding: try database.query("SELECT COUNT(*) FROM \(table)")[0][0]!, as: UTF8.self))!
+    }
+}

@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import IReporterKit
+
+/// Every command and error path of the API against the real MariaDB.
+@Suite(.serialized, .enabled(if: TestServices.available, "needs MariaDB: run `make test`"))
+struct APIIntegrationTests {
+    static let alicePass = "18c69224371c58c547b68bfa6d28dc8aeff006e4"
+    let photo = makeJPEG(width: 640, height: 480)
+
+    @Test func theAppsFlow() throws {
+        let phone = try APIHarness()
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", Self.alicePass)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        let registeredCookie = try #require(phone.cookie)
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.alicePass)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(phone.cookie != registeredCookie, "a new session id at every login")
+        #expect(phone.sessionFiles.entries == ["sess_" + String(decoding: phone.cookie!, as: UTF8.self)],
+                "the old session is gone")
+        #expect(try phone.body([("command", "upload"), ("title", "Sunset at the pier")], file: photo) == #"{"successful":1}"#)
+        #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg"], "first photo is IdPhoto 2, no spool file left")
+        let stored = try #require(readBytes("\(phone.uploads.path)/2.jpg"))
+        #expect(jpegSize(stored)! == (640, 480))
+        #expect(jpegSize(try #require(readBytes("\(phone.uploads.path)/2-thumb.jpg")))! == (180, 180))
+        let one = #"{"result":[{"IdPhoto":"2","title":"Sunset at the pier","IdUser":"1","username":"alice"}]}"#
+        #expect(try phone.body([("command", "stream")]) == one)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "2")]) == one)
+        let logout = try phone.send([("command", "logout")])
+        #expect(logout.body.isEmpty)
+        #expect(logout.setCookie == ["PHPSESSID=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; HttpOnly; SameSite=Lax"])
+        #expect(phone.sessionFiles.entries.isEmpty)
+        #expect(try phone.body([("command", "upload"), ("title", "again")], file: photo) == #"{"error":"Authorization required"}"#)
+        #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg"])
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.alicePass)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "again")], file: photo) == #"{"successful":1}"#)
+        #expect(try phone.rowCount("photos") == 2)
+    }
+
+    @Test func registrationRules() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", "y")]) == #"{"error":"Username already exists"}"#)
+        #expect(try phone.body([("command", "register"), ("username", "ALICE "), ("password", "y")]) == #"{"error":"Username already exists"}"#)
+        // PHP decoded every SQL argument once more: `c+d%21` is the account `c d!`.
+        #expect(try phone.body([("command", "register"), ("username", "c+d%21"), ("password", "p+w")])
+                == #"{"result":[{"IdUser":"2","username":"c d!"}]}"#)
+        #expect(try phone.body([("command", "login"), ("username", "c d!"), ("password", "p w")])
+                == #"{"result":[{"IdUser":"2","username":"c d!"}]}"#)
+        // Over the varchar(45) columns: refused, nothing inserted (PHP inserted a truncated row).
+        #expect(try phone.body([("command", "register"), ("username", String(repeating: "u", count: 46)), ("password", "pw")])
+                == #"{"error":"Registration failed"}"#)
+        #expect(try phone.body([("command", "register"), ("username", "v"), ("password", String(repeating: "p", count: 46))])
+                == #"{"error":"Registration failed"}"#)
+        #expect(try phone.body([("command", "register"), ("username", String(repeating: "u", count: 45)), ("password", "pw")])
+                == #"{"result":[{"IdUser":"3","username":"\#(String(repeating: "u", count: 45))"}]}"#)
+        // No password field: an account with an empty password, as the original did.
+        #expect(try phone.body([("command", "register"), ("username", "bob")]) == #"{"result":[{"IdUser":"4","username":"bob"}]}"#)
+        #expect(try phone.rowCount("login") == 4)
+    }
+
+    @Test func loginRules() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", Self.alicePass)])
+        phone.cookie = nil
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "wrong")]) == #"{"error":"Authorization failed"}"#)
+        #expect(phone.cookie == nil, "no session for a failed login")
+        #expect(try phone.body([("command", "login"), ("username", "alice")]) == #"{"error":"Authorization failed"}"#)
+        // latin1_swedish_ci: case and trailing spaces do not matter; the stored name comes back.
+        #expect(try phone.body([("command", "login"), ("username", "Alice "), ("password", Self.alicePass.uppercased())])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "login"), ("username", "' OR '1'='1"), ("password", "' OR '1'='1")])
+                == #"{"error":"Authorization failed"}"#)
+    }
+
+    @Test func uploadsThatAreRefusedLeaveNothingBehind() throws {
+        let phone = try APIHarness(maxImagePixels: 1_000_000)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
+        let notJPEG = #"{"error":"The photo is not a valid JPEG image"}"#
+        #expect(try phone.body([("command", "upload"), ("title", "png")], file: png) == notJPEG)
+        #expect(try phone.body([("command", "upload"), ("title", "empty")], file: []) == notJPEG)
+        #expect(try phone.body([("command", "upload"), ("title", "text")], file: Array("hello".utf8)) == notJPEG)
+        #expect(try phone.body([("command", "upload"), ("title", "cut")], file: Array(photo.prefix(photo.count / 2))) == notJPEG)
+        #expect(try phone.body([("command", "upload"), ("title", "big")], file: makeJPEG(width: 1200, height: 1000))
+                == #"{"error":"The photo has too many pixels (the limit is 1 megapixels)"}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "no file")]) == #"{"error":"Upload malfunction"}"#)
+        #expect(try phone.rowCount("photos") == 0)
+        #expect(phone.uploads.entries.isEmpty)
+    }
+
+    @Test func aFailedFileWriteRemovesTheRow() throws {
+        let phone = try APIHarness(uploadDirectory: "/nonexistent-upload-dir")
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Upload on server problem"}"#)
+        #expect(try phone.rowCount("photos") == 0)
+    }
+
+    @Test func titlesAreStoredAsSent() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        for title in ["Café ☕ 🌅", "It's \"cheese\" \\o/ '); DROP TABLE photos;--", "a+b%41",
+                      String(repeating: "T", count: 120), String(repeating: "x", count: 99) + "é", ""] {
+            #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+        }
+        #expect(try phone.body([("command", "stream")]) == """
+            {"result":[{"IdPhoto":"7","title":"","IdUser":"1","username":"alice"},\
+            {"IdPhoto":"6","title":"\(String(repeating: "x", count: 99))","IdUser":"1","username":"alice"},\
+            {"IdPhoto":"5","title":"\(String(repeating: "T", count: 100))","IdUser":"1","username":"alice"},\
+            {"IdPhoto":"4","title":"a+b%41","IdUser":"1","username":"alice"},\
+            {"IdPhoto":"3","title":"It's \\"cheese\\" \\\\o\\/ '); DROP TABLE photos;--","IdUser":"1","username":"alice"},\
+            {"IdPhoto":"2","title":"Caf\\u00e9 \\u2615 \\ud83c\\udf05","IdUser":"1","username":"alice"}]}
+            """)
+    }
+
+    @Test func streamSelection() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
+        // 55 rows straight into the table (as the PHP version may have left them),
+        // one with a title cut inside a UTF-8 character.
+        for index in 0..<55 {
+            try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, ?)", [.bytes(Array("p\(index)".utf8))])
+        }
+        try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, ?)", [.bytes([0x78, 0xC3])])
+        let stream = try phone.body([("command", "stream")])
+        #expect(stream.hasPrefix(#"{"result":[{"IdPhoto":"57","title":null,"IdUser":"1","username":"alice"},{"IdPhoto":"56","title":"p54""#))
+        #expect(stream.split(separator: "IdPhoto").count - 1 == 50)
+        #expect(stream.hasSuffix(#"{"IdPhoto":"8","title":"p6","IdUser":"1","username":"alice"}]}"#))
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "3")]) == #"{"result":[{"IdPhoto":"3","title":"p1","IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", " 3abc")]) == #"{"result":[{"IdPhoto":"3","title":"p1","IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "999")]) == #"{"result":[]}"#)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "99999999999999999999")]) == #"{"result":[]}"#)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "-1")]) == #"{"result":[]}"#)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "abc")]) == stream)
+    }
+
+    @Test func unknownAndMissingCommandsAnswerNothing() throws {
+        let phone = try APIHarness()
+        #expect(try phone.send([("command", "delete")]) == .empty)
+        #expect(try phone.send([]) == .empty)
+        #expect(try phone.send([("command", "LOGIN")]) == .empty)
+        #expect(try phone.send([("command", "logout")]) == .empty, "logout without a session: nothing to clear")
+    }
+
+    @Test func aSessionWrittenByThePHPVersionCanUpload() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        _ = phone.sessionFiles.write("sess_c1i1l468b9reah059gijqe41q8", Array(#"IdUser|s:1:"1";"#.utf8))
+        phone.cookie = Array("c1i1l468b9reah059gijqe41q8".utf8)
+        #expect(try phone.body([("command", "upload"), ("title", "from php")], file: photo) == #"{"successful":1}"#)
+        // A well-formed id the server never issued is not adopted.
+        phone.cookie = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        #expect(try phone.body([("command", "upload"), ("title", "forged")], file: photo) == #"{"error":"Authorization required"}"#)
+    }
+
+    @Test func theOriginalMyISAMDatabaseWorksToo() throws {
+        let phone = try APIHarness(schema: "original-myisam.sql")
+        let engines = try phone.database.query("SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME")
+        #expect(engines.map { String(decoding: $0[0]!, as: UTF8.self) } == ["MyISAM", "MyISAM"])
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", "x")]) == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"successful":1}"#)
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[{"IdPhoto":"2","title":"t","IdUser":"1","username":"alice"}]}"#)
+        try TestServices.resetTables(phone.database)
+    }
+
+    @Test func reconnectsWhenTheConnectionWasKilled() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        let id = try phone.database.query("SELECT CONNECTION_ID()")[0][0]!
+        let other = DatabaseConnection(settings: try TestServices.settings())
+        try other.command("KILL CONNECTION \(String(decoding: id, as: UTF8.self))")
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
+        try other.command("KILL CONNECTION \(String(decoding: try phone.database.query("SELECT CONNECTION_ID()")[0][0]!, as: UTF8.self))")
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "x")]) == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+    }
+
+    @Test func anUnreachableDatabaseIsAClearError() throws {
+        var settings = try TestServices.settings()
+        settings.socket = "/nonexistent.sock"
+        settings.host = "localhost"
+        let sessions = ScratchDirectory("sessions")
+        let uploads = ScratchDirectory("upload")
+        let api = IReporterAPI(database: DatabaseConnection(settings: settings),
+                               sessions: SessionStore(directory: sessions.path, idleTimeout: 60),
+                               files: PhotoFiles(directory: uploads.path), limits: .init(maxImagePixels: 1, maxUploadBytes: 1))
+        for command in ["stream", "login", "register"] {
+            var form = FormData()
+            form.setField(Array("command".utf8), Array(command.utf8))
+            var request = APIRequest(form: form)
+            #expect(String(decoding: api.handle(&request).body, as: UTF8.self)
+                    == #"{"error":"The service is temporarily unavailable, please try again"}"#)
+        }
+    }
+
+    @Test func theStreamQueryWalksThePrimaryKey() throws {
+        let phone = try APIHarness()
+        let plan = try phone.database.query("""
+            EXPLAIN SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser) \
+            ORDER BY IdPhoto DESC LIMIT 50
+            """)
+        let extras = plan.compactMap { $0.last.flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } }
+        #expect(!extras.contains { $0.contains("filesort") || $0.contains("temporary") }, "plan: \(extras)")
+    }
+}
