@@ -7,6 +7,7 @@
  * owned by their caller and reached through a pointer, never in their own
  * non-volatile locals, so it is valid after a longjmp (C11 7.13.2.1p2).
  */
+#define _POSIX_C_SOURCE 200809L  /* fileno, fstat */
 #include "CJpegScale.h"
 
 #include <errno.h>
@@ -25,8 +26,11 @@
  * Real encoders use ~10 (libjpeg's default progression) to ~64. */
 #define IR_MAX_SCANS 256
 
-/* Size of the stdio buffer for files we open ourselves. */
-#define IR_FILE_BUFFER (64 * 1024)
+/* Input buffer of our source manager. libjpeg-turbo's fast Huffman path runs
+ * only while >= 512 bytes per block of an MCU (3 KB for 4:2:0) are buffered,
+ * so jpeg_stdio_src's 4 KB buffer keeps it on the slow path most of the time
+ * (measured: ~1.5x slower entropy decoding on a 12 MP photo). */
+#define IR_INPUT_BUFFER (256 * 1024)
 
 typedef struct {
     struct jpeg_error_mgr pub;  /* must be first: libjpeg hands us &pub */
@@ -35,6 +39,13 @@ typedef struct {
     char *msg;
     size_t msg_len;
 } ir_error_mgr;
+
+typedef struct {
+    struct jpeg_source_mgr pub;  /* must be first */
+    FILE *fp;
+    JOCTET *buffer;
+    int start_of_file;
+} ir_source_mgr;
 
 typedef struct {
     struct jpeg_decompress_struct cinfo;
@@ -175,6 +186,63 @@ static int orientation_from_markers(j_decompress_ptr cinfo) {
     return 1;
 }
 
+/* ---- source manager: jpeg_stdio_src with a large buffer ---------------- */
+
+static void src_init(j_decompress_ptr cinfo) {
+    ((ir_source_mgr *)cinfo->src)->start_of_file = 1;
+}
+
+static boolean src_fill(j_decompress_ptr cinfo) {
+    static const JOCTET fake_eoi[2] = { 0xFF, JPEG_EOI };
+    ir_source_mgr *src = (ir_source_mgr *)cinfo->src;
+    size_t n = fread(src->buffer, 1, IR_INPUT_BUFFER, src->fp);
+    if (n == 0) {
+        if (src->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);
+        WARNMS(cinfo, JWRN_JPEG_EOF);   /* fails the decode (ir_emit_message) */
+        src->pub.next_input_byte = fake_eoi;
+        src->pub.bytes_in_buffer = 2;
+        return TRUE;
+    }
+    src->pub.next_input_byte = src->buffer;
+    src->pub.bytes_in_buffer = n;
+    src->start_of_file = 0;
+    return TRUE;
+}
+
+static void src_skip(j_decompress_ptr cinfo, long num_bytes) {
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (num_bytes <= 0) return;
+    while ((size_t)num_bytes > src->bytes_in_buffer) {
+        num_bytes -= (long)src->bytes_in_buffer;
+        (void)(*src->fill_input_buffer)(cinfo);
+    }
+    src->next_input_byte += (size_t)num_bytes;
+    src->bytes_in_buffer -= (size_t)num_bytes;
+}
+
+static void src_term(j_decompress_ptr cinfo) {
+    (void)cinfo;
+}
+
+/* Both the manager and its buffer come from JPOOL_PERMANENT: freed by
+ * jpeg_destroy_decompress, also after a longjmp. */
+static void use_file_source(j_decompress_ptr cinfo, FILE *fp) {
+    ir_source_mgr *src = (ir_source_mgr *)(*cinfo->mem->alloc_small)(
+        (j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(ir_source_mgr));
+    src->buffer = (JOCTET *)(*cinfo->mem->alloc_large)(
+        (j_common_ptr)cinfo, JPOOL_PERMANENT, IR_INPUT_BUFFER);
+    src->fp = fp;
+    src->start_of_file = 1;
+    src->pub.init_source = src_init;
+    src->pub.fill_input_buffer = src_fill;
+    src->pub.skip_input_data = src_skip;
+    src->pub.resync_to_restart = jpeg_resync_to_restart;
+    src->pub.term_source = src_term;
+    src->pub.bytes_in_buffer = 0;
+    src->pub.next_input_byte = NULL;
+    cinfo->src = &src->pub;
+}
+
 /* ---- shared setup ------------------------------------------------------ */
 
 static int colorspace_of(J_COLOR_SPACE cs) {
@@ -216,7 +284,7 @@ static void start(ir_ctx *c, FILE *fp, ir_jpeg_info *info) {
     jpeg_create_decompress(cinfo);
     c->created = 1;
     cinfo->progress = &c->progress;
-    jpeg_stdio_src(cinfo, fp);
+    use_file_source(cinfo, fp);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);
     fill_info(cinfo, info);
@@ -397,7 +465,6 @@ static FILE *open_jpeg(const char *path, char *msg, size_t msg_len, int *status)
         *status = IR_JPEG_ERR_IO;
         return NULL;
     }
-    setvbuf(fp, NULL, _IOFBF, IR_FILE_BUFFER);
     *status = IR_JPEG_OK;
     return fp;
 }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/random.h>
 
 int csystem_random_bytes(void *buffer, size_t length) {
@@ -30,4 +31,29 @@ int csystem_timed_join(pthread_t thread, const struct timespec *deadline) {
 long csystem_find(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
     const void *hit = memmem(haystack, haystack_length, needle, needle_length);
     return hit ? (long)((const char *)hit - (const char *)haystack) : -1;
+}
+
+static volatile sig_atomic_t received_signals[65];
+
+static void record_signal(int signal_number) {
+    if (signal_number > 0 && signal_number < 65) received_signals[signal_number] = 1;
+}
+
+void csystem_install_flag_handler(int signal_number) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = record_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0; /* no SA_RESTART */
+    sigaction(signal_number, &action, NULL);
+}
+
+int csystem_take_signal(int signal_number) {
+    if (signal_number <= 0 || signal_number >= 65 || !received_signals[signal_number]) return 0;
+    received_signals[signal_number] = 0;
+    return 1;
+}
+
+int csystem_signal_seen(int signal_number) {
+    return signal_number > 0 && signal_number < 65 && received_signals[signal_number];
 }

@@ -15,4 +15,19 @@ int csystem_timed_join(pthread_t thread, const struct timespec *deadline);
 /* memmem(3): the offset of needle in haystack, or -1. */
 long csystem_find(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
 
+/* Sequentially consistent operations on 64-bit words in memory shared
+   between processes (the worker scoreboard). */
+static inline long long csystem_load(const long long *word) { return __atomic_load_n(word, __ATOMIC_SEQ_CST); }
+static inline void csystem_store(long long *word, long long value) { __atomic_store_n(word, value, __ATOMIC_SEQ_CST); }
+static inline long long csystem_add(long long *word, long long delta) { return __atomic_add_fetch(word, delta, __ATOMIC_SEQ_CST); }
+
+/* Signal flags for worker processes: the handler only records the signal
+   (async-signal-safe) and, installed without SA_RESTART, makes a blocking
+   accept() return so the worker can look at the flags. */
+void csystem_install_flag_handler(int signal_number);
+/* Returns and clears whether signal_number arrived since the last call. */
+int csystem_take_signal(int signal_number);
+/* Whether signal_number arrived (not cleared). */
+int csystem_signal_seen(int signal_number);
+
 #endif

@@ -17,8 +17,12 @@ public final class IReporterAPI {
     private let files: PhotoFiles
     private let thumbnailer: Thumbnailer
     private let limits: Limits
+    private let database: DatabaseConnection
+    /// Time the last request spent in the database and in image work.
+    public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
 
     public init(database: DatabaseConnection, sessions: SessionStore, files: PhotoFiles, limits: Limits) {
+        self.database = database
         users = UserRepository(database: database)
         photos = PhotoRepository(database: database)
         self.sessions = sessions
@@ -28,6 +32,9 @@ public final class IReporterAPI {
     }
 
     public func handle(_ request: inout APIRequest) -> APIResponse {
+        let databaseBefore = database.busyMicros
+        lastTimings = (0, 0)
+        defer { lastTimings.databaseMicros = database.busyMicros - databaseBefore }
         switch request.form.field("command").map({ String(decoding: $0, as: UTF8.self) }) {
         case "login": return respond { try login(request) }
         case "register": return respond { try register(request) }
@@ -115,10 +122,17 @@ public final class IReporterAPI {
             return .error(.uploadMalfunction)
         }
         let thumbnail: [UInt8]
+        let imageStarted = monotonicMicros()
         do {
             thumbnail = try thumbnailer.thumbnailJPEG(ofFileAt: spool, maxPixels: limits.maxImagePixels)
+            lastTimings.imageMicros = monotonicMicros() - imageStarted
         } catch let error as JPEGImageError {
+            lastTimings.imageMicros = monotonicMicros() - imageStarted
             if case .tooManyPixels = error { return .error(.photoTooManyPixels(limit: limits.maxImagePixels)) }
+            guard error.isInvalidImage else {
+                Log.error("thumbnail: \(error)")
+                return .error(.uploadOnServerProblem)
+            }
             return .error(.notAJPEG)
         }
         let title = Self.fittingTitle(request.form.field("title") ?? [])

@@ -73,6 +73,8 @@ public final class DatabaseConnection {
     public let settings: DatabaseSettings
     private var handle: UnsafeMutablePointer<MYSQL>?
     private var statements: [String: PreparedStatement] = [:]
+    /// Time spent waiting on the server, for the access log.
+    public private(set) var busyMicros: Int64 = 0
 
     /// Call once per process before any connection (Connector/C's global init).
     public static func initializeLibrary() { _ = cmariadb_library_init() }
@@ -101,6 +103,8 @@ public final class DatabaseConnection {
     /// Runs a statement that takes no parameters with the text protocol
     /// (transaction control).
     public func command(_ sql: String) throws(DatabaseError) {
+        let started = monotonicMicros()
+        defer { busyMicros += monotonicMicros() - started }
         let connection = try connected()
         let failed = sql.withCString { mysql_real_query(connection, $0, UInt(strlen($0))) } != 0
         if failed {
@@ -112,6 +116,8 @@ public final class DatabaseConnection {
 
     private func perform(_ sql: String, _ parameters: [DatabaseValue], repeatable: Bool) throws(DatabaseError)
         -> (rows: [Row], affectedRows: UInt64, insertID: UInt64) {
+        let started = monotonicMicros()
+        defer { busyMicros += monotonicMicros() - started }
         var attempt = 0
         while true {
             attempt += 1

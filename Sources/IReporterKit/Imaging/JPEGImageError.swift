@@ -17,7 +17,7 @@ public enum JPEGImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// refused before any pixel memory is allocated.
     case tooManyPixels(width: Int, height: Int, limit: Int)
     /// A valid JPEG this decoder does not handle: 12-bit samples, an unknown
-    /// colour space, thousands of progressive scans, ...
+    /// colour space, more than 256 progressive scans, a side over 65500, ...
     case unsupported(String)
     /// An allocation failed (libjpeg's or gd's).
     case outOfMemory(String)

@@ -2,9 +2,21 @@
 import Glibc
 #endif
 
-/// Turns one FastCGI request into an `APIRequest` (form, cookie), runs the
-/// command and writes the answer with the headers the original sent.
+/// Turns one gateway request into an `APIRequest` (form, cookie), runs the
+/// command and writes the answer with the headers the original sent. Also
+/// answers the operator's ping and status paths.
 final class APIResponder {
+    /// What the access log and slow-request log say about one request.
+    struct Record {
+        var client = "-", method = "-", uri = "-", requestID = "-"
+        var command = "-"
+        var bytes = 0
+        var parseMicros: Int64 = 0
+        var databaseMicros: Int64 = 0
+        var imageMicros: Int64 = 0
+        var totalMicros: Int64 = 0
+    }
+
     private static let readChunk = 64 * 1024
     /// Room for the text fields and multipart framing beside the photo.
     private static let formOverhead = 1024 * 1024
@@ -12,31 +24,52 @@ final class APIResponder {
     private let api: IReporterAPI
     private let uploadDirectory: String
     private let maxUploadBytes: Int
+    private let operatorPages: OperatorPages?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
 
-    init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int) {
+    init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, operatorPages: OperatorPages? = nil) {
         self.api = api
         self.uploadDirectory = uploadDirectory
         self.maxUploadBytes = maxUploadBytes
+        self.operatorPages = operatorPages
     }
 
     deinit { buffer.deallocate() }
 
-    func respond(to request: FastCGIRequest) {
+    @discardableResult
+    func respond(to request: GatewayRequest) -> Record {
+        let started = monotonicMicros()
+        // Copied now: libfcgi frees the parameters when the request is finished.
+        var record = Record(client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
+                            uri: request.param("REQUEST_URI") ?? "-", requestID: request.param("REQUEST_ID") ?? "-")
+        if let page = operatorPages?.page(for: request) {
+            request.write(page)
+            record.command = "status"
+            record.totalMicros = monotonicMicros() - started
+            return record
+        }
         var response: APIResponse
         var spooled: [String] = []
-        switch readForm(request) {
+        let form = readForm(request)
+        record.parseMicros = monotonicMicros() - started
+        switch form {
         case .success(let form):
+            record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"
             var apiRequest = APIRequest(form: form,
                                         sessionCookie: Cookies.parse(request.param("HTTP_COOKIE"))["PHPSESSID"],
                                         isSecure: request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false)
             response = api.handle(&apiRequest)
             spooled = apiRequest.form.spooledPaths
+            record.databaseMicros = api.lastTimings.databaseMicros
+            record.imageMicros = api.lastTimings.imageMicros
         case .failure(let error):
             response = .error(Self.message(for: error))
         }
         for path in spooled { unlink(path) }
         request.write(Self.head(for: response) + response.body)
+        record.bytes = response.body.count
+        record.totalMicros = monotonicMicros() - started
+        return record
     }
 
     private static func message(for error: FormDataError) -> APIError {
@@ -60,7 +93,7 @@ final class APIResponder {
 
     /// `$_POST` and `$_FILES`: multipart streamed to spool files, urlencoded
     /// read into memory (bounded), anything else (a GET) an empty form.
-    private func readForm(_ request: FastCGIRequest) -> Result<FormData, FormDataError> {
+    private func readForm(_ request: GatewayRequest) -> Result<FormData, FormDataError> {
         guard request.param("REQUEST_METHOD") == "POST" else { return .success(FormData()) }
         let bodyLimit = maxUploadBytes + Self.formOverhead
         if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > bodyLimit {

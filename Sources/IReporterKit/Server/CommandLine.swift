@@ -30,8 +30,14 @@ public enum IReporterCommandLine {
             Log.error("configuration:\n\(error)")
             return 2
         }
-        if checkOnly { print("configuration OK"); return 0 }
-        return Server.run(configuration)
+        if checkOnly {
+            print("configuration OK" + (configuration.sourceFile.map { " (\($0))" } ?? " (no file)"))
+            return 0
+        }
+        let reloadArguments = arguments
+        return Server.run(configuration) { () throws(ConfigurationError) -> Configuration in
+            try Configuration.load(arguments: reloadArguments, environment: environment())
+        }
     }
 
     private static func environment() -> [String: String] {

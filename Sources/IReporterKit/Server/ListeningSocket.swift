@@ -9,12 +9,36 @@ public struct ListeningSocket {
     /// The unix socket path we created, removed again when we stop.
     public let ownedPath: String?
 
-    /// fd 0, if it is a listening socket.
+    /// The socket systemd passed (fd 3, `LISTEN_FDS`/`LISTEN_PID`), or fd 0
+    /// when a spawner (spawn-fcgi, mod_fcgid) left a listening socket there.
     public static func inherited() -> ListeningSocket? {
+        if let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1,
+           getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }) == getpid(), isListening(3) {
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_PID")
+            return ListeningSocket(fd: 3, ownedPath: nil)
+        }
+        return isListening(0) ? ListeningSocket(fd: 0, ownedPath: nil) : nil
+    }
+
+    private static func isListening(_ fd: Int32) -> Bool {
         var accepting: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(0, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting != 0 else { return nil }
-        return ListeningSocket(fd: 0, ownedPath: nil)
+        return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 && accepting != 0
+    }
+
+    /// `listen_owner` / `listen_group` of a unix socket we created.
+    static func changeOwner(_ path: String, owner: String, group: String) throws(SystemError) {
+        var uid = uid_t.max, gid = gid_t.max
+        if !owner.isEmpty {
+            guard let entry = getpwnam(owner) else { throw SystemError("unknown listen_owner \(owner)", code: ENOENT) }
+            uid = entry.pointee.pw_uid
+        }
+        if !group.isEmpty {
+            guard let entry = getgrnam(group) else { throw SystemError("unknown listen_group \(group)", code: ENOENT) }
+            gid = entry.pointee.gr_gid
+        }
+        guard chown(path, uid, gid) == 0 else { throw SystemError("chown \(path)") }
     }
 
     public static func open(_ address: String, mode: mode_t, backlog: Int32) throws(SystemError) -> ListeningSocket {

@@ -2,32 +2,20 @@
 import Glibc
 #endif
 
-/// The process: configuration, listening socket, privileges, workers,
-/// signals, session clean-up.
+/// The process: configuration, listening socket, privileges, then either
+/// the supervisor with its worker processes or, as a CGI program, one request.
 public enum Server {
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
-    /// How long in-flight requests may take to finish after SIGTERM.
-    static let drainSeconds = 30
-    /// How often expired session files are removed.
-    static let sessionSweepSeconds: UInt32 = 600
-
-    public static func run(_ configuration: Configuration) -> Int32 {
+    public static func run(_ configuration: Configuration,
+                           reload: @escaping () throws(ConfigurationError) -> Configuration) -> Int32 {
         // Before FCGX_Init: libfcgi installs its own SIGTERM/SIGUSR1 handlers
-        // only where none is set, and they would merely set a flag.
+        // where none is set, and they would merely set a flag.
         signal(SIGPIPE, SIG_IGN)
-        var wakeAction = sigaction()
-        wakeAction.__sigaction_handler.sa_handler = { _ in }
-        sigemptyset(&wakeAction.sa_mask)
-        wakeAction.sa_flags = 0 // no SA_RESTART: the signal must interrupt accept()
-        sigaction(WorkerPool.wakeSignal, &wakeAction, nil)
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for signal in [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, WorkerPool.wakeSignal] {
-            sigaddset(&handled, signal)
+        if !configuration.logFile.isEmpty && !Log.redirect(to: configuration.logFile) {
+            Log.error("cannot open log_file \(configuration.logFile): \(String(cString: strerror(errno)))")
+            return 1
         }
-        pthread_sigmask(SIG_BLOCK, &handled, nil) // threads inherit it
-
         guard FastCGIRequest.initializeLibrary() else {
             Log.error("FCGX_Init failed")
             return 1
@@ -36,67 +24,58 @@ public enum Server {
 
         let socket: ListeningSocket
         do {
-            if configuration.listen.isEmpty {
-                guard let inherited = ListeningSocket.inherited() else {
-                    Log.error("no listen address configured and fd 0 is not a listening socket (see --help)")
-                    return 2
-                }
-                socket = inherited
-            } else {
+            if !configuration.listen.isEmpty {
                 socket = try ListeningSocket.open(configuration.listen, mode: configuration.listenMode,
                                                   backlog: configuration.listenBacklog)
+            } else if let inherited = ListeningSocket.inherited() {
+                socket = inherited
+            } else if CGIRequest.isCGI {
+                return serveCGI(configuration)
+            } else {
+                Log.error("no listen address configured, and this process was given no listening socket "
+                          + "(fd 0, systemd) and is not a CGI program: see --help")
+                return 2
             }
-            if !configuration.user.isEmpty { try dropPrivileges(to: configuration.user, socketPath: socket.ownedPath) }
+            if let path = socket.ownedPath, !configuration.listenOwner.isEmpty || !configuration.listenGroup.isEmpty {
+                try ListeningSocket.changeOwner(path, owner: configuration.listenOwner, group: configuration.listenGroup)
+            }
+            if !configuration.user.isEmpty {
+                try dropPrivileges(to: configuration.user,
+                                   socketPath: configuration.listenOwner.isEmpty ? socket.ownedPath : nil)
+            }
         } catch {
             Log.error("\(error)")
             return 1
         }
+        guard directoriesAreWritable(configuration) else { return 1 }
+        if !configuration.pidFile.isEmpty { writePIDFile(configuration.pidFile) }
+        return Supervisor(configuration: configuration, socket: socket, reload: reload).run()
+    }
+
+    /// Apache mod_cgi: one request, answered on stdout, then exit.
+    private static func serveCGI(_ configuration: Configuration) -> Int32 {
+        guard directoriesAreWritable(configuration) else { return 1 }
+        let database = DatabaseConnection(settings: configuration.database)
+        let api = IReporterAPI(database: database,
+                               sessions: SessionStore(directory: configuration.sessionDirectory,
+                                                      idleTimeout: configuration.sessionIdleTimeout),
+                               files: PhotoFiles(directory: configuration.uploadDirectory),
+                               limits: .init(maxImagePixels: configuration.maxImagePixels,
+                                             maxUploadBytes: configuration.maxUploadBytes))
+        APIResponder(api: api, uploadDirectory: configuration.uploadDirectory,
+                     maxUploadBytes: configuration.maxUploadBytes).respond(to: CGIRequest())
+        database.disconnect()
+        return 0
+    }
+
+    private static func directoriesAreWritable(_ configuration: Configuration) -> Bool {
         for (name, directory) in [("upload_dir", configuration.uploadDirectory),
                                   ("session_dir", configuration.sessionDirectory)]
             where access(directory, W_OK | X_OK) != 0 {
-            Log.error("\(name) \(directory) is not writable: \(String(cString: strerror(errno)))")
-            return 1
+            Log.error("\(name) \(directory) is not writable by uid \(geteuid()): \(String(cString: strerror(errno)))")
+            return false
         }
-        if !configuration.pidFile.isEmpty { writePIDFile(configuration.pidFile) }
-
-        let sessions = SessionStore(directory: configuration.sessionDirectory,
-                                    idleTimeout: configuration.sessionIdleTimeout)
-        let files = PhotoFiles(directory: configuration.uploadDirectory)
-        let limits = IReporterAPI.Limits(maxImagePixels: configuration.maxImagePixels,
-                                         maxUploadBytes: configuration.maxUploadBytes)
-        let pool = WorkerPool(listenFD: socket.fd) {
-            let database = DatabaseConnection(settings: configuration.database)
-            let api = IReporterAPI(database: database, sessions: sessions, files: files, limits: limits)
-            return APIResponder(api: api, uploadDirectory: configuration.uploadDirectory,
-                                maxUploadBytes: configuration.maxUploadBytes)
-        }
-        pool.start(workers: configuration.workers)
-        _ = spawnThread {
-            while true {
-                let removed = sessions.sweep()
-                if removed > 0 { Log.info("removed \(removed) expired session files") }
-                sleep(sessionSweepSeconds)
-            }
-        }
-        Log.info("ireporter \(version) serving with \(configuration.workers) workers on "
-                 + (configuration.listen.isEmpty ? "the inherited socket" : configuration.listen))
-
-        while true {
-            var received: Int32 = 0
-            guard sigwait(&handled, &received) == 0 else { continue }
-            switch received {
-            case SIGTERM, SIGINT, SIGQUIT:
-                Log.info("signal \(received): finishing requests in flight (up to \(drainSeconds) s)")
-                let drained = pool.stop(deadlineSeconds: drainSeconds)
-                if let path = socket.ownedPath { unlink(path) }
-                if !configuration.pidFile.isEmpty { unlink(configuration.pidFile) }
-                if !drained { Log.warning("some requests did not finish in time") }
-                Log.info("stopped")
-                return 0
-            default:
-                continue
-            }
-        }
+        return true
     }
 
     private static func dropPrivileges(to user: String, socketPath: String?) throws(SystemError) {

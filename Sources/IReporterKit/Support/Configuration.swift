@@ -21,12 +21,26 @@ public struct Configuration: Sendable {
     public var maxImagePixels = 50_000_000
     public var pidFile = ""
     public var user = ""
+    public var listenOwner = ""
+    public var listenGroup = ""
+    public var maxRequests = 0
+    public var requestTimeout = 120
+    public var shutdownTimeout = 30
+    public var slowRequestMillis = 0
+    public var accessLog = ""
+    public var logFile = ""
+    public var pingPath = "/ireporter-ping"
+    public var statusPath = "/ireporter-status"
+    /// Where the settings came from (for messages).
+    public var sourceFile: String?
 
     public init() {}
 
     public static let keys = ["listen", "listen_mode", "listen_backlog", "workers", "db_url", "db_charset",
                               "upload_dir", "session_dir", "session_idle_timeout", "max_upload_bytes",
-                              "max_image_pixels", "pid_file", "user"]
+                              "max_image_pixels", "pid_file", "user", "listen_owner", "listen_group",
+                              "max_requests", "request_timeout", "shutdown_timeout", "slow_request_ms",
+                              "access_log", "log_file", "ping_path", "status_path"]
 
     /// Defaults, then the file, then `IREPORTER_*` variables, then flags.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
@@ -44,7 +58,12 @@ public struct Configuration: Sendable {
             default: throw ConfigurationError("unknown option \(name) (see --help)")
             }
         }
-        if file == nil, access("/etc/ireporter/ireporter.conf", R_OK) == 0 { file = "/etc/ireporter/ireporter.conf" }
+        if file == nil {
+            // The LAMP drop-in: `ireporter.conf` beside the binary (index.fcgi).
+            let besideBinary = executableDirectory().map { "\($0)/ireporter.conf" }
+            file = [besideBinary, "/etc/ireporter/ireporter.conf"].compactMap { $0 }.first { access($0, R_OK) == 0 }
+        }
+        configuration.sourceFile = file
         var problems: [String] = []
         if let file {
             do {
@@ -117,9 +136,28 @@ public struct Configuration: Sendable {
         case "max_image_pixels": maxImagePixels = try number(1...1_000_000_000)
         case "pid_file": pidFile = value
         case "user": user = value
+        case "listen_owner": listenOwner = value
+        case "listen_group": listenGroup = value
+        case "max_requests": maxRequests = try number(0...1_000_000_000)
+        case "request_timeout": requestTimeout = try number(0...86400)
+        case "shutdown_timeout": shutdownTimeout = try number(0...3600)
+        case "slow_request_ms": slowRequestMillis = try number(0...3_600_000)
+        case "access_log": accessLog = value
+        case "log_file": logFile = value
+        case "ping_path": pingPath = value
+        case "status_path": statusPath = value
         default: throw ConfigurationError("unknown setting \"\(key)\"")
         }
     }
+}
+
+/// The directory of the running binary (from /proc/self/exe).
+func executableDirectory() -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return path.lastIndex(of: "/").map { String(path[..<$0]) }
 }
 
 extension Array where Element == String {

@@ -10,6 +10,23 @@ public enum Log {
     public static func info(_ message: String) { emit("info", message) }
 
     private static func emit(_ level: String, _ message: String) {
+        let line = "\(timestamp()) ireporter[\(getpid())] \(level): \(message)\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// Points stderr at `path` (appending): at start-up and on SIGUSR1, so
+    /// that logrotate can move the old file away.
+    public static func redirect(to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { return false }
+        dup2(fd, 2)
+        close(fd)
+        return true
+    }
+
+    /// UTC, ISO 8601, to the second.
+    static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var parts = tm()
@@ -18,9 +35,7 @@ public enum Log {
         let stamp = String(format4: Int(parts.tm_year) + 1900) + "-" + String(pad2: Int(parts.tm_mon) + 1) + "-"
             + String(pad2: Int(parts.tm_mday)) + "T" + String(pad2: Int(parts.tm_hour)) + ":"
             + String(pad2: Int(parts.tm_min)) + ":" + String(pad2: Int(parts.tm_sec)) + "Z"
-        let line = "\(stamp) ireporter[\(getpid())] \(level): \(message)\n"
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        return stamp
     }
 }
 

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request as the web server hands it over: CGI-style parameters, the
+/// body to read, the answer to write. FastCGI and plain CGI both provide it.
+protocol GatewayRequest: AnyObject {
+    func param(_ name: String) -> String?
+    /// Reads up to `buffer.count` body bytes; fewer means the end of the body.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool
+}
+
+extension FastCGIRequest: GatewayRequest {}
+
+/// A plain CGI request (Apache mod_cgi): parameters in the environment, the
+/// body on stdin, the answer on stdout; one request per process.
+final class CGIRequest: GatewayRequest {
+    private var remaining: Int?
+
+    /// Whether this process was started as a CGI program.
+    static var isCGI: Bool { getenv("GATEWAY_INTERFACE").map { String(cString: $0).hasPrefix("CGI/") } ?? false }
+
+    init() {
+        remaining = param("CONTENT_LENGTH").flatMap(Int.init)
+    }
+
+    func param(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let wanted = min(buffer.count - filled, remaining ?? Int.max)
+            if wanted == 0 { break }
+            let count = Glibc.read(0, buffer.baseAddress! + filled, wanted)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            filled += count
+            remaining = remaining.map { $0 - count }
+        }
+        return filled
+    }
+
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+}

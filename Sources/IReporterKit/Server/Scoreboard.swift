@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+/// Worker states and counters in memory shared by the supervisor and its
+/// worker processes (an anonymous shared mapping made before the first
+/// fork): what the status page shows and what the watchdog reads.
+final class Scoreboard: @unchecked Sendable {
+    enum State: Int64 { case free = 0, starting, idle, busy }
+
+    struct Slot {
+        var pid: Int32
+        var state: State
+        var generation: Int64
+        var requestStartedMillis: Int64
+        var requests: Int64
+        var lastRequestMillis: Int64
+    }
+
+    static let maxSlots = 512
+    private static let headerWords = 8
+    private static let slotWords = 8
+    private enum Header: Int { case startedAt = 0, accepted, slow, maxActive, timedOut, crashed }
+    private enum Field: Int { case pid = 0, state, generation, requestStarted, requests, lastRequest }
+
+    private let words: UnsafeMutablePointer<CLongLong>
+
+    init() {
+        let bytes = (Self.headerWords + Self.maxSlots * Self.slotWords) * 8
+        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+        precondition(memory != MAP_FAILED, "mmap of the scoreboard failed")
+        words = memory!.bindMemory(to: CLongLong.self, capacity: bytes / 8)
+        store(header: .startedAt, Int64(time(nil)))
+    }
+
+    // MARK: - counters
+
+    var startedAt: Int64 { load(header: .startedAt) }
+    var accepted: Int64 { load(header: .accepted) }
+    var slowRequests: Int64 { load(header: .slow) }
+    var maxActive: Int64 { load(header: .maxActive) }
+    var timedOut: Int64 { load(header: .timedOut) }
+    var crashed: Int64 { load(header: .crashed) }
+
+    func countSlowRequest() { _ = csystem_add(words + Header.slow.rawValue, 1) }
+    func countTimeout() { _ = csystem_add(words + Header.timedOut.rawValue, 1) }
+    func countCrash() { _ = csystem_add(words + Header.crashed.rawValue, 1) }
+
+    // MARK: - slots
+
+    func slot(_ index: Int) -> Slot {
+        Slot(pid: Int32(load(index, .pid)), state: State(rawValue: load(index, .state)) ?? .free,
+             generation: load(index, .generation), requestStartedMillis: load(index, .requestStarted),
+             requests: load(index, .requests), lastRequestMillis: load(index, .lastRequest))
+    }
+
+    func freeSlot() -> Int? {
+        (0..<Self.maxSlots).first { load($0, .state) == State.free.rawValue }
+    }
+
+    func claim(_ index: Int, pid: Int32, generation: Int64) {
+        store(index, .pid, Int64(pid))
+        store(index, .generation, generation)
+        store(index, .requests, 0)
+        store(index, .requestStarted, 0)
+        store(index, .state, State.starting.rawValue)
+    }
+
+    func release(_ index: Int) {
+        store(index, .pid, 0)
+        store(index, .state, State.free.rawValue)
+    }
+
+    func markIdle(_ index: Int) { store(index, .state, State.idle.rawValue) }
+
+    func markBusy(_ index: Int, now: Int64) {
+        store(index, .requestStarted, now)
+        store(index, .state, State.busy.rawValue)
+        _ = csystem_add(words + Header.accepted.rawValue, 1)
+        let active = (0..<Self.maxSlots).reduce(Int64(0)) { $0 + (load($1, .state) == State.busy.rawValue ? 1 : 0) }
+        if active > load(header: .maxActive) { store(header: .maxActive, active) }
+    }
+
+    func finishRequest(_ index: Int, durationMillis: Int64) {
+        _ = csystem_add(words + Self.headerWords + index * Self.slotWords + Field.requests.rawValue, 1)
+        store(index, .lastRequest, durationMillis)
+    }
+
+    /// The slot a process occupies, if any.
+    func index(of pid: Int32) -> Int? {
+        (0..<Self.maxSlots).first { load($0, .pid) == Int64(pid) && load($0, .state) != State.free.rawValue }
+    }
+
+    var occupied: [(index: Int, slot: Slot)] {
+        (0..<Self.maxSlots).compactMap { index in
+            let slot = slot(index)
+            return slot.state == .free ? nil : (index, slot)
+        }
+    }
+
+    // MARK: - raw words
+
+    private func load(header: Header) -> Int64 { Int64(csystem_load(words + header.rawValue)) }
+    private func store(header: Header, _ value: Int64) { csystem_store(words + header.rawValue, CLongLong(value)) }
+    private func load(_ index: Int, _ field: Field) -> Int64 {
+        Int64(csystem_load(words + Self.headerWords + index * Self.slotWords + field.rawValue))
+    }
+    private func store(_ index: Int, _ field: Field, _ value: Int64) {
+        csystem_store(words + Self.headerWords + index * Self.slotWords + field.rawValue, CLongLong(value))
+    }
+}
+
+/// Milliseconds on the monotonic clock (for durations and the watchdog).
+func monotonicMillis() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+}
+
+/// Microseconds on the monotonic clock (for phase timings).
+func monotonicMicros() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+}

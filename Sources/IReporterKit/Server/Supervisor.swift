@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+/// The master process (php-fpm's model, `pm = static`): keeps `workers`
+/// worker processes running on the listening socket, replaces one that
+/// crashes, exits or overstays `request_timeout`, and handles the signals:
+///
+/// - SIGTERM, SIGINT, SIGQUIT: stop accepting, let requests in flight finish
+///   (up to `shutdown_timeout`), exit;
+/// - SIGUSR2: reload the configuration and replace every worker, new ones
+///   first, so no request is refused;
+/// - SIGUSR1: reopen the log files.
+final class Supervisor {
+    private var configuration: Configuration
+    private let reload: () throws(ConfigurationError) -> Configuration
+    private let socket: ListeningSocket
+    private let scoreboard = Scoreboard()
+    private var generation: Int64 = 1
+    private var stopping = false
+    private var stopDeadline: Int64 = 0
+    private var lastSweep: Int64 = 0
+    private var recentCrashes: [Int64] = []
+
+    init(configuration: Configuration, socket: ListeningSocket,
+         reload: @escaping () throws(ConfigurationError) -> Configuration) {
+        self.configuration = configuration
+        self.socket = socket
+        self.reload = reload
+    }
+
+    /// Runs until stopped; returns the exit status.
+    func run() -> Int32 {
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in [SIGTERM, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
+        pthread_sigmask(SIG_BLOCK, &handled, nil)
+
+        for _ in 0..<configuration.workers { spawnWorker() }
+        Log.info("ireporter \(Server.version) serving with \(configuration.workers) worker processes on \(listenDescription)")
+
+        while true {
+            var timeout = timespec(tv_sec: stopping ? 0 : 1, tv_nsec: stopping ? 100_000_000 : 0)
+            let received = sigtimedwait(&handled, nil, &timeout)
+            if received > 0 { handle(signal: received) }
+            reapWorkers()
+            if stopping {
+                let remaining = scoreboard.occupied
+                if remaining.isEmpty { break }
+                if monotonicMillis() > stopDeadline {
+                    Log.warning("\(remaining.count) worker(s) still busy after \(configuration.shutdownTimeout) s: killing them")
+                    for (_, slot) in remaining { kill(slot.pid, SIGKILL) }
+                } else {
+                    // Again and again: a worker between two accept() calls may have missed it.
+                    for (_, slot) in remaining { kill(slot.pid, SIGTERM) }
+                }
+            } else {
+                enforceRequestTimeout()
+                sweepSessions()
+            }
+        }
+        if let path = socket.ownedPath { unlink(path) }
+        if !configuration.pidFile.isEmpty { unlink(configuration.pidFile) }
+        Log.info("stopped")
+        return 0
+    }
+
+    private var listenDescription: String {
+        configuration.listen.isEmpty ? "the inherited socket" : configuration.listen
+    }
+
+    private func handle(signal: Int32) {
+        switch signal {
+        case SIGTERM, SIGINT, SIGQUIT:
+            guard !stopping else { return }
+            Log.info("signal \(signal): finishing requests in flight (up to \(configuration.shutdownTimeout) s)")
+            stopping = true
+            stopDeadline = monotonicMillis() + Int64(configuration.shutdownTimeout) * 1000
+            for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
+        case SIGUSR2:
+            reloadWorkers()
+        case SIGUSR1:
+            if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+            for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGUSR1) }
+            Log.info("log files reopened")
+        default:
+            break
+        }
+    }
+
+    /// New configuration, new workers; the old ones finish what they are
+    /// doing and leave. The listening socket stays (changing `listen` needs
+    /// a restart).
+    private func reloadWorkers() {
+        do {
+            var fresh = try reload()
+            if fresh.listen != configuration.listen {
+                Log.warning("listen changed: it takes effect at the next restart, not on reload")
+                fresh.listen = configuration.listen
+            }
+            configuration = fresh
+        } catch {
+            Log.error("reload refused, keeping the running configuration:\n\(error)")
+            return
+        }
+        let old = scoreboard.occupied
+        generation += 1
+        for _ in 0..<configuration.workers { spawnWorker() }
+        for (_, slot) in old { kill(slot.pid, SIGTERM) }
+        Log.info("reloaded: \(configuration.workers) new worker processes, \(old.count) old ones finishing")
+    }
+
+    private func spawnWorker() {
+        guard let slot = scoreboard.freeSlot() else {
+            Log.error("no free worker slot (at most \(Scoreboard.maxSlots))")
+            return
+        }
+        let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
+                                  scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd)
+        let pid = fork()
+        if pid == 0 {
+            WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
+                              operatorPages: pages)
+        }
+        guard pid > 0 else {
+            Log.error("fork failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        scoreboard.claim(slot, pid: pid, generation: generation)
+    }
+
+    private func reapWorkers() {
+        while true {
+            var status: Int32 = 0
+            let pid = waitpid(-1, &status, WNOHANG)
+            guard pid > 0 else { return }
+            guard let index = scoreboard.index(of: pid) else { continue }
+            let slot = scoreboard.slot(index)
+            scoreboard.release(index)
+            let signalled = status & 0x7F
+            let exitCode = (status >> 8) & 0xFF
+            let abnormal = signalled != 0 || exitCode != 0
+            if abnormal {
+                scoreboard.countCrash()
+                Log.error("worker \(pid) " + (signalled != 0 ? "was killed by signal \(signalled)" : "exited with status \(exitCode)")
+                          + (slot.state == .busy ? " while serving a request" : ""))
+            }
+            guard !stopping, slot.generation == generation else { continue }
+            if abnormal { throttleRespawn() }
+            spawnWorker()
+        }
+    }
+
+    /// A worker that dies at once (a bad configuration, the database's
+    /// library failing) must not become a fork loop.
+    private func throttleRespawn() {
+        let now = monotonicMillis()
+        recentCrashes = recentCrashes.filter { now - $0 < 10_000 } + [now]
+        if recentCrashes.count > 10 { usleep(500_000) }
+    }
+
+    private func enforceRequestTimeout() {
+        guard configuration.requestTimeout > 0 else { return }
+        let now = monotonicMillis()
+        for (_, slot) in scoreboard.occupied where slot.state == .busy
+            && now - slot.requestStartedMillis > Int64(configuration.requestTimeout) * 1000 {
+            Log.error("worker \(slot.pid): request running for more than \(configuration.requestTimeout) s, killing it")
+            scoreboard.countTimeout()
+            kill(slot.pid, SIGKILL)
+        }
+    }
+
+    private func sweepSessions() {
+        let now = monotonicMillis()
+        guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
+        lastSweep = now
+        let removed = SessionStore(directory: configuration.sessionDirectory,
+                                   idleTimeout: configuration.sessionIdleTimeout).sweep()
+        if removed > 0 { Log.info("removed \(removed) expired session files") }
+    }
+}

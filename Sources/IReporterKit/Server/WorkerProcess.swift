@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+/// One worker process: accepts FastCGI requests one at a time on the shared
+/// listening socket, with its own database connection, until it is told to
+/// stop (SIGTERM/SIGQUIT/SIGINT, after the request in hand) or has served
+/// `max_requests`. One request per process means a crash or a kill by the
+/// watchdog costs exactly that one request.
+enum WorkerProcess {
+    static let stopSignals = [SIGTERM, SIGINT, SIGQUIT]
+
+    static func run(slot: Int, listenFD: Int32, configuration: Configuration, scoreboard: Scoreboard,
+                    operatorPages: OperatorPages) -> Never {
+        for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
+        signal(SIGUSR2, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        var requestSignals = sigset_t()
+        sigemptyset(&requestSignals)
+        for signal in stopSignals + [SIGUSR1] { sigaddset(&requestSignals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+
+        let accessLog = AccessLog(configuration: configuration)
+        let database = DatabaseConnection(settings: configuration.database)
+        let api = IReporterAPI(database: database,
+                               sessions: SessionStore(directory: configuration.sessionDirectory,
+                                                      idleTimeout: configuration.sessionIdleTimeout),
+                               files: PhotoFiles(directory: configuration.uploadDirectory),
+                               limits: .init(maxImagePixels: configuration.maxImagePixels,
+                                             maxUploadBytes: configuration.maxUploadBytes))
+        let responder = APIResponder(api: api, uploadDirectory: configuration.uploadDirectory,
+                                     maxUploadBytes: configuration.maxUploadBytes, operatorPages: operatorPages)
+        let request = FastCGIRequest(listenFD: listenFD)
+        var served = 0
+        while !stopRequested {
+            if csystem_take_signal(SIGUSR1) != 0 {
+                if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+                accessLog.reopen()
+            }
+            scoreboard.markIdle(slot)
+            guard request.accept() else { continue }
+            // Signals wait until the answer is out: an interrupted read or
+            // write would fail the request in hand.
+            pthread_sigmask(SIG_BLOCK, &requestSignals, nil)
+            let started = monotonicMillis()
+            scoreboard.markBusy(slot, now: started)
+            let record = responder.respond(to: request)
+            request.finish()
+            scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)
+            accessLog.write(record)
+            if configuration.slowRequestMillis > 0 && record.totalMicros >= Int64(configuration.slowRequestMillis) * 1000 {
+                scoreboard.countSlowRequest()
+                Log.warning("slow request: " + AccessLog.describe(record))
+            }
+            served += 1
+            if configuration.maxRequests > 0 && served >= configuration.maxRequests { break }
+            pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+        }
+        database.disconnect()
+        exit(0)
+    }
+
+    private static var stopRequested: Bool {
+        stopSignals.contains { csystem_signal_seen($0) != 0 }
+    }
+}
+
+/// One line per request (off by default): to stderr or to a file that
+/// SIGUSR1 reopens (for logrotate).
+final class AccessLog {
+    private let destination: String
+    private var fd: Int32 = -1
+
+    init(configuration: Configuration) {
+        destination = configuration.accessLog
+        reopen()
+    }
+
+    func reopen() {
+        if fd > 2 { close(fd) }
+        switch destination {
+        case "": fd = -1
+        case "stderr": fd = 2
+        default:
+            fd = open(destination, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+            if fd < 0 { Log.error("cannot open access log \(destination): \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    func write(_ record: APIResponder.Record) {
+        guard fd >= 0 else { return }
+        let line = Array((Log.timestamp() + " " + Self.describe(record) + "\n").utf8)
+        _ = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    static func describe(_ record: APIResponder.Record) -> String {
+        func millis(_ micros: Int64) -> String {
+            let tenths = (micros + 50) / 100
+            return "\(tenths / 10).\(tenths % 10)"
+        }
+        return "client=\(record.client) method=\(record.method) uri=\(record.uri) command=\(record.command) bytes=\(record.bytes)"
+            + " total_ms=\(millis(record.totalMicros)) parse_ms=\(millis(record.parseMicros))"
+            + " db_ms=\(millis(record.databaseMicros)) image_ms=\(millis(record.imageMicros))"
+            + " request_id=\(record.requestID) pid=\(getpid())"
+    }
+}
