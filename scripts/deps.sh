@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# deps.sh - install what building, running and testing iReporter needs, on
+# Debian 12 (run as root). Idempotent and quiet: asks apt only about missing
+# packages, runs `apt-get update` only when something is missing, and prints
+# apt's output only when it fails.
+#
+#   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev (Swift
+#           itself is not packaged by Debian: it must already be on PATH)
+#   run   : nginx mariadb-server mariadb-client
+#   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
+#           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
+#           test images)
+set -euo pipefail
+LOG_TAG=deps
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev
+      nginx mariadb-server mariadb-client
+      curl python3 make
+      apache2 libapache2-mod-fcgid spawn-fcgi wrk imagemagick)
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+apt_updated=0
+apt_install() {
+  need_root "installs packages with apt-get"
+  local out made_policy=0 rc=0
+  out="$(mktemp /tmp/ireporter-deps.XXXXXX)"
+  log "installing: $*"
+  # Keep the distribution's own nginx / mariadb / apache2 services from being
+  # started by the package scripts: our stacks run private instances. A
+  # Debian container usually has this policy file already; create it only
+  # for the install if it is absent.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    made_policy=1
+  fi
+  {
+    if [ "$apt_updated" = 0 ]; then
+      apt-get -o DPkg::Lock::Timeout=600 update -qq && apt_updated=1
+    fi &&
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@"
+  } > "$out" 2>&1 || rc=$?
+  if [ "$made_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+  if [ "$rc" != 0 ]; then
+    cat "$out" >&2; rm -f "$out"
+    die "apt-get failed (exit $rc) installing: $*"
+  fi
+  rm -f "$out"
+}
+
+missing=()
+for p in "${PKGS[@]}"; do installed "$p" || missing+=("$p"); done
+((${#missing[@]} == 0)) || apt_install "${missing[@]}"
+
+# pytest, for whichever python3 is first on PATH (the E2E suite runs
+# `python3 -m pytest`). Debian's own python3 is "externally managed" (PEP 668):
+# use its package; any other python3 (pyenv, a venv, ...) gets it from PyPI.
+if ! python3 -c 'import pytest' >/dev/null 2>&1; then
+  if python3 -c 'import sys; sys.exit(0 if sys.prefix == sys.base_prefix and sys.prefix == "/usr" else 1)'; then
+    apt_install python3-pytest
+  else
+    log "installing pytest with pip for $(command -v python3)"
+    python3 -m pip install -q --disable-pip-version-check pytest \
+      || die "pip install pytest failed"
+  fi
+  python3 -c 'import pytest' >/dev/null 2>&1 || die "pytest still not importable by $(command -v python3)"
+fi
+
+command -v swift >/dev/null 2>&1 \
+  || warn "swift is not on PATH (install a Swift 6 toolchain, e.g. under /opt/swift, and add its usr/bin to PATH)"
+
+if ((${#missing[@]})); then log "done"; fi
+exit 0

@@ -1,0 +1,93 @@
+# scripts/lib.sh - helpers shared by the iReporter scripts (sourced, not run).
+#
+# Processes are only ever found through pid files, and a pid is only signalled
+# after its command line has been checked against what we started: nothing is
+# killed by name. A daemon we started is reparented when its launcher exits,
+# and in a container whose PID 1 does not reap, it can linger as a zombie
+# after it died; so "running" means /proc/PID/stat says a state other than Z
+# (kill -0 succeeds on zombies).
+
+IREPORTER_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+log() { printf '[%s] %s\n' "${LOG_TAG:-ireporter}" "$*"; }
+warn() { printf '[%s] WARNING: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; exit 1; }
+
+need_root() { [ "$(id -u)" = 0 ] || die "run as root (${1:-starts daemons that switch to other users})"; }
+
+# proc_alive PID: the process exists and is not a zombie.
+proc_alive() {
+  local pid="$1" stat state
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || return 1
+  [ -n "$stat" ] || return 1
+  state="${stat##*) }"      # the field after "(comm) ", comm may hold spaces or parens
+  state="${state%% *}"
+  [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# pid_matches PID PATTERN: PID is alive and its command line contains PATTERN.
+pid_matches() {
+  local pid="$1" pattern="$2"
+  proc_alive "$pid" || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$pattern"
+}
+
+# pidfile_pid PIDFILE: print the pid stored in PIDFILE (fails if none).
+pidfile_pid() {
+  local pid
+  [ -s "$1" ] || return 1
+  pid="$(tr -d ' \n\t' < "$1")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  printf '%s\n' "$pid"
+}
+
+# alive PIDFILE PATTERN: the pid in PIDFILE runs and its command line contains PATTERN.
+alive() {
+  local pid
+  pid="$(pidfile_pid "$1")" || return 1
+  pid_matches "$pid" "$2"
+}
+
+# stop_pidfile NAME PIDFILE PATTERN SIGNAL TIMEOUT_S
+# Signal the process in PIDFILE (if it is ours), wait for it to go away, and
+# SIGKILL it after TIMEOUT_S seconds. Removes a stale pid file.
+stop_pidfile() {
+  local name="$1" pidfile="$2" pattern="$3" sig="$4" timeout="$5" pid i
+  if ! pid="$(pidfile_pid "$pidfile")"; then
+    rm -f "$pidfile"
+    return 0
+  fi
+  if ! pid_matches "$pid" "$pattern"; then
+    log "$name: pid $pid from $pidfile is not ours (or gone), leaving it"
+    rm -f "$pidfile"
+    return 0
+  fi
+  log "$name: sending SIG$sig to pid $pid"
+  kill "-$sig" "$pid" 2>/dev/null || true
+  for ((i = 0; i < timeout * 10; i++)); do
+    proc_alive "$pid" || { log "$name: stopped"; rm -f "$pidfile"; return 0; }
+    sleep 0.1
+  done
+  warn "$name: still running after ${timeout}s, sending SIGKILL to pid $pid"
+  kill -KILL "$pid" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do
+    proc_alive "$pid" || break
+    sleep 0.1
+  done
+  rm -f "$pidfile"
+}
+
+# Detach CMD... into its own session with every fd redirected (so nothing
+# keeps the caller's stdout, e.g. a CI pipe, open) and write its pid to
+# PIDFILE before it execs (the pid stays the same across exec).
+#   spawn_detached PIDFILE LOGFILE CMD...
+spawn_detached() {
+  local pidfile="$1" logfile="$2"; shift 2
+  rm -f "$pidfile"
+  ( cd / && exec setsid -f /bin/sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" \
+        >> "$logfile" 2>&1 < /dev/null )
+  local i
+  for ((i = 0; i < 50; i++)); do [ -s "$pidfile" ] && return 0; sleep 0.02; done
+  return 1
+}

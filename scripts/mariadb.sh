@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# mariadb.sh - a private MariaDB for iReporter's dev and test stacks.
+#
+#   scripts/mariadb.sh start  DIR PORT   initialise (once) and start; create
+#                                        database iReport, user ireport/ireport
+#                                        (@localhost, @127.0.0.1) and load
+#                                        sql/schema.sql. Idempotent.
+#   scripts/mariadb.sh stop   DIR [PORT] stop it (pid file + command-line check)
+#   scripts/mariadb.sh status DIR [PORT] exit 0 if running, 3 if not
+#   scripts/mariadb.sh sql    DIR PORT [MARIADB ARGS...]
+#                                        root client on database iReport
+#                                        (stdin/args as for `mariadb`)
+#
+# Layout: DIR/my.cnf (rendered on each start), DIR/data, DIR/mysqld.sock,
+# DIR/mariadbd.pid, DIR/error.log; listens on 127.0.0.1:PORT too. Runs as
+# user mysql. The root account uses unix-socket auth, so the root client is
+#   mariadb --defaults-file=DIR/my.cnf -u root iReport
+# Modelled on the PHP reference's up.sh / down.sh.
+set -euo pipefail
+LOG_TAG=mariadb
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DB_NAME=iReport
+DB_USER=ireport
+DB_PASS=ireport
+
+usage() { echo "usage: $0 start|stop|status|sql DIR PORT [ARGS...]" >&2; exit 2; }
+(($# >= 2)) || usage
+cmd="$1"; DIR="$2"; PORT="${3:-}"
+shift 2; (($# > 0)) && shift
+case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
+DIR="${DIR%/}"
+CNF="$DIR/my.cnf"
+PIDFILE="$DIR/mariadbd.pid"
+PATTERN="--defaults-file=$CNF"
+CLIENT=(mariadb --defaults-file="$CNF" -u root)
+
+write_cnf() {
+  cat > "$CNF" <<EOF
+# Private MariaDB for iReporter (written by scripts/mariadb.sh; read with
+# --defaults-file, so nothing from /etc/mysql is used).
+
+[client]
+socket = $DIR/mysqld.sock
+port   = $PORT
+# Only clients reading this file (the mariadb CLI of scripts and tests) use
+# it: they see the latin1 columns' bytes exactly as the server stored them.
+default-character-set = latin1
+
+[mariadbd]
+user          = mysql
+datadir       = $DIR/data
+socket        = $DIR/mysqld.sock
+pid-file      = $PIDFILE
+log-error     = $DIR/error.log
+port          = $PORT
+bind-address  = 127.0.0.1
+skip-name-resolve
+max_connections = 200
+
+# Server charset latin1, as MySQL 5.5 (the 2012 original's database) had it:
+# the tables' text columns are latin1 anyway, and iReporter sets its own
+# connection charset (db_charset = latin1).
+character-set-server = latin1
+collation-server     = latin1_swedish_ci
+
+# sql_mode is deliberately NOT set: MariaDB 10.11's default (strict,
+# STRICT_TRANS_TABLES ...) applies, and iReporter must behave like the PHP
+# original under it (the reference stack uses sql_mode = "" instead).
+
+# Small private instance.
+innodb_buffer_pool_size = 64M
+innodb_log_file_size    = 32M
+key_buffer_size         = 16M
+performance_schema      = OFF
+# Dev/test data: flush the InnoDB log once a second, not at every commit
+# (the 2012 MyISAM tables never synced either).
+innodb_flush_log_at_trx_commit = 2
+EOF
+  chmod 644 "$CNF"
+}
+
+ping_db() { mariadb-admin --defaults-file="$CNF" -u root ping >/dev/null 2>&1; }
+
+do_start() {
+  need_root "MariaDB runs as user mysql"
+  [[ "$PORT" =~ ^[0-9]+$ ]] || usage
+  mkdir -p "$DIR"
+  chown mysql:mysql "$DIR"; chmod 755 "$DIR"
+  write_cnf
+
+  if [ ! -d "$DIR/data/mysql" ]; then
+    log "initialising datadir $DIR/data"
+    mariadb-install-db --defaults-file="$CNF" --user=mysql --datadir="$DIR/data" \
+        --auth-root-authentication-method=socket --skip-test-db > "$DIR/install-db.log" 2>&1 \
+      || { cat "$DIR/install-db.log" >&2; die "mariadb-install-db failed"; }
+  fi
+
+  if alive "$PIDFILE" "$PATTERN"; then
+    log "already running (pid $(pidfile_pid "$PIDFILE")), socket $DIR/mysqld.sock"
+  else
+    rm -f "$PIDFILE"
+    log "starting on $DIR/mysqld.sock and 127.0.0.1:$PORT"
+    # setsid -f: own session, every fd redirected, so nothing keeps the
+    # caller's stdout (a CI pipe, say) open.
+    ( cd / && exec setsid -f /usr/sbin/mariadbd --defaults-file="$CNF" \
+          >> "$DIR/mariadbd.out" 2>&1 < /dev/null )
+    local i
+    for ((i = 0; i < 120; i++)); do ping_db && break; sleep 0.5; done
+    ping_db || { tail -20 "$DIR/error.log" >&2 2>/dev/null; die "MariaDB did not come up (log: $DIR/error.log)"; }
+  fi
+
+  "${CLIENT[@]}" <<SQL
+CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;
+CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${DB_PASS}';
+CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASS}';
+GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
+GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
+SQL
+  "${CLIENT[@]}" "$DB_NAME" < "$IREPORTER_REPO/sql/schema.sql"   # CREATE TABLE IF NOT EXISTS
+  log "ready: db $DB_NAME, user $DB_USER/$DB_PASS, socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
+}
+
+case "$cmd" in
+  start)  do_start ;;
+  stop)   stop_pidfile MariaDB "$PIDFILE" "$PATTERN" TERM 60 ;;
+  status)
+    if alive "$PIDFILE" "$PATTERN"; then
+      echo "MariaDB running (pid $(pidfile_pid "$PIDFILE")), socket $DIR/mysqld.sock"
+    else
+      echo "MariaDB not running ($DIR)"; exit 3
+    fi ;;
+  sql)    exec "${CLIENT[@]}" "$DB_NAME" "$@" ;;
+  *)      usage ;;
+esac

@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# stack.sh - a private iReporter stack on this machine (run as root):
+#   MariaDB   scripts/mariadb.sh, $RUN_DIR/mariadb, 127.0.0.1:$DB_PORT (unless DB_URL)
+#   ireporter $RUN_DIR/bin/ireporter --config $RUN_DIR/ireporter.conf, runs as
+#             www-data; FastCGI socket and pid file in $RUN_DIR/ireporter/
+#             (owned by www-data, like /run/ireporter/ in production, so the
+#             server can write and remove them after it dropped root)
+#   nginx     127.0.0.1:$PORT, deploy/nginx/ireporter.conf rendered with this
+#             stack's socket and upload paths
+#
+#   scripts/stack.sh up      build, (re)start everything, check, print the URL.
+#                            Idempotent: a second `up` restarts the server with
+#                            a freshly built binary and reloads nginx.
+#   scripts/stack.sh down    stop nginx, the server and MariaDB (pid files,
+#                            command lines checked; nothing killed by name)
+#   scripts/stack.sh status
+#
+# Environment:
+#   RUN_DIR     (/tmp/ireporter)          everything runtime lives here
+#   PORT        (8080)                    nginx on 127.0.0.1:PORT
+#   DB_PORT     (3309)                    private MariaDB's TCP port
+#   DB_URL      (unset)                   use this database; start no MariaDB
+#   UPLOAD_DIR  ($RUN_DIR/upload)         photos and thumbnails
+#   SESSION_DIR ($RUN_DIR/sessions)       session files
+#   WORKERS     (4)                       server worker threads
+#   SKIP_BUILD  (unset)                   1: don't run `swift build`
+#   BINARY      (.build/release/ireporter) the binary to install and run
+#
+# Logs: $RUN_DIR/ireporter.log (server stderr), $RUN_DIR/nginx/error.log,
+# $RUN_DIR/mariadb/error.log, $RUN_DIR/build.log.
+#
+# Also sourced by scripts/test.sh (then it only defines the stack_* functions).
+
+LOG_TAG=stack
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# stack_env: (re)compute the settings from the environment.
+stack_env() {
+  RUN_DIR="${RUN_DIR:-/tmp/ireporter}"
+  case "$RUN_DIR" in /*) ;; *) RUN_DIR="$(pwd)/$RUN_DIR" ;; esac
+  RUN_DIR="${RUN_DIR%/}"
+  PORT="${PORT:-8080}"
+  DB_PORT="${DB_PORT:-3309}"
+  DB_URL="${DB_URL:-}"
+  UPLOAD_DIR="${UPLOAD_DIR:-$RUN_DIR/upload}"
+  UPLOAD_DIR="${UPLOAD_DIR%/}"
+  SESSION_DIR="${SESSION_DIR:-$RUN_DIR/sessions}"
+  SESSION_DIR="${SESSION_DIR%/}"
+  WORKERS="${WORKERS:-4}"
+  BINARY="${BINARY:-$IREPORTER_REPO/.build/release/ireporter}"
+
+  HTTP_ADDR="127.0.0.1:$PORT"
+  DB_DIR="$RUN_DIR/mariadb"
+  NGX_DIR="$RUN_DIR/nginx"
+  SRV_BIN="$RUN_DIR/bin/ireporter"
+  SRV_CONF="$RUN_DIR/ireporter.conf"
+  SRV_RUN="$RUN_DIR/ireporter"              # www-data's: socket and pid file
+  SRV_SOCK="$SRV_RUN/fcgi.sock"
+  SRV_PID="$SRV_RUN/ireporter.pid"          # written by the server once listening
+  SRV_LAUNCH_PID="$RUN_DIR/ireporter.launch.pid"  # written by us before exec
+  SRV_LOG="$RUN_DIR/ireporter.log"
+  SRV_PATTERN="--config $SRV_CONF"
+  NGX_PATTERN="-c $NGX_DIR/nginx.conf"
+  NGINX=(/usr/sbin/nginx -p "$NGX_DIR/" -e "$NGX_DIR/error.log" -c "$NGX_DIR/nginx.conf")
+  API_URL="http://$HTTP_ADDR/iReporter/"
+  # Root client of the private database (tests use it to inspect and reset it).
+  MYSQL_ROOT_CMD="mariadb --defaults-file=$DB_DIR/my.cnf -u root iReport"
+  [[ "$PORT" =~ ^[0-9]+$ && "$DB_PORT" =~ ^[0-9]+$ && "$WORKERS" =~ ^[0-9]+$ ]] \
+    || die "PORT, DB_PORT and WORKERS must be numbers"
+}
+
+stack_build() {
+  if [ "${SKIP_BUILD:-}" = 1 ]; then
+    log "SKIP_BUILD=1: using $BINARY as it is"
+  else
+    command -v swift >/dev/null 2>&1 || die "swift is not on PATH"
+    log "swift build -c release (log: $RUN_DIR/build.log)"
+    mkdir -p "$RUN_DIR"
+    if ! (cd "$IREPORTER_REPO" && swift build -c release) > "$RUN_DIR/build.log" 2>&1; then
+      cat "$RUN_DIR/build.log" >&2
+      die "swift build -c release failed"
+    fi
+    local nwarn
+    nwarn="$(grep -c ': warning: ' "$RUN_DIR/build.log" || true)"
+    log "build ok${nwarn:+ ($nwarn warning lines)}"
+  fi
+  [ -x "$BINARY" ] || die "no executable at $BINARY"
+}
+
+# Render deploy/nginx/ireporter.conf for this stack: only the two literal
+# paths an operator would edit are replaced.
+stack_render_nginx() {
+  mkdir -p "$NGX_DIR"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
+  chown -R www-data:www-data "$NGX_DIR/tmp"
+  sed -e "s#/run/ireporter/fcgi\.sock#$SRV_SOCK#g" \
+      -e "s#/var/www/iReporter/upload/#$UPLOAD_DIR/#g" \
+      "$IREPORTER_REPO/deploy/nginx/ireporter.conf" > "$NGX_DIR/ireporter.conf"
+  grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter.conf" && grep -qF "alias $UPLOAD_DIR/;" "$NGX_DIR/ireporter.conf" \
+    || die "rendering deploy/nginx/ireporter.conf did not replace its socket / upload paths"
+  # The snippet says `include fastcgi_params;`, which nginx resolves next to
+  # the main config file.
+  cp /etc/nginx/fastcgi_params "$NGX_DIR/fastcgi_params"
+  sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
+      "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" > "$NGX_DIR/nginx.conf"
+}
+
+stack_write_config() {
+  local db_url="$DB_URL"
+  [ -n "$db_url" ] || db_url="mysql://ireport:ireport@localhost/iReport?socket=$DB_DIR/mysqld.sock"
+  cat > "$SRV_CONF" <<EOF
+# iReporter server configuration for the private stack in $RUN_DIR
+# (written by scripts/stack.sh up; keys: docs/CONFIGURATION.md).
+listen = $SRV_SOCK
+# Created as root, then chowned to the user below: nginx's workers (www-data) connect.
+listen_mode = 0660
+workers = $WORKERS
+db_url = $db_url
+upload_dir = $UPLOAD_DIR
+session_dir = $SESSION_DIR
+pid_file = $SRV_PID
+user = www-data
+EOF
+  # It may hold a database password.
+  chmod 600 "$SRV_CONF"
+}
+
+# SIGTERM lets the server finish the requests in flight (it waits up to 30 s);
+# SIGKILL only after that.
+stack_stop_server() {
+  if alive "$SRV_PID" "$SRV_PATTERN"; then
+    stop_pidfile ireporter "$SRV_PID" "$SRV_PATTERN" TERM 35
+  elif alive "$SRV_LAUNCH_PID" "$SRV_PATTERN"; then
+    # Started, but hung before it wrote its own pid file.
+    stop_pidfile ireporter "$SRV_LAUNCH_PID" "$SRV_PATTERN" TERM 35
+  fi
+  # Normally the server removes its socket and pid file itself.
+  rm -f "$SRV_PID" "$SRV_LAUNCH_PID"
+  [ -S "$SRV_SOCK" ] && rm -f "$SRV_SOCK"
+  return 0
+}
+
+stack_start_server() {
+  local i pid
+  stack_stop_server
+  # Install a copy (not a link into .build): www-data must be able to exec
+  # it, and a rebuild must not change the binary under a running server.
+  mkdir -p "$RUN_DIR/bin" "$SRV_RUN"
+  chown www-data:www-data "$SRV_RUN"
+  chmod 0755 "$SRV_RUN"
+  cp "$BINARY" "$SRV_BIN.new"
+  chmod 755 "$SRV_BIN.new"
+  mv -f "$SRV_BIN.new" "$SRV_BIN"
+
+  # The server lets IREPORTER_* environment variables override its config
+  # file: start it without any, so that $SRV_CONF is the whole truth.
+  local v scrub=()
+  for v in $(compgen -e); do [[ "$v" == IREPORTER_* ]] && scrub+=(-u "$v"); done
+  local cmd=(env "${scrub[@]}" "$SRV_BIN" --config "$SRV_CONF")
+  "${cmd[@]}" --check-config > /dev/null || die "$SRV_CONF: the server rejects this configuration"
+
+  log "starting ireporter ($WORKERS workers) on $SRV_SOCK"
+  printf -- '---- %s stack.sh up: starting %s ----\n' "$(date '+%F %T')" "$SRV_BIN" >> "$SRV_LOG"
+  spawn_detached "$SRV_LAUNCH_PID" "$SRV_LOG" "${cmd[@]}" || die "could not start $SRV_BIN"
+  pid="$(pidfile_pid "$SRV_LAUNCH_PID")"
+  for ((i = 0; i < 300; i++)); do
+    if ! proc_alive "$pid"; then
+      tail -n 30 "$SRV_LOG" >&2
+      die "ireporter exited during startup (log: $SRV_LOG)"
+    fi
+    [ -S "$SRV_SOCK" ] && [ -s "$SRV_PID" ] && break
+    sleep 0.1
+  done
+  if ! [ -S "$SRV_SOCK" ] || ! [ -s "$SRV_PID" ]; then
+    tail -n 30 "$SRV_LOG" >&2
+    die "ireporter did not create $SRV_SOCK and $SRV_PID within 30s (log: $SRV_LOG)"
+  fi
+  [ "$(pidfile_pid "$SRV_PID")" = "$pid" ] \
+    || warn "pid file $SRV_PID says $(cat "$SRV_PID"), launched pid was $pid"
+  # nginx's workers run as www-data: make sure they can connect (the server
+  # chowns the socket it creates to its `user` already).
+  chown www-data:www-data "$SRV_SOCK"
+}
+
+stack_start_nginx() {
+  stack_render_nginx
+  "${NGINX[@]}" -t -q || die "nginx config test failed ($NGX_DIR/nginx.conf)"
+  if alive "$NGX_DIR/nginx.pid" "$NGX_PATTERN"; then
+    log "nginx running (pid $(pidfile_pid "$NGX_DIR/nginx.pid")), reloading config"
+    "${NGINX[@]}" -s reload
+  else
+    rm -f "$NGX_DIR/nginx.pid"
+    log "starting nginx on $HTTP_ADDR"
+    ( cd / && exec "${NGINX[@]}" >> "$NGX_DIR/nginx.out" 2>&1 < /dev/null ) \
+      || { tail -n 20 "$NGX_DIR/error.log" >&2; die "nginx did not start"; }
+  fi
+}
+
+stack_check() {
+  local i code=000
+  for ((i = 0; i < 40; i++)); do
+    code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST -d command=stream "$API_URL" || true)"
+    [ "$code" = 200 ] && return 0
+    sleep 0.25
+  done
+  tail -n 20 "$SRV_LOG" >&2
+  tail -n 10 "$NGX_DIR/error.log" >&2 2>/dev/null
+  die "POST command=stream to $API_URL answered HTTP $code"
+}
+
+stack_up() {
+  need_root "starts daemons that switch to the mysql / www-data users"
+  "$IREPORTER_REPO/scripts/deps.sh"
+  mkdir -p "$RUN_DIR"
+  chmod 755 "$RUN_DIR"   # www-data (nginx, server) and mysql traverse it
+  stack_build
+
+  if [ -n "$DB_URL" ]; then
+    log "DB_URL is set: using that database, no private MariaDB"
+  else
+    "$IREPORTER_REPO/scripts/mariadb.sh" start "$DB_DIR" "$DB_PORT"
+  fi
+
+  mkdir -p "$UPLOAD_DIR" "$SESSION_DIR"
+  chown www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
+  chmod 0755 "$UPLOAD_DIR"
+  chmod 0700 "$SESSION_DIR"
+  runuser -u www-data -- test -w "$UPLOAD_DIR" -a -x "$UPLOAD_DIR" \
+    || die "www-data cannot write $UPLOAD_DIR (check its parent directories' permissions)"
+  runuser -u www-data -- test -w "$SESSION_DIR" -a -x "$SESSION_DIR" \
+    || die "www-data cannot write $SESSION_DIR (check its parent directories' permissions)"
+
+  stack_write_config
+  stack_start_server
+  stack_start_nginx
+  stack_check
+
+  log "ireporter : $SRV_SOCK (pid $(pidfile_pid "$SRV_PID")), config $SRV_CONF, log $SRV_LOG"
+  log "nginx     : $HTTP_ADDR (pid $(pidfile_pid "$NGX_DIR/nginx.pid"))"
+  if [ -n "$DB_URL" ]; then
+    log "database  : $(printf '%s' "$DB_URL" | sed -E 's#^([a-z]+://[^:@/]*):[^@/]*@#\1:***@#')"
+  else
+    log "MariaDB   : $DB_DIR/mysqld.sock, 127.0.0.1:$DB_PORT; root client: $MYSQL_ROOT_CMD"
+  fi
+  echo "$API_URL"
+}
+
+stack_down() {
+  stop_pidfile nginx "$NGX_DIR/nginx.pid" "$NGX_PATTERN" QUIT 15
+  stack_stop_server
+  if [ -e "$DB_DIR/mariadbd.pid" ]; then
+    "$IREPORTER_REPO/scripts/mariadb.sh" stop "$DB_DIR"
+  fi
+  return 0
+}
+
+stack_status() {
+  local rc=0
+  if alive "$NGX_DIR/nginx.pid" "$NGX_PATTERN"; then
+    echo "nginx     running (pid $(pidfile_pid "$NGX_DIR/nginx.pid")) on $HTTP_ADDR"
+  else echo "nginx     not running"; rc=3; fi
+  if alive "$SRV_PID" "$SRV_PATTERN"; then
+    echo "ireporter running (pid $(pidfile_pid "$SRV_PID")) on $SRV_SOCK"
+  else echo "ireporter not running"; rc=3; fi
+  if [ -z "$DB_URL" ]; then
+    "$IREPORTER_REPO/scripts/mariadb.sh" status "$DB_DIR" || rc=3
+  fi
+  return "$rc"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  stack_env
+  case "${1:-}" in
+    up)     stack_up ;;
+    down)   stack_down ;;
+    status) stack_status ;;
+    *)      echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  esac
+fi

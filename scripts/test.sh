@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# test.sh - run every test suite against an isolated, freshly created stack
+# (`make test`, and CI through .ci/run). Run as root.
+#
+#   1. scripts/deps.sh
+#   2. wipe and start the test stack (scripts/stack.sh functions): RUN_DIR
+#      /tmp/ireporter-test, nginx 127.0.0.1:8090, a new MariaDB on
+#      127.0.0.1:3310 (datadir wiped each run), the release build
+#   3. swift test                          (unit + integration tests)
+#   4. python3 -m pytest -q Tests/EndToEnd (HTTP through nginx)
+#   5. stop the test stack (always, also on failure or Ctrl-C), print a
+#      summary, exit non-zero if anything failed.
+#
+# Environment:
+#   TEST_RUN_DIR, TEST_PORT, TEST_DB_PORT  override the defaults above
+#   SKIP_BUILD=1, BINARY=path  as for stack.sh (test a binary built
+#                              elsewhere; `swift test` still builds its own)
+#   KEEP_STACK=1               leave the stack running afterwards (stop it with
+#                              RUN_DIR=/tmp/ireporter-test scripts/stack.sh down)
+# The stack variables of `make up` (PORT, DB_URL, UPLOAD_DIR, ...) are ignored.
+# Logs stay in the run directory until the next run.
+#
+# The differential E2E test starts the PHP reference itself (its up.sh, ports
+# 8081 and 3307) when ../shared/reference exists next to the repository.
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/stack.sh"
+LOG_TAG=test
+REPO="$IREPORTER_REPO"
+cd "$REPO"
+need_root "starts the test stack's daemons"
+
+export RUN_DIR="${TEST_RUN_DIR:-/tmp/ireporter-test}"
+export PORT="${TEST_PORT:-8090}"
+export DB_PORT="${TEST_DB_PORT:-3310}"
+unset DB_URL UPLOAD_DIR SESSION_DIR
+stack_env
+
+stage="deps"
+swift_rc=-1
+pytest_rc=-1
+stack_state="not started"
+
+banner() { printf '\n==================== %s ====================\n' "$*"; }
+
+result() { # NAME RC
+  case "$2" in
+    -1) printf '  %-12s: not run\n' "$1" ;;
+    0)  printf '  %-12s: PASS\n' "$1" ;;
+    *)  printf '  %-12s: FAIL (exit %s)\n' "$1" "$2" ;;
+  esac
+}
+
+finish() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ "$stage" != deps ] && [ "${KEEP_STACK:-}" != 1 ]; then
+    banner "stopping the test stack"
+    stack_down
+  fi
+  banner "summary"
+  printf '  %-12s: %s\n' "stack" "$stack_state"
+  result "swift test" "$swift_rc"
+  if [ -s "$RUN_DIR/swift-test.log" ]; then
+    # XCTest's and swift-testing's closing lines (the last of each kind)
+    { grep -E '^[[:space:]]*Executed [0-9]+ tests?' "$RUN_DIR/swift-test.log" | tail -n 1
+      grep -E 'Test run with [0-9]+ tests?' "$RUN_DIR/swift-test.log" | tail -n 1
+    } | sed -e 's/^[[:space:]]*//' -e 's/^/                 /'
+  fi
+  result "pytest E2E" "$pytest_rc"
+  if [ -s "$RUN_DIR/pytest.log" ]; then
+    grep -v '^[[:space:]]*$' "$RUN_DIR/pytest.log" | tail -n 1 | sed 's/^/                 /'
+  fi
+  [ "$pytest_rc" = 5 ] && echo "                 (pytest exit 5: no tests were collected in Tests/EndToEnd)"
+  printf '  %-12s: %s\n' "logs" "$RUN_DIR/{build,swift-test,pytest,ireporter}.log, $RUN_DIR/nginx/error.log"
+  [ "${KEEP_STACK:-}" = 1 ] && [ "$stack_state" = up ] && echo "  stack left running (KEEP_STACK=1): $API_URL"
+
+  if [ "$rc" = 0 ] && { [ "$swift_rc" != 0 ] || [ "$pytest_rc" != 0 ]; }; then rc=1; fi
+  if [ "$rc" = 0 ]; then
+    echo "ALL PASSED"
+  elif [ "$stage" = done ]; then
+    echo "FAILED"
+  else
+    echo "FAILED (interrupted or aborted during: $stage)"
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ------------------------------------------------------------------- deps --
+banner "dependencies"
+"$REPO/scripts/deps.sh" || die "scripts/deps.sh failed"
+command -v swift >/dev/null 2>&1 || die "swift is not on PATH"
+
+# ------------------------------------------------------------- test stack --
+stage="stack"
+banner "test stack in $RUN_DIR"
+# A fresh stack every run: stop whatever a previous run left, then wipe its
+# directory (database, photos, sessions, logs).
+case "$RUN_DIR" in
+  /|/tmp|/root|/home|/var|/usr|/etc) die "refusing to wipe RUN_DIR=$RUN_DIR" ;;
+esac
+stack_down > /dev/null
+rm -rf "$RUN_DIR"
+stack_state="failed to start"
+# (in a subshell with errexit: the stack functions rely on it, as in stack.sh)
+( set -euo pipefail; stack_up )
+[ $? = 0 ] || die "the test stack did not come up"
+stack_state="up"
+
+# Every suite gets the same description of the stack.
+export IREPORTER_MYSQL_ROOT="$MYSQL_ROOT_CMD"
+REF_DIR="$REPO/../shared/reference"
+if [ -d "$REF_DIR" ]; then
+  export IREPORTER_REFERENCE_DIR="$(cd "$REF_DIR" && pwd)"
+fi
+
+# ------------------------------------------------------------- swift test --
+stage="swift test"
+banner "swift test"
+IREPORTER_TEST_DB_URL="mysql://ireport:ireport@localhost/iReport?socket=$DB_DIR/mysqld.sock" \
+IREPORTER_TEST_MYSQL_ROOT="$MYSQL_ROOT_CMD" \
+IREPORTER_REQUIRE_SERVICES=1 \
+  swift test 2>&1 | tee "$RUN_DIR/swift-test.log"
+swift_rc=${PIPESTATUS[0]}
+
+# ----------------------------------------------------------------- pytest --
+stage="pytest"
+banner "pytest Tests/EndToEnd"
+IREPORTER_BASE_URL="$API_URL" \
+IREPORTER_UPLOAD_DIR="$UPLOAD_DIR" \
+IREPORTER_SESSION_DIR="$SESSION_DIR" \
+IREPORTER_RUN_DIR="$RUN_DIR" \
+IREPORTER_BINARY="$SRV_BIN" \
+IREPORTER_CONFIG="$SRV_CONF" \
+  python3 -m pytest -q Tests/EndToEnd 2>&1 | tee "$RUN_DIR/pytest.log"
+pytest_rc=${PIPESTATUS[0]}
+
+stage="done"
+exit 0   # finish() turns a failed suite into a non-zero exit
