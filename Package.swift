@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "CFastCGI", providers: [.apt(["libfcgi-dev"])]),
         .systemLibrary(name: "CMariaDB", providers: [.apt(["libmariadb-dev"])]),
         .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
+        .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
         // libjpeg reports errors by longjmp, which Swift cannot express: this
         // small C target owns the decode and hands back a gd image or an error.
         .target(name: "CJpegScale", dependencies: ["CGD"],
@@ -22,7 +23,7 @@ let package = Package(
         // Swift's Glibc module does not import.
         .target(name: "CSystem"),
         .target(name: "IReporterKit",
-                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem"],
+                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2"],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
                           swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -4,7 +4,7 @@
 # packages, runs `apt-get update` only when something is missing, and prints
 # apt's output only when it fails.
 #
-#   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev (Swift
+#   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev (Swift
 #           itself is not packaged by Debian: it must already be on PATH)
 #   run   : nginx mariadb-server mariadb-client
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
@@ -14,10 +14,10 @@ set -euo pipefail
 LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev
+PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
       nginx mariadb-server mariadb-client
       curl python3 make
-      apache2 libapache2-mod-fcgid spawn-fcgi wrk imagemagick)
+      apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

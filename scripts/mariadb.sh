@@ -4,7 +4,8 @@
 #   scripts/mariadb.sh start  DIR PORT   initialise (once) and start; create
 #                                        database iReport, user ireport/ireport
 #                                        (@localhost, @127.0.0.1) and load
-#                                        sql/schema.sql. Idempotent.
+#                                        sql/schema.sql + sql/migrations/*.sql.
+#                                        Idempotent.
 #   scripts/mariadb.sh stop   DIR [PORT] stop it (pid file + command-line check)
 #   scripts/mariadb.sh status DIR [PORT] exit 0 if running, 3 if not
 #   scripts/mariadb.sh sql    DIR PORT [MARIADB ARGS...]
@@ -118,6 +119,9 @@ GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
 GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
 SQL
   "${CLIENT[@]}" "$DB_NAME" < "$IREPORTER_REPO/sql/schema.sql"   # CREATE TABLE IF NOT EXISTS
+  for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do     # each one idempotent
+    "${CLIENT[@]}" "$DB_NAME" < "$migration"
+  done
   log "ready: db $DB_NAME, user $DB_USER/$DB_PASS, socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
 }
 

@@ -14,13 +14,19 @@ final class APIHarness {
     /// The cookie jar of the one simulated phone.
     var cookie: [UInt8]?
 
-    init(schema: String = "schema.sql", uploadDirectory: String? = nil, maxImagePixels: Int = 50_000_000) throws {
+    /// The phone's address, as the web server would report it.
+    var address = "192.0.2.1"
+
+    /// `hashedPasswords`: with sql/migrations applied (login.pass widened).
+    init(schema: String = "schema.sql", hashedPasswords: Bool = false, uploadDirectory: String? = nil,
+         policy: IReporterAPI.Policy = fastHashing) throws {
         database = DatabaseConnection(settings: try TestServices.settings())
         try TestServices.resetTables(database, schema: schema)
+        if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
         sessions = SessionStore(directory: sessionFiles.path, idleTimeout: 3600)
         api = IReporterAPI(database: database, sessions: sessions,
                            files: PhotoFiles(directory: uploadDirectory ?? uploads.path),
-                           limits: .init(maxImagePixels: maxImagePixels, maxUploadBytes: 20 << 20))
+                           policy: policy)
     }
 
     /// Sends a command; keeps the session cookie like the app's cookie store.
@@ -35,7 +41,7 @@ final class APIHarness {
             form.addFile(Array("file".utf8), UploadedFile(filename: Array(filename.utf8), contentType: Array("image/jpeg".utf8),
                                                           spoolPath: spool.path, size: file.count))
         }
-        var request = APIRequest(form: form, sessionCookie: cookie)
+        var request = APIRequest(form: form, sessionCookie: cookie, clientAddress: address)
         let response = api.handle(&request)
         for path in request.form.spooledPaths { unlink(path) } // what APIResponder does
         for header in response.setCookie {
@@ -47,6 +53,14 @@ final class APIHarness {
 
     func body(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> String {
         String(decoding: try send(fields, file: file).body, as: UTF8.self)
+    }
+
+    /// OWASP's parameters cost ~40 ms a hash: the tests use a cheap setting.
+    static var fastHashing: IReporterAPI.Policy {
+        var policy = IReporterAPI.Policy()
+        policy.passwordHashing.memoryKiB = 64
+        policy.passwordHashing.iterations = 1
+        return policy
     }
 
     func rowCount(_ table: String) throws -> Int {

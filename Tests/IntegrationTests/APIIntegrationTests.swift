@@ -5,8 +5,8 @@ import Testing
 @testable import IReporterKit
 
 /// Every command and error path of the API against the real MariaDB.
-@Suite(.serialized, .enabled(if: TestServices.available, "needs MariaDB: run `make test`"))
-struct APIIntegrationTests {
+extension DatabaseTests {
+@Suite struct APIIntegrationTests {
     static let alicePass = "18c69224371c58c547b68bfa6d28dc8aeff006e4"
     let photo = makeJPEG(width: 640, height: 480)
 
@@ -77,7 +77,9 @@ struct APIIntegrationTests {
     }
 
     @Test func uploadsThatAreRefusedLeaveNothingBehind() throws {
-        let phone = try APIHarness(maxImagePixels: 1_000_000)
+        var policy = APIHarness.fastHashing
+        policy.maxImagePixels = 1_000_000
+        let phone = try APIHarness(policy: policy)
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
         let notJPEG = #"{"error":"The photo is not a valid JPEG image"}"#
@@ -93,10 +95,18 @@ struct APIIntegrationTests {
     }
 
     @Test func aFailedFileWriteRemovesTheRow() throws {
-        let phone = try APIHarness(uploadDirectory: "/nonexistent-upload-dir")
+        let phone = try APIHarness()
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        // The photo's final name is taken by a directory: the rename fails after the INSERT.
+        #expect(mkdir("\(phone.uploads.path)/2.jpg", 0o755) == 0)
         #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Upload on server problem"}"#)
         #expect(try phone.rowCount("photos") == 0)
+        #expect(phone.uploads.entries == ["2.jpg"], "no thumbnail, no spool file left")
+
+        let nowhere = try APIHarness(uploadDirectory: "/nonexistent-upload-dir")
+        _ = try nowhere.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try nowhere.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Upload on server problem"}"#)
+        #expect(try nowhere.rowCount("photos") == 0)
     }
 
     @Test func titlesAreStoredAsSent() throws {
@@ -186,7 +196,7 @@ struct APIIntegrationTests {
         let uploads = ScratchDirectory("upload")
         let api = IReporterAPI(database: DatabaseConnection(settings: settings),
                                sessions: SessionStore(directory: sessions.path, idleTimeout: 60),
-                               files: PhotoFiles(directory: uploads.path), limits: .init(maxImagePixels: 1, maxUploadBytes: 1))
+                               files: PhotoFiles(directory: uploads.path))
         for command in ["stream", "login", "register"] {
             var form = FormData()
             form.setField(Array("command".utf8), Array(command.utf8))
@@ -205,4 +215,5 @@ struct APIIntegrationTests {
         let extras = plan.compactMap { $0.last.flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } }
         #expect(!extras.contains { $0.contains("filesort") || $0.contains("temporary") }, "plan: \(extras)")
     }
+}
 }

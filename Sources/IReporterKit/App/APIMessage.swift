@@ -5,11 +5,14 @@ public struct APIRequest {
     public var sessionCookie: [UInt8]?
     /// The request came over HTTPS (the session cookie then gets `Secure`).
     public var isSecure: Bool
+    /// The client's address as the web server saw it (login throttling).
+    public var clientAddress: String
 
-    public init(form: FormData, sessionCookie: [UInt8]? = nil, isSecure: Bool = false) {
+    public init(form: FormData, sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-") {
         self.form = form
         self.sessionCookie = sessionCookie
         self.isSecure = isSecure
+        self.clientAddress = clientAddress
     }
 }
 
@@ -39,7 +42,7 @@ public struct APIResponse: Equatable, Sendable {
 /// The error strings the app can show. The first six are the original's,
 /// byte for byte (the app reacts to "Authorization required" by showing the
 /// login screen); the rest are ours, for failures the original did not check.
-public enum APIError: Equatable, Sendable {
+public enum APIError: Error, Equatable, Sendable {
     case usernameExists
     case registrationFailed
     case authorizationFailed
@@ -52,6 +55,10 @@ public enum APIError: Equatable, Sendable {
     case photoTooManyPixels(limit: Int)
     case malformedRequest
     case serviceUnavailable
+    case tooManyLoginAttempts(seconds: Int64)
+    case tooManyUploads
+    case invalidUsername
+    case invalidTitle
 
     public var text: String {
         switch self {
@@ -67,6 +74,10 @@ public enum APIError: Equatable, Sendable {
         case .photoTooManyPixels(let limit): "The photo has too many pixels (the limit is \(limit / 1_000_000) megapixels)"
         case .malformedRequest: "Malformed request"
         case .serviceUnavailable: "The service is temporarily unavailable, please try again"
+        case .tooManyLoginAttempts(let seconds): "Too many failed logins, try again in \(seconds) seconds"
+        case .tooManyUploads: "Too many uploads, please try again later"
+        case .invalidUsername: "Usernames cannot contain control characters"
+        case .invalidTitle: "Titles cannot contain control characters"
         }
     }
 }

@@ -1,34 +1,44 @@
 /// The five commands of the original API (`index.php` + `api.php`), one
-/// instance per worker thread.
+/// instance per worker process.
 public final class IReporterAPI {
-    public struct Limits: Sendable {
-        public var maxImagePixels: Int
-        public var maxUploadBytes: Int
+    /// Limits and defences (configuration keys in docs/CONFIGURATION.md).
+    public struct Policy: Sendable {
+        public var maxImagePixels = 50_000_000
+        public var maxUploadBytes = 20 * 1024 * 1024
+        /// Uploads per user per hour; 0 = no limit.
+        public var uploadsPerHour = 120
+        public var passwordHashing = PasswordHasher.Parameters()
 
-        public init(maxImagePixels: Int, maxUploadBytes: Int) {
-            self.maxImagePixels = maxImagePixels
-            self.maxUploadBytes = maxUploadBytes
-        }
+        public init() {}
     }
 
     private let users: UserRepository
     private let photos: PhotoRepository
     private let sessions: SessionStore
     private let files: PhotoFiles
-    private let thumbnailer: Thumbnailer
-    private let limits: Limits
+    private let thumbnailer = Thumbnailer()
+    private let hasher: PasswordHasher
+    private let limiter: RateLimiter
+    private let throttle: LoginThrottle
+    private let policy: Policy
     private let database: DatabaseConnection
+    /// Whether `login.pass` is wide enough for a hash, checked now and then
+    /// (the migration may run while we serve).
+    private var passwordColumn: (fitsHashes: Bool, checkedAt: Int64)?
     /// Time the last request spent in the database and in image work.
     public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
 
-    public init(database: DatabaseConnection, sessions: SessionStore, files: PhotoFiles, limits: Limits) {
+    public init(database: DatabaseConnection, sessions: SessionStore, files: PhotoFiles, policy: Policy = Policy(),
+                limiter: RateLimiter = RateLimiter(capacity: 1024)) {
         self.database = database
         users = UserRepository(database: database)
         photos = PhotoRepository(database: database)
         self.sessions = sessions
         self.files = files
-        thumbnailer = Thumbnailer()
-        self.limits = limits
+        self.policy = policy
+        self.limiter = limiter
+        hasher = PasswordHasher(parameters: policy.passwordHashing)
+        throttle = LoginThrottle(limiter: limiter)
     }
 
     public func handle(_ request: inout APIRequest) -> APIResponse {
@@ -63,15 +73,18 @@ public final class IReporterAPI {
 
     private func register(_ request: APIRequest) throws -> APIResponse {
         let (username, password) = credentials(request.form)
+        if username.contains(where: Self.isControl) { return .error(.invalidUsername) }
+        let hashing = try passwordColumnFitsHashes()
         // The columns are varchar(45): the original let MySQL truncate the
         // name, which then could not log in. Refuse instead.
         guard username.count <= UserRepository.maxUsernameBytes,
-              password.count <= UserRepository.maxPasswordBytes else {
+              password.count <= (hashing ? UserRepository.maxHashedPasswordBytes : UserRepository.maxPasswordBytes) else {
             return .error(.registrationFailed)
         }
+        let stored = hashing ? hasher.hash(password) : password
         let taken = try users.withRegistrationLock { () throws -> Bool in
             if try users.exists(username: username) { return true }
-            try users.insert(username: username, password: password)
+            try users.insert(username: username, password: stored)
             return false
         }
         if taken { return .error(.usernameExists) }
@@ -80,9 +93,14 @@ public final class IReporterAPI {
 
     private func login(_ request: APIRequest) throws -> APIResponse {
         let (username, password) = credentials(request.form)
-        guard let row = try users.authenticate(username: username, password: password), let userID = row[0] else {
+        if let wait = throttle.wait(username: username, address: request.clientAddress) {
+            return .error(.tooManyLoginAttempts(seconds: wait))
+        }
+        guard let (userID, storedName) = try authenticate(username: username, password: password) else {
+            throttle.failed(username: username, address: request.clientAddress)
             return .error(.authorizationFailed)
         }
+        throttle.succeeded(username: username, address: request.clientAddress)
         // A fresh session id at every login: a planted id is never logged in.
         let session = try sessions.create([("IdUser", .string(userID))])
         if let old = request.sessionCookie, SessionStore.isWellFormed(old) {
@@ -92,9 +110,39 @@ public final class IReporterAPI {
         json.raw("{\"result\":[{\"IdUser\":")
         json.string(userID)
         json.raw(",\"username\":")
-        json.nullableString(row[1])
+        json.nullableString(storedName)
         json.raw("}]}")
         return APIResponse(body: json.bytes, setCookie: [sessionCookie(session.id, secure: request.isSecure)])
+    }
+
+    /// The account's `IdUser` and stored name, if the password matches one
+    /// of the accounts with this name (the name compared by the column's
+    /// collation, as before). A legacy plain value, or a hash with old
+    /// parameters, is replaced by a fresh hash on the way.
+    private func authenticate(username: [UInt8], password: [UInt8]) throws -> ([UInt8], [UInt8]?)? {
+        let candidates = try users.candidates(username: username)
+        if candidates.isEmpty { hasher.burnVerificationTime(password) }
+        for row in candidates {
+            guard let userID = row[0], let stored = row[2] else { continue }
+            guard case .match(let upgrade) = hasher.verify(password, against: stored) else { continue }
+            if upgrade, try passwordColumnFitsHashes() {
+                try users.replacePassword(userID: userID, old: stored, new: hasher.hash(password))
+            }
+            return (userID, row[1])
+        }
+        return nil
+    }
+
+    private func passwordColumnFitsHashes() throws -> Bool {
+        let now = monotonicMillis()
+        if let passwordColumn, now - passwordColumn.checkedAt < 60_000 { return passwordColumn.fitsHashes }
+        let fits = try users.passwordColumnLength() >= UserRepository.hashColumnLength
+        if !fits && passwordColumn == nil {
+            Log.warning("login.pass is too narrow for password hashes: passwords stay stored as the app sends them "
+                        + "until `ireporter migrate-passwords` has run (see README, \"Password storage\")")
+        }
+        passwordColumn = (fits, now)
+        return fits
     }
 
     /// The original ran every SQL argument through urldecode() once more; an
@@ -102,6 +150,8 @@ public final class IReporterAPI {
     private func credentials(_ form: FormData) -> ([UInt8], [UInt8]) {
         (PHPStrings.urlDecode(form.field("username") ?? []), PHPStrings.urlDecode(form.field("password") ?? []))
     }
+
+    static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
 
     // MARK: - logout
 
@@ -121,21 +171,21 @@ public final class IReporterAPI {
         guard let file = request.form.file("file"), let spool = file.spoolPath else {
             return .error(.uploadMalfunction)
         }
-        let thumbnail: [UInt8]
-        let imageStarted = monotonicMicros()
-        do {
-            thumbnail = try thumbnailer.thumbnailJPEG(ofFileAt: spool, maxPixels: limits.maxImagePixels)
-            lastTimings.imageMicros = monotonicMicros() - imageStarted
-        } catch let error as JPEGImageError {
-            lastTimings.imageMicros = monotonicMicros() - imageStarted
-            if case .tooManyPixels = error { return .error(.photoTooManyPixels(limit: limits.maxImagePixels)) }
-            guard error.isInvalidImage else {
-                Log.error("thumbnail: \(error)")
-                return .error(.uploadOnServerProblem)
-            }
-            return .error(.notAJPEG)
+        let rawTitle = request.form.field("title") ?? []
+        if rawTitle.contains(where: Self.isControl) { return .error(.invalidTitle) }
+        if policy.uploadsPerHour > 0,
+           !limiter.allow("upload:\(userID)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
+            return .error(.tooManyUploads)
         }
-        let title = Self.fittingTitle(request.form.field("title") ?? [])
+        let imageStarted = monotonicMicros()
+        let prepared = try preparePhoto(spool: spool, form: &request.form)
+        lastTimings.imageMicros = monotonicMicros() - imageStarted
+        let thumbnail: [UInt8], cleanPhoto: String
+        switch prepared {
+        case .success(let result): (thumbnail, cleanPhoto) = result
+        case .failure(let error): return .error(error)
+        }
+        let title = Self.fittingTitle(rawTitle)
 
         try photos.beginTransaction()
         let photoID: Int64
@@ -146,8 +196,8 @@ public final class IReporterAPI {
             throw error
         }
         do {
-            try files.publish(photoSpool: spool, thumbnail: thumbnail, id: photoID)
-            request.form.markConsumed(spool)
+            try files.publish(photoSpool: cleanPhoto, thumbnail: thumbnail, id: photoID)
+            request.form.markConsumed(cleanPhoto)
         } catch {
             Log.error("upload \(photoID): \(error)")
             try? photos.delete(id: photoID) // MyISAM ignores the rollback
@@ -161,6 +211,42 @@ public final class IReporterAPI {
             throw error
         }
         return APIResponse(body: Array(#"{"successful":1}"#.utf8))
+    }
+
+    /// Checks the upload by decoding it whole (the decode makes the
+    /// thumbnail), then copies it without EXIF/XMP/IPTC/comments (GPS
+    /// position, camera serial), keeping the orientation as a lone tag.
+    /// Returns the thumbnail and the path of the clean copy.
+    private func preparePhoto(spool: String, form: inout FormData) throws -> Result<([UInt8], String), APIError> {
+        let thumbnail: JPEGThumbnail
+        do {
+            thumbnail = try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels)
+        } catch let error as JPEGImageError {
+            if case .tooManyPixels = error { return .failure(.photoTooManyPixels(limit: policy.maxImagePixels)) }
+            guard error.isInvalidImage else {
+                Log.error("thumbnail: \(error)")
+                return .failure(.uploadOnServerProblem)
+            }
+            return .failure(.notAJPEG)
+        }
+        let clean: SpoolFile
+        do {
+            clean = try SpoolFile(directory: files.directory)
+        } catch {
+            Log.error("upload: \(error)")
+            return .failure(.uploadOnServerProblem)
+        }
+        _ = clean.close()
+        form.addSpooledPath(clean.path)
+        do {
+            try JPEGMetadataStripper.strip(from: spool, to: clean.path, orientation: thumbnail.source.orientation)
+        } catch .io(let message) {
+            Log.error("stripping metadata: \(message)")
+            return .failure(.uploadOnServerProblem)
+        } catch {
+            return .failure(.notAJPEG)
+        }
+        return .success((thumbnail.jpeg, clean.path))
     }
 
     /// Titles are stored as sent (no second urldecode: it turned `+` into a

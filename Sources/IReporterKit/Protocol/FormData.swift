@@ -22,6 +22,11 @@ public struct FormData: Sendable {
     public var spooledPaths: [String] { allSpooledPaths }
     private var allSpooledPaths: [String] = []
 
+    /// Another temporary file of this request, removed with the spools.
+    public mutating func addSpooledPath(_ path: String) {
+        allSpooledPaths.append(path)
+    }
+
     /// A spool file that was moved into place: no longer ours to remove.
     public mutating func markConsumed(_ path: String) {
         allSpooledPaths.removeAll { $0 == path }

@@ -25,10 +25,13 @@ final class APIResponder {
     private let uploadDirectory: String
     private let maxUploadBytes: Int
     private let operatorPages: OperatorPages?
+    private let cookieSecureAlways: Bool
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
 
-    init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, operatorPages: OperatorPages? = nil) {
+    init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, cookieSecureAlways: Bool = false,
+         operatorPages: OperatorPages? = nil) {
         self.api = api
+        self.cookieSecureAlways = cookieSecureAlways
         self.uploadDirectory = uploadDirectory
         self.maxUploadBytes = maxUploadBytes
         self.operatorPages = operatorPages
@@ -56,8 +59,10 @@ final class APIResponder {
         case .success(let form):
             record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"
             var apiRequest = APIRequest(form: form,
-                                        sessionCookie: Cookies.parse(request.param("HTTP_COOKIE"))["PHPSESSID"],
-                                        isSecure: request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false)
+                                        sessionCookie: Cookies.sessionID(request.param("HTTP_COOKIE")),
+                                        isSecure: cookieSecureAlways
+                                            || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
+                                        clientAddress: record.client)
             response = api.handle(&apiRequest)
             spooled = apiRequest.form.spooledPaths
             record.databaseMicros = api.lastTimings.databaseMicros

@@ -6,14 +6,26 @@ public enum IReporterCommandLine {
     static let usage = """
         usage: ireporter [--config FILE] [--listen ADDRESS] [--workers N]
                ireporter --check-config [--config FILE]
+               ireporter migrate-passwords [--config FILE]
+               ireporter repair [--dry-run] [--grace SECONDS] [--config FILE]
                ireporter --help | --version
 
         The iReporter photo API as a FastCGI server. It listens on ADDRESS
         (a unix socket path or HOST:PORT), or on the socket it inherits on
         fd 0 when started by spawn-fcgi, Apache mod_fcgid or systemd.
-        Settings come from FILE (default /etc/ireporter/ireporter.conf),
-        then IREPORTER_* environment variables, then the flags above; every
-        setting is listed in docs/CONFIGURATION.md.
+        Settings come from FILE (default: ireporter.conf beside the binary,
+        else /etc/ireporter/ireporter.conf), then IREPORTER_* environment
+        variables, then the flags above; every setting is listed in
+        docs/CONFIGURATION.md.
+
+        repair clears what a crash can leave behind: spool files, photo files
+        without a row, rows without a photo file; it makes missing thumbnails
+        again. Files younger than --grace seconds (default 60) are left alone.
+        A start of the server does the same, except deleting rows.
+
+        migrate-passwords widens login.pass (sql/migrations/001-widen-pass.sql)
+        and replaces every password stored as the app sent it by its Argon2id
+        hash, in place; accounts keep logging in with what the app sends.
 
         """
 
@@ -22,13 +34,27 @@ public enum IReporterCommandLine {
         if arguments.contains("--help") || arguments.contains("-h") { print(usage, terminator: ""); return 0 }
         if arguments.contains("--version") { print("ireporter \(Server.version)"); return 0 }
         let checkOnly = arguments.contains("--check-config")
+        let subcommand = ["migrate-passwords", "repair"].first { $0 == arguments.first }
+        var options = arguments.filter { $0 != "--check-config" }
+        if subcommand != nil { options.removeFirst() }
+        let dryRun = options.contains("--dry-run")
+        options.removeAll { $0 == "--dry-run" }
+        var grace = 60
+        if let index = options.firstIndex(of: "--grace"), index + 1 < options.count, let value = Int(options[index + 1]) {
+            grace = value
+            options.removeSubrange(index...(index + 1))
+        }
         let configuration: Configuration
         do {
-            configuration = try Configuration.load(arguments: arguments.filter { $0 != "--check-config" },
-                                                   environment: environment())
+            configuration = try Configuration.load(arguments: options, environment: environment())
         } catch {
             Log.error("configuration:\n\(error)")
             return 2
+        }
+        switch subcommand {
+        case "migrate-passwords": return PasswordMigration.run(configuration)
+        case "repair": return runRepair(configuration, graceSeconds: grace, dryRun: dryRun)
+        default: break
         }
         if checkOnly {
             print("configuration OK" + (configuration.sourceFile.map { " (\($0))" } ?? " (no file)"))
@@ -37,6 +63,24 @@ public enum IReporterCommandLine {
         let reloadArguments = arguments
         return Server.run(configuration) { () throws(ConfigurationError) -> Configuration in
             try Configuration.load(arguments: reloadArguments, environment: environment())
+        }
+    }
+
+    private static func runRepair(_ configuration: Configuration, graceSeconds: Int, dryRun: Bool) -> Int32 {
+        DatabaseConnection.initializeLibrary()
+        let repair = UploadRepair(files: PhotoFiles(directory: configuration.uploadDirectory),
+                                  database: DatabaseConnection(settings: configuration.database),
+                                  maxImagePixels: configuration.maxImagePixels)
+        do {
+            let report = try repair.run(graceSeconds: graceSeconds, deleteRows: true, dryRun: dryRun)
+            print((dryRun ? "would have " : "") + report.description)
+            for name in report.removedSpools + report.removedOrphanFiles { print("  removed \(name)") }
+            for id in report.regeneratedThumbnails { print("  made thumbnail \(id)-thumb.jpg") }
+            for id in report.deletedRows { print("  deleted row IdPhoto \(id) (no photo file)") }
+            return 0
+        } catch {
+            Log.error("repair: \(error)")
+            return 1
         }
     }
 

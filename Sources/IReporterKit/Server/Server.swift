@@ -55,15 +55,10 @@ public enum Server {
     /// Apache mod_cgi: one request, answered on stdout, then exit.
     private static func serveCGI(_ configuration: Configuration) -> Int32 {
         guard directoriesAreWritable(configuration) else { return 1 }
+        // One process per request: login throttling cannot be shared here.
         let database = DatabaseConnection(settings: configuration.database)
-        let api = IReporterAPI(database: database,
-                               sessions: SessionStore(directory: configuration.sessionDirectory,
-                                                      idleTimeout: configuration.sessionIdleTimeout),
-                               files: PhotoFiles(directory: configuration.uploadDirectory),
-                               limits: .init(maxImagePixels: configuration.maxImagePixels,
-                                             maxUploadBytes: configuration.maxUploadBytes))
-        APIResponder(api: api, uploadDirectory: configuration.uploadDirectory,
-                     maxUploadBytes: configuration.maxUploadBytes).respond(to: CGIRequest())
+        configuration.makeResponder(database: database, limiter: RateLimiter(capacity: 64), operatorPages: nil)
+            .respond(to: CGIRequest())
         database.disconnect()
         return 0
     }

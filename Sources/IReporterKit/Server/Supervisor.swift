@@ -17,6 +17,8 @@ final class Supervisor {
     private let reload: () throws(ConfigurationError) -> Configuration
     private let socket: ListeningSocket
     private let scoreboard = Scoreboard()
+    /// Login and upload counters shared by all workers (and kept across reloads).
+    private let limiter = RateLimiter()
     private var generation: Int64 = 1
     private var stopping = false
     private var stopDeadline: Int64 = 0
@@ -37,6 +39,7 @@ final class Supervisor {
         for signal in [SIGTERM, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
         pthread_sigmask(SIG_BLOCK, &handled, nil)
 
+        sweepUploadsInBackground()
         for _ in 0..<configuration.workers { spawnWorker() }
         Log.info("ireporter \(Server.version) serving with \(configuration.workers) worker processes on \(listenDescription)")
 
@@ -121,7 +124,7 @@ final class Supervisor {
         let pid = fork()
         if pid == 0 {
             WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
-                              operatorPages: pages)
+                              limiter: limiter, operatorPages: pages)
         }
         guard pid > 0 else {
             Log.error("fork failed: \(String(cString: strerror(errno)))")
@@ -171,12 +174,33 @@ final class Supervisor {
         }
     }
 
+    /// At start: what a crash left in the upload folder, cleared by a
+    /// separate process so that serving starts at once. Rows are only
+    /// reported (`ireporter repair` deletes them).
+    private func sweepUploadsInBackground() {
+        let configuration = configuration
+        let pid = fork()
+        guard pid == 0 else { return }
+        let repair = UploadRepair(files: PhotoFiles(directory: configuration.uploadDirectory),
+                                  database: DatabaseConnection(settings: configuration.database),
+                                  maxImagePixels: configuration.maxImagePixels)
+        do {
+            let report = try repair.run(graceSeconds: 60, deleteRows: false)
+            if !report.isClean { Log.warning("start-up sweep of \(configuration.uploadDirectory): \(report)") }
+            if !report.rowsWithoutPhoto.isEmpty {
+                Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); `ireporter repair` deletes them")
+            }
+        } catch {
+            Log.warning("start-up sweep skipped: \(error)")
+        }
+        _exit(0)
+    }
+
     private func sweepSessions() {
         let now = monotonicMillis()
         guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
         lastSweep = now
-        let removed = SessionStore(directory: configuration.sessionDirectory,
-                                   idleTimeout: configuration.sessionIdleTimeout).sweep()
+        let removed = configuration.sessionStore.sweep()
         if removed > 0 { Log.info("removed \(removed) expired session files") }
     }
 }

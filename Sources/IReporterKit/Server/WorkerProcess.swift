@@ -12,7 +12,7 @@ enum WorkerProcess {
     static let stopSignals = [SIGTERM, SIGINT, SIGQUIT]
 
     static func run(slot: Int, listenFD: Int32, configuration: Configuration, scoreboard: Scoreboard,
-                    operatorPages: OperatorPages) -> Never {
+                    limiter: RateLimiter, operatorPages: OperatorPages) -> Never {
         for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
         signal(SIGUSR2, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
@@ -23,14 +23,7 @@ enum WorkerProcess {
 
         let accessLog = AccessLog(configuration: configuration)
         let database = DatabaseConnection(settings: configuration.database)
-        let api = IReporterAPI(database: database,
-                               sessions: SessionStore(directory: configuration.sessionDirectory,
-                                                      idleTimeout: configuration.sessionIdleTimeout),
-                               files: PhotoFiles(directory: configuration.uploadDirectory),
-                               limits: .init(maxImagePixels: configuration.maxImagePixels,
-                                             maxUploadBytes: configuration.maxUploadBytes))
-        let responder = APIResponder(api: api, uploadDirectory: configuration.uploadDirectory,
-                                     maxUploadBytes: configuration.maxUploadBytes, operatorPages: operatorPages)
+        let responder = configuration.makeResponder(database: database, limiter: limiter, operatorPages: operatorPages)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0
         while !stopRequested {

@@ -23,10 +23,15 @@ public struct Session: Sendable {
 public struct SessionStore: Sendable {
     public let directory: String
     public let idleTimeout: Int
+    /// However active, a session ends this long after the login that made it.
+    public let absoluteTimeout: Int
+    /// Our own variable: when the session was made (PHP ignores it).
+    static let createdKey = "ireporter_created"
 
-    public init(directory: String, idleTimeout: Int) {
+    public init(directory: String, idleTimeout: Int, absoluteTimeout: Int = 30 * 24 * 3600) {
         self.directory = directory
         self.idleTimeout = idleTimeout
+        self.absoluteTimeout = absoluteTimeout
     }
 
     /// PHP's session-id alphabet (`[a-zA-Z0-9,-]`); ids are 22 to 128 long.
@@ -74,11 +79,16 @@ public struct SessionStore: Sendable {
         // Mark it used (for the idle timeout), at most once a minute.
         if Int(now) - Int(info.st_mtim.tv_sec) > 60 { futimens(fd, nil) }
         guard let entries = try? PHPSessionCodec.decode(data) else { return Session(id: id, entries: []) }
-        return Session(id: id, entries: entries)
+        let session = Session(id: id, entries: entries)
+        if let created = session[Self.createdKey]?.intValue, Int(now) - Int(created) > absoluteTimeout {
+            return nil
+        }
+        return session
     }
 
     /// Stores the variables under a fresh id (never an id the client chose).
-    public func create(_ entries: [(String, PHPValue)]) throws(SystemError) -> Session {
+    public func create(_ variables: [(String, PHPValue)]) throws(SystemError) -> Session {
+        let entries = variables + [(Self.createdKey, .int(Int64(time(nil))))]
         while true {
             let id = Self.newID()
             let fd = open(path(for: id), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)

@@ -14,20 +14,10 @@ public struct PhotoFiles: Sendable {
 
     /// Makes the photo and its thumbnail visible under their final names,
     /// durably: each file is on disk (fsync) before its rename, and the
-    /// directory entry after it. The spool file is consumed.
+    /// directory entries after them. The spool file is consumed.
     public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64) throws(SystemError) {
-        let thumbnailSpool = try SpoolFile(directory: directory)
-        do throws(SystemError) {
-            if let code = thumbnail.withUnsafeBytes({ thumbnailSpool.write($0) }) {
-                throw SystemError("write thumbnail", code: code)
-            }
-            try Self.syncAndClose(path: thumbnailSpool.path, thumbnailSpool)
-            try Self.syncFile(photoSpool)
-            try Self.rename(thumbnailSpool.path, to: thumbnailPath(id: id))
-        } catch {
-            thumbnailSpool.discard()
-            throw error
-        }
+        try Self.syncFile(photoSpool)
+        try placeThumbnail(thumbnail, id: id)
         do throws(SystemError) {
             // Readable by the web server, as a file PHP moved into place was.
             chmod(photoSpool, 0o644)
@@ -39,15 +29,29 @@ public struct PhotoFiles: Sendable {
         }
     }
 
+    /// Writes a thumbnail alone (made again for an existing photo).
+    public func publishThumbnail(_ thumbnail: [UInt8], id: Int64) throws(SystemError) {
+        try placeThumbnail(thumbnail, id: id)
+        try Self.syncFile(directory)
+    }
+
+    private func placeThumbnail(_ thumbnail: [UInt8], id: Int64) throws(SystemError) {
+        let spool = try SpoolFile(directory: directory)
+        do throws(SystemError) {
+            if let code = thumbnail.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write thumbnail", code: code) }
+            if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }
+            chmod(spool.path, 0o644)
+            try Self.syncFile(spool.path)
+            try Self.rename(spool.path, to: thumbnailPath(id: id))
+        } catch {
+            spool.discard()
+            throw error
+        }
+    }
+
     public func remove(id: Int64) {
         unlink(photoPath(id: id))
         unlink(thumbnailPath(id: id))
-    }
-
-    private static func syncAndClose(path: String, _ spool: SpoolFile) throws(SystemError) {
-        if let code = spool.close() { throw SystemError("close \(path)", code: code) }
-        chmod(path, 0o644)
-        try syncFile(path)
     }
 
     private static func syncFile(_ path: String) throws(SystemError) {

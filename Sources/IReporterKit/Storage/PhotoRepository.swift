@@ -28,6 +28,10 @@ public struct PhotoRepository {
         Int64(try database.execute("INSERT INTO photos (IdUser, title) VALUES (?, ?)", [.int(userID), .bytes(title)]).insertID)
     }
 
+    public func allIDs() throws(DatabaseError) -> [Int64] {
+        try database.query("SELECT IdPhoto FROM photos").compactMap { $0[0].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } }
+    }
+
     public func delete(id: Int64) throws(DatabaseError) {
         try database.execute("DELETE FROM photos WHERE IdPhoto = ?", [.int(id)])
     }

@@ -3,7 +3,12 @@
 /// ignored exactly as they were for the PHP version).
 public struct UserRepository {
     public static let maxUsernameBytes = 45
+    /// What fits the original `pass varchar(45)` stored as sent.
     public static let maxPasswordBytes = 45
+    /// Once passwords are hashed, the input length no longer depends on the column.
+    public static let maxHashedPasswordBytes = 256
+    /// `pass` must hold a PHC string (about 100 characters) before hashing starts.
+    public static let hashColumnLength = 255
 
     let database: DatabaseConnection
 
@@ -17,10 +22,33 @@ public struct UserRepository {
         try database.execute("INSERT INTO login (username, pass) VALUES (?, ?)", [.bytes(username), .bytes(password)])
     }
 
-    /// The account's row as stored (`IdUser`, `username`), if the credentials match.
-    public func authenticate(username: [UInt8], password: [UInt8]) throws(DatabaseError) -> Row? {
-        try database.query("SELECT IdUser, username FROM login WHERE username = ? AND pass = ? LIMIT 1",
-                           [.bytes(username), .bytes(password)]).first
+    /// The accounts with this name (`IdUser`, `username`, `pass`), oldest
+    /// first: the name is compared by the column's collation, the password
+    /// by the caller, never in SQL.
+    public func candidates(username: [UInt8]) throws(DatabaseError) -> [Row] {
+        try database.query("SELECT IdUser, username, pass FROM login WHERE username = ? ORDER BY IdUser LIMIT 16",
+                           [.bytes(username)])
+    }
+
+    /// Replaces a stored password, unless it changed meanwhile.
+    public func replacePassword(userID: [UInt8], old: [UInt8], new: [UInt8]) throws(DatabaseError) {
+        try database.execute("UPDATE login SET pass = ? WHERE IdUser = ? AND pass = BINARY ?",
+                             [.bytes(new), .bytes(userID), .bytes(old)])
+    }
+
+    /// The declared length of `login.pass` (45 in the original schema).
+    public func passwordColumnLength() throws(DatabaseError) -> Int {
+        let rows = try database.query("""
+            SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
+            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass'
+            """)
+        guard let value = rows.first?.first ?? nil else { return 0 }
+        return Int(String(decoding: value, as: UTF8.self)) ?? 0
+    }
+
+    /// Every row whose password is still stored as the app sent it.
+    public func legacyPasswords() throws(DatabaseError) -> [Row] {
+        try database.query("SELECT IdUser, pass FROM login WHERE pass NOT LIKE BINARY '$argon2id$%'")
     }
 
     /// Serialises registrations across workers and servers, so that two

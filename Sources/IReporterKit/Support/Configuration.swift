@@ -31,6 +31,11 @@ public struct Configuration: Sendable {
     public var logFile = ""
     public var pingPath = "/ireporter-ping"
     public var statusPath = "/ireporter-status"
+    public var uploadRateLimit = 120
+    public var passwordHashing = PasswordHasher.Parameters()
+    public var sessionAbsoluteTimeout = 30 * 24 * 3600
+    /// `Secure` on the session cookie: always, or only for HTTPS requests.
+    public var cookieSecureAlways = false
     /// Where the settings came from (for messages).
     public var sourceFile: String?
 
@@ -40,7 +45,9 @@ public struct Configuration: Sendable {
                               "upload_dir", "session_dir", "session_idle_timeout", "max_upload_bytes",
                               "max_image_pixels", "pid_file", "user", "listen_owner", "listen_group",
                               "max_requests", "request_timeout", "shutdown_timeout", "slow_request_ms",
-                              "access_log", "log_file", "ping_path", "status_path"]
+                              "access_log", "log_file", "ping_path", "status_path", "upload_rate_limit",
+                              "password_hash_memory_kib", "password_hash_iterations", "password_hash_parallelism",
+                              "session_absolute_timeout", "cookie_secure"]
 
     /// Defaults, then the file, then `IREPORTER_*` variables, then flags.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
@@ -146,6 +153,16 @@ public struct Configuration: Sendable {
         case "log_file": logFile = value
         case "ping_path": pingPath = value
         case "status_path": statusPath = value
+        case "upload_rate_limit": uploadRateLimit = try number(0...1_000_000)
+        case "password_hash_memory_kib": passwordHashing.memoryKiB = UInt32(try number(8...(4 * 1024 * 1024)))
+        case "password_hash_iterations": passwordHashing.iterations = UInt32(try number(1...64))
+        case "password_hash_parallelism": passwordHashing.parallelism = UInt32(try number(1...16))
+        case "session_absolute_timeout": sessionAbsoluteTimeout = try number(60...(10 * 365 * 86400))
+        case "cookie_secure":
+            guard value == "auto" || value == "always" else {
+                throw ConfigurationError("cookie_secure must be auto or always, not \"\(value)\"")
+            }
+            cookieSecureAlways = value == "always"
         default: throw ConfigurationError("unknown setting \"\(key)\"")
         }
     }

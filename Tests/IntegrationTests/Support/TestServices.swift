@@ -29,7 +29,12 @@ enum TestServices {
     /// Drops both tables and creates them again from a schema file in `sql/`.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql") throws {
         try database.command("DROP TABLE IF EXISTS login, photos")
-        let text = try readText("\(repositoryRoot)/sql/\(schema)")
+        try runSQLFile(database, schema)
+    }
+
+    /// Runs the statements of a file in `sql/`.
+    static func runSQLFile(_ database: DatabaseConnection, _ name: String) throws {
+        let text = try readText("\(repositoryRoot)/sql/\(name)")
         let withoutComments = text.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
         for statement in withoutComments.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
             try database.command(String(statement))
@@ -119,3 +124,7 @@ func readBytes(_ path: String) -> [UInt8]? {
     }
     return bytes
 }
+
+/// Every suite that uses the one test database, run one test at a time.
+@Suite(.serialized, .enabled(if: TestServices.available, "needs MariaDB: run `make test`"))
+enum DatabaseTests {}

@@ -86,4 +86,12 @@ struct CookiesTests {
         #expect(cookies["noequals"] == nil)
         #expect(Cookies.parse(nil).isEmpty)
     }
+
+    @Test func severalDifferentSessionCookiesMeanNoSession() {
+        #expect(Cookies.sessionID("a=1; PHPSESSID=abc") == Array("abc".utf8))
+        #expect(Cookies.sessionID("PHPSESSID=abc; PHPSESSID=abc") == Array("abc".utf8))
+        #expect(Cookies.sessionID("PHPSESSID=abc; PHPSESSID=def") == nil)
+        #expect(Cookies.sessionID("other=abc") == nil)
+        #expect(Cookies.sessionID(nil) == nil)
+    }
 }

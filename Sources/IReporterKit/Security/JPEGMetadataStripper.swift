@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Rewrites a JPEG without the metadata that can identify a person (EXIF
+/// with GPS position and camera serial, XMP, IPTC, comments, maker data and
+/// appended trailers), losslessly: the compressed image data is copied byte
+/// for byte, nothing is decoded. It keeps what display needs: JFIF (APP0),
+/// the colour profile (APP2 ICC_PROFILE), Adobe's colour transform (APP14),
+/// and the orientation, written back as a minimal EXIF block of one tag.
+///
+/// Streams through a fixed buffer, so memory does not grow with the photo.
+public enum JPEGMetadataStripper {
+    public enum Failure: Error, Equatable {
+        case notAJPEG
+        case malformed(String)
+        case io(String)
+    }
+
+    /// Copies `source` to `destination` without metadata; returns the bytes written.
+    @discardableResult
+    public static func strip(from source: String, to destination: String, orientation: Int) throws(Failure) -> Int {
+        guard let input = fopen(source, "rb") else { throw .io("open \(source): \(String(cString: strerror(errno)))") }
+        defer { fclose(input) }
+        guard let output = fopen(destination, "wb") else { throw .io("create \(destination): \(String(cString: strerror(errno)))") }
+        var reader = Reader(file: input)
+        var writer = Writer(file: output)
+        do throws(Failure) {
+            try copy(&reader, &writer, orientation: orientation)
+            try writer.flush()
+        } catch {
+            fclose(output)
+            unlink(destination)
+            throw error
+        }
+        guard fclose(output) == 0 else {
+            unlink(destination)
+            throw .io("close \(destination): \(String(cString: strerror(errno)))")
+        }
+        return writer.written
+    }
+
+    private static func copy(_ reader: inout Reader, _ writer: inout Writer, orientation: Int) throws(Failure) {
+        guard try reader.byte() == 0xFF, try reader.byte() == 0xD8 else { throw .notAJPEG }
+        try writer.write([0xFF, 0xD8])
+        var wroteOrientation = false
+        var inScan = false
+        while true {
+            // Inside entropy-coded data, FF 00 is a data byte and FF D0-D7
+            // a restart marker; any other FF xx starts a marker.
+            var marker: UInt8
+            if inScan {
+                guard let next = try reader.scanToMarker(copyingTo: &writer) else { throw .malformed("no end of image") }
+                marker = next
+            } else {
+                guard try reader.byte() == 0xFF else { throw .malformed("marker expected") }
+                marker = try reader.byte()
+                while marker == 0xFF { marker = try reader.byte() } // fill bytes
+            }
+            switch marker {
+            case 0xD9: // EOI: done; anything after it (trailers, appended images) is dropped
+                try writer.write([0xFF, 0xD9])
+                return
+            case 0xD0...0xD7, 0x01:
+                try writer.write([0xFF, marker])
+                continue
+            default:
+                break
+            }
+            let length = Int(try reader.byte()) << 8 | Int(try reader.byte())
+            guard length >= 2 else { throw .malformed("segment length \(length)") }
+            let isAPP = (0xE0...0xEF).contains(marker)
+            if isAPP || marker == 0xFE {
+                let payload = try reader.bytes(length - 2)
+                if keeps(marker: marker, payload: payload) {
+                    try writer.write([0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload)
+                }
+                continue
+            }
+            // The first non-APP segment: the place for the orientation tag
+            // (after JFIF / before the tables, where readers look for EXIF).
+            if !wroteOrientation {
+                wroteOrientation = true
+                if (2...8).contains(orientation) { try writer.write(orientationSegment(orientation)) }
+            }
+            try writer.write([0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)])
+            try reader.copy(length - 2, to: &writer)
+            if marker == 0xDA { inScan = true }
+        }
+    }
+
+    private static func keeps(marker: UInt8, payload: [UInt8]) -> Bool {
+        switch marker {
+        case 0xE0: return payload.starts(with: Array("JFIF\0".utf8))
+        case 0xE2: return payload.starts(with: Array("ICC_PROFILE\0".utf8))
+        case 0xEE: return payload.starts(with: Array("Adobe".utf8))
+        default: return false
+        }
+    }
+
+    /// APP1 "Exif" with a big-endian TIFF header and IFD0 holding only
+    /// Orientation (0x0112, SHORT, 1 value).
+    static func orientationSegment(_ orientation: Int) -> [UInt8] {
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, // MM, 42, IFD0 at 8
+                             0x00, 0x01,                                     // one entry
+                             0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, // Orientation, SHORT, count 1
+                             0x00, UInt8(orientation), 0x00, 0x00,           // value
+                             0x00, 0x00, 0x00, 0x00]                         // no next IFD
+        let payload = Array("Exif\0\0".utf8) + tiff
+        let length = payload.count + 2
+        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    }
+
+    private struct Reader {
+        let file: UnsafeMutablePointer<FILE>
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var position = 0
+        var filled = 0
+
+        init(file: UnsafeMutablePointer<FILE>) { self.file = file }
+
+        mutating func refill() -> Bool {
+            filled = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            position = 0
+            return filled > 0
+        }
+
+        mutating func byte() throws(Failure) -> UInt8 {
+            if position == filled && !refill() { throw .malformed("file ends early") }
+            defer { position += 1 }
+            return buffer[position]
+        }
+
+        mutating func bytes(_ count: Int) throws(Failure) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(count)
+            while out.count < count {
+                if position == filled && !refill() { throw .malformed("file ends early") }
+                let take = min(count - out.count, filled - position)
+                out += buffer[position..<(position + take)]
+                position += take
+            }
+            return out
+        }
+
+        mutating func copy(_ count: Int, to writer: inout Writer) throws(Failure) {
+            var remaining = count
+            while remaining > 0 {
+                if position == filled && !refill() { throw .malformed("file ends early") }
+                let take = min(remaining, filled - position)
+                try writer.write(buffer[position..<(position + take)])
+                position += take
+                remaining -= take
+            }
+        }
+
+        /// Copies scan data up to the next real marker, which it consumes and returns.
+        mutating func scanToMarker(copyingTo writer: inout Writer) throws(Failure) -> UInt8? {
+            while true {
+                if position == filled && !refill() { return nil }
+                let start = position
+                while position < filled && buffer[position] != 0xFF { position += 1 }
+                try writer.write(buffer[start..<position])
+                if position == filled { continue }
+                position += 1 // the FF
+                var fill = 0 // extra FFs, kept as they were
+                var next = try byte()
+                while next == 0xFF { fill += 1; next = try byte() }
+                if next == 0x00 || (0xD0...0xD7).contains(next) {
+                    try writer.write([UInt8](repeating: 0xFF, count: fill + 1) + [next])
+                    continue
+                }
+                return next
+            }
+        }
+    }
+
+    private struct Writer {
+        let file: UnsafeMutablePointer<FILE>
+        var written = 0
+
+        init(file: UnsafeMutablePointer<FILE>) { self.file = file }
+
+        mutating func write<C: Collection>(_ bytes: C) throws(Failure) where C.Element == UInt8 {
+            guard !bytes.isEmpty else { return }
+            let count = bytes.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, file) }
+                ?? Array(bytes).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            guard count == bytes.count else { throw .io("write: \(String(cString: strerror(errno)))") }
+            written += count
+        }
+
+        func flush() throws(Failure) {
+            guard fflush(file) == 0 else { throw .io("flush: \(String(cString: strerror(errno)))") }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import IReporterKit
+
+/// Passwords, throttling, upload limits and metadata, against the real MariaDB.
+extension DatabaseTests {
+@Suite struct SecurityIntegrationTests {
+    static let hash = "18c69224371c58c547b68bfa6d28dc8aeff006e4"
+    let photo = makeJPEG(width: 640, height: 480)
+
+    private func storedPass(_ phone: APIHarness, _ name: String) throws -> String {
+        String(decoding: try phone.database.query("SELECT pass FROM login WHERE username = ?", [.bytes(Array(name.utf8))])[0][0]!,
+               as: UTF8.self)
+    }
+
+    @Test func passwordsAreStoredAsArgon2idOnceTheColumnIsWide() throws {
+        let phone = try APIHarness(hashedPasswords: true)
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", Self.hash)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        let stored = try storedPass(phone, "alice")
+        #expect(stored.hasPrefix("$argon2id$v=19$m=64,t=1,p=1$"))
+        #expect(!stored.contains(Self.hash))
+        // The original's collation: upper-case hex and trailing spaces still log in.
+        #expect(try phone.body([("command", "login"), ("username", "ALICE "), ("password", Self.hash.uppercased() + "  ")])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "wrong")]) == #"{"error":"Authorization failed"}"#)
+    }
+
+    @Test func narrowColumnKeepsWorkingWithPlainValues() throws {
+        let phone = try APIHarness()
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", Self.hash)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try storedPass(phone, "alice") == Self.hash)
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.hash)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+    }
+
+    @Test func legacyRowsAreUpgradedAtLoginAndByTheMigration() throws {
+        let phone = try APIHarness(hashedPasswords: true)
+        // Rows the PHP version wrote: the password as the app sent it.
+        try phone.database.execute("INSERT INTO login (username, pass) VALUES ('alice', ?), ('bob', 'bobpass')", [.bytes(Array(Self.hash.utf8))])
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.hash)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try storedPass(phone, "alice").hasPrefix("$argon2id$"), "re-hashed at its first login")
+        #expect(try storedPass(phone, "bob") == "bobpass")
+        // The migration command's work: every remaining legacy row becomes the hash of itself.
+        let users = UserRepository(database: phone.database)
+        let hasher = PasswordHasher(parameters: APIHarness.fastHashing.passwordHashing)
+        for row in try users.legacyPasswords() {
+            try users.replacePassword(userID: row[0]!, old: row[1]!, new: hasher.hash(row[1]!))
+        }
+        #expect(try users.legacyPasswords().isEmpty)
+        #expect(try phone.body([("command", "login"), ("username", "bob"), ("password", "BOBPASS")])
+                == #"{"result":[{"IdUser":"2","username":"bob"}]}"#)
+        // Stronger parameters later: the next login upgrades the hash.
+        var stronger = APIHarness.fastHashing
+        stronger.passwordHashing.iterations = 2
+        let later = IReporterAPI(database: phone.database, sessions: phone.sessions, files: PhotoFiles(directory: phone.uploads.path),
+                                 policy: stronger)
+        var form = FormData()
+        for (name, value) in [("command", "login"), ("username", "bob"), ("password", "bobpass")] {
+            form.setField(Array(name.utf8), Array(value.utf8))
+        }
+        var request = APIRequest(form: form)
+        #expect(String(decoding: later.handle(&request).body, as: UTF8.self) == #"{"result":[{"IdUser":"2","username":"bob"}]}"#)
+        #expect(try storedPass(phone, "bob").hasPrefix("$argon2id$v=19$m=64,t=2,p=1$"))
+    }
+
+    @Test func failedLoginsBackOffPerNameAndAddress() throws {
+        let phone = try APIHarness(hashedPasswords: true)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "right")])
+        for _ in 0..<4 {
+            #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "guess")]) == #"{"error":"Authorization failed"}"#)
+        }
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "guess")]) == #"{"error":"Authorization failed"}"#)
+        // The 5th failure blocks this name from this address, even the right password.
+        let blocked = try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
+        #expect(blocked.hasPrefix(#"{"error":"Too many failed logins, try again in "#), "\(blocked)")
+        // The real user from elsewhere is not locked out.
+        phone.address = "198.51.100.7"
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+    }
+
+    @Test func uploadsPerUserAreLimited() throws {
+        var policy = APIHarness.fastHashing
+        policy.uploadsPerHour = 2
+        let phone = try APIHarness(policy: policy)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "upload"), ("title", "1")], file: photo) == #"{"successful":1}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "2")], file: photo) == #"{"successful":1}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "3")], file: photo) == #"{"error":"Too many uploads, please try again later"}"#)
+        #expect(try phone.rowCount("photos") == 2)
+    }
+
+    @Test func controlCharactersAreRefused() throws {
+        let phone = try APIHarness()
+        #expect(try phone.body([("command", "register"), ("username", "al\nice"), ("password", "x")])
+                == #"{"error":"Usernames cannot contain control characters"}"#)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "upload"), ("title", "a\u{0}b")], file: photo) == #"{"error":"Titles cannot contain control characters"}"#)
+        #expect(try phone.rowCount("photos") == 0)
+        #expect(phone.uploads.entries.isEmpty)
+    }
+
+    @Test func storedPhotosCarryNoEXIFButKeepTheOrientation() throws {
+        let phone = try APIHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        let withGPS = insertAfterSOI(photo, exifSegment(orientation: 6, extra: Array("GPS 59.3293N 18.0686E serial=CAM12345".utf8))
+                                     + commentSegment("taken at home"))
+        #expect(try phone.body([("command", "upload"), ("title", "gps")], file: withGPS) == #"{"successful":1}"#)
+        let stored = try #require(readBytes("\(phone.uploads.path)/2.jpg"))
+        #expect(!contains(stored, Array("GPS 59.3293N".utf8)))
+        #expect(!contains(stored, Array("CAM12345".utf8)))
+        #expect(!contains(stored, Array("taken at home".utf8)))
+        #expect(contains(stored, JPEGMetadataStripper.orientationSegment(6)))
+        #expect(jpegSize(stored)! == (640, 480))
+        // The image data itself is untouched: everything from the first DQT on is identical.
+        let tail = Array(photo[photo.indices.first { photo[$0] == 0xFF && photo[$0 + 1] == 0xDB }!...])
+        #expect(Array(stored.suffix(tail.count)) == tail)
+    }
+}
+}
+
+/// An APP1 Exif segment with an Orientation tag and some payload bytes.
+func exifSegment(orientation: UInt8, extra: [UInt8]) -> [UInt8] {
+    let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00,
+                         0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, orientation, 0x00, 0x00, 0x00,
+                         0x00, 0x00, 0x00, 0x00]
+    let payload = Array("Exif\0\0".utf8) + tiff + extra
+    return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+}
+
+func commentSegment(_ text: String) -> [UInt8] {
+    let payload = Array(text.utf8)
+    return [0xFF, 0xFE, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+}
+
+func insertAfterSOI(_ jpeg: [UInt8], _ segments: [UInt8]) -> [UInt8] {
+    Array(jpeg[..<2]) + segments + Array(jpeg[2...])
+}
+
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard needle.count <= haystack.count else { return false }
+    return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<($0 + needle.count)]) == needle }
+}

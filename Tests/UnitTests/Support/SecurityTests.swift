@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import IReporterKit
+
+struct PasswordHasherTests {
+    let hasher: PasswordHasher = {
+        var parameters = PasswordHasher.Parameters()
+        parameters.memoryKiB = 64
+        parameters.iterations = 1
+        return PasswordHasher(parameters: parameters)
+    }()
+
+    @Test func hashesAreSaltedPHCStringsThatVerify() {
+        let first = hasher.hash(Array("secret".utf8))
+        let second = hasher.hash(Array("secret".utf8))
+        #expect(first != second, "a fresh salt every time")
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("$argon2id$v=19$m=64,t=1,p=1$"))
+        #expect(hasher.verify(Array("secret".utf8), against: first) == .match(upgrade: false))
+        #expect(hasher.verify(Array("Secret ".utf8), against: first) == .match(upgrade: false), "collation-equivalent")
+        #expect(hasher.verify(Array("secreT!".utf8), against: first) == .mismatch)
+        #expect(hasher.verify([], against: first) == .mismatch)
+    }
+
+    @Test func defaultsAreOWASPs() {
+        #expect(PasswordHasher.Parameters().memoryKiB == 19 * 1024)
+        #expect(PasswordHasher.Parameters().iterations == 2)
+        #expect(PasswordHasher.Parameters().parallelism == 1)
+        let stored = PasswordHasher().hash(Array("x".utf8))
+        #expect(String(decoding: stored, as: UTF8.self).hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+        #expect(hasher.verify(Array("x".utf8), against: stored) == .match(upgrade: true), "other parameters: upgrade")
+    }
+
+    @Test func legacyPlainValuesMatchLikeTheOldCollation() {
+        let stored = Array("18c69224371c58c547b68bfa6d28dc8aeff006e4".utf8)
+        #expect(hasher.verify(stored, against: stored) == .match(upgrade: true))
+        #expect(hasher.verify(Array("18C69224371C58C547B68BFA6D28DC8AEFF006E4 ".utf8), against: stored) == .match(upgrade: true))
+        #expect(hasher.verify(Array("18c69224371c58c547b68bfa6d28dc8aeff006e".utf8), against: stored) == .mismatch)
+    }
+
+    @Test(arguments: ["$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$", "$argon2id$v=18$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+                      "$argon2id$v=19$m=99999999,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "$argon2id$v=19$m=64$x$y",
+                      "$argon2id$v=19$m=64,t=1,p=1$!!!$aGFzaGhhc2hoYXNoaGFzaA", "$argon2i$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"])
+    func malformedHashesNeverMatch(_ stored: String) {
+        #expect(hasher.verify(Array("secret".utf8), against: Array(stored.utf8)) != .match(upgrade: false))
+    }
+
+    @Test func base64DecodesWithAndWithoutPadding() {
+        #expect(Base64.decode("c2FsdHNhbHQ") == Array("saltsalt".utf8))
+        #expect(Base64.decode("YQ==") == Array("a".utf8))
+        #expect(Base64.decode("YWI") == Array("ab".utf8))
+        #expect(Base64.decode("Y") == nil)
+        #expect(Base64.decode("*") == nil)
+    }
+}
+
+struct RateLimiterTests {
+    @Test func backOffDoublesFromTheThresholdAndIsCapped() {
+        let limiter = RateLimiter(capacity: 64)
+        let now: Int64 = 1_000_000
+        for _ in 0..<4 { limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now) }
+        #expect(limiter.blockedFor("k", now: now) == nil)
+        limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now)
+        #expect(limiter.blockedFor("k", now: now) == 1)
+        limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now)
+        #expect(limiter.blockedFor("k", now: now) == 2)
+        for _ in 0..<40 { limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now) }
+        #expect(limiter.blockedFor("k", now: now) == 900, "never longer than the cap")
+        #expect(limiter.blockedFor("k", now: now + 900) == nil, "and it ends")
+        limiter.reset("k")
+        #expect(limiter.blockedFor("k", now: now) == nil)
+    }
+
+    @Test func windowsCountEvents() {
+        let limiter = RateLimiter(capacity: 64)
+        #expect(limiter.allow("u", limit: 2, windowSeconds: 3600, now: 100))
+        #expect(limiter.allow("u", limit: 2, windowSeconds: 3600, now: 101))
+        #expect(!limiter.allow("u", limit: 2, windowSeconds: 3600, now: 102))
+        #expect(limiter.allow("other", limit: 2, windowSeconds: 3600, now: 102))
+        #expect(limiter.allow("u", limit: 2, windowSeconds: 3600, now: 3700), "a new window")
+    }
+
+    @Test func aFullTableRecyclesInsteadOfGrowing() {
+        let limiter = RateLimiter(capacity: 16)
+        for index in 0..<1000 { limiter.recordFailure("key\(index)", threshold: 1, maxBlockSeconds: 60, now: Int64(index)) }
+        #expect(limiter.blockedFor("key999", now: 999) != nil)
+    }
+
+    @Test func countersAreSharedWithForkedWorkers() {
+        let limiter = RateLimiter(capacity: 64)
+        let pid = fork()
+        if pid == 0 {
+            for _ in 0..<5 { limiter.recordFailure("shared", threshold: 5, maxBlockSeconds: 60) }
+            _exit(0)
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(limiter.blockedFor("shared") != nil)
+    }
+}
+
+final class JPEGMetadataStripperTests {
+    let directory: String
+
+    init() {
+        var template = Array("/tmp/ireporter-strip-XXXXXX".utf8CString)
+        directory = String(cString: mkdtemp(&template))
+    }
+
+    deinit { _ = system("rm -rf '\(directory)'") }
+
+    func roundTrip(_ bytes: [UInt8], orientation: Int = 1) throws -> [UInt8] {
+        let source = "\(directory)/in.jpg", target = "\(directory)/out.jpg"
+        let file = fopen(source, "wb")!
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        fclose(file)
+        try JPEGMetadataStripper.strip(from: source, to: target, orientation: orientation)
+        let input = fopen(target, "rb")!
+        defer { fclose(input) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, input)
+            if count == 0 { break }
+            out += buffer[..<count]
+        }
+        return out
+    }
+
+    /// A hand-made JPEG structure: the stripper never decodes, it walks markers.
+    func structure(_ segments: [[UInt8]], scan: [UInt8], trailer: [UInt8] = []) -> [UInt8] {
+        [0xFF, 0xD8] + segments.flatMap { $0 } + [0xFF, 0xDA, 0x00, 0x04, 0xAA, 0xBB] + scan + [0xFF, 0xD9] + trailer
+    }
+
+    func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+    }
+
+    @Test func dropsEXIFXMPCommentsAndTrailersKeepsTheRest() throws {
+        let jfif = segment(0xE0, Array("JFIF\0\u{1}\u{1}".utf8))
+        let icc = segment(0xE2, Array("ICC_PROFILE\0\u{1}\u{1}profile".utf8))
+        let adobe = segment(0xEE, Array("Adobe\0d".utf8))
+        let dqt = segment(0xDB, [0x00] + Array(repeating: 1, count: 64))
+        // Scan data with stuffed bytes, a restart marker, and an FF D9 look-alike after stuffing.
+        let scan: [UInt8] = [0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD0, 0x56, 0xFF, 0xFF, 0x00, 0x78]
+        let input = structure([jfif, segment(0xE1, Array("Exif\0\0GPS".utf8)), segment(0xE1, Array("http://ns.adobe.com/xap/1.0/\0<xmp/>".utf8)),
+                               segment(0xED, Array("Photoshop 3.0\0IPTC".utf8)), segment(0xFE, Array("secret comment".utf8)),
+                               segment(0xE2, Array("MPF\0data".utf8)), icc, adobe, dqt],
+                              scan: scan, trailer: Array("appended trailer with GPS".utf8))
+        let output = try roundTrip(input)
+        #expect(output == structure([jfif, icc, adobe, dqt], scan: scan))
+    }
+
+    @Test func orientationIsKeptAsALoneTag() throws {
+        let dqt = segment(0xDB, [0x00] + Array(repeating: 1, count: 64))
+        let output = try roundTrip(structure([segment(0xE1, Array("Exif\0\0whatever".utf8)), dqt], scan: [1, 2, 3]), orientation: 6)
+        #expect(output == structure([JPEGMetadataStripper.orientationSegment(6), dqt], scan: [1, 2, 3]))
+        let plain = try roundTrip(structure([dqt], scan: [1]), orientation: 1)
+        #expect(plain == structure([dqt], scan: [1]), "orientation 1 needs no tag")
+    }
+
+    @Test func progressiveScansAndTablesBetweenThemSurvive() throws {
+        let dht = segment(0xC4, [0x00, 0x01, 0xFF, 0xD9]) // table bytes that look like EOI
+        let input: [UInt8] = [0xFF, 0xD8] + dht + [0xFF, 0xDA, 0x00, 0x04, 0x01, 0x02, 0x10, 0x20]
+            + dht + segment(0xE1, Array("Exif\0\0late".utf8)) + [0xFF, 0xDA, 0x00, 0x04, 0x03, 0x04, 0x30, 0x40, 0xFF, 0xD9]
+        let expected: [UInt8] = [0xFF, 0xD8] + dht + [0xFF, 0xDA, 0x00, 0x04, 0x01, 0x02, 0x10, 0x20]
+            + dht + [0xFF, 0xDA, 0x00, 0x04, 0x03, 0x04, 0x30, 0x40, 0xFF, 0xD9]
+        #expect(try roundTrip(input) == expected)
+    }
+
+    @Test func brokenFilesAreRefusedAndLeaveNoOutput() {
+        #expect(throws: JPEGMetadataStripper.Failure.notAJPEG) { try self.roundTrip(Array("GIF89a".utf8)) }
+        #expect(throws: JPEGMetadataStripper.Failure.self) { try self.roundTrip([0xFF, 0xD8, 0xFF, 0xE1, 0x00]) }
+        #expect(throws: JPEGMetadataStripper.Failure.self) { try self.roundTrip([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01]) }
+        #expect(throws: JPEGMetadataStripper.Failure.self) { try self.roundTrip([0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02, 0x11]) }
+        #expect(access("\(directory)/out.jpg", F_OK) != 0)
+    }
+}
