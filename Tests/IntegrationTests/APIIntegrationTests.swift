@@ -148,6 +148,42 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "stream"), ("IdPhoto", "abc")]) == stream)
     }
 
+    @Test func theStreamCacheKeepsReadYourWrites() throws {
+        var policy = APIHarness.fastHashing
+        policy.streamCacheMillis = 300
+        let phone = try APIHarness(policy: policy)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
+        // Another worker of the same server: its own cache, the shared generation.
+        let generation = StreamCache.Generation()
+        let otherWorker = IReporterAPI(database: DatabaseConnection(settings: try TestServices.settings()),
+                                       sessions: phone.sessions, files: PhotoFiles(directory: phone.uploads.path),
+                                       policy: policy, streamGeneration: generation)
+        let thisWorker = IReporterAPI(database: phone.database, sessions: phone.sessions,
+                                      files: PhotoFiles(directory: phone.uploads.path), policy: policy, streamGeneration: generation)
+        func stream(_ api: IReporterAPI) -> String {
+            var form = FormData()
+            form.setField(Array("command".utf8), Array("stream".utf8))
+            var request = APIRequest(form: form)
+            return String(decoding: api.handle(&request).body, as: UTF8.self)
+        }
+        #expect(stream(otherWorker) == #"{"result":[]}"#)
+        var form = FormData()
+        form.setField(Array("command".utf8), Array("upload".utf8))
+        form.setField(Array("title".utf8), Array("fresh".utf8))
+        let spool = phone.uploads.write(".spool-test01", photo)
+        form.addFile(Array("file".utf8), UploadedFile(filename: Array("photo.jpg".utf8), contentType: [], spoolPath: spool, size: photo.count))
+        var upload = APIRequest(form: form, sessionCookie: phone.cookie)
+        #expect(String(decoding: thisWorker.handle(&upload).body, as: UTF8.self) == #"{"successful":1}"#)
+        let fresh = #"{"result":[{"IdPhoto":"2","title":"fresh","IdUser":"1","username":"alice"}]}"#
+        #expect(stream(otherWorker) == fresh, "an upload through one worker is in the next stream of another")
+        // A row written behind the server's back shows once the cache is older than its limit.
+        try phone.database.execute("UPDATE photos SET title = 'changed elsewhere'")
+        #expect(stream(otherWorker) == fresh)
+        usleep(350_000)
+        #expect(stream(otherWorker) == #"{"result":[{"IdPhoto":"2","title":"changed elsewhere","IdUser":"1","username":"alice"}]}"#)
+    }
+
     @Test func unknownAndMissingCommandsAnswerNothing() throws {
         let phone = try APIHarness()
         #expect(try phone.send([("command", "delete")]) == .empty)

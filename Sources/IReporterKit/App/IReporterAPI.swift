@@ -8,6 +8,9 @@ public final class IReporterAPI {
         /// Uploads per user per hour; 0 = no limit.
         public var uploadsPerHour = 120
         public var passwordHashing = PasswordHasher.Parameters()
+        /// How long a rendered stream may be served while nothing changed
+        /// through this server (see `StreamCache`); 0 = always query.
+        public var streamCacheMillis: Int64 = 1000
 
         public init() {}
     }
@@ -22,6 +25,7 @@ public final class IReporterAPI {
     private let throttle: LoginThrottle
     private let policy: Policy
     private let database: DatabaseConnection
+    private let streamCache: StreamCache
     /// Whether `login.pass` is wide enough for a hash, checked now and then
     /// (the migration may run while we serve).
     private var passwordColumn: (fitsHashes: Bool, checkedAt: Int64)?
@@ -29,7 +33,8 @@ public final class IReporterAPI {
     public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
 
     public init(database: DatabaseConnection, sessions: SessionStore, files: PhotoFiles, policy: Policy = Policy(),
-                limiter: RateLimiter = RateLimiter(capacity: 1024)) {
+                limiter: RateLimiter = RateLimiter(capacity: 1024),
+                streamGeneration: StreamCache.Generation = StreamCache.Generation()) {
         self.database = database
         users = UserRepository(database: database)
         photos = PhotoRepository(database: database)
@@ -39,6 +44,7 @@ public final class IReporterAPI {
         self.limiter = limiter
         hasher = PasswordHasher(parameters: policy.passwordHashing)
         throttle = LoginThrottle(limiter: limiter)
+        streamCache = StreamCache(generation: streamGeneration, maxAgeMillis: policy.streamCacheMillis)
     }
 
     public func handle(_ request: inout APIRequest) -> APIResponse {
@@ -210,6 +216,7 @@ public final class IReporterAPI {
             files.remove(id: photoID)
             throw error
         }
+        streamCache.invalidate()
         return APIResponse(body: Array(#"{"successful":1}"#.utf8))
     }
 
@@ -264,14 +271,17 @@ public final class IReporterAPI {
 
     private func stream(_ request: APIRequest) throws -> APIResponse {
         let id = PHPStrings.intCast(request.form.field("IdPhoto") ?? [])
-        let rows: [Row]
         do {
-            rows = id == 0 ? try photos.stream() : try photos.photo(id: id)
-        } catch {
-            if error.isConnectionLost { throw error }
+            if id == 0 { return APIResponse(body: try streamCache.answer { Self.render(try photos.stream()) }) }
+            return APIResponse(body: Self.render(try photos.photo(id: id)))
+        } catch let error as DatabaseError where !error.isConnectionLost {
             Log.error("stream: \(error)")
             return .error(.streamBroken)
         }
+    }
+
+    /// `{"result":[{"IdPhoto":…,"title":…,"IdUser":…,"username":…},…]}`
+    private static func render(_ rows: [Row]) -> [UInt8] {
         var json = PHPJSONWriter(capacity: 80 * rows.count + 16)
         json.raw("{\"result\":[")
         for (index, row) in rows.enumerated() {
@@ -287,7 +297,7 @@ public final class IReporterAPI {
             json.raw("}")
         }
         json.raw("]}")
-        return APIResponse(body: json.bytes)
+        return json.bytes
     }
 
     // MARK: - cookies

@@ -7,6 +7,7 @@ extension Configuration {
         policy.maxUploadBytes = maxUploadBytes
         policy.uploadsPerHour = uploadRateLimit
         policy.passwordHashing = passwordHashing
+        policy.streamCacheMillis = Int64(streamCacheMillis)
         return policy
     }
 
@@ -14,10 +15,19 @@ extension Configuration {
         SessionStore(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
     }
 
-    func makeResponder(database: DatabaseConnection, limiter: RateLimiter, operatorPages: OperatorPages?) -> APIResponder {
+    func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
         let api = IReporterAPI(database: database, sessions: sessionStore, files: PhotoFiles(directory: uploadDirectory),
-                               policy: apiPolicy, limiter: limiter)
+                               policy: apiPolicy, limiter: shared.limiter, streamGeneration: shared.streamGeneration)
         return APIResponder(api: api, uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages)
     }
+}
+
+/// What the workers share, made by the supervisor before it forks them and
+/// kept across reloads.
+struct SharedState: Sendable {
+    /// Login and upload counters.
+    var limiter = RateLimiter()
+    /// Bumped by every upload: each worker's cached stream is then stale.
+    var streamGeneration = StreamCache.Generation()
 }

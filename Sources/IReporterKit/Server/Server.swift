@@ -57,7 +57,7 @@ public enum Server {
         guard directoriesAreWritable(configuration) else { return 1 }
         // One process per request: login throttling cannot be shared here.
         let database = DatabaseConnection(settings: configuration.database)
-        configuration.makeResponder(database: database, limiter: RateLimiter(capacity: 64), operatorPages: nil)
+        configuration.makeResponder(database: database, shared: SharedState(limiter: RateLimiter(capacity: 64)), operatorPages: nil)
             .respond(to: CGIRequest())
         database.disconnect()
         return 0

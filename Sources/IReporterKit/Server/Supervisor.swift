@@ -17,8 +17,7 @@ final class Supervisor {
     private let reload: () throws(ConfigurationError) -> Configuration
     private let socket: ListeningSocket
     private let scoreboard = Scoreboard()
-    /// Login and upload counters shared by all workers (and kept across reloads).
-    private let limiter = RateLimiter()
+    private let shared = SharedState()
     private var generation: Int64 = 1
     private var stopping = false
     private var stopDeadline: Int64 = 0
@@ -124,7 +123,7 @@ final class Supervisor {
         let pid = fork()
         if pid == 0 {
             WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
-                              limiter: limiter, operatorPages: pages)
+                              shared: shared, operatorPages: pages)
         }
         guard pid > 0 else {
             Log.error("fork failed: \(String(cString: strerror(errno)))")

@@ -12,7 +12,7 @@ enum WorkerProcess {
     static let stopSignals = [SIGTERM, SIGINT, SIGQUIT]
 
     static func run(slot: Int, listenFD: Int32, configuration: Configuration, scoreboard: Scoreboard,
-                    limiter: RateLimiter, operatorPages: OperatorPages) -> Never {
+                    shared: SharedState, operatorPages: OperatorPages) -> Never {
         for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
         signal(SIGUSR2, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
@@ -23,7 +23,7 @@ enum WorkerProcess {
 
         let accessLog = AccessLog(configuration: configuration)
         let database = DatabaseConnection(settings: configuration.database)
-        let responder = configuration.makeResponder(database: database, limiter: limiter, operatorPages: operatorPages)
+        let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0
         while !stopRequested {

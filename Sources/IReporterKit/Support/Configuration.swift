@@ -32,6 +32,7 @@ public struct Configuration: Sendable {
     public var pingPath = "/ireporter-ping"
     public var statusPath = "/ireporter-status"
     public var uploadRateLimit = 120
+    public var streamCacheMillis = 1000
     public var passwordHashing = PasswordHasher.Parameters()
     public var sessionAbsoluteTimeout = 30 * 24 * 3600
     /// `Secure` on the session cookie: always, or only for HTTPS requests.
@@ -47,7 +48,7 @@ public struct Configuration: Sendable {
                               "max_requests", "request_timeout", "shutdown_timeout", "slow_request_ms",
                               "access_log", "log_file", "ping_path", "status_path", "upload_rate_limit",
                               "password_hash_memory_kib", "password_hash_iterations", "password_hash_parallelism",
-                              "session_absolute_timeout", "cookie_secure"]
+                              "session_absolute_timeout", "cookie_secure", "stream_cache_ms"]
 
     /// Defaults, then the file, then `IREPORTER_*` variables, then flags.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
@@ -154,6 +155,7 @@ public struct Configuration: Sendable {
         case "ping_path": pingPath = value
         case "status_path": statusPath = value
         case "upload_rate_limit": uploadRateLimit = try number(0...1_000_000)
+        case "stream_cache_ms": streamCacheMillis = try number(0...3_600_000)
         case "password_hash_memory_kib": passwordHashing.memoryKiB = UInt32(try number(8...(4 * 1024 * 1024)))
         case "password_hash_iterations": passwordHashing.iterations = UInt32(try number(1...64))
         case "password_hash_parallelism": passwordHashing.parallelism = UInt32(try number(1...16))
