@@ -21,7 +21,7 @@ final class Scoreboard: @unchecked Sendable {
     static let maxSlots = 512
     private static let headerWords = 8
     private static let slotWords = 8
-    private enum Header: Int { case startedAt = 0, accepted, slow, maxActive, timedOut, crashed }
+    private enum Header: Int { case startedAt = 0, accepted, slow, maxActive, timedOut, crashed, active }
     private enum Field: Int { case pid = 0, state, generation, requestStarted, requests, lastRequest }
 
     private let words: UnsafeMutablePointer<CLongLong>
@@ -68,6 +68,8 @@ final class Scoreboard: @unchecked Sendable {
     }
 
     func release(_ index: Int) {
+        // A worker that died busy never finished its request.
+        if load(index, .state) == State.busy.rawValue { _ = csystem_add(words + Header.active.rawValue, -1) }
         store(index, .pid, 0)
         store(index, .state, State.free.rawValue)
     }
@@ -78,11 +80,12 @@ final class Scoreboard: @unchecked Sendable {
         store(index, .requestStarted, now)
         store(index, .state, State.busy.rawValue)
         _ = csystem_add(words + Header.accepted.rawValue, 1)
-        let active = (0..<Self.maxSlots).reduce(Int64(0)) { $0 + (load($1, .state) == State.busy.rawValue ? 1 : 0) }
+        let active = Int64(csystem_add(words + Header.active.rawValue, 1))
         if active > load(header: .maxActive) { store(header: .maxActive, active) }
     }
 
     func finishRequest(_ index: Int, durationMillis: Int64) {
+        _ = csystem_add(words + Header.active.rawValue, -1)
         _ = csystem_add(words + Self.headerWords + index * Self.slotWords + Field.requests.rawValue, 1)
         store(index, .lastRequest, durationMillis)
     }

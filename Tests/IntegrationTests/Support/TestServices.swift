@@ -42,15 +42,7 @@ enum TestServices {
     }
 
     static func readText(_ path: String) throws -> String {
-        guard let file = fopen(path, "r") else { throw SystemError("open \(path)") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count == 0 { break }
-            bytes += buffer[..<count]
-        }
+        guard let bytes = readBytes(path) else { throw SystemError("open \(path)") }
         return String(decoding: bytes, as: UTF8.self)
     }
 }
