@@ -224,6 +224,24 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "x")]) == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
     }
 
+    @Test func theDatabaseCanComeFromAClientOptionFile() throws {
+        let url = try TestServices.settings()
+        let directory = ScratchDirectory("optionfile")
+        let file = directory.write("ireporter.cnf", Array("""
+            [client]
+            user = \(url.user)
+            password = \(url.password)
+            \(url.socket.map { "socket = \($0)" } ?? "host = \(url.host)\nport = \(url.port)")
+            [ireporter]
+            database = \(url.database)
+
+            """.utf8))
+        let configuration = try Configuration.load(arguments: [], environment: ["IREPORTER_DB_OPTION_FILE": file])
+        let database = DatabaseConnection(settings: configuration.database)
+        #expect(try database.query("SELECT DATABASE(), CURRENT_USER()")[0].map { String(decoding: $0!, as: UTF8.self) }
+                == [url.database, "\(url.user)@localhost"])
+    }
+
     @Test func anUnreachableDatabaseIsAClearError() throws {
         var settings = try TestServices.settings()
         settings.socket = "/nonexistent.sock"

@@ -14,6 +14,13 @@ public struct DatabaseSettings: Sendable, Equatable {
     /// The original's columns are latin1 and PHP connected as latin1, so the
     /// bytes a client sends are stored and returned unchanged.
     public var charset = "latin1"
+    /// A MariaDB client option file (`[client]` and `[ireporter]` groups,
+    /// as `mariadb --defaults-file` reads them). Its values apply to what
+    /// no `db_url` gave.
+    public var optionFile: String?
+    public var optionGroup = "ireporter"
+    /// Whether host, user, password and database came from a URL.
+    public var fromURL = false
     public var connectTimeoutSeconds: UInt32 = 3
     public var readWriteTimeoutSeconds: UInt32 = 30
 
@@ -22,6 +29,7 @@ public struct DatabaseSettings: Sendable, Equatable {
     /// `mysql://USER:PASS@HOST:PORT/DB`, or `…@localhost/DB?socket=/path`.
     public init(url: String) throws(ConfigurationError) {
         self.init()
+        fromURL = true
         guard url.hasPrefix("mysql://") || url.hasPrefix("mariadb://") else {
             throw ConfigurationError("db_url must start with mysql:// (got \(url))")
         }
@@ -151,9 +159,22 @@ public final class DatabaseConnection {
         mysql_options(connection, MYSQL_OPT_READ_TIMEOUT, &ioTimeout)
         mysql_options(connection, MYSQL_OPT_WRITE_TIMEOUT, &ioTimeout)
         settings.charset.withCString { _ = mysql_options(connection, MYSQL_SET_CHARSET_NAME, $0) }
-        let ok = settings.socket.withOptionalCString { socket in
-            mysql_real_connect(connection, settings.host, settings.user, settings.password, settings.database,
-                               settings.port, socket, 0) != nil
+        if let file = settings.optionFile {
+            file.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_FILE, $0) }
+            settings.optionGroup.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_GROUP, $0) }
+        }
+        // With an option file and no URL, NULLs let the file's values apply.
+        let given = settings.fromURL || settings.optionFile == nil
+        let ok = (given ? settings.socket : nil).withOptionalCString { socket in
+            (given ? settings.host : nil).withOptionalCString { host in
+                (given ? settings.user : nil).withOptionalCString { user in
+                    (given ? settings.password : nil).withOptionalCString { password in
+                        (given ? settings.database : nil).withOptionalCString { database in
+                            mysql_real_connect(connection, host, user, password, database, given ? settings.port : 0, socket, 0) != nil
+                        }
+                    }
+                }
+            }
         }
         guard ok else {
             let error = DatabaseError(connection: connection)

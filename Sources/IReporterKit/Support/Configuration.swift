@@ -48,7 +48,8 @@ public struct Configuration: Sendable {
                               "max_requests", "request_timeout", "shutdown_timeout", "slow_request_ms",
                               "access_log", "log_file", "ping_path", "status_path", "upload_rate_limit",
                               "password_hash_memory_kib", "password_hash_iterations", "password_hash_parallelism",
-                              "session_absolute_timeout", "cookie_secure", "stream_cache_ms"]
+                              "session_absolute_timeout", "cookie_secure", "stream_cache_ms", "db_option_file",
+                              "db_option_group"]
 
     /// Defaults, then the file, then `IREPORTER_*` variables, then flags.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
@@ -133,10 +134,15 @@ public struct Configuration: Sendable {
         case "listen_backlog": listenBacklog = Int32(try number(1...65535))
         case "workers": workers = try number(1...256)
         case "db_url":
-            let charset = database.charset
+            let previous = database
             database = try DatabaseSettings(url: value)
-            if !value.contains("charset=") { database.charset = charset }
+            if !value.contains("charset=") { database.charset = previous.charset }
+            (database.optionFile, database.optionGroup) = (previous.optionFile, previous.optionGroup)
         case "db_charset": database.charset = value
+        case "db_option_file":
+            guard access(value, R_OK) == 0 else { throw ConfigurationError("db_option_file \(value) is not readable") }
+            database.optionFile = value
+        case "db_option_group": database.optionGroup = value
         case "upload_dir": uploadDirectory = value
         case "session_dir": sessionDirectory = value
         case "session_idle_timeout": sessionIdleTimeout = try number(60...(10 * 365 * 86400))
