@@ -121,7 +121,9 @@ pid_file = $SRV_PID
 user = www-data
 EOF
   # It may hold a database password.
-  chmod 600 "$SRV_CONF"
+  # Read again on SIGUSR2 by the server, which runs as www-data by then.
+  chown root:www-data "$SRV_CONF"
+  chmod 640 "$SRV_CONF"
 }
 
 # SIGTERM lets the server finish the requests in flight (it waits up to 30 s);

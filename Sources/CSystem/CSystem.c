@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 int csystem_random_bytes(void *buffer, size_t length) {
     size_t filled = 0;
@@ -56,4 +58,9 @@ int csystem_take_signal(int signal_number) {
 
 int csystem_signal_seen(int signal_number) {
     return signal_number > 0 && signal_number < 65 && received_signals[signal_number];
+}
+
+int csystem_die_with_parent(int signal_number, int parent_pid) {
+    if (prctl(PR_SET_PDEATHSIG, signal_number) != 0) return -1;
+    return getppid() == parent_pid ? 0 : -1;
 }

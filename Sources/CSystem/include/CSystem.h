@@ -21,6 +21,11 @@ static inline long long csystem_load(const long long *word) { return __atomic_lo
 static inline void csystem_store(long long *word, long long value) { __atomic_store_n(word, value, __ATOMIC_SEQ_CST); }
 static inline long long csystem_add(long long *word, long long delta) { return __atomic_add_fetch(word, delta, __ATOMIC_SEQ_CST); }
 
+/* prctl(PR_SET_PDEATHSIG): signal_number is sent to this process when the
+   parent that forked it dies. Returns 0, or -1 when the parent is already
+   gone (parent_pid is no longer our parent). */
+int csystem_die_with_parent(int signal_number, int parent_pid);
+
 /* Signal flags for worker processes: the handler only records the signal
    (async-signal-safe) and, installed without SA_RESTART, makes a blocking
    accept() return so the worker can look at the flags. */

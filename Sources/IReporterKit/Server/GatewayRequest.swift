@@ -42,6 +42,13 @@ final class CGIRequest: GatewayRequest {
         return filled
     }
 
+    /// Reads what is left of the body (up to `CONTENT_LENGTH`) and drops it.
+    func discardRemainingBody() {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+        defer { buffer.deallocate() }
+        while (remaining ?? 0) > 0 && read(into: buffer) > 0 {}
+    }
+
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
         var offset = 0

@@ -57,9 +57,15 @@ public enum Server {
         guard directoriesAreWritable(configuration) else { return 1 }
         // One process per request: login throttling cannot be shared here.
         let database = DatabaseConnection(settings: configuration.database)
+        let request = CGIRequest()
         configuration.makeResponder(database: database, shared: SharedState(limiter: RateLimiter(capacity: 64)), operatorPages: nil)
-            .respond(to: CGIRequest())
+            .respond(to: request)
         database.disconnect()
+        // The web server writes the whole body before it reads the answer:
+        // exiting with body bytes unread would cost the client its answer.
+        request.discardRemainingBody()
+        // No supervisor sweeps for us: one request in a hundred does it (PHP's gc_probability).
+        if Int.random(in: 0..<100) == 0 { configuration.sessionStore.sweep() }
         return 0
     }
 

@@ -79,6 +79,9 @@ final class Supervisor {
             Log.info("signal \(signal): finishing requests in flight (up to \(configuration.shutdownTimeout) s)")
             stopping = true
             stopDeadline = monotonicMillis() + Int64(configuration.shutdownTimeout) * 1000
+            // No new connections from here on; the workers serve what is
+            // already queued on the socket before they leave.
+            if let path = socket.ownedPath { unlink(path) }
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
         case SIGUSR2:
             reloadWorkers()
@@ -109,7 +112,7 @@ final class Supervisor {
         let old = scoreboard.occupied
         generation += 1
         for _ in 0..<configuration.workers { spawnWorker() }
-        for (_, slot) in old { kill(slot.pid, SIGTERM) }
+        for (_, slot) in old { kill(slot.pid, SIGQUIT) }
         Log.info("reloaded: \(configuration.workers) new worker processes, \(old.count) old ones finishing")
     }
 
@@ -120,8 +123,12 @@ final class Supervisor {
         }
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
                                   scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd)
+        let supervisor = getpid()
         let pid = fork()
         if pid == 0 {
+            // A supervisor killed outright (OOM killer, kill -9) takes its
+            // workers along: they must not keep the socket and its requests.
+            if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
             WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
                               shared: shared, operatorPages: pages)
         }
@@ -178,8 +185,10 @@ final class Supervisor {
     /// reported (`ireporter repair` deletes them).
     private func sweepUploadsInBackground() {
         let configuration = configuration
+        let supervisor = getpid()
         let pid = fork()
         guard pid == 0 else { return }
+        if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
         let repair = UploadRepair(files: PhotoFiles(directory: configuration.uploadDirectory),
                                   database: DatabaseConnection(settings: configuration.database),
                                   maxImagePixels: configuration.maxImagePixels)

@@ -26,7 +26,11 @@ enum WorkerProcess {
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0
-        while !stopRequested {
+        // A stopping supervisor has removed its socket's path: what is still
+        // queued is served. (A socket someone else owns keeps its backlog for
+        // the next server: systemd, spawn-fcgi.)
+        let drainOnStop = configuration.listen.hasPrefix("/")
+        while !stopRequested || (drainOnStop && !retiring && hasQueuedConnection(listenFD)) {
             if csystem_take_signal(SIGUSR1) != 0 {
                 if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
                 accessLog.reopen()
@@ -53,6 +57,15 @@ enum WorkerProcess {
         database.disconnect()
         exit(0)
     }
+
+    private static func hasQueuedConnection(_ fd: Int32) -> Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLIN) != 0
+    }
+
+    /// SIGQUIT: replaced by a new worker (reload); the socket stays open,
+    /// so there is no backlog to drain.
+    private static var retiring: Bool { csystem_signal_seen(SIGQUIT) != 0 }
 
     private static var stopRequested: Bool {
         stopSignals.contains { csystem_signal_seen($0) != 0 }

@@ -58,7 +58,9 @@ public struct Configuration: Sendable {
         var file = environment["IREPORTER_CONFIG"]
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
-            let (name, inlineValue) = argument.split(separator: "=", maxSplits: 1).map(String.init).pair
+            let equals = argument.firstIndex(of: "=")
+            let name = equals.map { String(argument[..<$0]) } ?? argument
+            let inlineValue = equals.map { String(argument[argument.index(after: $0)...]) }
             guard let value = inlineValue ?? iterator.next() else { throw ConfigurationError("\(name) needs a value") }
             switch name {
             case "--config": file = value
@@ -183,10 +185,6 @@ func executableDirectory() -> String? {
     guard length > 0 else { return nil }
     let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     return path.lastIndex(of: "/").map { String(path[..<$0]) }
-}
-
-extension Array where Element == String {
-    fileprivate var pair: (String, String?) { (self[0], count > 1 ? self[1] : nil) }
 }
 
 extension StringProtocol {

@@ -1,0 +1,798 @@
+"""servers.py - private MariaDB, iReporter, Apache and nginx instances for the
+deployment tests (test_deploy_apache.py, test_deploy_spawn.py,
+test_process_model.py). Each test module starts what it needs once and stops
+it at the end; everything runs on loopback, in its own directory under /tmp.
+
+Environment:
+  IREPORTER_BINARY        required: the built ireporter binary (copied into the
+                          test directories: www-data must be able to run it)
+  IREPORTER_TEST_DB_URL   optional: use this database instead of starting a
+                          private MariaDB (scripts/mariadb.sh, 127.0.0.1:3312,
+                          /tmp/ir-deploy-mariadb-3312; its tables are emptied
+                          at each module start)
+  IREPORTER_DEPLOY_DB_PORT, IREPORTER_DEPLOY_DB_DIR   override those two
+  IREPORTER_DEPLOY_PORT_BASE  first of the four loopback HTTP ports the web
+                          servers listen on (default 8095: 8095-8098)
+  IREPORTER_KEEP_DIRS=1   keep the test directories (logs) after the run
+
+The deploy/ files under test are rendered (their production paths replaced
+by the test's) exactly as an operator would edit them; render() fails when a
+path it must replace is missing, so the tests cannot drift away from deploy/.
+
+Processes are only ever signalled by the pid we started or read from a pid
+file / the status page / /proc (children of our pid, or processes running the
+binary copy in our own test directory), never by name.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import pytest
+
+from appclient import AppClient, Endpoint, jpeg_size
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+DEPLOY = REPO / "deploy"
+WWW = "www-data"
+APACHE_MODULES = Path("/usr/lib/apache2/modules")
+
+SUCCESS = b'{"successful":1}'
+
+_PORT_BASE = int(os.environ.get("IREPORTER_DEPLOY_PORT_BASE", "8095"))
+
+
+def http_port(n: int) -> int:
+    """The n-th (0-3) HTTP port of the deployment tests: 8095-8098 by default."""
+    assert 0 <= n <= 3
+    return _PORT_BASE + n
+
+
+# ------------------------------------------------------------------ basics
+
+def binary() -> Path:
+    """The server binary under test (IREPORTER_BINARY); fails the test loudly."""
+    value = os.environ.get("IREPORTER_BINARY")
+    if not value:
+        pytest.fail("IREPORTER_BINARY is not set: point it at the built server "
+                    "(e.g. IREPORTER_BINARY=.build/release/ireporter)", pytrace=False)
+    path = Path(value)
+    if not path.is_absolute():
+        path = (REPO / path) if (REPO / path).exists() else path.resolve()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(f"IREPORTER_BINARY={value}: no executable file there", pytrace=False)
+    return path
+
+
+def need_root():
+    if os.geteuid() != 0:
+        pytest.fail("the deployment tests start web servers that switch to www-data: run them as root",
+                    pytrace=False)
+
+
+def need_tool(path: str, package: str) -> str:
+    found = shutil.which(path) or (path if os.access(path, os.X_OK) else None)
+    if not found:
+        pytest.fail(f"{path} is missing (apt-get install {package})", pytrace=False)
+    return found
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """A minimal environment: no IREPORTER_* (they override the server's
+    configuration file), no LISTEN_* (socket activation), no proxies."""
+    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+           "LANG": "C.UTF-8", "HOME": "/root"}
+    env.update(extra)
+    return env
+
+
+def pwd_id(name: str) -> int:
+    import pwd
+    return pwd.getpwnam(name).pw_uid
+
+
+def grp_id(name: str) -> int:
+    import grp
+    return grp.getgrnam(name).gr_gid
+
+
+def proc_ppid(pid: int) -> Optional[int]:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def chown_www(*paths: Path):
+    for p in paths:
+        shutil.chown(p, WWW, WWW)
+
+
+def make_workdir(name: str) -> Path:
+    """A fresh directory that www-data (Apache, nginx, the server) can traverse."""
+    d = Path(tempfile.mkdtemp(prefix=f"ir-{name}-", dir="/tmp"))
+    d.chmod(0o755)
+    return d
+
+
+def remove_workdir(d: Path):
+    if os.environ.get("IREPORTER_KEEP_DIRS") == "1":
+        return
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def app_dirs(base: Path) -> tuple[Path, Path]:
+    """upload/ (0755) and sessions/ (0700), owned by www-data."""
+    upload, sessions = base / "upload", base / "sessions"
+    for d, mode in ((upload, 0o755), (sessions, 0o700)):
+        d.mkdir(parents=True, exist_ok=True)
+        chown_www(d)
+        d.chmod(mode)
+    return upload, sessions
+
+
+def www_file(path: Path) -> Path:
+    """An empty file www-data can append to (logs of a server that dropped root)."""
+    path.touch()
+    chown_www(path)
+    return path
+
+
+def install_binary(src: Path, dst: Path) -> Path:
+    """A copy (never a link into .build): www-data must be able to run it."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(dst.name + ".new")
+    shutil.copyfile(src, tmp)
+    tmp.chmod(0o755)
+    tmp.replace(dst)
+    return dst
+
+
+def render(src: Path, dst: Path, replace: dict[str, str], mode: int = 0o644) -> str:
+    """Copy a deploy/ file, replacing literal strings (each must occur)."""
+    text = src.read_text()
+    for old, new in replace.items():
+        if old not in text:
+            raise AssertionError(f"{src.relative_to(REPO)} no longer contains {old!r}: update the test's rendering")
+        text = text.replace(old, new)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(text)
+    dst.chmod(mode)
+    return text
+
+
+def set_config_keys(text: str, keys: dict[str, object]) -> str:
+    """Set `key = value` in an ireporter.conf text: replaces the first line
+    (active or commented out) for that key, else appends it."""
+    lines = text.splitlines()
+    for key, value in keys.items():
+        pattern = re.compile(rf"^\s*#?\s*{re.escape(key)}\s*=")
+        new = f"{key} = {value}"
+        for i, line in enumerate(lines):
+            if pattern.match(line):
+                lines[i] = new
+                break
+        else:
+            lines.append(new)
+    return "\n".join(lines) + "\n"
+
+
+def config_value(text: str, key: str) -> Optional[str]:
+    for line in text.splitlines():
+        m = re.match(rf"^\s*{re.escape(key)}\s*=\s*(.*?)\s*(#.*)?$", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def proc_alive(pid: int) -> bool:
+    """Exists and is not a zombie (an orphan we did not start may linger as
+    one when PID 1 does not reap)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    state = stat.rsplit(")", 1)[1].split()[0]
+    return state not in ("Z", "X")
+
+
+def proc_cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def proc_user(pid: int) -> Optional[str]:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                import pwd
+                return pwd.getpwuid(int(line.split()[2])).pw_name  # effective uid
+    except (OSError, KeyError):
+        return None
+    return None
+
+
+def children(pid: int) -> list[int]:
+    """Live child processes of pid."""
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            out += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+    except OSError:
+        return []
+    return [c for c in out if proc_alive(c)]
+
+
+def processes_running(exe: Path) -> list[int]:
+    """Live processes whose executable is this file (the copy a test installed)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            target = os.readlink(f"/proc/{entry}/exe")
+        except OSError:
+            continue
+        if target.removesuffix(" (deleted)") == str(exe) and proc_alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 0.05, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what}")
+        time.sleep(interval)
+
+
+def wait_gone(pids, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while any(proc_alive(p) for p in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def kill_pids(pids, sig=signal.SIGKILL):
+    for p in pids:
+        try:
+            os.kill(p, sig)
+        except ProcessLookupError:
+            pass
+
+
+def tail(path: Path, n: int = 25) -> str:
+    try:
+        lines = path.read_text(errors="replace").splitlines()[-n:]
+    except OSError:
+        return f"({path}: none)"
+    return f"--- last lines of {path}:\n" + "\n".join(lines)
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def port_free(port: int):
+    if port_open(port):
+        pytest.fail(f"127.0.0.1:{port} is already in use: another test run (or a leftover server) holds it",
+                    pytrace=False)
+
+
+# ------------------------------------------------------------------ MariaDB
+
+@dataclass
+class Database:
+    url: str
+    directory: Optional[Path] = None   # set when we started it
+
+    def stop(self):
+        if self.directory is not None:
+            subprocess.run([str(REPO / "scripts/mariadb.sh"), "stop", str(self.directory)],
+                           capture_output=True, timeout=90)
+            self.directory = None
+
+
+def start_database() -> Database:
+    """IREPORTER_TEST_DB_URL when set, else a private MariaDB (scripts/mariadb.sh)."""
+    url = os.environ.get("IREPORTER_TEST_DB_URL")
+    if url:
+        return Database(url)
+    port = os.environ.get("IREPORTER_DEPLOY_DB_PORT", "3312")
+    directory = Path(os.environ.get("IREPORTER_DEPLOY_DB_DIR", f"/tmp/ir-deploy-mariadb-{port}"))
+    running = subprocess.run([str(REPO / "scripts/mariadb.sh"), "status", str(directory), port],
+                             capture_output=True, timeout=30).returncode == 0
+    if not running:
+        port_free(int(port))
+    p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "start", str(directory), port],
+                       capture_output=True, text=True, timeout=180)
+    if p.returncode != 0:
+        pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
+    # Our own database: empty tables as installed, for every module.
+    schema = (REPO / "sql" / "schema.sql").read_text()
+    p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "sql", str(directory), port],
+                       input="DROP TABLE IF EXISTS `login`, `photos`;\n" + schema,
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        pytest.fail(f"resetting the database in {directory} failed:\n{p.stderr}", pytrace=False)
+    return Database(f"mysql://ireport:ireport@localhost/iReport?socket={directory}/mysqld.sock", directory)
+
+
+# --------------------------------------------------------------- the server
+
+class OurServer:
+    """ireporter started by us (as root, `user = www-data` in its
+    configuration), listening on its own unix socket: base/run/fcgi.sock.
+    Its configuration is deploy/ireporter.conf.example, rendered."""
+
+    def __init__(self, base: Path, source_binary: Path, db_url: str, **keys):
+        self.base = base
+        self.run_dir = base / "run"
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        chown_www(self.run_dir)
+        self.upload_dir, self.session_dir = app_dirs(base)
+        self.binary = install_binary(source_binary, base / "bin" / "ireporter")
+        self.socket_path = self.run_dir / "fcgi.sock"
+        self.pid_file = self.run_dir / "ireporter.pid"
+        self.config_path = base / "ireporter.conf"
+        self.log_path = base / "ireporter.log"
+        self.db_url = db_url
+        self.proc: Optional[subprocess.Popen] = None
+        self.seen_workers: set[int] = set()
+        self.write_config(**keys)
+
+    def write_config(self, **keys):
+        text = (DEPLOY / "ireporter.conf.example").read_text()
+        for old, new in (("/run/ireporter/fcgi.sock", str(self.socket_path)),
+                         ("/run/ireporter/ireporter.pid", str(self.pid_file)),
+                         ("/var/www/iReporter/upload", str(self.upload_dir)),
+                         ("/var/lib/ireporter/sessions", str(self.session_dir))):
+            assert old in text, f"deploy/ireporter.conf.example no longer contains {old}"
+            text = text.replace(old, new)
+        defaults = {"db_url": self.db_url, "user": WWW, "workers": 3, "log_file": ""}
+        defaults.update(keys)
+        text = set_config_keys(text, defaults)
+        self.config_path.write_text(text)
+        # As deploy/ireporter.conf.example says: root:www-data 0640. The
+        # server re-reads it on SIGUSR2 after it switched to www-data.
+        os.chown(self.config_path, 0, grp_id(WWW))
+        self.config_path.chmod(0o640)
+        self.config_text = text
+
+    def check_config(self):
+        p = subprocess.run([str(self.binary), "--config", str(self.config_path), "--check-config"],
+                           env=clean_env(), capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, f"--check-config refused {self.config_path}:\n{p.stderr}"
+
+    def start(self, timeout: float = 15):
+        self.check_config()
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([str(self.binary), "--config", str(self.config_path)],
+                                     env=clean_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                     cwd="/", start_new_session=True)
+        log.close()
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"ireporter exited with {self.proc.returncode} during start-up\n"
+                                     + tail(self.log_path))
+            return self.socket_path.is_socket() and self.pid_file.is_file() and self.pid_file.read_text().strip()
+        wait_for(ready, timeout, what=f"ireporter to listen on {self.socket_path}")
+        assert int(self.pid_file.read_text()) == self.proc.pid
+        self.workers()  # remember them for the cleanup
+        return self
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def workers(self) -> list[int]:
+        w = children(self.proc.pid) if self.proc else []
+        self.seen_workers.update(w)
+        return w
+
+    def signal(self, sig):
+        self.workers()
+        os.kill(self.proc.pid, sig)
+
+    def stop(self, timeout: float = 40) -> Optional[float]:
+        """SIGTERM; returns the seconds it took to exit (None: had to be killed)."""
+        if self.proc is None:
+            return None
+        self.workers()
+        took = None
+        if self.proc.poll() is None:
+            t0 = time.monotonic()
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+                took = time.monotonic() - t0
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        # Workers the supervisor left behind (it should leave none).
+        leftovers = [p for p in self.seen_workers if proc_alive(p) and str(self.config_path) in proc_cmdline(p)]
+        kill_pids(leftovers)
+        self.leftover_workers = leftovers
+        self.proc = None
+        return took
+
+
+# ------------------------------------------------------------------ Apache
+
+APACHE_MAIN = """\
+# Private Apache for the iReporter deployment tests (servers.py).
+ServerRoot "{root}"
+PidFile "{root}/run/httpd.pid"
+DefaultRuntimeDir "{root}/run"
+Mutex file:{root}/run default
+ErrorLog "{root}/logs/error.log"
+LogLevel warn
+{load_modules}
+User www-data
+Group www-data
+ServerName localhost
+ServerTokens Prod
+TypesConfig /etc/mime.types
+AccessFileName .htaccess
+Timeout 60
+KeepAlive On
+# Small: a test server.
+StartServers 1
+ServerLimit 2
+ThreadsPerChild 25
+MaxRequestWorkers 50
+MinSpareThreads 10
+MaxSpareThreads 50
+<IfModule mod_cgid.c>
+    ScriptSock "{root}/run/cgisock"
+</IfModule>
+LogFormat "%h %l %u %t \\"%r\\" %>s %b %D" timed
+CustomLog "{root}/logs/access.log" timed
+
+# Debian's apache2.conf defaults: nothing but what a site allows.
+<Directory />
+    Options FollowSymLinks
+    AllowOverride None
+    Require all denied
+</Directory>
+<FilesMatch "^\\.ht">
+    Require all denied
+</FilesMatch>
+
+{body}
+"""
+
+
+class Apache:
+    """apache2 -f ROOT/httpd.conf -k start|stop, with only the given modules."""
+
+    BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "alias", "dir", "log_config"]
+
+    def __init__(self, root: Path, ports: list[int], modules: list[str], body: str):
+        self.root = root
+        self.ports = ports
+        self.exe = need_tool("/usr/sbin/apache2", "apache2")
+        for d in ("run", "logs"):
+            (root / d).mkdir(parents=True, exist_ok=True)
+        self.conf = root / "httpd.conf"
+        self.error_log = root / "logs" / "error.log"
+        self.pid_file = root / "run" / "httpd.pid"
+        loads = []
+        for m in dict.fromkeys(self.BASE_MODULES + modules):
+            if m == "log_config":
+                continue  # compiled in on Debian
+            so = APACHE_MODULES / f"mod_{m}.so"
+            if not so.is_file():
+                pytest.fail(f"{so} is missing (apt-get install apache2 libapache2-mod-fcgid)", pytrace=False)
+            loads.append(f"LoadModule {m}_module {so}")
+        listen = "\n".join(f"Listen 127.0.0.1:{p}" for p in ports)
+        self.conf.write_text(APACHE_MAIN.format(root=root, load_modules="\n".join(loads),
+                                                body=listen + "\n\n" + body))
+        self.pid: Optional[int] = None
+
+    def _ctl(self, *args, check=True):
+        p = subprocess.run([self.exe, "-f", str(self.conf), *args], env=clean_env(), capture_output=True,
+                           text=True, timeout=30, cwd="/")
+        if check and p.returncode != 0:
+            raise AssertionError(f"apache2 {' '.join(args)} failed ({p.returncode}):\n{p.stdout}{p.stderr}\n"
+                                 + tail(self.error_log))
+        return p
+
+    def start(self):
+        for port in self.ports:
+            port_free(port)
+        self._ctl("-t")
+        self._ctl("-k", "start")
+        self.pid = int(wait_for(lambda: self.pid_file.is_file() and self.pid_file.read_text().strip(), 15,
+                                what="Apache's pid file"))
+        for port in self.ports:
+            wait_for(lambda: port_open(port), 15, what=f"Apache on 127.0.0.1:{port}")
+        return self
+
+    def stop(self):
+        if self.pid is None:
+            return
+        pid = self.pid
+        self.pid = None
+        if proc_alive(pid):
+            self._ctl("-k", "stop", check=False)
+            if not wait_gone([pid], 20):
+                kill_pids([pid])
+                wait_gone([pid], 5)
+
+    def log_tail(self, n=25) -> str:
+        return tail(self.error_log, n)
+
+
+# ------------------------------------------------------------------- nginx
+
+class Nginx:
+    """A private nginx (deploy/nginx/nginx-private.conf.in, as scripts/stack.sh
+    renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
+
+    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path):
+        self.exe = need_tool("/usr/sbin/nginx", "nginx")
+        self.dir = run_dir / "nginx"
+        self.port = port
+        for t in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
+            (self.dir / "tmp" / t).mkdir(parents=True, exist_ok=True)
+            chown_www(self.dir / "tmp" / t)
+        chown_www(self.dir / "tmp")
+        render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
+               {"/run/ireporter/fcgi.sock": str(socket_path),
+                "/var/www/iReporter/upload/": f"{upload_dir}/"})
+        shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
+        render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
+               {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
+        self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),
+                    "-c", str(self.dir / "nginx.conf")]
+        self.pid: Optional[int] = None
+
+    def start(self):
+        port_free(self.port)
+        p = subprocess.run(self.cmd + ["-t", "-q"], capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, f"nginx -t: {p.stderr}"
+        p = subprocess.run(self.cmd, capture_output=True, text=True, timeout=30, cwd="/", env=clean_env(),
+                           stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, f"nginx did not start: {p.stderr}\n{tail(self.dir / 'error.log')}"
+        pid_file = self.dir / "nginx.pid"
+        self.pid = int(wait_for(lambda: pid_file.is_file() and pid_file.read_text().strip(), 10,
+                                what="nginx's pid file"))
+        wait_for(lambda: port_open(self.port), 10, what=f"nginx on 127.0.0.1:{self.port}")
+        return self
+
+    def stop(self):
+        if self.pid is None:
+            return
+        pid, self.pid = self.pid, None
+        if proc_alive(pid):
+            os.kill(pid, signal.SIGQUIT)
+            if not wait_gone([pid], 15):
+                kill_pids([pid])
+
+    def log_tail(self, n=25) -> str:
+        return tail(self.dir / "error.log", n)
+
+
+# ------------------------------------------------------------------ photos
+
+_photo_cache: dict[str, bytes] = {}
+
+
+def photo() -> bytes:
+    """A real JPEG of 1000x750, well over mod_fcgid's default 128 KB request
+    limit (ImageMagick, deterministic)."""
+    if "photo" not in _photo_cache:
+        convert = next((c for c in ("/usr/bin/convert-im6.q16", shutil.which("convert") or "")
+                        if c and os.access(c, os.X_OK)), None)
+        if not convert:
+            pytest.fail("ImageMagick's convert is needed to make the test photo (apt-get install imagemagick)",
+                        pytrace=False)
+        p = subprocess.run([convert, "-seed", "7", "-size", "1000x750", "plasma:fractal",
+                            "-sampling-factor", "4:2:0", "-quality", "92", "jpeg:-"],
+                           capture_output=True, check=True, timeout=120)
+        data = p.stdout
+        assert jpeg_size(data) == (1000, 750)
+        assert len(data) > 150_000, len(data)
+        _photo_cache["photo"] = data
+    return _photo_cache["photo"]
+
+
+# --------------------------------------------------------------- the flows
+
+def app_password(clear: str) -> str:
+    import hashlib
+    return hashlib.sha1(("adlfu3489tyh2jnkLIUGI&%EV(&0982cbgrykxjnk8855" + clear).encode()).hexdigest()
+
+
+def unique_name(tag: str) -> str:
+    return f"{tag}_{secrets.token_hex(4)}"
+
+
+def check_json(r, what: str):
+    assert r.status == 200, f"{what}: HTTP {r.status}: {r.body[:300]!r}"
+    ctype = r.header("Content-Type") or ""
+    assert ctype.startswith("application/json"), f"{what}: Content-Type {ctype!r}: {r.body[:300]!r}"
+    return r.json()
+
+
+def app_flow(base_url: str, upload_dir: Optional[Path] = None, tag: str = "deploy",
+             logs: Callable[[], str] = lambda: "") -> int:
+    """The app's flow through a real web server: register -> upload a JPEG ->
+    stream -> GET upload/<id>.jpg and <id>-thumb.jpg -> logout -> upload
+    refused. Returns the IdPhoto. On failure the assertion carries `logs()`."""
+    try:
+        return _app_flow(base_url, upload_dir, tag)
+    except (AssertionError, OSError, Exception) as e:  # noqa: B014 - add the logs to any failure
+        raise AssertionError(f"{type(e).__name__}: {e}\n{logs()}") from e
+
+
+def _app_flow(base_url: str, upload_dir: Optional[Path], tag: str) -> int:
+    jpeg = photo()
+    user = unique_name(tag)
+    title = f"Photo of {user}"
+    with AppClient(Endpoint(base_url), timeout=30) as phone:
+        r = phone.register(user, app_password("secret"))
+        body = check_json(r, "register")
+        assert body["result"][0]["username"] == user, body
+        assert phone.session_id, f"register set no session cookie: {r.headers}"
+
+        r = phone.upload(jpeg, title)
+        assert r.status == 200 and r.body == SUCCESS, f"upload: HTTP {r.status} {r.body[:300]!r}"
+
+        r = phone.stream()
+        rows = check_json(r, "stream")["result"]
+        mine = [row for row in rows if row["title"] == title]
+        assert len(mine) == 1, f"the upload is not in the stream: {rows[-3:]}"
+        assert mine[0]["username"] == user
+        id_photo = int(mine[0]["IdPhoto"])
+
+        r = phone.stream(str(id_photo))
+        assert check_json(r, "stream IdPhoto")["result"] == mine
+
+        for name, size in ((f"{id_photo}.jpg", jpeg_size(jpeg)), (f"{id_photo}-thumb.jpg", (180, 180))):
+            r = phone.get("upload/" + name)
+            assert r.status == 200, f"GET upload/{name}: HTTP {r.status} {r.body[:200]!r}"
+            assert r.header("Content-Type") == "image/jpeg", (name, r.headers)
+            assert jpeg_size(r.body) == size, (name, jpeg_size(r.body))
+            if upload_dir is not None:
+                on_disk = upload_dir / name
+                assert on_disk.is_file(), f"{on_disk} missing"
+                assert on_disk.read_bytes() == r.body
+                assert on_disk.owner() == WWW, f"{on_disk} is owned by {on_disk.owner()}"
+
+        r = phone.logout()
+        assert r.status == 200, f"logout: HTTP {r.status}"
+        assert phone.session_id is None, f"logout did not delete the cookie: {r.headers}"
+
+        r = phone.upload(jpeg, title + " again")
+        assert r.status == 200 and r.json() == {"error": "Authorization required"}, \
+            f"upload after logout: HTTP {r.status} {r.body[:300]!r}"
+    return id_photo
+
+
+# ------------------------------------------------------------------- status
+
+def status(base: str, timeout: float = 5) -> dict:
+    """The server's status page, `?json&full`, through the web server."""
+    with urllib.request.urlopen(base.rstrip("/") + "/ireporter-status?json&full", timeout=timeout) as r:
+        return json.loads(r.read())
+
+
+# --------------------------------------------------------------------- load
+
+@dataclass
+class Outcome:
+    client: int
+    kind: str
+    started: float
+    finished: float
+    status: Optional[int] = None
+    body: bytes = b""
+    error: Optional[str] = None
+    ok: bool = False
+
+
+@dataclass
+class Load:
+    """`clients` phones, each sending requests back to back for `seconds`
+    (at most `max_requests` each): stream, and a login every fourth request.
+    Every answer must be exactly the expected one."""
+    base_url: str
+    user: str
+    password: str
+    expected: dict[str, bytes]
+    clients: int = 8
+    seconds: float = 2.0
+    max_requests: int = 400
+    # Stop a client at its first unexpected answer (once the server is
+    # stopped, Apache answers 503 at once: no point hammering it).
+    stop_on_failure: bool = False
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def run(self, during: Optional[Callable[[], None]] = None, at: float = 0.7) -> list[Outcome]:
+        start = time.monotonic()
+        deadline = start + self.seconds
+        lock = threading.Lock()
+
+        def client(n: int):
+            phone = AppClient(Endpoint(self.base_url), timeout=20)
+            try:
+                for i in range(self.max_requests):
+                    if time.monotonic() > deadline:
+                        break
+                    kind = "login" if i % 4 == 3 else "stream"
+                    o = Outcome(n, kind, time.monotonic() - start, 0.0)
+                    try:
+                        r = phone.login(self.user, self.password) if kind == "login" else phone.stream()
+                        o.status, o.body = r.status, r.body
+                        o.ok = r.status == 200 and r.body == self.expected[kind]
+                    except Exception as e:  # noqa: BLE001 - every failure is an outcome
+                        o.error = f"{type(e).__name__}: {e}"
+                        phone.close()
+                    o.finished = time.monotonic() - start
+                    with lock:
+                        self.outcomes.append(o)
+                    if self.stop_on_failure and not o.ok:
+                        break
+            finally:
+                phone.close()
+
+        threads = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(self.clients)]
+        for t in threads:
+            t.start()
+        if during is not None:
+            time.sleep(max(0.0, start + at - time.monotonic()))
+            during()
+        for t in threads:
+            t.join(self.seconds + 60)
+        assert not any(t.is_alive() for t in threads), "a load client hung"
+        return self.outcomes
+
+    @staticmethod
+    def describe(outcomes: list[Outcome], limit: int = 8) -> str:
+        bad = [o for o in outcomes if not o.ok]
+        lines = [f"{len(outcomes)} requests, {len(bad)} not as expected"]
+        for o in bad[:limit]:
+            lines.append(f"  client {o.client} {o.kind} t={o.started:.3f}-{o.finished:.3f}s: "
+                         f"status={o.status} error={o.error} body={o.body[:120]!r}")
+        return "\n".join(lines)
+
+
+def prepare_load_user(base_url: str, tag: str) -> tuple[str, str, dict[str, bytes]]:
+    """Registers a user; returns (name, password, expected bodies by kind)."""
+    user, password = unique_name(tag), app_password("load")
+    with AppClient(Endpoint(base_url), timeout=20) as phone:
+        r = phone.register(user, password)
+        login_body = r.body
+        assert r.status == 200 and json.loads(login_body)["result"][0]["username"] == user, r
+        r = phone.stream()
+        assert r.status == 200, r
+        stream_body = r.body
+    return user, password, {"login": login_body, "stream": stream_body}

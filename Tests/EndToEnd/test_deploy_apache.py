@@ -1,0 +1,304 @@
+"""Apache 2.4 in front of the server, three ways, each with the deploy/ files
+an operator installs (rendered with the test's paths), on a private Apache
+(its own ServerRoot, only the modules needed, User www-data):
+
+  127.0.0.1:8095  mod_proxy_fcgi -> our own running server on a unix socket
+                  deploy/apache/ireporter-proxy-fcgi.conf, deploy/ireporter.conf.example
+  127.0.0.1:8096  mod_fcgid LAMP drop-in: iReporter/index.fcgi (the binary)
+                  deploy/apache/lamp/{.htaccess,ireporter.conf.example},
+                  deploy/apache/ireporter-fcgid.conf
+  127.0.0.1:8097  plain CGI (mod_cgid, mpm_event): iReporter/index.cgi
+                  deploy/apache/lamp-cgi/.htaccess, deploy/apache/ireporter-cgi.conf
+
+Each runs the app's flow (register, upload a JPEG larger than mod_fcgid's
+default request limit, stream, GET the photo and its thumbnail, logout,
+upload refused), plus what each deployment must keep private or limit.
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_deploy_apache.py
+"""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+import servers
+from appclient import AppClient, Endpoint, multipart_body, multipart_content_type, read_response
+from servers import WWW, app_flow
+
+PROXY_PORT, FCGID_PORT, CGI_PORT = servers.http_port(0), servers.http_port(1), servers.http_port(2)
+TOO_LARGE = {"error": "Photo is too large (the limit is 20 MB)"}
+
+
+class Site:
+    """One LAMP folder: DocumentRoot/iReporter with the binary, the
+    .htaccess, ireporter.conf and upload/."""
+
+    def __init__(self, base: Path, kind: str, binary: Path, db_url: str, session_dir: Path):
+        self.docroot = base / f"{kind}-htdocs"
+        self.app = self.docroot / "iReporter"
+        self.upload_dir = self.app / "upload"
+        self.upload_dir.mkdir(parents=True)
+        servers.chown_www(self.upload_dir)
+        self.upload_dir.chmod(0o755)
+        self.docroot.chmod(0o755)
+        self.app.chmod(0o755)
+        script = "index.fcgi" if kind == "fcgid" else "index.cgi"
+        self.script = servers.install_binary(binary, self.app / script)
+        htaccess = servers.DEPLOY / "apache" / ("lamp" if kind == "fcgid" else "lamp-cgi") / ".htaccess"
+        servers.render(htaccess, self.app / ".htaccess", {})
+        # ireporter.conf beside the binary: the example, with this test's paths.
+        text = (servers.DEPLOY / "apache/lamp/ireporter.conf.example").read_text()
+        for old in ("/var/www/html/iReporter", "/run/mysqld/mysqld.sock"):
+            assert old in text, f"deploy/apache/lamp/ireporter.conf.example no longer contains {old}"
+        text = text.replace("/var/www/html/iReporter", str(self.app))
+        self.access_log = servers.www_file(base / f"{kind}-access.log")
+        text = servers.set_config_keys(text, {"db_url": db_url, "session_dir": session_dir,
+                                              "access_log": self.access_log})
+        conf = self.app / "ireporter.conf"
+        conf.write_text(text)
+        os.chown(conf, 0, servers.grp_id(WWW))
+        conf.chmod(0o640)
+        # The server-level snippet for this folder.
+        self.snippet = base / f"ireporter-{kind}.conf"
+        replacements = {"/var/www/html/iReporter": str(self.app)}
+        if kind == "fcgid":
+            # mod_fcgid makes these as root with mode 0700 unless their
+            # parent exists: Apache's children (www-data) must get through.
+            ipc = base / "fcgid"
+            ipc.mkdir(mode=0o755)
+            replacements.update({"/var/lib/apache2/fcgid/sock": str(ipc / "sock"),
+                                 "/var/lib/apache2/fcgid/shm": str(ipc / "shm")})
+        servers.render(servers.DEPLOY / "apache" / f"ireporter-{kind}.conf", self.snippet, replacements)
+
+
+@pytest.fixture(scope="module")
+def stack():
+    servers.need_root()
+    binary = servers.binary()
+    db = servers.start_database()
+    base = servers.make_workdir("apache")
+    started = []
+    try:
+        # --- mod_proxy_fcgi: our own server on a unix socket
+        proxy_access_log = servers.www_file(base / "proxy-access.log")
+        server = servers.OurServer(base / "proxy", binary, db.url, workers=3, access_log=proxy_access_log)
+        server.start()
+        started.append(server)
+        proxy_snippet = base / "ireporter-proxy-fcgi.conf"
+        servers.render(servers.DEPLOY / "apache/ireporter-proxy-fcgi.conf", proxy_snippet,
+                       {"/run/ireporter/fcgi.sock": str(server.socket_path),
+                        "/var/www/iReporter/upload/": f"{server.upload_dir}/"})
+        proxy_docroot = base / "proxy-htdocs"
+        proxy_docroot.mkdir()
+
+        # --- the LAMP folders (sessions shared, as PHP's folder would be)
+        lamp_sessions = servers.app_dirs(base / "lamp")[1]
+        fcgid = Site(base, "fcgid", binary, db.url, lamp_sessions)
+        cgi = Site(base, "cgi", binary, db.url, lamp_sessions)
+
+        body = f"""
+<VirtualHost 127.0.0.1:{PROXY_PORT}>
+    DocumentRoot "{proxy_docroot}"
+    Include "{proxy_snippet}"
+</VirtualHost>
+
+Include "{fcgid.snippet}"
+<VirtualHost 127.0.0.1:{FCGID_PORT}>
+    DocumentRoot "{fcgid.docroot}"
+</VirtualHost>
+
+Include "{cgi.snippet}"
+<VirtualHost 127.0.0.1:{CGI_PORT}>
+    DocumentRoot "{cgi.docroot}"
+</VirtualHost>
+"""
+        apache = servers.Apache(base / "apache", [PROXY_PORT, FCGID_PORT, CGI_PORT],
+                                ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite"], body)
+        apache.start()
+        started.append(apache)
+
+        def logs():
+            return "\n".join([apache.log_tail(), servers.tail(server.log_path)])
+        yield {"server": server, "apache": apache, "fcgid": fcgid, "cgi": cgi, "logs": logs, "base": base,
+               "access_logs": {PROXY_PORT: proxy_access_log, FCGID_PORT: fcgid.access_log}}
+
+        # --- teardown checks: Apache stops its FastCGI and CGI processes,
+        # and they leave no worker behind.
+        started.remove(apache)
+        apache.stop()
+        leftovers = {}
+        for site in (fcgid, cgi):
+            pids = servers.processes_running(site.script)
+            if pids and not servers.wait_gone(pids, 10):
+                leftovers[str(site.script)] = [(p, servers.proc_cmdline(p)) for p in pids if servers.proc_alive(p)]
+                servers.kill_pids(pids)
+        assert not leftovers, f"processes left running after Apache stopped: {leftovers}"
+    finally:
+        for s in reversed(started):
+            s.stop()
+        db.stop()
+        servers.remove_workdir(base)
+
+
+def url(port: int, path: str = "/iReporter/") -> str:
+    return f"http://127.0.0.1:{port}{path}"
+
+
+def raw_post(port: int, body: bytes, content_type: str, timeout: float = 60):
+    """POST /iReporter/ with an explicit Content-Length; the server may answer
+    before the body is all sent."""
+    head = (f"POST /iReporter/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {content_type}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        try:
+            s.sendall(head + body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        return read_response(s, "POST")[0]
+    finally:
+        s.close()
+
+
+def oversized(total: int) -> tuple[bytes, str]:
+    """An upload whose file part makes the whole body `total` bytes (the
+    session is irrelevant: the size is judged first)."""
+    jpeg = servers.photo()
+    from appclient import FilePart
+    probe = multipart_body([("command", "upload"), ("title", "big")], [FilePart(jpeg)])
+    filler = b"\0" * (total - len(probe))
+    return multipart_body([("command", "upload"), ("title", "big")], [FilePart(jpeg + filler)]), \
+        multipart_content_type()
+
+
+# ------------------------------------------------------- the parameters
+
+@pytest.mark.parametrize("port", [PROXY_PORT, FCGID_PORT], ids=["proxy_fcgi", "fcgid"])
+def test_request_parameters_reach_the_server(stack, port):
+    """REMOTE_ADDR, REQUEST_METHOD, REQUEST_URI (the original, not the
+    rewritten one) as the server's access log records them; CONTENT_TYPE and
+    CONTENT_LENGTH (the form is parsed: command=stream), HTTP_COOKIE (the
+    session survives, see the flows)."""
+    marker = servers.unique_name("q")
+    with AppClient(Endpoint(url(port))) as c:
+        r = c.request("POST", f"/iReporter/some/path?{marker}=1", multipart_body([("command", "stream")]),
+                      multipart_content_type())
+        assert r.status == 200 and r.body.startswith(b'{"result":['), r
+    log = stack["access_logs"][port]
+    line = servers.wait_for(lambda: next((x for x in log.read_text().splitlines() if marker in x), None), 5,
+                            what=f"the request in {log}")
+    assert f" client=127.0.0.1 method=POST uri=/iReporter/some/path?{marker}=1 command=stream " in line, line
+
+
+# ------------------------------------------------------- mod_proxy_fcgi
+
+def test_proxy_fcgi_app_flow(stack):
+    app_flow(url(PROXY_PORT), stack["server"].upload_dir, "proxy", stack["logs"])
+
+
+def test_proxy_fcgi_operator_pages_and_redirect(stack):
+    st = servers.status(url(PROXY_PORT, "/"))
+    assert st["pool"] == "ireporter" and st["total processes"] == 3, st
+    assert {p["pid"] for p in st["processes"]} == set(stack["server"].workers()), st
+    with AppClient(Endpoint(url(PROXY_PORT))) as c:
+        r = c.get(path="/ireporter-ping")
+        assert r.status == 200 and r.body == b"pong\n", r
+        # The app's URL without the slash: a redirect, as the PHP folder gave.
+        r = c.get(path="/iReporter")
+        assert r.status == 301 and r.header("Location").endswith("/iReporter/"), r
+        # Photos are files: a missing one is Apache's 404, never the API.
+        r = c.get(path="/iReporter/upload/999999.jpg")
+        assert r.status == 404, r
+        # Nothing else of the upload folder is served (spool files start with a dot).
+        (stack["server"].upload_dir / ".spool-test").write_bytes(b"partial upload")
+        r = c.get(path="/iReporter/upload/.spool-test")
+        assert r.status in (403, 404), r
+
+
+def test_proxy_fcgi_body_limits(stack):
+    # Within Apache's LimitRequestBody (22 MiB) but over the server's 20 MiB
+    # photo limit: the server's own JSON error.
+    body, ctype = oversized(21 * 1024 * 1024)
+    r = raw_post(PROXY_PORT, body, ctype)
+    assert r.status == 200 and r.json() == TOO_LARGE, (r.status, r.body[:300], stack["logs"]())
+    # Over 22 MiB: Apache's LimitRequestBody or the server (which judges the
+    # Content-Length first and answers before reading the body), whichever
+    # speaks first; never a stored photo or a hung request.
+    body, ctype = oversized(23 * 1024 * 1024)
+    r = raw_post(PROXY_PORT, body, ctype)
+    assert r.status == 413 or (r.status == 200 and r.json() == TOO_LARGE), (r.status, r.body[:300])
+
+
+# -------------------------------------------------------------- mod_fcgid
+
+def test_fcgid_app_flow(stack):
+    site = stack["fcgid"]
+    assert len(servers.photo()) > 131072, "the photo must exceed mod_fcgid's default FcgidMaxRequestLen"
+    app_flow(url(FCGID_PORT), site.upload_dir, "fcgid", stack["logs"])
+    # mod_fcgid runs the binary (as www-data) with the socket on fd 0; our
+    # supervisor forks `workers = 1` worker.
+    pids = servers.processes_running(site.script)
+    assert pids, "no index.fcgi process is running"
+    assert all(servers.proc_user(p) == WWW for p in pids), [(p, servers.proc_user(p)) for p in pids]
+    supervisors = [p for p in pids if servers.proc_ppid(p) not in pids]
+    for s in supervisors:
+        assert len(servers.children(s)) == 1, (s, servers.children(s))
+
+
+@pytest.mark.parametrize("port", [FCGID_PORT, CGI_PORT], ids=["fcgid", "cgi"])
+def test_lamp_private_files_not_served(stack, port):
+    with AppClient(Endpoint(url(port))) as c:
+        for path in ("ireporter.conf", ".htaccess"):
+            r = c.get(path)
+            assert r.status == 403, (path, r.status, r.body[:200])
+            assert b"db_url" not in r.body and b"ireport:" not in r.body
+        r = c.get(path="/iReporter")
+        assert r.status == 301 and r.header("Location").endswith("/iReporter/"), r
+        r = c.get("upload/999999.jpg")
+        assert r.status == 404, r
+        # Any other path under /iReporter/ is the API, as index.php was.
+        r = c.get("anything/else")
+        assert r.status == 200 and r.header("Content-Type") == "application/json", r
+
+
+
+@pytest.mark.parametrize("port", [FCGID_PORT, CGI_PORT], ids=["fcgid", "cgi"])
+def test_lamp_body_limits(stack, port):
+    # 21 MiB: within LimitRequestBody / FcgidMaxRequestLen (22 MiB), over the
+    # server's 20 MiB photo limit: the server's own JSON error.
+    body, ctype = oversized(21 * 1024 * 1024)
+    r = raw_post(port, body, ctype)
+    assert r.status == 200 and r.json() == TOO_LARGE, (r.status, r.body[:300], stack["apache"].log_tail())
+    # Over 22 MiB: Apache's 413, or, with mod_fcgid, a JSON error: mod_fcgid
+    # swallows LimitRequestBody's 413 and hands the server what it read (no
+    # body, CONTENT_LENGTH rewritten to match), which is a malformed form.
+    body, ctype = oversized(23 * 1024 * 1024)
+    r = raw_post(port, body, ctype)
+    assert r.status == 413 or (r.status == 200 and r.json() in (TOO_LARGE, {"error": "Malformed request"})), \
+        (r.status, r.body[:300])
+
+
+# ------------------------------------------------------------------- CGI
+
+def test_cgi_app_flow(stack):
+    site = stack["cgi"]
+    app_flow(url(CGI_PORT), site.upload_dir, "cgi", stack["logs"])
+    # One process per request: nothing of ours stays running.
+    servers.wait_for(lambda: not servers.processes_running(site.script), 5,
+                     what="the CGI processes to exit")
+
+
+def test_cgi_answers_concurrent_requests(stack):
+    """CGI: each request its own process; several at once all answer."""
+    import concurrent.futures as cf
+
+    def one(_):
+        with AppClient(Endpoint(url(CGI_PORT)), keep_alive=False, timeout=30) as c:
+            r = c.stream()
+            return r.status, (r.header("Content-Type") or ""), r.body[:11]
+    with cf.ThreadPoolExecutor(6) as ex:
+        results = list(ex.map(one, range(12)))
+    assert all(r == (200, "application/json", b'{"result":[') for r in results), results

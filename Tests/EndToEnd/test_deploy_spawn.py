@@ -1,0 +1,239 @@
+"""The server started by someone else, behind a private nginx
+(deploy/nginx/ireporter.conf on 127.0.0.1:8098):
+
+  spawn-fcgi   deploy/spawn-fcgi/ireporter-spawn-fcgi (start / reload / stop),
+               rendered with the test's paths; spawn-fcgi creates the socket
+               and hands it over on fd 0.
+  systemd      deploy/systemd/ireporter.socket + ireporter.service: checked
+               with `systemd-analyze verify`, then emulated (no systemd runs
+               here) with `systemd-socket-activate -l <ListenStream> --
+               <ExecStart>` as the unit's User, the socket on fd 3
+               (LISTEN_FDS); ExecReload and KillSignal as the unit says.
+
+Both use deploy/ireporter.conf.example with `listen` empty, and run the app's
+flow through nginx.
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_deploy_spawn.py
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import servers
+from servers import WWW, app_flow
+
+NGINX_PORT = servers.http_port(3)
+WORKERS = 2
+
+
+@pytest.fixture(scope="module")
+def spawn_env():
+    servers.need_root()
+    binary = servers.binary()
+    db = servers.start_database()
+    base = servers.make_workdir("spawn")
+    nginx = None
+    try:
+        run_dir = base / "run"
+        run_dir.mkdir()
+        servers.chown_www(run_dir)
+        upload, sessions = servers.app_dirs(base)
+        installed = servers.install_binary(binary, base / "bin" / "ireporter")
+        log = base / "ireporter.log"
+        log.touch()
+        servers.chown_www(log)
+        # /etc/ireporter/ireporter.conf: the example, `listen` emptied as both
+        # deploy/spawn-fcgi and deploy/systemd say, no `user` (they switch).
+        conf = base / "ireporter.conf"
+        text = (servers.DEPLOY / "ireporter.conf.example").read_text()
+        for old in ("/var/www/iReporter/upload", "/var/lib/ireporter/sessions"):
+            assert old in text, f"deploy/ireporter.conf.example no longer contains {old}"
+        text = text.replace("/var/www/iReporter/upload", str(upload))
+        text = text.replace("/var/lib/ireporter/sessions", str(sessions))
+        text = servers.set_config_keys(text, {"listen": "", "user": "", "pid_file": "", "workers": WORKERS,
+                                              "db_url": db.url, "log_file": log})
+        conf.write_text(text)
+        os.chown(conf, 0, servers.grp_id(WWW))
+        conf.chmod(0o640)
+        socket_path = run_dir / "fcgi.sock"
+        nginx = servers.Nginx(base, NGINX_PORT, socket_path, upload).start()
+
+        def logs():
+            return "\n".join([nginx.log_tail(), servers.tail(log)])
+        yield {"base": base, "binary": installed, "conf": conf, "socket": socket_path, "run": run_dir,
+               "upload": upload, "log": log, "logs": logs, "url": f"http://127.0.0.1:{NGINX_PORT}/iReporter/"}
+    finally:
+        if nginx:
+            nginx.stop()
+        # Nothing of ours may outlive the module (a test failing half-way).
+        servers.kill_pids(servers.processes_running(base / "bin" / "ireporter"))
+        db.stop()
+        servers.remove_workdir(base)
+
+
+def worker_pids(pid: int, n: int = WORKERS, timeout: float = 10) -> set[int]:
+    return set(servers.wait_for(lambda: (c := servers.children(pid)) and len(c) == n and c, timeout,
+                                what=f"{n} workers under pid {pid}"))
+
+
+def check_socket(path: Path, mode: int):
+    st = path.stat()
+    assert stat.S_ISSOCK(st.st_mode), path
+    assert stat.S_IMODE(st.st_mode) == mode, oct(st.st_mode)
+    assert (path.owner(), path.group()) == (WWW, WWW), (path.owner(), path.group())
+
+
+# -------------------------------------------------------------- spawn-fcgi
+
+def test_spawn_fcgi(spawn_env):
+    servers.need_tool("spawn-fcgi", "spawn-fcgi")
+    script = spawn_env["base"] / "ireporter-spawn-fcgi"
+    pid_file = spawn_env["run"] / "ireporter.pid"
+    servers.render(servers.DEPLOY / "spawn-fcgi" / "ireporter-spawn-fcgi", script,
+                   {"BINARY=/usr/local/bin/ireporter": f"BINARY={spawn_env['binary']}",
+                    "CONFIG=/etc/ireporter/ireporter.conf": f"CONFIG={spawn_env['conf']}",
+                    "SOCKET=/run/ireporter/fcgi.sock": f"SOCKET={spawn_env['socket']}",
+                    "PIDFILE=/run/ireporter/ireporter.pid": f"PIDFILE={pid_file}"}, mode=0o755)
+
+    def run(action: str, check=True):
+        p = subprocess.run([str(script), action], env=servers.clean_env(), capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
+        if check:
+            assert p.returncode == 0, \
+                f"{script.name} {action}: {p.returncode}\n{p.stdout}{p.stderr}\n{spawn_env['logs']()}"
+        return p
+
+    run("start")
+    pid = None
+    try:
+        pid = int(servers.wait_for(lambda: pid_file.is_file() and pid_file.read_text().strip(), 10,
+                                   what="spawn-fcgi's pid file"))
+        assert servers.proc_alive(pid) and str(spawn_env["binary"]) in servers.proc_cmdline(pid)
+        assert servers.proc_user(pid) == WWW
+        check_socket(spawn_env["socket"], 0o660)
+        workers = worker_pids(pid)
+        assert run("status").stdout.startswith("ireporter is running")
+
+        app_flow(spawn_env["url"], spawn_env["upload"], "spawn", spawn_env["logs"])
+
+        # reload: SIGUSR2, every worker replaced, the supervisor stays.
+        run("reload")
+        servers.wait_for(lambda: (c := set(servers.children(pid))) and len(c) == WORKERS and not c & workers,
+                         10, what="new workers after reload")
+        app_flow(spawn_env["url"], spawn_env["upload"], "spawn2", spawn_env["logs"])
+        workers = set(servers.children(pid))
+
+        t0 = time.monotonic()
+        run("stop")
+        assert time.monotonic() - t0 < 10, "a graceful stop of an idle server took too long"
+        assert not servers.proc_alive(pid) and not any(servers.proc_alive(w) for w in workers)
+        assert not pid_file.exists() and not spawn_env["socket"].exists()
+        assert run("status", check=False).returncode == 3
+        pid = None
+    finally:
+        if pid and servers.proc_alive(pid):
+            servers.kill_pids([pid, *servers.children(pid)])
+
+
+# ----------------------------------------------------------------- systemd
+
+def unit_values(text: str) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z]+)=(.*)$", line.strip())
+        if m:
+            values.setdefault(m.group(1), []).append(m.group(2))
+    return values
+
+
+def test_systemd_units_verify(spawn_env):
+    """systemd-analyze verify (works without a running systemd) on the units
+    with the test binary's path."""
+    tool = servers.need_tool("systemd-analyze", "systemd")
+    d = spawn_env["base"] / "units"
+    replace = {"/usr/local/bin/ireporter": str(spawn_env["binary"]),
+               "/etc/ireporter/ireporter.conf": str(spawn_env["conf"])}
+    servers.render(servers.DEPLOY / "systemd" / "ireporter.service", d / "ireporter.service", replace)
+    servers.render(servers.DEPLOY / "systemd" / "ireporter.socket", d / "ireporter.socket", {})
+    p = subprocess.run([tool, "verify", "ireporter.socket", "ireporter.service"], cwd=d, capture_output=True,
+                       text=True, timeout=120, env=servers.clean_env())
+    if p.returncode != 0 and re.search(r"(?i)failed to (connect|initialize)|bus|no such file or directory.*systemd",
+                                       p.stderr) and "ireporter" not in p.stderr:
+        pytest.skip(f"systemd-analyze verify cannot run offline here: {p.stderr.strip()[:300]}")
+    ours = [line for line in p.stderr.splitlines() if "ireporter" in line]
+    assert p.returncode == 0 and not ours, f"systemd-analyze verify: rc={p.returncode}\n{p.stderr}"
+
+
+def test_systemd_socket_activation(spawn_env):
+    tool = servers.need_tool("systemd-socket-activate", "systemd")
+    service = unit_values(servers.render(
+        servers.DEPLOY / "systemd" / "ireporter.service", spawn_env["base"] / "ireporter.service",
+        {"/usr/local/bin/ireporter": str(spawn_env["binary"]),
+         "/etc/ireporter/ireporter.conf": str(spawn_env["conf"])}))
+    sock = unit_values(servers.render(
+        servers.DEPLOY / "systemd" / "ireporter.socket", spawn_env["base"] / "ireporter.socket",
+        {"/run/ireporter/fcgi.sock": str(spawn_env["socket"])}))
+    user, group = service["User"][0], service["Group"][0]
+    assert (user, group) == (WWW, WWW)
+    assert sock["ListenStream"] == [str(spawn_env["socket"])] and sock.get("Accept", ["no"]) == ["no"]
+    kill_signal = getattr(signal, service["KillSignal"][0])
+    stop_timeout = float(service["TimeoutStopSec"][0])
+
+    # ExecStartPre (the configuration check), as the unit's user.
+    for pre in service.get("ExecStartPre", []):
+        p = subprocess.run(shlex.split(pre), user=user, group=group, extra_groups=[], env=servers.clean_env(),
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, f"ExecStartPre {pre}: {p.stderr}"
+
+    # systemd opens the socket (SocketUser/Group/Mode) and starts ExecStart
+    # at the first connection, the socket on fd 3 (LISTEN_FDS=1, LISTEN_PID).
+    log = open(spawn_env["base"] / "activate.log", "ab")
+    proc = subprocess.Popen([tool, "-l", sock["ListenStream"][0], "--", *shlex.split(service["ExecStart"][0])],
+                            user=user, group=group, extra_groups=[], env=servers.clean_env(),
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/", start_new_session=True)
+    log.close()
+    try:
+        servers.wait_for(lambda: spawn_env["socket"].is_socket(), 10, what="the activation socket")
+        os.chown(spawn_env["socket"], servers.pwd_id(sock["SocketUser"][0]), servers.grp_id(sock["SocketGroup"][0]))
+        os.chmod(spawn_env["socket"], int(sock["SocketMode"][0], 8))
+        check_socket(spawn_env["socket"], 0o660)
+
+        app_flow(spawn_env["url"], spawn_env["upload"], "systemd", spawn_env["logs"])
+        # systemd-socket-activate exec'd the server in place: same pid, as the
+        # unit's user, serving on the socket it was given.
+        assert str(spawn_env["binary"]) in servers.proc_cmdline(proc.pid), servers.proc_cmdline(proc.pid)
+        assert servers.proc_user(proc.pid) == WWW
+        workers = worker_pids(proc.pid)
+
+        # ExecReload (systemctl reload): new workers, same supervisor, no downtime.
+        reload = service["ExecReload"][0].replace("$MAINPID", str(proc.pid))
+        subprocess.run(shlex.split(reload), check=True, timeout=10)
+        servers.wait_for(lambda: (c := set(servers.children(proc.pid))) and len(c) == WORKERS and not c & workers,
+                         10, what="new workers after ExecReload")
+        app_flow(spawn_env["url"], spawn_env["upload"], "systemd2", spawn_env["logs"])
+        workers = set(servers.children(proc.pid))
+
+        # systemctl stop: KillSignal to the main process; it must be gone,
+        # workers included, well within TimeoutStopSec.
+        t0 = time.monotonic()
+        proc.send_signal(kill_signal)
+        proc.wait(stop_timeout)
+        took = time.monotonic() - t0
+        assert proc.returncode == 0, f"exit status {proc.returncode}\n{servers.tail(spawn_env['log'])}"
+        assert took < 10, f"stopping an idle server took {took:.1f}s"
+        assert not any(servers.proc_alive(w) for w in workers), "workers outlived the supervisor"
+    finally:
+        if proc.poll() is None:
+            servers.kill_pids([proc.pid, *servers.children(proc.pid)])
+            proc.wait(10)
+        if spawn_env["socket"].exists():
+            spawn_env["socket"].unlink()

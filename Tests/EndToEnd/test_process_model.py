@@ -1,0 +1,349 @@
+"""The process model under a real web server: Apache 2.4 + mod_proxy_fcgi
+(deploy/apache/ireporter-proxy-fcgi.conf, 127.0.0.1:8095), which streams
+request bodies to the server as they arrive, so a slow upload really holds a
+worker. The status page (/ireporter-status?json&full, routed by that same
+snippet) tells which worker is busy.
+
+  - a worker SIGKILLed mid-request: only that request fails, the others
+    succeed, the pool is back to full size;
+  - a request hung past request_timeout: the watchdog kills its worker, which
+    is replaced;
+  - SIGTERM under load: every answer is complete and correct, the server is
+    gone within shutdown_timeout;
+  - SIGUSR2 under load: no failed request, new worker pids, new configuration;
+  - max_requests recycling under load: no failed request.
+
+Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
+loopback only.
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_process_model.py
+"""
+from __future__ import annotations
+
+import signal
+import socket
+import time
+
+import pytest
+
+import servers
+from appclient import AppClient, Endpoint, FilePart, multipart_body, multipart_content_type, read_response
+from servers import Load, prepare_load_user
+
+PORT = servers.http_port(0)
+BASE = f"http://127.0.0.1:{PORT}/"
+API = BASE + "iReporter/"
+
+
+@pytest.fixture(scope="module")
+def module_env():
+    servers.need_root()
+    binary = servers.binary()
+    db = servers.start_database()
+    base = servers.make_workdir("procs")
+    apache = None
+    try:
+        server_dir = base / "server"
+        # Rendered once: the socket and upload paths stay the same for every
+        # server a test starts.
+        probe = servers.OurServer(server_dir, binary, db.url)
+        snippet = base / "ireporter-proxy-fcgi.conf"
+        servers.render(servers.DEPLOY / "apache/ireporter-proxy-fcgi.conf", snippet,
+                       {"/run/ireporter/fcgi.sock": str(probe.socket_path),
+                        "/var/www/iReporter/upload/": f"{probe.upload_dir}/"})
+        docroot = base / "htdocs"
+        docroot.mkdir()
+        apache = servers.Apache(base / "apache", [PORT], ["proxy", "proxy_fcgi"], f"""
+<VirtualHost 127.0.0.1:{PORT}>
+    DocumentRoot "{docroot}"
+    Include "{snippet}"
+</VirtualHost>
+""").start()
+        yield {"binary": binary, "db": db, "dir": server_dir, "apache": apache}
+    finally:
+        if apache:
+            apache.stop()
+        db.stop()
+        servers.remove_workdir(base)
+
+
+@pytest.fixture
+def start_server(module_env):
+    """start_server(**config keys) -> a running OurServer (stopped after the test)."""
+    started = []
+
+    def start(**keys) -> servers.OurServer:
+        s = servers.OurServer(module_env["dir"], module_env["binary"], module_env["db"].url, **keys)
+        started.append(s)
+        s.start()
+        servers.wait_for(lambda: pool(s)["idle"] == keys.get("workers", 3), 10, what="all workers idle")
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
+        assert not getattr(s, "leftover_workers", []), f"workers outlived the supervisor: {s.leftover_workers}"
+
+
+def logs(server: servers.OurServer, apache: servers.Apache) -> str:
+    return servers.tail(server.log_path) + "\n" + apache.log_tail()
+
+
+def pool(server: servers.OurServer) -> dict:
+    st = servers.status(BASE)
+    procs = st["processes"]
+    return {"status": st, "pids": {p["pid"] for p in procs}, "total": st["total processes"],
+            "idle": sum(p["state"] == "Idle" for p in procs) + 1,  # +1: the one answering this
+            "busy": [p for p in procs if p["state"] == "Running"]}
+
+
+def busy_worker(server: servers.OurServer, min_ms: int = 300, timeout: float = 5) -> int:
+    """The pid of the worker running a request for at least min_ms (not the
+    one answering the status request itself)."""
+    def find():
+        busy = [p for p in pool(server)["busy"] if p["request duration"] >= min_ms]
+        return busy[0]["pid"] if len(busy) == 1 else None
+    return servers.wait_for(find, timeout, interval=0.1, what=f"a worker busy for {min_ms} ms")
+
+
+class SlowUpload:
+    """An upload whose client sends the headers and half of the body, then
+    stalls: Apache streams what it has, so a worker waits for the rest."""
+
+    def __init__(self, cookie: str, title: str):
+        self.body = multipart_body([("command", "upload"), ("title", title)], [FilePart(servers.photo())])
+        head = (f"POST /iReporter/ HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n"
+                f"Content-Type: {multipart_content_type()}\r\nContent-Length: {len(self.body)}\r\n"
+                f"Cookie: {cookie}\r\nConnection: close\r\n\r\n").encode()
+        self.half = len(self.body) // 2
+        self.sock = socket.create_connection(("127.0.0.1", PORT), timeout=20)
+        self.sock.sendall(head + self.body[:self.half])
+
+    def finish(self, send_rest: bool, timeout: float = 20):
+        """(status or None if the connection closed without an answer, body, seconds)."""
+        t0 = time.monotonic()
+        self.sock.settimeout(timeout)
+        try:
+            if send_rest:
+                try:
+                    self.sock.sendall(self.body[self.half:])
+                except OSError:
+                    pass  # the other side gave up already
+            try:
+                r, _ = read_response(self.sock, "POST")
+                return r.status, r.body, time.monotonic() - t0
+            except Exception:  # noqa: BLE001 - closed or reset without an answer
+                return None, b"", time.monotonic() - t0
+        finally:
+            self.sock.close()
+
+
+def logged_in_cookie(user: str, password: str) -> str:
+    with AppClient(Endpoint(API)) as phone:
+        r = phone.login(user, password)
+        assert r.status == 200 and phone.session_id, r
+        return f"PHPSESSID={phone.session_id}"
+
+
+def titles_in_stream() -> set[str]:
+    with AppClient(Endpoint(API)) as phone:
+        return {row["title"] for row in phone.stream().json()["result"]}
+
+
+# ----------------------------------------------------------------- tests
+
+def test_worker_killed_mid_request(start_server, module_env):
+    server = start_server(workers=3)
+    user, password, expected = prepare_load_user(API, "kill")
+    title = servers.unique_name("killed upload")
+    slow = SlowUpload(logged_in_cookie(user, password), title)
+    victim = busy_worker(server)
+    assert victim in server.workers()
+
+    killed_at = []
+
+    def kill():
+        killed_at.append(time.monotonic())
+        servers.kill_pids([victim])
+    outcomes = Load(API, user, password, expected, clients=4, seconds=1.5).run(during=kill, at=0.5)
+
+    # Only the killed request failed ...
+    assert killed_at and all(o.ok for o in outcomes), \
+        Load.describe(outcomes) + "\n" + logs(server, module_env["apache"])
+    assert len(outcomes) >= 20, Load.describe(outcomes)
+    status, body, _ = slow.finish(send_rest=True)
+    assert status != 200 or b"successful" not in body, (status, body[:200])
+    assert status in (None, 500, 502, 503), (status, body[:200])
+    assert title not in titles_in_stream()
+    # ... and the pool is whole again, without the victim.
+    p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 3 and victim not in p["pids"] and p, 10,
+                         what="the pool back to 3 workers")
+    assert p["status"]["crashed workers"] == 1, p["status"]
+    assert not servers.proc_alive(victim)
+
+
+def test_request_timeout_kills_hung_worker(start_server, module_env):
+    server = start_server(workers=2, request_timeout=2)
+    user, password, expected = prepare_load_user(API, "hang")
+    title = servers.unique_name("hung upload")
+    slow = SlowUpload(logged_in_cookie(user, password), title)
+    t0 = time.monotonic()
+    victim = busy_worker(server, min_ms=200)
+    # The client stalls: the watchdog (checking every second) kills the
+    # worker 2-3 s after the request started and starts a new one.
+    p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 2 and victim not in p["pids"] and p, 10,
+                         what="the hung worker replaced")
+    waited = time.monotonic() - t0
+    assert 1.5 < waited < 5, f"the hung worker was replaced after {waited:.1f}s (request_timeout = 2)"
+    assert p["status"]["timed out requests"] == 1, p["status"]
+    assert not servers.proc_alive(victim)
+    # Apache notices when it passes on the rest of the body: an error page,
+    # never a success.
+    status, body, _ = slow.finish(send_rest=True, timeout=15)
+    assert status in (None, 500, 502, 503, 504), (status, body[:200])
+    assert title not in titles_in_stream()
+    # The pool serves as before.
+    outcomes = Load(API, user, password, expected, clients=2, seconds=0.5).run()
+    assert all(o.ok for o in outcomes), Load.describe(outcomes)
+
+
+def test_sigterm_finishes_requests_in_flight(start_server, module_env):
+    """Deterministic: every worker busy with a (stalled) upload, two more
+    requests waiting in the socket's backlog, then SIGTERM. The uploads in
+    flight must complete; the server exits once they are done."""
+    import concurrent.futures as cf
+    server = start_server(workers=3, shutdown_timeout=10)
+    user, password, expected = prepare_load_user(API, "inflight")
+    cookie = logged_in_cookie(user, password)
+    titles = [servers.unique_name(f"in flight {i}") for i in range(3)]
+    uploads = [SlowUpload(cookie, titles[0]), SlowUpload(cookie, titles[1])]
+    servers.wait_for(lambda: len([b for b in pool(server)["busy"] if b["request duration"] >= 100]) == 2, 5,
+                     what="two workers busy with uploads")
+    uploads.append(SlowUpload(cookie, titles[2]))  # the third (last idle) worker takes it at once
+    time.sleep(0.5)
+
+    def stream():
+        with AppClient(Endpoint(API), keep_alive=False, timeout=30) as c:
+            r = c.stream()
+            return r.status, r.body
+    with cf.ThreadPoolExecutor(2) as ex:
+        queued = [ex.submit(stream) for _ in range(2)]
+        time.sleep(0.5)  # both connected and waiting in the backlog
+        assert not any(f.done() for f in queued), "a worker was free: the test's premise failed"
+        t0 = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        answers = [u.finish(send_rest=True) for u in uploads]
+        server.proc.wait(15)
+        took = time.monotonic() - t0
+        waiting = [f.result(timeout=30) for f in queued]
+
+    report = f"uploads: {answers}\nqueued: {waiting}\n" + logs(server, module_env["apache"])
+    assert all(a[0] == 200 and a[1] == servers.SUCCESS for a in answers), report
+    assert took < 10, report
+    server.proc = None
+    # Photos stored completely (thumbnails too) before the server left.
+    stored = titles_in_stream_from_db(module_env)
+    assert all(t in stored for t in titles), (titles, report)
+    # Requests already waiting in the listen backlog when SIGTERM arrived are
+    # served too (the server removes its socket's path, so nothing new
+    # arrives, and drains the queue): a stream of that moment, uploads of the
+    # stop included or not.
+    assert all(w[0] == 200 and w[1].startswith(b'{"result":[') for w in waiting), report
+
+
+def titles_in_stream_from_db(module_env) -> set[str]:
+    """The server is stopped: ask a new one (same database)."""
+    s = servers.OurServer(module_env["dir"], module_env["binary"], module_env["db"].url, workers=1)
+    s.start()
+    try:
+        return titles_in_stream()
+    finally:
+        s.stop()
+
+
+def test_sigterm_under_load(start_server, module_env):
+    shutdown_timeout = 5
+    server = start_server(workers=3, shutdown_timeout=shutdown_timeout)
+    user, password, expected = prepare_load_user(API, "term")
+    workers = server.workers()
+    proc = server.proc
+    sent = []
+
+    def term():
+        sent.append(time.monotonic())
+        proc.send_signal(signal.SIGTERM)
+    load = Load(API, user, password, expected, clients=8, seconds=2.0, stop_on_failure=True)
+    t0 = time.monotonic()
+    outcomes = load.run(during=term, at=0.7)
+    term_at = sent[0] - t0
+    proc.wait(shutdown_timeout + 2)
+    took = time.monotonic() - sent[0]
+    assert took <= shutdown_timeout + 1, f"exit took {took:.1f}s"
+    assert proc.returncode == 0, (proc.returncode, servers.tail(server.log_path))
+    assert not any(servers.proc_alive(w) for w in workers)
+    assert not server.socket_path.exists() and not server.pid_file.exists()
+    server.proc = None
+
+    report = Load.describe(outcomes) + f"\nSIGTERM at {term_at:.3f}s\n" + logs(server, module_env["apache"])
+    before = [o for o in outcomes if o.finished < term_at]
+    assert len(before) >= 10 and all(o.ok for o in before), report
+    for o in outcomes:
+        # An answer from the server is complete and exactly right; the
+        # others are Apache's "unavailable" once the server stopped (or for a
+        # request that waited in the backlog: see the test above).
+        if o.status == 200:
+            assert o.ok, report
+        else:
+            assert o.status == 503 and o.error is None and o.finished >= term_at, report
+    assert any(o.status == 503 for o in outcomes), "no request came after the stop? " + report
+
+
+def test_sigusr2_under_load(start_server, module_env):
+    server = start_server(workers=3)
+    user, password, expected = prepare_load_user(API, "reload")
+    before = pool(server)["pids"]
+    assert before == set(server.workers())
+    # The new configuration: one more worker.
+    server.write_config(workers=4)
+    outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run(
+        during=lambda: server.signal(signal.SIGUSR2), at=0.7)
+    assert all(o.ok for o in outcomes) and len(outcomes) >= 40, \
+        Load.describe(outcomes) + "\n" + logs(server, module_env["apache"])
+    p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 4 and not p["pids"] & before and p, 10,
+                         what="4 new workers after SIGUSR2")
+    assert not any(servers.proc_alive(w) for w in before)
+    assert p["status"]["crashed workers"] == 0, p["status"]
+
+
+def test_max_requests_recycling_under_load(start_server, module_env):
+    server = start_server(workers=3, max_requests=5)
+    user, password, expected = prepare_load_user(API, "recycle")
+    before = set(server.workers())
+    outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
+    assert all(o.ok for o in outcomes) and len(outcomes) >= 40, \
+        Load.describe(outcomes) + "\n" + logs(server, module_env["apache"])
+    p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 3 and p, 10, what="3 workers")
+    # Each worker left after 5 requests: none of the first ones is still
+    # there, none served more than 5, none crashed.
+    assert not p["pids"] & before and not any(servers.proc_alive(w) for w in before), p
+    assert all(proc["requests"] <= 5 for proc in p["status"]["processes"]), p["status"]
+    assert p["status"]["crashed workers"] == 0, p["status"]
+    assert p["status"]["accepted conn"] >= len(outcomes)
+
+
+def test_workers_exit_when_supervisor_dies(start_server, module_env):
+    server = start_server(workers=2)
+    workers = server.workers()
+    assert len(workers) == 2
+    server.proc.kill()
+    server.proc.wait(5)
+    server.proc = None
+    try:
+        assert servers.wait_gone(workers, 3), \
+            f"workers {[w for w in workers if servers.proc_alive(w)]} still running 3 s after the supervisor died"
+    finally:
+        servers.kill_pids([w for w in workers if servers.proc_alive(w)])
+        servers.wait_gone(workers, 5)
+        for leftover in (server.socket_path, server.pid_file):
+            leftover.unlink(missing_ok=True)
