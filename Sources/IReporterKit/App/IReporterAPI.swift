@@ -214,6 +214,7 @@ public final class IReporterAPI {
             try photos.commit()
         } catch {
             files.remove(id: photoID)
+            try? photos.delete(id: photoID) // a MyISAM row outlives the failed commit
             throw error
         }
         streamCache.invalidate()

@@ -109,16 +109,21 @@ public final class DatabaseConnection {
     }
 
     /// Runs a statement that takes no parameters with the text protocol
-    /// (transaction control).
-    public func command(_ sql: String) throws(DatabaseError) {
+    /// (transaction control). `repeatable`: sent once more on a new
+    /// connection if the old one turns out to be dead (a `START TRANSACTION`;
+    /// never a `COMMIT`, whose transaction died with its connection).
+    public func command(_ sql: String, repeatable: Bool = false) throws(DatabaseError) {
         let started = monotonicMicros()
         defer { busyMicros += monotonicMicros() - started }
-        let connection = try connected()
-        let failed = sql.withCString { mysql_real_query(connection, $0, UInt(strlen($0))) } != 0
-        if failed {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connection = try connected()
+            guard sql.withCString({ mysql_real_query(connection, $0, UInt(strlen($0))) }) != 0 else { return }
             let error = DatabaseError(connection: connection)
-            if error.isConnectionLost { disconnect() }
-            throw error
+            guard error.isConnectionLost else { throw error }
+            disconnect()
+            guard attempt == 1, repeatable else { throw error }
         }
     }
 

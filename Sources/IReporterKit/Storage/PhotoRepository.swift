@@ -36,7 +36,7 @@ public struct PhotoRepository {
         try database.execute("DELETE FROM photos WHERE IdPhoto = ?", [.int(id)])
     }
 
-    public func beginTransaction() throws(DatabaseError) { try database.command("START TRANSACTION") }
+    public func beginTransaction() throws(DatabaseError) { try database.command("START TRANSACTION", repeatable: true) }
     public func commit() throws(DatabaseError) { try database.command("COMMIT") }
     public func rollback() { try? database.command("ROLLBACK") }
 }
