@@ -22,12 +22,13 @@ public struct UserRepository {
         try database.execute("INSERT INTO login (username, pass) VALUES (?, ?)", [.bytes(username), .bytes(password)])
     }
 
-    /// The accounts with this name (`IdUser`, `username`, `pass`), oldest
-    /// first: the name is compared by the column's collation, the password
-    /// by the caller, never in SQL.
+    /// The accounts with this name (`IdUser`, `username`, `pass`), in table
+    /// order as the original's `LIMIT 1` saw them: the name is compared by
+    /// the column's collation, the password by the caller, never in SQL.
+    /// (No ORDER BY: without the index of sql/migrations/002 it would add a
+    /// sort to the table scan.)
     public func candidates(username: [UInt8]) throws(DatabaseError) -> [Row] {
-        try database.query("SELECT IdUser, username, pass FROM login WHERE username = ? ORDER BY IdUser LIMIT 16",
-                           [.bytes(username)])
+        try database.query("SELECT IdUser, username, pass FROM login WHERE username = ? LIMIT 16", [.bytes(username)])
     }
 
     /// Replaces a stored password, unless it changed meanwhile.
