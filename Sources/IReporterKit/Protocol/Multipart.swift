@@ -116,16 +116,17 @@ public final class MultipartParser {
                 }
                 var i = start
                 while i < pending.count, pending[i] == 0x20 || pending[i] == 0x09 { i += 1 }
-                guard i + 2 <= pending.count else {
-                    if i - start > 64 { throw .malformed("padding after a boundary") }
-                    return
-                }
+                // The same limit however the body was split into chunks.
+                if i - start > 64 { throw .malformed("padding after a boundary") }
+                guard i + 2 <= pending.count else { return }
                 guard pending[i] == 0x0D, pending[i + 1] == 0x0A else { throw .malformed("no line break after a boundary") }
                 start = i // keep the CRLF: the header block is searched from it
                 state = .headers
             case .headers:
                 guard let end = find(Array("\r\n\r\n".utf8)) else {
-                    if available > limits.maxHeaderBytes { throw .overLimit("part headers") }
+                    // Up to 3 bytes of the closing blank line may already be
+                    // here: count as if the block were complete.
+                    if available - 3 > limits.maxHeaderBytes { throw .overLimit("part headers") }
                     return
                 }
                 if end - start > limits.maxHeaderBytes { throw .overLimit("part headers") }

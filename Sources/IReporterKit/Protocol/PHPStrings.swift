@@ -65,7 +65,9 @@ public enum PHPStrings {
         }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         if !isFloat, let value = Int64(text) { return value }
-        guard let value = Double(text), !value.isNaN else { return 0 }
+        // PHP: a float that is not finite converts to 0; a finite one out of
+        // range saturates.
+        guard let value = Double(text), value.isFinite else { return 0 }
         if value >= 9.2233720368547758e18 { return Int64.max }
         if value <= -9.2233720368547758e18 { return Int64.min }
         return Int64(value.rounded(.towardZero))

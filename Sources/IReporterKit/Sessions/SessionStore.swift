@@ -80,7 +80,7 @@ public struct SessionStore: Sendable {
         if Int(now) - Int(info.st_mtim.tv_sec) > 60 { futimens(fd, nil) }
         guard let entries = try? PHPSessionCodec.decode(data) else { return Session(id: id, entries: []) }
         let session = Session(id: id, entries: entries)
-        if let created = session[Self.createdKey]?.intValue, Int(now) - Int(created) > absoluteTimeout {
+        if let created = session[Self.createdKey]?.intValue, created < Int64(now) - Int64(absoluteTimeout) {
             return nil
         }
         return session
