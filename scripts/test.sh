@@ -7,8 +7,11 @@
 #      /tmp/ireporter-test, nginx 127.0.0.1:8090, a new MariaDB on
 #      127.0.0.1:3310 (datadir wiped each run), the release build
 #   3. swift test                          (unit + integration tests)
-#   4. python3 -m pytest -q Tests/EndToEnd (HTTP through nginx)
-#   5. stop the test stack (always, also on failure or Ctrl-C), print a
+#   4. python3 -m pytest -q Tests/EndToEnd (HTTP through nginx and Apache)
+#   5. bench/smoke.sh                      (the benchmark scenarios, seconds)
+#   6. faults/run.py --duration 20         (fault injection, own stack)
+#   7. Fuzz/run.sh 15                      (libFuzzer, 15 s a harness)
+#   8. stop the test stack (always, also on failure or Ctrl-C), print a
 #      summary, exit non-zero if anything failed.
 #
 # Environment:
@@ -39,6 +42,9 @@ stack_env
 stage="deps"
 swift_rc=-1
 pytest_rc=-1
+smoke_rc=-1
+faults_rc=-1
+fuzz_rc=-1
 stack_state="not started"
 
 banner() { printf '\n==================== %s ====================\n' "$*"; }
@@ -72,10 +78,16 @@ finish() {
     grep -v '^[[:space:]]*$' "$RUN_DIR/pytest.log" | tail -n 1 | sed 's/^/                 /'
   fi
   [ "$pytest_rc" = 5 ] && echo "                 (pytest exit 5: no tests were collected in Tests/EndToEnd)"
+  result "bench smoke" "$smoke_rc"
+  result "faults" "$faults_rc"
+  [ -s "$RUN_DIR/faults.log" ] && grep -E '^(RESULT|invariants)' "$RUN_DIR/faults.log" | tail -n 2 | sed 's/^/                 /'
+  result "fuzz" "$fuzz_rc"
   printf '  %-12s: %s\n' "logs" "$RUN_DIR/{build,swift-test,pytest,ireporter}.log, $RUN_DIR/nginx/error.log"
   [ "${KEEP_STACK:-}" = 1 ] && [ "$stack_state" = up ] && echo "  stack left running (KEEP_STACK=1): $API_URL"
 
-  if [ "$rc" = 0 ] && { [ "$swift_rc" != 0 ] || [ "$pytest_rc" != 0 ]; }; then rc=1; fi
+  for suite_rc in "$swift_rc" "$pytest_rc" "$smoke_rc" "$faults_rc" "$fuzz_rc"; do
+    [ "$rc" = 0 ] && [ "$suite_rc" != 0 ] && rc=1
+  done
   if [ "$rc" = 0 ]; then
     echo "ALL PASSED"
   elif [ "$stage" = done ]; then
@@ -137,6 +149,24 @@ IREPORTER_BINARY="$SRV_BIN" \
 IREPORTER_CONFIG="$SRV_CONF" \
   python3 -m pytest -q Tests/EndToEnd 2>&1 | tee "$RUN_DIR/pytest.log"
 pytest_rc=${PIPESTATUS[0]}
+
+# ------------------------------------------------------------ bench smoke --
+stage="bench smoke"
+banner "bench/smoke.sh (no thresholds: every answer checked)"
+bench/smoke.sh "$API_URL" 2>&1 | tee "$RUN_DIR/bench-smoke.log"
+smoke_rc=${PIPESTATUS[0]}
+
+# ----------------------------------------------------------------- faults --
+stage="faults"
+banner "faults/run.py --duration 20 --clients 8"
+python3 faults/run.py --duration 20 --clients 8 --binary "$SRV_BIN" 2>&1 | tee "$RUN_DIR/faults.log"
+faults_rc=${PIPESTATUS[0]}
+
+# ------------------------------------------------------------------- fuzz --
+stage="fuzz"
+banner "Fuzz/run.sh 15"
+Fuzz/run.sh 15 2>&1 | tee "$RUN_DIR/fuzz.log"
+fuzz_rc=${PIPESTATUS[0]}
 
 stage="done"
 exit 0   # finish() turns a failed suite into a non-zero exit
