@@ -347,3 +347,29 @@ def test_workers_exit_when_supervisor_dies(start_server, module_env):
         servers.wait_gone(workers, 5)
         for leftover in (server.socket_path, server.pid_file):
             leftover.unlink(missing_ok=True)
+
+
+def test_sigusr1_reopens_the_log_files(start_server, module_env):
+    """logrotate's way: move the files away, SIGUSR1, the server writes new
+    ones (the supervisor's log and every worker's access log)."""
+    logs_dir = module_env["dir"] / "logs"
+    logs_dir.mkdir(exist_ok=True)
+    servers.chown_www(logs_dir)
+    access, own = logs_dir / "access.log", logs_dir / "ireporter.log"
+    server = start_server(workers=2, access_log=str(access), log_file=str(own))
+    with AppClient(Endpoint(API)) as phone:
+        assert phone.stream().status == 200
+    servers.wait_for(lambda: access.exists() and b"command=stream" in access.read_bytes(), 5, what="an access line")
+    moved = logs_dir / "access.log.1"
+    access.rename(moved)
+    own.rename(logs_dir / "ireporter.log.1")
+    server.proc.send_signal(signal.SIGUSR1)
+    servers.wait_for(lambda: own.exists() and b"log files reopened" in own.read_bytes(), 5, what="a new log file")
+    time.sleep(0.3)  # idle workers reopen at once (the signal interrupts their accept)
+    before = moved.read_bytes()
+    for _ in range(6):
+        with AppClient(Endpoint(API)) as phone:
+            assert phone.stream().status == 200
+    servers.wait_for(lambda: access.exists() and access.read_bytes().count(b"command=stream") >= 6, 5,
+                     what="the new requests in the new access log")
+    assert moved.read_bytes() == before, "nothing more went to the moved file"
