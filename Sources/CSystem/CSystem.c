@@ -2,6 +2,7 @@
 #include "CSystem.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -63,4 +64,8 @@ int csystem_signal_seen(int signal_number) {
 int csystem_die_with_parent(int signal_number, int parent_pid) {
     if (prctl(PR_SET_PDEATHSIG, signal_number) != 0) return -1;
     return getppid() == parent_pid ? 0 : -1;
+}
+
+void csystem_mmap_large_blocks(int bytes) {
+    mallopt(M_MMAP_THRESHOLD, bytes);
 }

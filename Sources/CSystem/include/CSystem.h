@@ -26,6 +26,10 @@ static inline long long csystem_add(long long *word, long long delta) { return _
    gone (parent_pid is no longer our parent). */
 int csystem_die_with_parent(int signal_number, int parent_pid);
 
+/* mallopt(M_MMAP_THRESHOLD, bytes): blocks at least this big come from mmap
+   and go back to the system when freed (malloc.h is not imported). */
+void csystem_mmap_large_blocks(int bytes);
+
 /* Signal flags for worker processes: the handler only records the signal
    (async-signal-safe) and, installed without SA_RESTART, makes a blocking
    accept() return so the worker can look at the flags. */

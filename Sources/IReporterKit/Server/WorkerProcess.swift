@@ -21,6 +21,10 @@ enum WorkerProcess {
         for signal in stopSignals + [SIGUSR1] { sigaddset(&requestSignals, signal) }
         pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
 
+        // Big blocks (Argon2's 19 MiB, a decoded photo) straight from mmap and
+        // back to the system when freed: glibc would otherwise raise the
+        // threshold after the first one and keep them in the heap for good.
+        csystem_mmap_large_blocks(128 * 1024)
         let accessLog = AccessLog(configuration: configuration)
         let database = DatabaseConnection(settings: configuration.database)
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
