@@ -212,6 +212,22 @@ public final class IReporterAPI {
         }
         do {
             try photos.commit()
+        } catch where error.isConnectionLost {
+            // The answer to COMMIT was lost, not necessarily the commit: ask
+            // again, for a few seconds (a restarting server comes back).
+            switch photos.existsOnceReachable(id: photoID, withinMillis: 5000) {
+            case true?:
+                Log.warning("upload \(photoID): the connection broke after COMMIT, which had been applied")
+            case false?:
+                files.remove(id: photoID)
+                throw error
+            case nil:
+                // Unknowable now: the files stay. With no row they are debris
+                // that the start-up sweep and `ireporter repair` remove; with
+                // one, the photo is whole.
+                Log.error("upload \(photoID): the database went away during COMMIT; files kept for repair to settle")
+                throw error
+            }
         } catch {
             files.remove(id: photoID)
             try? photos.delete(id: photoID) // a MyISAM row outlives the failed commit

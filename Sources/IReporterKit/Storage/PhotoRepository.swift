@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The original `photos` table joined with `login` for the stream.
 public struct PhotoRepository {
     public static let maxTitleBytes = 100
@@ -26,6 +30,21 @@ public struct PhotoRepository {
     /// Inserts the row and returns its new `IdPhoto`.
     public func insert(userID: Int64, title: [UInt8]) throws(DatabaseError) -> Int64 {
         Int64(try database.execute("INSERT INTO photos (IdUser, title) VALUES (?, ?)", [.int(userID), .bytes(title)]).insertID)
+    }
+
+    public func exists(id: Int64) throws(DatabaseError) -> Bool {
+        !(try database.query("SELECT 1 FROM photos WHERE IdPhoto = ?", [.int(id)])).isEmpty
+    }
+
+    /// Whether the row exists, asked until the database answers or the time
+    /// is up (nil: still unreachable).
+    public func existsOnceReachable(id: Int64, withinMillis: Int64) -> Bool? {
+        let deadline = monotonicMillis() + withinMillis
+        while true {
+            if let answer = try? exists(id: id) { return answer }
+            if monotonicMillis() >= deadline { return nil }
+            usleep(250_000)
+        }
     }
 
     public func allIDs() throws(DatabaseError) -> [Int64] {
