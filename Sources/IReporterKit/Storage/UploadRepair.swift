@@ -56,10 +56,9 @@ public struct UploadRepair {
                 if oldEnough(name) { remove(name); report.removedSpools.append(name) }
                 continue
             }
-            guard let (id, isThumbnail) = Self.parse(name), !rows.contains(id), oldEnough(name) else { continue }
+            guard let id = Self.photoID(in: name), !rows.contains(id), oldEnough(name) else { continue }
             remove(name)
             report.removedOrphanFiles.append(name)
-            _ = isThumbnail
         }
         for id in rows.sorted() {
             let photo = "\(id).jpg", thumbnail = "\(id)-thumb.jpg"
@@ -87,10 +86,10 @@ public struct UploadRepair {
         return report
     }
 
-    /// `<id>.jpg` or `<id>-thumb.jpg`.
-    static func parse(_ name: String) -> (Int64, isThumbnail: Bool)? {
-        if name.hasSuffix("-thumb.jpg"), let id = Int64(name.dropLast(10)), id > 0 { return (id, true) }
-        if name.hasSuffix(".jpg"), let id = Int64(name.dropLast(4)), id > 0 { return (id, false) }
+    /// The IdPhoto of `<id>.jpg` or `<id>-thumb.jpg`.
+    static func photoID(in name: String) -> Int64? {
+        if name.hasSuffix("-thumb.jpg"), let id = Int64(name.dropLast(10)), id > 0 { return id }
+        if name.hasSuffix(".jpg"), let id = Int64(name.dropLast(4)), id > 0 { return id }
         return nil
     }
 
