@@ -71,11 +71,11 @@ def seed(a):
 
 
 def restore_plain(a):
-    # Hashes first replaced by the plain values, then the column narrowed
-    # back to the original varchar(45) (the server only stores hashes in a
-    # column wide enough for them).
-    mysql(a.mysql, "UPDATE login SET pass = SHA1(CONCAT('pass', IdUser));"
-                   "ALTER TABLE login MODIFY pass varchar(45) CHARACTER SET latin1 NOT NULL;")
+    # The column narrowed back to the original varchar(45) first (the hashes
+    # are cut, then overwritten): a server only stores hashes in a column
+    # wide enough for them. The caller makes sure no login is in flight.
+    mysql(a.mysql, "ALTER TABLE login MODIFY pass varchar(45) CHARACTER SET latin1 NOT NULL;"
+                   "UPDATE login SET pass = SHA1(CONCAT('pass', IdUser));")
     out = mysql(a.mysql, "SELECT COUNT(*) FROM login WHERE pass <> SHA1(CONCAT('pass', IdUser)) "
                          "OR pass LIKE '$argon2%';", ["-N"]).strip()
     if out != "0":
