@@ -12,8 +12,10 @@ and meanwhile injects faults at random times:
                   then send one upload more than there are workers: each must
                   succeed (a worker's idle connection died with the old server)
   kill_worker     SIGKILL one or two worker processes (busy ones preferred)
-  disk_full       fill the upload file system with a big file, then free it
-  readonly        chmod 0555 the upload folder, then 0755 again
+  disk_full       shrink the upload tmpfs to what it holds and fill the rest
+                  with a file (ENOSPC), then free it
+  readonly        chmod 0555 the upload folder (the server runs as www-data),
+                  then 0755 again
   drop_mid_body   a client that closes the connection halfway through the body
   abandon         a client that sends a whole upload and leaves without reading
   slow_body       a client that trickles a whole upload over a few seconds
@@ -29,10 +31,10 @@ and meanwhile injects faults at random times:
 Every answer is recorded. At the end the load stops, the injected faults are
 undone (DB started if down, folder writable, filler removed) but nothing is
 restarted, and the result is RECONCILED against the database and the upload
-folder (see `check_*` below and faults/README.md). Exit status: 0 when every
+folder (see reconcile() and check_answers() below, and faults/README.md). Exit status: 0 when every
 invariant held, 1 when one broke, 2 when the run itself could not be made.
 
-    faults/run.py --duration 20 --clients 8          # CI (about 45 s in all)
+    faults/run.py --duration 20 --clients 8          # CI (about 34 s in all)
     faults/run.py --duration 600 --clients 12        # longer run
     faults/run.py --soak --duration 1800             # + samples every 30 s
 

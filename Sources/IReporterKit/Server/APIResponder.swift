@@ -70,7 +70,9 @@ final class APIResponder {
         case .failure(let error):
             response = .error(Self.message(for: error))
         }
-        for path in spooled { unlink(path) }
+        for path in spooled where unlink(path) != 0 && errno != ENOENT {
+            Log.warning("cannot remove \(path) (\(String(cString: strerror(errno)))): the next sweep will")
+        }
         request.write(Self.head(for: response) + response.body)
         record.bytes = response.body.count
         record.totalMicros = monotonicMicros() - started
@@ -82,7 +84,7 @@ final class APIResponder {
         case .fileTooLarge(let limit): return .photoTooLarge(limitBytes: limit)
         case .malformed, .overLimit: return .malformedRequest
         case .spoolFailed(let code):
-            Log.error("spooling an upload: \(SystemError("write", code: code))")
+            Log.error("spooling an upload: \(SystemError("create or write a spool file", code: code))")
             return .uploadOnServerProblem
         }
     }

@@ -59,7 +59,7 @@ final class Supervisor {
                 }
             } else {
                 enforceRequestTimeout()
-                sweepSessions()
+                sweepPeriodically()
             }
         }
         if let path = socket.ownedPath { unlink(path) }
@@ -180,10 +180,12 @@ final class Supervisor {
         }
     }
 
-    /// At start: what a crash left in the upload folder, cleared by a
-    /// separate process so that serving starts at once. Rows are only
-    /// reported (`ireporter repair` deletes them).
+    /// At start and every 10 minutes: what a crash or a failing disk left in
+    /// the upload folder, cleared by a separate process so that serving goes
+    /// on. Only files older than any request can be are touched. Rows are
+    /// only reported (`ireporter repair` deletes them).
     private func sweepUploadsInBackground() {
+        let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
         let supervisor = getpid()
         let pid = fork()
@@ -193,20 +195,21 @@ final class Supervisor {
                                   database: DatabaseConnection(settings: configuration.database),
                                   maxImagePixels: configuration.maxImagePixels)
         do {
-            let report = try repair.run(graceSeconds: 60, deleteRows: false)
-            if !report.isClean { Log.warning("start-up sweep of \(configuration.uploadDirectory): \(report)") }
+            let report = try repair.run(graceSeconds: graceSeconds, deleteRows: false)
+            if !report.isClean { Log.warning("sweep of \(configuration.uploadDirectory): \(report)") }
             if !report.rowsWithoutPhoto.isEmpty {
                 Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); `ireporter repair` deletes them")
             }
         } catch {
-            Log.warning("start-up sweep skipped: \(error)")
+            Log.warning("sweep of the upload folder skipped: \(error)")
         }
         _exit(0)
     }
 
-    private func sweepSessions() {
+    private func sweepPeriodically() {
         let now = monotonicMillis()
         guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
+        if lastSweep != 0 { sweepUploadsInBackground() } // the first one ran at start
         lastSweep = now
         let removed = configuration.sessionStore.sweep()
         if removed > 0 { Log.info("removed \(removed) expired session files") }
