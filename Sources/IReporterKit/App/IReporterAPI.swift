@@ -127,7 +127,9 @@ public final class IReporterAPI {
     /// parameters, is replaced by a fresh hash on the way.
     private func authenticate(username: [UInt8], password: [UInt8]) throws -> ([UInt8], [UInt8]?)? {
         let candidates = try users.candidates(username: username)
-        if candidates.isEmpty { hasher.burnVerificationTime(password) }
+        // Only where real accounts are checked by hash: before the migration a
+        // wrong password costs a byte comparison, and so must a missing name.
+        if candidates.isEmpty, try passwordColumnFitsHashes() { hasher.burnVerificationTime(password) }
         for row in candidates {
             guard let userID = row[0], let stored = row[2] else { continue }
             guard case .match(let upgrade) = hasher.verify(password, against: stored) else { continue }

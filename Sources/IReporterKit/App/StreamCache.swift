@@ -19,9 +19,7 @@ public final class StreamCache {
         fileprivate let word: UnsafeMutablePointer<CLongLong>
 
         public init() {
-            let memory = mmap(nil, 64, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
-            precondition(memory != MAP_FAILED, "mmap of the stream generation failed")
-            word = memory!.bindMemory(to: CLongLong.self, capacity: 1)
+            word = sharedMemory(bytes: 64, for: "stream generation").bindMemory(to: CLongLong.self, capacity: 1)
         }
 
         var current: Int64 { Int64(csystem_load(word)) }

@@ -113,35 +113,38 @@ public final class DatabaseConnection {
     /// connection if the old one turns out to be dead (a `START TRANSACTION`;
     /// never a `COMMIT`, whose transaction died with its connection).
     public func command(_ sql: String, repeatable: Bool = false) throws(DatabaseError) {
-        let started = monotonicMicros()
-        defer { busyMicros += monotonicMicros() - started }
-        var attempt = 0
-        while true {
-            attempt += 1
+        try reconnectingOnce(retryIf: { _ in repeatable }) { () throws(DatabaseError) in
             let connection = try connected()
             guard sql.withCString({ mysql_real_query(connection, $0, UInt(strlen($0))) }) != 0 else { return }
-            let error = DatabaseError(connection: connection)
-            guard error.isConnectionLost else { throw error }
-            disconnect()
-            guard attempt == 1, repeatable else { throw error }
+            throw DatabaseError(connection: connection)
         }
     }
 
     private func perform(_ sql: String, _ parameters: [DatabaseValue], repeatable: Bool) throws(DatabaseError)
         -> (rows: [Row], affectedRows: UInt64, insertID: UInt64) {
+        try reconnectingOnce(retryIf: { repeatable || $0.statementNotSent }) { () throws(DatabaseError) in
+            let statement = try prepared(sql)
+            let rows = try statement.run(parameters)
+            return (rows, statement.affectedRows, statement.insertID)
+        }
+    }
+
+    /// Runs `body`, timed for `busyMicros`. When the connection turns out to
+    /// be dead it is dropped, and `body` runs once more on a new one if
+    /// `retryIf` says the failed attempt is safe to repeat.
+    private func reconnectingOnce<T>(retryIf: (DatabaseError) -> Bool,
+                                     _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         let started = monotonicMicros()
         defer { busyMicros += monotonicMicros() - started }
         var attempt = 0
         while true {
             attempt += 1
             do {
-                let statement = try prepared(sql)
-                let rows = try statement.run(parameters)
-                return (rows, statement.affectedRows, statement.insertID)
+                return try body()
             } catch {
                 guard error.isConnectionLost else { throw error }
                 disconnect()
-                guard attempt == 1, repeatable || error.statementNotSent else { throw error }
+                guard attempt == 1, retryIf(error) else { throw error }
             }
         }
     }

@@ -2,13 +2,9 @@
 /// on `;`, names trimmed, values url-decoded, the first of a repeated name wins.
 public enum Cookies {
     public static func parse(_ header: String?) -> [String: [UInt8]] {
-        guard let header else { return [:] }
         var cookies: [String: [UInt8]] = [:]
-        for pair in Array(header.utf8).split(separator: UInt8(ascii: ";")) {
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let name = String(decoding: HeaderParameters.trimmed(Array(pair[..<equals])), as: UTF8.self)
-            guard !name.isEmpty, cookies[name] == nil else { continue }
-            cookies[name] = PHPStrings.urlDecode(HeaderParameters.trimmed(Array(pair[(equals + 1)...])))
+        for (name, value) in pairs(header) where !name.isEmpty && cookies[name] == nil {
+            cookies[name] = value
         }
         return cookies
     }
@@ -17,15 +13,22 @@ public enum Cookies {
     /// ones: then none (a cookie planted for a parent domain or path must
     /// not decide which session is used; PHP took the first).
     public static func sessionID(_ header: String?, name: String = "PHPSESSID") -> [UInt8]? {
-        guard let header else { return nil }
         var found: [UInt8]?
-        for pair in Array(header.utf8).split(separator: UInt8(ascii: ";")) {
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")),
-                  String(decoding: HeaderParameters.trimmed(Array(pair[..<equals])), as: UTF8.self) == name else { continue }
-            let value = PHPStrings.urlDecode(HeaderParameters.trimmed(Array(pair[(equals + 1)...])))
+        for (pairName, value) in pairs(header) where pairName == name {
             if let found, found != value { return nil }
             found = value
         }
         return found
+    }
+
+    /// `name=value` pairs split on `;`, names trimmed, values trimmed and
+    /// url-decoded; a pair without `=` is skipped.
+    private static func pairs(_ header: String?) -> [(String, [UInt8])] {
+        guard let header else { return [] }
+        return Array(header.utf8).split(separator: UInt8(ascii: ";")).compactMap { pair in
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            return (String(decoding: HeaderParameters.trimmed(Array(pair[..<equals])), as: UTF8.self),
+                    PHPStrings.urlDecode(HeaderParameters.trimmed(Array(pair[(equals + 1)...]))))
+        }
     }
 }

@@ -19,17 +19,16 @@ public struct FormData: Sendable {
     }
 
     /// Every file part's spool file (to be removed when the request ends).
-    public var spooledPaths: [String] { allSpooledPaths }
-    private var allSpooledPaths: [String] = []
+    public private(set) var spooledPaths: [String] = []
 
     /// Another temporary file of this request, removed with the spools.
     public mutating func addSpooledPath(_ path: String) {
-        allSpooledPaths.append(path)
+        spooledPaths.append(path)
     }
 
     /// A spool file that was moved into place: no longer ours to remove.
     public mutating func markConsumed(_ path: String) {
-        allSpooledPaths.removeAll { $0 == path }
+        spooledPaths.removeAll { $0 == path }
     }
 
     mutating func setField(_ rawName: [UInt8], _ value: [UInt8]) {
@@ -39,7 +38,7 @@ public struct FormData: Sendable {
     }
 
     mutating func addFile(_ rawName: [UInt8], _ file: UploadedFile) {
-        if let path = file.spoolPath { allSpooledPaths.append(path) }
+        if let path = file.spoolPath { spooledPaths.append(path) }
         let (name, isArray) = Self.phpName(rawName)
         guard !name.isEmpty else { return }
         if isArray { arrayNames.insert(name) } else { files[name] = file }

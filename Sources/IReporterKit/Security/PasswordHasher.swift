@@ -74,13 +74,16 @@ public struct PasswordHasher: Sendable {
         return .match(upgrade: !current)
     }
 
-    /// Spends the time of one verification, so that an unknown username takes
-    /// as long to refuse as a wrong password.
+    /// Spends the time of one verification with this hasher's parameters,
+    /// so that an unknown username takes as long to refuse as a wrong password.
     public func burnVerificationTime(_ password: [UInt8]) {
-        _ = verify(password, against: Self.decoy)
+        let salt = [UInt8](repeating: 0x5A, count: Self.saltBytes)
+        var discarded = [UInt8](repeating: 0, count: Self.hashBytes)
+        _ = password.withUnsafeBytes { pwd in
+            argon2id_hash_raw(parameters.iterations, parameters.memoryKiB, parameters.parallelism, pwd.baseAddress,
+                              pwd.count, salt, salt.count, &discarded, discarded.count)
+        }
     }
-
-    private static let decoy = PasswordHasher().hash(Array("decoy".utf8))
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)

@@ -30,10 +30,9 @@ public final class RateLimiter: @unchecked Sendable {
         self.capacity = capacity
         let mutexBytes = (MemoryLayout<pthread_mutex_t>.size + 63) / 64 * 64
         let bytes = mutexBytes + capacity * MemoryLayout<Entry>.stride
-        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
-        precondition(memory != MAP_FAILED, "mmap of the rate limiter failed")
-        mutex = memory!.bindMemory(to: pthread_mutex_t.self, capacity: 1)
-        entries = (memory! + mutexBytes).bindMemory(to: Entry.self, capacity: capacity)
+        let memory = sharedMemory(bytes: bytes, for: "rate limiter")
+        mutex = memory.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        entries = (memory + mutexBytes).bindMemory(to: Entry.self, capacity: capacity)
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         pthread_mutexattr_setpshared(&attributes, Int32(PTHREAD_PROCESS_SHARED))

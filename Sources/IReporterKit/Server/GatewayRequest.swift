@@ -51,13 +51,6 @@ final class CGIRequest: GatewayRequest {
 
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return false }
-            offset += count
-        }
-        return true
+        bytes.withUnsafeBytes { writeAll(1, $0) } == nil
     }
 }

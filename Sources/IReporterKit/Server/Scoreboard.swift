@@ -28,9 +28,7 @@ final class Scoreboard: @unchecked Sendable {
 
     init() {
         let bytes = (Self.headerWords + Self.maxSlots * Self.slotWords) * 8
-        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
-        precondition(memory != MAP_FAILED, "mmap of the scoreboard failed")
-        words = memory!.bindMemory(to: CLongLong.self, capacity: bytes / 8)
+        words = sharedMemory(bytes: bytes, for: "scoreboard").bindMemory(to: CLongLong.self, capacity: bytes / 8)
         store(header: .startedAt, Int64(time(nil)))
     }
 

@@ -120,21 +120,10 @@ public struct SessionStore: Sendable {
     /// Removes session files idle for longer than the timeout; returns how many.
     @discardableResult
     public func sweep() -> Int {
-        guard let dir = opendir(directory) else { return 0 }
-        defer { closedir(dir) }
+        guard let entries = try? directoryEntries(directory) else { return 0 }
         let now = Int(time(nil))
-        var removed = 0
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasPrefix("sess_") else { continue }
-            var info = stat()
-            guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            if now - Int(info.st_mtim.tv_sec) > idleTimeout, unlinkat(dirfd(dir), name, 0) == 0 {
-                removed += 1
-            }
-        }
-        return removed
+        return entries.filter { name, info in
+            name.hasPrefix("sess_") && now - Int(info.st_mtim.tv_sec) > idleTimeout && unlink("\(directory)/\(name)") == 0
+        }.count
     }
 }

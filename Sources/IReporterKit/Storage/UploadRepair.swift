@@ -95,14 +95,8 @@ public struct UploadRepair {
 
     /// Names in the upload folder with their modification times.
     private func listing() throws(SystemError) -> [String: Int] {
-        guard let dir = opendir(files.directory) else { throw SystemError("open \(files.directory)") }
-        defer { closedir(dir) }
         var entries: [String: Int] = [:]
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != ".", name != ".." else { continue }
-            var info = stat()
-            guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+        for (name, info) in try directoryEntries(files.directory) where info.st_mode & S_IFMT == S_IFREG {
             entries[name] = Int(info.st_mtim.tv_sec)
         }
         return entries

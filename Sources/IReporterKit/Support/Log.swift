@@ -11,8 +11,7 @@ public enum Log {
 
     private static func emit(_ level: String, _ message: String) {
         let line = "\(timestamp()) ireporter[\(getpid())] \(level): \(message)\n"
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
     }
 
     /// Points stderr at `path` (appending): at start-up and on SIGUSR1, so
@@ -32,7 +31,7 @@ public enum Log {
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        let stamp = String(format4: Int(parts.tm_year) + 1900) + "-" + String(pad2: Int(parts.tm_mon) + 1) + "-"
+        let stamp = String(Int(parts.tm_year) + 1900) + "-" + String(pad2: Int(parts.tm_mon) + 1) + "-"
             + String(pad2: Int(parts.tm_mday)) + "T" + String(pad2: Int(parts.tm_hour)) + ":"
             + String(pad2: Int(parts.tm_min)) + ":" + String(pad2: Int(parts.tm_sec)) + "Z"
         return stamp
@@ -41,5 +40,4 @@ public enum Log {
 
 extension String {
     fileprivate init(pad2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
-    fileprivate init(format4 value: Int) { self = String(value) }
 }

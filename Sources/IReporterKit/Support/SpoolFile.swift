@@ -32,16 +32,7 @@ public final class SpoolFile {
 
     /// Writes every byte; returns errno on failure.
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return nil
+        writeAll(fd, bytes)
     }
 
     /// Closes the descriptor; returns errno on failure.

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes every byte to `fd`, going on after interrupted or short writes;
+/// returns errno on failure.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        if written == 0 { return EIO }
+        offset += written
+    }
+    return nil
+}
+
+/// The entries of a directory (without `.` and `..`) with what `lstat`
+/// says of each: symbolic links are not followed.
+func directoryEntries(_ directory: String) throws(SystemError) -> [(name: String, info: stat)] {
+    guard let dir = opendir(directory) else { throw SystemError("open \(directory)") }
+    defer { closedir(dir) }
+    var entries: [(name: String, info: stat)] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard name != ".", name != ".." else { continue }
+        var info = stat()
+        guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+        entries.append((name, info))
+    }
+    return entries
+}
+
+/// Zeroed memory shared with the processes forked after this call (the
+/// worker scoreboard, rate-limit counters, the stream generation).
+func sharedMemory(bytes: Int, for purpose: String) -> UnsafeMutableRawPointer {
+    let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+    precondition(memory != MAP_FAILED, "mmap of the \(purpose) failed")
+    return memory!
+}
