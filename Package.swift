@@ -27,9 +27,11 @@ let package = Package(
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "UnitTests", dependencies: ["IReporterKit"],
+        // Scratch directories and file reads shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "UnitTests", dependencies: ["IReporterKit", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit", "CGD"],
+        .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit", "CGD", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

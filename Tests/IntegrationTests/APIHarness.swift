@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import IReporterKit
+import TestSupport
 
 /// The API of one worker on the real database, with scratch upload and
 /// session directories, driven the way the FastCGI layer drives it.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 /// Every command and error path of the API against the real MariaDB.
 extension DatabaseTests {

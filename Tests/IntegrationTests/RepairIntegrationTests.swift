@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 extension DatabaseTests {
     /// What a crash at each step of an upload leaves, and what repair makes of it.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 /// Passwords, throttling, upload limits and metadata, against the real MariaDB.
 extension DatabaseTests {

@@ -4,6 +4,7 @@ import Glibc
 import CGD
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 /// The real MariaDB the tests run against, started by `scripts/test.sh`
 /// (`make test`), which passes it as IREPORTER_TEST_DB_URL.
@@ -47,37 +48,6 @@ enum TestServices {
     }
 }
 
-/// A scratch directory removed with its owner.
-final class ScratchDirectory {
-    let path: String
-
-    init(_ label: String) {
-        var template = Array("/tmp/ireporter-\(label)-XXXXXX".utf8CString)
-        path = String(cString: mkdtemp(&template))
-    }
-
-    deinit { _ = system("rm -rf '\(path)'") }
-
-    var entries: [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
-
-    func write(_ name: String, _ bytes: [UInt8]) -> String {
-        let full = "\(path)/\(name)"
-        let file = fopen(full, "wb")!
-        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        fclose(file)
-        return full
-    }
-}
-
 /// A real JPEG of the given size, made with gd.
 func makeJPEG(width: Int32, height: Int32, quality: Int32 = 85) -> [UInt8] {
     let image = gdImageCreateTrueColor(width, height)!
@@ -102,19 +72,6 @@ func jpegSize(_ bytes: [UInt8]) -> (Int, Int)? {
         i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
     }
     return nil
-}
-
-func readBytes(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = fread(&buffer, 1, buffer.count, file)
-        if count == 0 { break }
-        bytes += buffer[..<count]
-    }
-    return bytes
 }
 
 /// Every suite that uses the one test database, run one test at a time.

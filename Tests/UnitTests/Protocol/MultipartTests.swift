@@ -3,21 +3,14 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 /// Multipart bodies as the iPhone app (AFNetworking 1.x), curl and browsers
 /// build them, fed in every chunking, and broken in the ways clients break them.
 final class MultipartTests {
     static let boundary = "Boundary+0xAbCdEfGbOuNdArY"
-    let directory: String
-
-    init() {
-        var template = Array("/tmp/ireporter-multipart-XXXXXX".utf8CString)
-        directory = String(cString: mkdtemp(&template))
-    }
-
-    deinit {
-        _ = system("rm -rf '\(directory)'")
-    }
+    let scratch = ScratchDirectory("multipart")
+    var directory: String { scratch.path }
 
     /// The layout AFNetworking 1.x's multipart builder writes: text parts with
     /// only Content-Disposition, the file part with Content-Type, CRLF between
@@ -48,30 +41,6 @@ final class MultipartTests {
         return try parser.finish()
     }
 
-    func contents(_ path: String) -> [UInt8] {
-        guard let file = fopen(path, "rb") else { return [] }
-        defer { fclose(file) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count == 0 { break }
-            out += buffer[..<count]
-        }
-        return out
-    }
-
-    func spoolFiles() -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
     @Test(arguments: [1, 2, 3, 7, 26, 29, 64, 1000, 65536])
     func theAppsUploadInAnyChunking(chunkSize: Int) throws {
         // Photo bytes that contain CRLF, dashes and a near-boundary.
@@ -84,7 +53,7 @@ final class MultipartTests {
         #expect(file.filename == Array("photo.jpg".utf8))
         #expect(file.contentType == Array("image/jpeg".utf8))
         #expect(file.size == photo.count)
-        #expect(contents(try #require(file.spoolPath)) == photo)
+        #expect(readBytes(try #require(file.spoolPath)) == photo)
         #expect(form.spooledPaths == [file.spoolPath!])
     }
 
@@ -100,7 +69,7 @@ final class MultipartTests {
         let browser = Array("preamble\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\"\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--b--\r\nepilogue".utf8)
         let empty = try parse(browser, boundary: "b")
         #expect(empty.file("file")?.spoolPath == nil)
-        #expect(spoolFiles().isEmpty)
+        #expect(scratch.entries.isEmpty)
     }
 
     @Test func boundaryFromContentType() {
@@ -144,13 +113,13 @@ final class MultipartTests {
             try parser.feed(body)
             #expect(throws: FormDataError.self) { try parser.finish() }
         }
-        #expect(spoolFiles().isEmpty)
+        #expect(scratch.entries.isEmpty)
     }
 
     @Test func fileOverTheLimitStopsTheParse() {
         let body = Self.appBody(fields: [("command", "upload")], file: Array(repeating: 0x41, count: 10_001))
         #expect(throws: FormDataError.fileTooLarge(limit: 10_000)) { try self.parse(body, chunkSize: 999, maxFileBytes: 10_000) }
-        #expect(spoolFiles().isEmpty)
+        #expect(scratch.entries.isEmpty)
         // Exactly at the limit is fine.
         let fits = Self.appBody(fields: [], file: Array(repeating: 0x41, count: 10_000))
         #expect((try? parse(fits, maxFileBytes: 10_000))?.file("file")?.size == 10_000)

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 struct PHPSessionCodecTests {
     @Test func decodesWhatPHPWrites() throws {
@@ -36,21 +37,16 @@ struct PHPSessionCodecTests {
 }
 
 final class SessionStoreTests {
-    let directory: String
+    let scratch = ScratchDirectory("sessions")
+    var directory: String { scratch.path }
     let store: SessionStore
 
     init() {
-        var template = Array("/tmp/ireporter-sessions-XXXXXX".utf8CString)
-        directory = String(cString: mkdtemp(&template))
-        store = SessionStore(directory: directory, idleTimeout: 3600)
+        store = SessionStore(directory: scratch.path, idleTimeout: 3600)
     }
 
-    deinit { _ = system("rm -rf '\(directory)'") }
-
     func write(_ name: String, _ text: String) {
-        let file = fopen("\(directory)/\(name)", "w")!
-        fputs(text, file)
-        fclose(file)
+        scratch.write(name, Array(text.utf8))
     }
 
     func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }

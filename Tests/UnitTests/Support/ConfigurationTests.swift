@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 struct ConfigurationTests {
     @Test func databaseURLForms() throws {
@@ -25,18 +26,15 @@ struct ConfigurationTests {
     }
 
     @Test func fileThenEnvironmentThenFlags() throws {
-        let path = "/tmp/ireporter-config-\(getpid()).conf"
-        let file = fopen(path, "w")!
-        fputs("""
+        let scratch = ScratchDirectory("config")
+        let path = scratch.write("ireporter.conf", Array("""
             # a comment
             listen = /run/x.sock   # trailing comment
             workers = 3
             upload_dir = /srv/upload
             db_url = mysql://a:b@localhost/db?socket=/s.sock
 
-            """, file)
-        fclose(file)
-        defer { unlink(path) }
+            """.utf8))
         let configuration = try Configuration.load(arguments: ["--config", path, "--workers=6"],
                                                    environment: ["IREPORTER_UPLOAD_DIR": "/env/upload",
                                                                  "IREPORTER_WORKERS": "5"])

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 struct PasswordHasherTests {
     let hasher: PasswordHasher = {
@@ -101,31 +102,13 @@ struct RateLimiterTests {
 }
 
 final class JPEGMetadataStripperTests {
-    let directory: String
-
-    init() {
-        var template = Array("/tmp/ireporter-strip-XXXXXX".utf8CString)
-        directory = String(cString: mkdtemp(&template))
-    }
-
-    deinit { _ = system("rm -rf '\(directory)'") }
+    let scratch = ScratchDirectory("strip")
+    var directory: String { scratch.path }
 
     func roundTrip(_ bytes: [UInt8], orientation: Int = 1) throws -> [UInt8] {
-        let source = "\(directory)/in.jpg", target = "\(directory)/out.jpg"
-        let file = fopen(source, "wb")!
-        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        fclose(file)
-        try JPEGMetadataStripper.strip(from: source, to: target, orientation: orientation)
-        let input = fopen(target, "rb")!
-        defer { fclose(input) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, input)
-            if count == 0 { break }
-            out += buffer[..<count]
-        }
-        return out
+        let target = "\(directory)/out.jpg"
+        try JPEGMetadataStripper.strip(from: scratch.write("in.jpg", bytes), to: target, orientation: orientation)
+        return try #require(readBytes(target))
     }
 
     /// A hand-made JPEG structure: the stripper never decodes, it walks markers.

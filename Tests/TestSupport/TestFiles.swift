@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Files for the tests of every target: scratch directories and whole-file reads.
+
+/// A scratch directory removed with its owner.
+public final class ScratchDirectory {
+    public let path: String
+
+    public init(_ label: String) {
+        var template = Array("/tmp/ireporter-\(label)-XXXXXX".utf8CString)
+        path = String(cString: mkdtemp(&template))
+    }
+
+    deinit { _ = system("rm -rf '\(path)'") }
+
+    /// The names in it, sorted.
+    public var entries: [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Writes a file; returns its path.
+    @discardableResult
+    public func write(_ name: String, _ bytes: [UInt8]) -> String {
+        let full = "\(path)/\(name)"
+        let file = fopen(full, "wb")!
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        fclose(file)
+        return full
+    }
+}
+
+/// The whole file, or nil if it cannot be opened.
+public func readBytes(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count == 0 { break }
+        bytes += buffer[..<count]
+    }
+    return bytes
+}
