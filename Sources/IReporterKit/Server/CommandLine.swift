@@ -68,9 +68,7 @@ public enum IReporterCommandLine {
 
     private static func runRepair(_ configuration: Configuration, graceSeconds: Int, dryRun: Bool) -> Int32 {
         DatabaseConnection.initializeLibrary()
-        let repair = UploadRepair(files: PhotoFiles(directory: configuration.uploadDirectory),
-                                  database: DatabaseConnection(settings: configuration.database),
-                                  maxImagePixels: configuration.maxImagePixels)
+        let repair = configuration.uploadRepair()
         do {
             let report = try repair.run(graceSeconds: graceSeconds, deleteRows: true, dryRun: dryRun)
             print((dryRun ? "would have " : "") + report.description)

@@ -15,6 +15,12 @@ extension Configuration {
         SessionStore(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
     }
 
+    /// The repair of the upload folder, on a connection of its own.
+    func uploadRepair() -> UploadRepair {
+        UploadRepair(files: PhotoFiles(directory: uploadDirectory), database: DatabaseConnection(settings: database),
+                     maxImagePixels: maxImagePixels)
+    }
+
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
         let api = IReporterAPI(database: database, sessions: sessionStore, files: PhotoFiles(directory: uploadDirectory),
                                policy: apiPolicy, limiter: shared.limiter, streamGeneration: shared.streamGeneration)

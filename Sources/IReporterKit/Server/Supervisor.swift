@@ -191,9 +191,7 @@ final class Supervisor {
         let pid = fork()
         guard pid == 0 else { return }
         if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
-        let repair = UploadRepair(files: PhotoFiles(directory: configuration.uploadDirectory),
-                                  database: DatabaseConnection(settings: configuration.database),
-                                  maxImagePixels: configuration.maxImagePixels)
+        let repair = configuration.uploadRepair()
         do {
             let report = try repair.run(graceSeconds: graceSeconds, deleteRows: false)
             if !report.isClean { Log.warning("sweep of \(configuration.uploadDirectory): \(report)") }
