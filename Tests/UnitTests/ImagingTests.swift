@@ -277,6 +277,23 @@ private func expectJPEGError(_ body: () throws -> some Any, _ check: (JPEGImageE
         }
     }
 
+    @Test func resamplingAveragesDetailFinerThanAThumbnailPixel() throws {
+        // 8-pixel black/white columns, aligned to the 8x8 blocks: the 1/8 DCT
+        // decode keeps them as 1-pixel columns (300x250), which the 250 -> 180
+        // step must average to greys. Point sampling (CopyResized) or a
+        // bilinear filter without a widened support leaves black and white.
+        let c = ITCanvas(2400, 2000, fill: ITColor(r: 0, g: 0, b: 0))
+        for x in stride(from: 8, to: 2400, by: 16) { c.rect(x, 0, 8, 2000, ITColor(r: 255, g: 255, b: 255)) }
+        let dir = ITTempDir()
+        let path = dir.write(c.jpeg(quality: 95))
+        let thumb = try #require(ITCanvas(jpeg: try thumbnailer.thumbnailJPEG(ofFileAt: path, maxPixels: limit)))
+        var extremes = 0
+        for y in stride(from: 20, to: 160, by: 7) {
+            for x in 10..<170 where !(35...220).contains(thumb.pixel(x, y).g) { extremes += 1 }
+        }
+        #expect(extremes == 0, "\(extremes) near-black or near-white pixels")
+    }
+
     @Test func progressiveJPEGWorks() throws {
         let c = quadrantPicture(800, 600)
         let dir = ITTempDir()

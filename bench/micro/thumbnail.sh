@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # thumbnail.sh - micro-benchmark of the 180x180 thumbnail (IReporterKit
-# Thumbnailer: libjpeg-turbo DCT-scaled decode, gdImageCopyResampled,
+# Thumbnailer: libjpeg-turbo DCT-scaled decode, gdImageScale (GD_TRIANGLE),
 # gdImageJpegPtr q85), single thread, no HTTP. Same photos as the reference's
 # bench/make_images.sh (ImageMagick 6 plasma, fixed seed, 4:2:0):
 #   small.jpg 640x640 q82, big.jpg 4032x3024 q94.

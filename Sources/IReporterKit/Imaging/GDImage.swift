@@ -28,17 +28,24 @@ final class GDImage {
     var width: Int { Int(ir_gd_sx(pointer)) }
     var height: Int { Int(ir_gd_sy(pointer)) }
 
-    /// The centre square of the image, resampled (gdImageCopyResampled, an
-    /// area-averaging filter, not the nearest-neighbour CopyResized) to
-    /// `side` x `side`.
+    /// The centre square of the image, resampled to `side` x `side` with
+    /// gd's two-pass triangle filter (`gdImageScale`, GD_TRIANGLE): its
+    /// support widens with the reduction, so fine detail is averaged, not
+    /// aliased as by the point-sampling CopyResized, and it costs about half
+    /// of `gdImageCopyResampled` (bench/micro, 240 -> 180: 1.0 vs 1.9 ms).
     func centreSquare(side: Int) -> GDImage? {
-        guard let dst = GDImage(trueColorWidth: side, height: side) else { return nil }
         let w = width, h = height
         let crop = min(w, h)
-        let x = (w - crop) / 2, y = (h - crop) / 2
-        gdImageCopyResampled(dst.pointer, pointer, 0, 0, Int32(x), Int32(y),
-                             Int32(side), Int32(side), Int32(crop), Int32(crop))
-        return dst
+        var square = self
+        if w != h {
+            var rect = gdRect(x: Int32((w - crop) / 2), y: Int32((h - crop) / 2),
+                              width: Int32(crop), height: Int32(crop))
+            guard let cropped = gdImageCrop(pointer, &rect) else { return nil }
+            square = GDImage(owning: cropped)
+        }
+        guard gdImageSetInterpolationMethod(square.pointer, GD_TRIANGLE) != 0,
+              let scaled = gdImageScale(square.pointer, UInt32(side), UInt32(side)) else { return nil }
+        return GDImage(owning: scaled)
     }
 
     /// The image as it should be displayed given an EXIF Orientation (1...8):
