@@ -8,6 +8,9 @@ public final class IReporterAPI {
         /// Uploads per user per hour; 0 = no limit.
         public var uploadsPerHour = 120
         public var passwordHashing = PasswordHasher.Parameters()
+        /// Argon2 hashes computed at once by all the workers sharing a
+        /// `HashingGate` (each holds `passwordHashing.memoryKiB`).
+        public var concurrentHashes = 2
         /// How long a rendered stream may be served while nothing changed
         /// through this server (see `StreamCache`); 0 = always query.
         public var streamCacheMillis: Int64 = 1000
@@ -34,7 +37,8 @@ public final class IReporterAPI {
 
     public init(database: DatabaseConnection, sessions: SessionStore, files: PhotoFiles, policy: Policy = Policy(),
                 limiter: RateLimiter = RateLimiter(capacity: 1024),
-                streamGeneration: StreamCache.Generation = StreamCache.Generation()) {
+                streamGeneration: StreamCache.Generation = StreamCache.Generation(),
+                hashingGate: HashingGate? = nil) {
         self.database = database
         users = UserRepository(database: database)
         photos = PhotoRepository(database: database)
@@ -42,7 +46,8 @@ public final class IReporterAPI {
         self.files = files
         self.policy = policy
         self.limiter = limiter
-        hasher = PasswordHasher(parameters: policy.passwordHashing)
+        hasher = PasswordHasher(parameters: policy.passwordHashing, gate: hashingGate,
+                                concurrentHashes: policy.concurrentHashes)
         throttle = LoginThrottle(limiter: limiter)
         streamCache = StreamCache(generation: streamGeneration, maxAgeMillis: policy.streamCacheMillis)
     }

@@ -25,10 +25,21 @@ public struct PasswordHasher: Sendable {
     }
 
     public let parameters: Parameters
+    /// Where the server bounds concurrent hashes across its workers (nil: no bound).
+    private let gate: (HashingGate, limit: Int)?
     private static let saltBytes = 16
     private static let hashBytes = 32
 
-    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public init(parameters: Parameters = Parameters(), gate: HashingGate? = nil, concurrentHashes: Int = 1) {
+        self.parameters = parameters
+        self.gate = gate.map { ($0, concurrentHashes) }
+    }
+
+    /// Runs an Argon2 computation, within the gate's limit if there is one.
+    private func argon2(_ body: () -> Int32) -> Int32 {
+        guard let (gate, limit) = gate else { return body() }
+        return gate.withSlot(limit: limit, body)
+    }
 
     public static func isHash(_ stored: [UInt8]) -> Bool { stored.starts(with: Array("$argon2id$".utf8)) }
 
@@ -47,9 +58,11 @@ public struct PasswordHasher: Sendable {
         let length = argon2_encodedlen(parameters.iterations, parameters.memoryKiB, parameters.parallelism,
                                        UInt32(Self.saltBytes), UInt32(Self.hashBytes), Argon2_id)
         var encoded = [CChar](repeating: 0, count: length)
-        let result = input.withUnsafeBytes { pwd in
-            argon2id_hash_encoded(parameters.iterations, parameters.memoryKiB, parameters.parallelism,
-                                  pwd.baseAddress, pwd.count, salt, salt.count, Self.hashBytes, &encoded, length)
+        let result = argon2 {
+            input.withUnsafeBytes { pwd in
+                argon2id_hash_encoded(parameters.iterations, parameters.memoryKiB, parameters.parallelism,
+                                      pwd.baseAddress, pwd.count, salt, salt.count, Self.hashBytes, &encoded, length)
+            }
         }
         precondition(result == ARGON2_OK.rawValue, "argon2id_hash_encoded: \(String(cString: argon2_error_message(result)))")
         return encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
@@ -64,9 +77,11 @@ public struct PasswordHasher: Sendable {
         }
         guard let phc = PHCString(stored) else { return .mismatch }
         var computed = [UInt8](repeating: 0, count: phc.hash.count)
-        let result = input.withUnsafeBytes { pwd in
-            argon2id_hash_raw(phc.iterations, phc.memoryKiB, phc.parallelism, pwd.baseAddress, pwd.count,
-                              phc.salt, phc.salt.count, &computed, computed.count)
+        let result = argon2 {
+            input.withUnsafeBytes { pwd in
+                argon2id_hash_raw(phc.iterations, phc.memoryKiB, phc.parallelism, pwd.baseAddress, pwd.count,
+                                  phc.salt, phc.salt.count, &computed, computed.count)
+            }
         }
         guard result == ARGON2_OK.rawValue, Self.constantTimeEqual(computed, phc.hash) else { return .mismatch }
         let current = phc.memoryKiB == parameters.memoryKiB && phc.iterations == parameters.iterations
@@ -79,9 +94,11 @@ public struct PasswordHasher: Sendable {
     public func burnVerificationTime(_ password: [UInt8]) {
         let salt = [UInt8](repeating: 0x5A, count: Self.saltBytes)
         var discarded = [UInt8](repeating: 0, count: Self.hashBytes)
-        _ = password.withUnsafeBytes { pwd in
-            argon2id_hash_raw(parameters.iterations, parameters.memoryKiB, parameters.parallelism, pwd.baseAddress,
-                              pwd.count, salt, salt.count, &discarded, discarded.count)
+        _ = argon2 {
+            password.withUnsafeBytes { pwd in
+                argon2id_hash_raw(parameters.iterations, parameters.memoryKiB, parameters.parallelism, pwd.baseAddress,
+                                  pwd.count, salt, salt.count, &discarded, discarded.count)
+            }
         }
     }
 

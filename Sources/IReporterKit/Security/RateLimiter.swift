@@ -22,23 +22,16 @@ public final class RateLimiter: @unchecked Sendable {
     private static let probes = 16
 
     private let capacity: Int
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex: SharedMutex
     private let entries: UnsafeMutablePointer<Entry>
     private let seed: UInt64
 
     public init(capacity: Int = 8192) {
         self.capacity = capacity
-        let mutexBytes = (MemoryLayout<pthread_mutex_t>.size + 63) / 64 * 64
-        let bytes = mutexBytes + capacity * MemoryLayout<Entry>.stride
+        let bytes = SharedMutex.stride + capacity * MemoryLayout<Entry>.stride
         let memory = sharedMemory(bytes: bytes, for: "rate limiter")
-        mutex = memory.bindMemory(to: pthread_mutex_t.self, capacity: 1)
-        entries = (memory + mutexBytes).bindMemory(to: Entry.self, capacity: capacity)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_setpshared(&attributes, Int32(PTHREAD_PROCESS_SHARED))
-        pthread_mutexattr_setrobust(&attributes, Int32(PTHREAD_MUTEX_ROBUST))
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+        mutex = SharedMutex(initializingAt: memory)
+        entries = (memory + SharedMutex.stride).bindMemory(to: Entry.self, capacity: capacity)
         var random: UInt64 = 0
         _ = withUnsafeMutableBytes(of: &random) { csystem_random_bytes($0.baseAddress!, $0.count) }
         seed = random
@@ -90,8 +83,8 @@ public final class RateLimiter: @unchecked Sendable {
     }
 
     private func locked<T>(_ body: () -> T) -> T {
-        if pthread_mutex_lock(mutex) == EOWNERDEAD { pthread_mutex_consistent(mutex) }
-        defer { pthread_mutex_unlock(mutex) }
+        mutex.lock()
+        defer { mutex.unlock() }
         return body()
     }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The objects a worker (or a CGI process) serves with, made from the
 /// configuration in one place.
 extension Configuration {
@@ -7,6 +11,8 @@ extension Configuration {
         policy.maxUploadBytes = maxUploadBytes
         policy.uploadsPerHour = uploadRateLimit
         policy.passwordHashing = passwordHashing
+        policy.concurrentHashes = passwordHashConcurrency > 0
+            ? passwordHashConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         policy.streamCacheMillis = Int64(streamCacheMillis)
         return policy
     }
@@ -23,7 +29,8 @@ extension Configuration {
 
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
         let api = IReporterAPI(database: database, sessions: sessionStore, files: PhotoFiles(directory: uploadDirectory),
-                               policy: apiPolicy, limiter: shared.limiter, streamGeneration: shared.streamGeneration)
+                               policy: apiPolicy, limiter: shared.limiter, streamGeneration: shared.streamGeneration,
+                               hashingGate: shared.hashingGate)
         return APIResponder(api: api, uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages)
     }
@@ -36,4 +43,6 @@ struct SharedState: Sendable {
     var limiter = RateLimiter()
     /// Bumped by every upload: each worker's cached stream is then stale.
     var streamGeneration = StreamCache.Generation()
+    /// Bounds the Argon2 hashes computed at once (memory).
+    var hashingGate = HashingGate()
 }

@@ -34,6 +34,8 @@ public struct Configuration: Sendable {
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
     public var passwordHashing = PasswordHasher.Parameters()
+    /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
+    public var passwordHashConcurrency = 0
     public var sessionAbsoluteTimeout = 30 * 24 * 3600
     /// `Secure` on the session cookie: always, or only for HTTPS requests.
     public var cookieSecureAlways = false
@@ -48,6 +50,7 @@ public struct Configuration: Sendable {
                               "max_requests", "request_timeout", "shutdown_timeout", "slow_request_ms",
                               "access_log", "log_file", "ping_path", "status_path", "upload_rate_limit",
                               "password_hash_memory_kib", "password_hash_iterations", "password_hash_parallelism",
+                              "password_hash_concurrency",
                               "session_absolute_timeout", "cookie_secure", "stream_cache_ms", "db_option_file",
                               "db_option_group"]
 
@@ -167,6 +170,7 @@ public struct Configuration: Sendable {
         case "password_hash_memory_kib": passwordHashing.memoryKiB = UInt32(try number(8...(4 * 1024 * 1024)))
         case "password_hash_iterations": passwordHashing.iterations = UInt32(try number(1...64))
         case "password_hash_parallelism": passwordHashing.parallelism = UInt32(try number(1...16))
+        case "password_hash_concurrency": passwordHashConcurrency = try number(0...HashingGate.maxSlots)
         case "session_absolute_timeout": sessionAbsoluteTimeout = try number(60...(10 * 365 * 86400))
         case "cookie_secure":
             guard value == "auto" || value == "always" else {

@@ -45,6 +45,16 @@ struct ConfigurationTests {
         #expect(configuration.database.charset == "latin1")
     }
 
+    @Test func concurrentPasswordHashesDefaultToTheCPUs() throws {
+        let cpus = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        #expect(try Configuration.load(arguments: [], environment: [:]).apiPolicy.concurrentHashes == cpus)
+        let three = try Configuration.load(arguments: [], environment: ["IREPORTER_PASSWORD_HASH_CONCURRENCY": "3"])
+        #expect(three.apiPolicy.concurrentHashes == 3)
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.load(arguments: [], environment: ["IREPORTER_PASSWORD_HASH_CONCURRENCY": "65"])
+        }
+    }
+
     @Test func everyProblemIsReportedAtOnce() {
         do {
             _ = try Configuration.load(arguments: [], environment: ["IREPORTER_WORKERS": "0", "IREPORTER_LISTEN_MODE": "9z",

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import IReporterKit
+import CSystem
 import TestSupport
 
 struct PasswordHasherTests {
@@ -98,6 +99,57 @@ struct RateLimiterTests {
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         #expect(limiter.blockedFor("shared") != nil)
+    }
+}
+
+struct HashingGateTests {
+    /// Forks `workers` processes that each hold a slot for 50 ms and note,
+    /// halfway, how many hold one; returns the most any of them saw.
+    func mostAtOnce(gate: HashingGate, limit: Int, workers: Int) -> Int64 {
+        let bytes = (workers + 1) * 8
+        let counters = sharedMemory(bytes: bytes, for: "test counters").bindMemory(to: Int64.self, capacity: workers + 1)
+        defer { munmap(counters, bytes) }
+        let children = (0..<workers).map { index in
+            let pid = fork()
+            if pid == 0 {
+                gate.withSlot(limit: limit) {
+                    csystem_add(counters, 1)
+                    usleep(25_000)
+                    csystem_store(counters + 1 + index, csystem_load(counters))
+                    usleep(25_000)
+                    csystem_add(counters, -1)
+                }
+                _exit(0)
+            }
+            return pid
+        }
+        for pid in children { var status: Int32 = 0; waitpid(pid, &status, 0) }
+        return (0..<workers).map { csystem_load(counters + 1 + $0) }.max() ?? 0
+    }
+
+    @Test func boundsHashesAcrossProcessesToTheLimit() {
+        let gate = HashingGate()
+        #expect(mostAtOnce(gate: gate, limit: 2, workers: 6) == 2)
+        #expect(mostAtOnce(gate: gate, limit: 1, workers: 3) == 1)
+    }
+
+    @Test func aSlotHeldByAKilledWorkerIsTakenOver() {
+        let gate = HashingGate()
+        let holder = fork()
+        if holder == 0 { gate.withSlot(limit: 1) { _exit(0) } }  // dies holding the only slot
+        var status: Int32 = 0
+        waitpid(holder, &status, 0)
+        #expect(gate.withSlot(limit: 1) { true })
+    }
+
+    @Test func theHasherVerifiesThroughTheGate() {
+        var parameters = PasswordHasher.Parameters()
+        parameters.memoryKiB = 64
+        parameters.iterations = 1
+        let hasher = PasswordHasher(parameters: parameters, gate: HashingGate(), concurrentHashes: 1)
+        let stored = hasher.hash(Array("secret".utf8))
+        #expect(hasher.verify(Array("secret".utf8), against: stored) == .match(upgrade: false))
+        #expect(hasher.verify(Array("other".utf8), against: stored) == .mismatch)
     }
 }
 

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A pthread mutex in memory shared by forked worker processes: process-
+/// shared, and robust, so that a worker killed while holding it (watchdog,
+/// OOM killer) does not wedge the others; the next locker takes it over.
+struct SharedMutex {
+    /// Bytes to reserve per mutex: a cache line each, so neighbours do not
+    /// share one.
+    static let stride = (MemoryLayout<pthread_mutex_t>.size + 63) / 64 * 64
+
+    private let pointer: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Initialises a mutex at `memory` (at least `stride` bytes, shared).
+    init(initializingAt memory: UnsafeMutableRawPointer) {
+        pointer = memory.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_setpshared(&attributes, Int32(PTHREAD_PROCESS_SHARED))
+        pthread_mutexattr_setrobust(&attributes, Int32(PTHREAD_MUTEX_ROBUST))
+        pthread_mutex_init(pointer, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    func lock() {
+        if pthread_mutex_lock(pointer) == EOWNERDEAD { pthread_mutex_consistent(pointer) }
+    }
+
+    /// Takes the mutex if it is free (or its holder died); never waits.
+    func tryLock() -> Bool {
+        switch pthread_mutex_trylock(pointer) {
+        case 0: return true
+        case EOWNERDEAD: pthread_mutex_consistent(pointer); return true
+        default: return false
+        }
+    }
+
+    func unlock() { pthread_mutex_unlock(pointer) }
+}
