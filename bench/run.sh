@@ -23,7 +23,9 @@
 #      group, peak memory, foreign requests), ours and PHP alternating (the
 #      order flips on every repetition)
 #   6. a sequential probe of ours with the access log on (per-request
-#      parse/db/image times, e.g. the thumbnail step of a 12 MP upload)
+#      parse/db/image times, e.g. the thumbnail step of a 12 MP upload), and
+#      the thumbnail micro-benchmark (bench/micro/thumbnail.sh: our
+#      Thumbnailer and vipsthumbnail on the same two photos, $RES/thumbnail.json)
 #   7. bench/summarize.py: $RES/results.md (+ results.jsonl, meta.json, raw/)
 #   8. stops what it started, removes the session files and uploaded photos
 #      the runs made (the seeded DB stays)
@@ -37,14 +39,14 @@
 #   OURS_PORT (8088)  BENCH_TMP (/tmp/ireporter-macro)  REF_DIR (../shared/reference)
 #   RES (bench/results/<date>[-n])  QUIET_WAIT (30: max s to wait for a quiet machine)
 #   CHECK (1: every response is checked by the Lua scripts; 0: off)
-#   PROBE (1)  PROFILE (0; or a list of stream stream_id login upload_small upload_big:
+#   PROBE (1)  THUMB (1: the thumbnail micro-benchmark; 0: off)  PROFILE (0; or a list of stream stream_id login upload_small upload_big:
 #   perf record -g of our workers during an extra 12 s run of each, $RES/perf-*.txt)
 #   KEEP_UP (0; 1: leave both stacks running)  UPDATE_README (1 on a full run)
 #   NICE (-10: nice value of every benchmarked process, both stacks and wrk,
 #   so that other work on a shared machine takes less from the runs; 0: off)
 set -euo pipefail
 # the command as given (the knobs that were set), for the results
-BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS ONLY CHECK SKIP_BUILD PROBE PROFILE QUIET_WAIT NICE; do
+BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE QUIET_WAIT NICE; do
   if [ -n "${!v:-}" ]; then printf "%s='%s' " "$v" "${!v}"; fi; done)bench/run.sh"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -60,6 +62,7 @@ OURS_PORT="${OURS_PORT:-8088}"
 QUIET_WAIT="${QUIET_WAIT:-30}"
 ONLY="${ONLY:-}"
 PROBE="${PROBE:-1}"
+THUMB="${THUMB:-1}"
 PROFILE="${PROFILE:-0}"
 KEEP_UP="${KEEP_UP:-0}"
 NICE="${NICE:--10}"
@@ -76,6 +79,7 @@ want() { [[ " $SET " == *" $1 "* ]]; }
 
 [ "$(id -u)" = 0 ] || die "run as root (the stacks' daemons switch to the www-data / mysql users)"
 [ -x "$REF_DIR/up.sh" ] || die "the PHP reference is not at $REF_DIR (set REF_DIR)"
+"$ROOT/scripts/deps.sh" bench || die "scripts/deps.sh bench failed"
 [[ "$DUR" =~ ^[0-9]+s$ ]] || die "DUR must be seconds like 10s"
 
 # ------------------------------------------------------------ results dir --
@@ -518,6 +522,12 @@ if [ "$PROBE" = 1 ]; then
   set_conf access_log ""
   reload_ours
   "${DB[@]}" -e "DELETE FROM photos WHERE IdPhoto > $LAST_ID"
+fi
+
+if [ "$THUMB" = 1 ]; then
+  log "thumbnail micro-benchmark: our Thumbnailer and vipsthumbnail, same photos, one at a time"
+  FILES="$SMALL:$BIG" N=30 THUMB_JSON="$RES/thumbnail.json" "$HERE/micro/thumbnail.sh" \
+    || echo "(thumbnail micro-benchmark failed)"
 fi
 
 if [ "$PROFILE" != 0 ] && command -v perf >/dev/null; then

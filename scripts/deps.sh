@@ -10,6 +10,8 @@
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
 #           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
 #           test images)
+#   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
+#           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark
 set -euo pipefail
 LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -18,6 +20,7 @@ PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
       nginx mariadb-server mariadb-client
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick)
+[ "${1:-}" = bench ] && PKGS+=(libvips-tools)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

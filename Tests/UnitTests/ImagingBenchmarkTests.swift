@@ -56,6 +56,9 @@ import Testing
                 decode \(Self.format(decode)), total \(Self.format(total)), \
                 crop+resample+orient+encode ~\(String(format: "%.2f", (total.cpu.min() ?? 0) - (decode.cpu.min() ?? 0))) (CPU min difference); \
                 PHP-style gd baseline (full decode + CopyResized + q85) \(Self.format(gdBaseline))
+                THUMBJSON {"file": "\(path)", "file_bytes": \(size), "width": \(header.width), "height": \(header.height), "runs": \(n), "ours_wall_ms": \(Self.median(total.wall)), \
+                "ours_wall_min_ms": \(total.wall.min() ?? 0), "decode_wall_ms": \(Self.median(decode.wall)), \
+                "gd_baseline_wall_ms": \(Self.median(gdBaseline.wall))}
                 """)
             #expect(bytes > 0)
             // IREPORTER_THUMB_BENCH_OUT=dir: keep the thumbnails to look at.
