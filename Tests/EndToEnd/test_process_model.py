@@ -11,6 +11,9 @@ snippet) tells which worker is busy.
   - SIGTERM under load: every answer is complete and correct, the server is
     gone within shutdown_timeout;
   - SIGUSR2 under load: no failed request, new worker pids, new configuration;
+  - a reload signal while a worker reads a request's FastCGI parameters
+    (raw FastCGI on the socket, parameters sent in two halves): answered
+    whole, not cut short;
   - max_requests recycling under load: no failed request.
 
 Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
@@ -314,6 +317,63 @@ def test_sigusr2_under_load(start_server, module_env):
                          what="4 new workers after SIGUSR2")
     assert not any(servers.proc_alive(w) for w in before)
     assert p["status"]["crashed workers"] == 0, p["status"]
+
+
+def fcgi_record(kind: int, content: bytes) -> bytes:
+    """One FastCGI record of request 1 (version 1, no padding)."""
+    return bytes([1, kind, 0, 1, len(content) >> 8, len(content) & 0xFF, 0, 0]) + content
+
+
+def fcgi_pairs(params: dict[str, str]) -> bytes:
+    out = b""
+    for name, value in params.items():
+        n, v = name.encode(), value.encode()
+        assert len(n) < 128 and len(v) < 128
+        out += bytes([len(n), len(v)]) + n + v
+    return out
+
+
+def fcgi_stdout(sock: socket.socket, timeout: float = 10) -> bytes:
+    """The STDOUT stream of the answer, up to END_REQUEST."""
+    sock.settimeout(timeout)
+    data, out = b"", b""
+    while True:
+        while len(data) >= 8:
+            kind, length, padding = data[1], data[4] << 8 | data[5], data[6]
+            if len(data) < 8 + length + padding:
+                break
+            if kind == 6:
+                out += data[8:8 + length]
+            if kind == 3:
+                return out
+            data = data[8 + length + padding:]
+        chunk = sock.recv(65536)
+        if not chunk:
+            return out
+        data += chunk
+
+
+def test_reload_while_a_worker_reads_the_parameters(start_server, module_env):
+    server = start_server(workers=1)
+    body = b"command=stream"
+    params = fcgi_pairs({"REQUEST_METHOD": "POST", "REQUEST_URI": "/iReporter/", "SCRIPT_NAME": "/iReporter/index.php",
+                         "CONTENT_TYPE": "application/x-www-form-urlencoded", "CONTENT_LENGTH": str(len(body)),
+                         "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1"})
+    record = fcgi_record(4, params)
+    half = len(record) // 2
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(server.socket_path))
+        # The worker accepts and waits inside libfcgi for the rest of the
+        # parameters when the reload tells it to retire.
+        sock.sendall(fcgi_record(1, bytes([0, 1, 0, 0, 0, 0, 0, 0])) + record[:half])
+        time.sleep(0.5)
+        server.signal(signal.SIGUSR2)
+        time.sleep(0.5)
+        sock.sendall(record[half:] + fcgi_record(4, b"") + fcgi_record(5, body) + fcgi_record(5, b""))
+        answer = fcgi_stdout(sock)
+    head, _, json_body = answer.partition(b"\r\n\r\n")
+    assert json_body.startswith(b'{"result":['), answer[:300]
+    servers.wait_for(lambda: pool(server)["total"] == 1, 10, what="the pool back to one worker")
 
 
 def test_max_requests_recycling_under_load(start_server, module_env):

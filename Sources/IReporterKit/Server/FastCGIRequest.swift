@@ -12,8 +12,7 @@ final class FastCGIRequest {
     init(listenFD: Int32) {
         raw = .allocate(capacity: 1)
         raw.initialize(to: FCGX_Request())
-        // Fail (rather than retry) an accept interrupted by a signal: that is
-        // how a stopping server wakes its idle workers.
+        // Fail (rather than retry) an accept interrupted by a signal.
         FCGX_InitRequest(raw, listenFD, Int32(FCGI_FAIL_ACCEPT_ON_INTR))
     }
 
@@ -22,7 +21,8 @@ final class FastCGIRequest {
         raw.deallocate()
     }
 
-    /// Waits for the next request; false when accepting failed (stopping).
+    /// Accepts the next request and reads its parameters; false when there
+    /// was none to accept (non-blocking socket) or accepting failed.
     func accept() -> Bool { FCGX_Accept_r(raw) >= 0 }
 
     /// Ends the request: flushes the answer and closes the connection.

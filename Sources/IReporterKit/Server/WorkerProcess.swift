@@ -34,16 +34,26 @@ enum WorkerProcess {
         // queued is served. (A socket someone else owns keeps its backlog for
         // the next server: systemd, spawn-fcgi.)
         let drainOnStop = configuration.listen.hasPrefix("/")
+        // Idle workers wait in poll(), where a stop signal wakes them; the
+        // signals are blocked from accept() until the answer is out. libfcgi's
+        // accept also reads the request's parameters, and takes a read
+        // interrupted there for their end: the request went on without its
+        // CONTENT_LENGTH (a "Malformed request" seen at a reload under load).
+        // Non-blocking accept: when another worker took the connection first,
+        // back to poll() instead of waiting in accept() with signals blocked.
+        _ = fcntl(listenFD, F_SETFL, fcntl(listenFD, F_GETFL) | O_NONBLOCK)
         while !stopRequested || (drainOnStop && !retiring && hasQueuedConnection(listenFD)) {
             if csystem_take_signal(SIGUSR1) != 0 {
                 if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
                 accessLog.reopen()
             }
             scoreboard.markIdle(slot)
-            guard request.accept() else { continue }
-            // Signals wait until the answer is out: an interrupted read or
-            // write would fail the request in hand.
+            guard waitForConnection(listenFD) else { continue }
             pthread_sigmask(SIG_BLOCK, &requestSignals, nil)
+            guard request.accept() else {
+                pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+                continue
+            }
             let started = monotonicMillis()
             scoreboard.markBusy(slot, now: started)
             let record = responder.respond(to: request)
@@ -62,9 +72,14 @@ enum WorkerProcess {
         exit(0)
     }
 
-    private static func hasQueuedConnection(_ fd: Int32) -> Bool {
+    private static func hasQueuedConnection(_ fd: Int32) -> Bool { poll(fd, timeoutMillis: 0) }
+
+    /// Waits for a connection to accept; false when a signal came first.
+    private static func waitForConnection(_ fd: Int32) -> Bool { poll(fd, timeoutMillis: -1) }
+
+    private static func poll(_ fd: Int32, timeoutMillis: Int32) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLIN) != 0
+        return Glibc.poll(&descriptor, 1, timeoutMillis) == 1 && descriptor.revents & Int16(POLLIN) != 0
     }
 
     /// SIGQUIT: replaced by a new worker (reload); the socket stays open,
