@@ -41,12 +41,13 @@
 #   CHECK (1: every response is checked by the Lua scripts; 0: off)
 #   PROBE (1)  THUMB (1: the thumbnail micro-benchmark; 0: off)  PROFILE (0; or a list of stream stream_id login upload_small upload_big:
 #   perf record -g of our workers during an extra 12 s run of each, $RES/perf-*.txt)
+#   OURS_CONF (e.g. stream_cache_ms=0: extra settings for our server, comma-separated)
 #   KEEP_UP (0; 1: leave both stacks running)  UPDATE_README (1 on a full run)
 #   NICE (-10: nice value of every benchmarked process, both stacks and wrk,
 #   so that other work on a shared machine takes less from the runs; 0: off)
 set -euo pipefail
 # the command as given (the knobs that were set), for the results
-BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE QUIET_WAIT NICE; do
+BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS OURS_CONF ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE QUIET_WAIT NICE; do
   if [ -n "${!v:-}" ]; then printf "%s='%s' " "$v" "${!v}"; fi; done)bench/run.sh"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -268,6 +269,9 @@ set_conf() { # KEY VALUE|"" : set (or remove) a key in our server's config
   chown www-data "$SRV_CONF"
 }
 set_conf upload_rate_limit 0
+# OURS_CONF="key=value[,key=value]": more settings, e.g. stream_cache_ms=0 to
+# measure without the stream cache
+for kv in ${OURS_CONF:+${OURS_CONF//,/ }}; do set_conf "${kv%%=*}" "${kv#*=}"; done
 reload_ours
 log "our config ($SRV_CONF):"; grep -v '^#' "$SRV_CONF" | sed -e 's/^/    /' -e 's#//ireport:[^@]*@#//ireport:***@#'
 

@@ -380,6 +380,12 @@ def main():
         w(ex)
         w("```")
         w("")
+    changes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile-changes.md")
+    if os.path.exists(changes):
+        w("## Profile-driven changes (bench/profile-changes.md)")
+        w("")
+        w(open(changes).read().rstrip())
+        w("")
     w("Raw data: `results.jsonl` (one JSON line per wrk run: all percentiles, CPU seconds per group, memory), "
       "`meta.json`, `checks.jsonl`, `probe.json`, `raw/*.txt` (wrk output), `run.log`.")
     md = "\n".join(L) + "\n"

@@ -24,7 +24,7 @@ import Testing
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             // Decode only (CJpegScale): the scaled libjpeg-turbo decode into gd.
             var info = ir_jpeg_info()
-            let decode = try Self.measure(n) {
+            let decode = try MicroBenchmark.measure(n) {
                 var im: gdImagePtr? = nil
                 let status = ir_jpeg_decode_scaled(path, 180, 50_000_000, &im, &info, nil, 0)
                 guard status == IR_JPEG_OK, let im else { throw JPEGImageError.truncatedOrCorrupt("status \(status)") }
@@ -32,12 +32,12 @@ import Testing
             }
             // The whole public call: decode + crop/resample + orientation + encode.
             var bytes = 0
-            let total = try Self.measure(n) {
+            let total = try MicroBenchmark.measure(n) {
                 bytes = try thumbnailer.thumbnailJPEG(ofFileAt: path, maxPixels: 50_000_000).count
             }
             // Baseline in the same run: what the PHP reference's thumb() does
             // through gd (full decode, CopyResized of the whole frame, q85).
-            let gdBaseline = try Self.measure(n) {
+            let gdBaseline = try MicroBenchmark.measure(n) {
                 guard let f = fopen(path, "rb") else { throw JPEGImageError.unreadable(path) }
                 defer { fclose(f) }
                 guard let src = gdImageCreateFromJpeg(f), let dst = gdImageCreateTrueColor(180, 180) else {
@@ -53,12 +53,12 @@ import Testing
                 thumbnail \(path): \(header.width)x\(header.height), \(size) bytes, \
                 decoded at \(info.scale_num)/8 = \(info.scaled_width)x\(info.scaled_height), \
                 thumb \(bytes) bytes, \(n) runs, ms wall median / mean / min (thread CPU median / min): \
-                decode \(Self.format(decode)), total \(Self.format(total)), \
+                decode \(MicroBenchmark.format(decode)), total \(MicroBenchmark.format(total)), \
                 crop+resample+orient+encode ~\(String(format: "%.2f", (total.cpu.min() ?? 0) - (decode.cpu.min() ?? 0))) (CPU min difference); \
-                PHP-style gd baseline (full decode + CopyResized + q85) \(Self.format(gdBaseline))
-                THUMBJSON {"file": "\(path)", "file_bytes": \(size), "width": \(header.width), "height": \(header.height), "runs": \(n), "ours_wall_ms": \(Self.median(total.wall)), \
-                "ours_wall_min_ms": \(total.wall.min() ?? 0), "decode_wall_ms": \(Self.median(decode.wall)), \
-                "gd_baseline_wall_ms": \(Self.median(gdBaseline.wall))}
+                PHP-style gd baseline (full decode + CopyResized + q85) \(MicroBenchmark.format(gdBaseline))
+                THUMBJSON {"file": "\(path)", "file_bytes": \(size), "width": \(header.width), "height": \(header.height), "runs": \(n), "ours_wall_ms": \(MicroBenchmark.median(total.wall)), \
+                "ours_wall_min_ms": \(total.wall.min() ?? 0), "decode_wall_ms": \(MicroBenchmark.median(decode.wall)), \
+                "gd_baseline_wall_ms": \(MicroBenchmark.median(gdBaseline.wall))}
                 """)
             #expect(bytes > 0)
             // IREPORTER_THUMB_BENCH_OUT=dir: keep the thumbnails to look at.
@@ -68,36 +68,5 @@ import Testing
                 #expect(FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(jpeg)))
             }
         }
-    }
-
-    /// Wall-clock and this thread's CPU milliseconds of each of n runs (after
-    /// a warm-up). CPU time is the steadier figure on a shared, busy machine.
-    static func measure(_ n: Int, _ body: () throws -> Void) throws -> Runs {
-        for _ in 0..<min(3, n) { try body() }  // warm-up: page cache, allocator
-        var runs = Runs()
-        for _ in 0..<n {
-            let (w0, c0) = (now(CLOCK_MONOTONIC), now(CLOCK_THREAD_CPUTIME_ID))
-            try body()
-            runs.wall.append(now(CLOCK_MONOTONIC) - w0)
-            runs.cpu.append(now(CLOCK_THREAD_CPUTIME_ID) - c0)
-        }
-        return runs
-    }
-
-    struct Runs {
-        var wall: [Double] = [], cpu: [Double] = []
-    }
-
-    static func now(_ clock: clockid_t) -> Double {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return Double(ts.tv_sec) * 1e3 + Double(ts.tv_nsec) / 1e6
-    }
-
-    static func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
-
-    static func format(_ r: Runs) -> String {
-        String(format: "%.2f / %.2f / %.2f (cpu %.2f / %.2f)", median(r.wall), r.wall.reduce(0, +) / Double(r.wall.count),
-               r.wall.min() ?? 0, median(r.cpu), r.cpu.min() ?? 0)
     }
 }

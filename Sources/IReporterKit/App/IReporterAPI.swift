@@ -305,7 +305,7 @@ public final class IReporterAPI {
     }
 
     /// `{"result":[{"IdPhoto":…,"title":…,"IdUser":…,"username":…},…]}`
-    private static func render(_ rows: [Row]) -> [UInt8] {
+    static func render(_ rows: [Row]) -> [UInt8] {
         var json = PHPJSONWriter(capacity: 80 * rows.count + 16)
         json.raw("{\"result\":[")
         for (index, row) in rows.enumerated() {
