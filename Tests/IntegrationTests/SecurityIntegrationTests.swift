@@ -38,6 +38,46 @@ extension DatabaseTests {
                 == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
     }
 
+    @Test func aColumnNarrowedUnderARunningServerNeverGetsACutHash() throws {
+        // The migration undone while a server runs: it still believes the
+        // column wide (it looks again once a minute).
+        func undoMigration(_ phone: APIHarness, plain name: String) throws {
+            try phone.database.execute("UPDATE login SET pass = 'plainpass' WHERE username = ?", [.bytes(Array(name.utf8))])
+            try phone.database.execute("ALTER TABLE login MODIFY pass varchar(45) NOT NULL DEFAULT ''")
+        }
+        func send(_ api: IReporterAPI, _ fields: [(String, String)]) -> String {
+            var form = FormData()
+            for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
+            var request = APIRequest(form: form)
+            return String(decoding: api.handle(&request).body, as: UTF8.self)
+        }
+        let phone = try APIHarness(hashedPasswords: true)
+        try phone.database.execute("INSERT INTO login (username, pass) VALUES ('alice', ?)", [.bytes(Array(Self.hash.utf8))])
+        #expect(try phone.body([("command", "register"), ("username", "bob"), ("password", "bobpass")])
+                == #"{"result":[{"IdUser":"2","username":"bob"}]}"#)  // it has seen the wide column
+        try undoMigration(phone, plain: "bob")
+        // A login would upgrade alice's plain value: the hash no longer fits, so it stays.
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.hash)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try storedPass(phone, "alice") == Self.hash, "not replaced by a hash cut to 45 characters")
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.hash)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+
+        // A registration in the same window fails cleanly; the next one stores the value as sent.
+        try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
+        let other = IReporterAPI(database: phone.database, sessions: phone.sessions,
+                                 files: PhotoFiles(directory: phone.uploads.path), policy: APIHarness.fastHashing)
+        #expect(send(other, [("command", "register"), ("username", "dave"), ("password", "davepass")])
+                == #"{"result":[{"IdUser":"3","username":"dave"}]}"#)
+        try undoMigration(phone, plain: "dave")
+        #expect(send(other, [("command", "register"), ("username", "carol"), ("password", "carolpass")])
+                == #"{"error":"Registration failed"}"#)
+        #expect(try phone.rowCount("login") == 3)
+        #expect(send(other, [("command", "register"), ("username", "carol"), ("password", "carolpass")])
+                == #"{"result":[{"IdUser":"4","username":"carol"}]}"#)
+        #expect(try storedPass(phone, "carol") == "carolpass")
+    }
+
     @Test func legacyRowsAreUpgradedAtLoginAndByTheMigration() throws {
         let phone = try APIHarness(hashedPasswords: true)
         // Rows the PHP version wrote: the password as the app sent it.

@@ -93,10 +93,14 @@ public final class IReporterAPI {
             return .error(.registrationFailed)
         }
         let stored = hashing ? hasher.hash(password) : password
-        let taken = try users.withRegistrationLock { () throws -> Bool in
+        // nil: the value no longer fits `pass` (narrowed since we looked).
+        let taken = try users.withRegistrationLock { () throws -> Bool? in
             if try users.exists(username: username) { return true }
-            try users.insert(username: username, password: stored)
-            return false
+            return try users.insert(username: username, password: stored) ? false : nil
+        }
+        guard let taken else {
+            passwordColumn = nil
+            return .error(.registrationFailed)
         }
         if taken { return .error(.usernameExists) }
         return try login(request)
@@ -138,8 +142,9 @@ public final class IReporterAPI {
         for row in candidates {
             guard let userID = row[0], let stored = row[2] else { continue }
             guard case .match(let upgrade) = hasher.verify(password, against: stored) else { continue }
-            if upgrade, try passwordColumnFitsHashes() {
-                try users.replacePassword(userID: userID, old: stored, new: hasher.hash(password))
+            if upgrade, try passwordColumnFitsHashes(),
+               try !users.replacePassword(userID: userID, old: stored, new: hasher.hash(password)) {
+                passwordColumn = nil  // narrowed meanwhile, or changed by another login: look again
             }
             return (userID, row[1])
         }

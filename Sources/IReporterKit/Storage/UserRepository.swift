@@ -18,8 +18,11 @@ public struct UserRepository {
         !(try database.query("SELECT username FROM login WHERE username = ? LIMIT 1", [.bytes(username)])).isEmpty
     }
 
-    public func insert(username: [UInt8], password: [UInt8]) throws(DatabaseError) {
-        try database.execute("INSERT INTO login (username, pass) VALUES (?, ?)", [.bytes(username), .bytes(password)])
+    /// Adds an account; false (nothing stored) when the password value is
+    /// longer than `pass` is now.
+    public func insert(username: [UInt8], password: [UInt8]) throws(DatabaseError) -> Bool {
+        try database.execute("INSERT INTO login (username, pass) SELECT ?, ? FROM DUAL WHERE \(Self.fitsPassColumn)",
+                             [.bytes(username), .bytes(password), .bytes(password)]).affectedRows == 1
     }
 
     /// The accounts with this name (`IdUser`, `username`, `pass`), in table
@@ -31,11 +34,22 @@ public struct UserRepository {
         try database.query("SELECT IdUser, username, pass FROM login WHERE username = ? LIMIT 16", [.bytes(username)])
     }
 
-    /// Replaces a stored password, unless it changed meanwhile.
-    public func replacePassword(userID: [UInt8], old: [UInt8], new: [UInt8]) throws(DatabaseError) {
-        try database.execute("UPDATE login SET pass = ? WHERE IdUser = ? AND pass = BINARY ?",
-                             [.bytes(new), .bytes(userID), .bytes(old)])
+    /// Replaces a stored password, unless it changed meanwhile or the new
+    /// value is longer than `pass` is now; true when it was replaced.
+    @discardableResult
+    public func replacePassword(userID: [UInt8], old: [UInt8], new: [UInt8]) throws(DatabaseError) -> Bool {
+        try database.execute("UPDATE login SET pass = ? WHERE IdUser = ? AND pass = BINARY ? AND \(Self.fitsPassColumn)",
+                             [.bytes(new), .bytes(userID), .bytes(old), .bytes(new)]).affectedRows == 1
     }
+
+    /// A `pass` value longer than the column would be cut silently (the
+    /// original's empty sql_mode), and a cut hash locks its account out. The
+    /// width is checked in the same statement, because the column may have
+    /// been narrowed (migration undone) since this server last looked.
+    private static let fitsPassColumn = """
+        CHAR_LENGTH(?) <= (SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass')
+        """
 
     /// The declared length of `login.pass` (45 in the original schema).
     public func passwordColumnLength() throws(DatabaseError) -> Int {
