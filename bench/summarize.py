@@ -259,16 +259,40 @@ def main():
 
     targets = []
 
-    def target(label, value, ok, detail):
-        targets.append((label, value, ok, detail))
+    def target(label, value, ok, detail, why=""):
+        targets.append((label, value, ok, detail + ("" if ok or not why else f". **Why missed:** {why}")))
+
+    thumbs = json.load(open(os.path.join(a.res, "thumbnail.json"))) if os.path.exists(os.path.join(a.res, "thumbnail.json")) else []
+
+    def why_cpu(n, need):
+        """Where a ratio target's CPU goes: is the budget already spent outside our server?"""
+        o_, p_ = rr(n, "ours"), rr(n, "php")
+        app = {"ours": "ours", "php": "php-fpm"}
+        (ao, no, mo), (ap, np_, mp) = ([per_req_us(r, g) for g in (app[sv], "nginx", "mariadbd")]
+                                        for r, sv in ((o_, "ours"), (p_, "php")))
+        text = (f"CPU per request ours {fmt_us(ao + no + mo)} (server {fmt_us(ao)} + nginx {fmt_us(no)} + MariaDB "
+                f"{fmt_us(mo)}) vs PHP {fmt_us(ap + np_ + mp)} (php-fpm {fmt_us(ap)}); {need}x needs ≤ "
+                f"{fmt_us((ap + np_ + mp) / need)} in all, of which nginx + MariaDB already take {fmt_us(no + mo)}")
+        photo = next((t for t in thumbs if ("big" in n) == (t["file_bytes"] > 1_000_000)), None)
+        if n.startswith("upload") and photo:
+            text += (f"; decoding the photo alone (DCT-scaled, the cheapest full decode) takes "
+                     f"{photo['decode_wall_ms']:.1f} ms of our server's {fmt_us(ao)} (bench/micro, this run), "
+                     f"and PHP's GD decodes it too; beyond PHP, ours resamples (PHP point-samples), copies the photo "
+                     f"without its metadata and fsyncs the files before answering")
+        return text
 
     s_o, s_p, fc = rr("stream", "ours"), rr("stream", "php"), rr("ceiling_fcgi", "fcgi")
     if s_o and s_p:
         x = s_o["rps"] / s_p["rps"]
-        target("stream ≥ 8x PHP req/s", f"{x:.1f}x", x >= 8, f"{s_o['rps']:.0f} vs {s_p['rps']:.0f} req/s")
+        why = (f"8x PHP is {8 * s_p['rps']:.0f} req/s; the do-nothing libfcgi responder behind the same nginx made "
+               f"{fc['rps']:.0f} req/s on this machine (ours: {100 * s_o['rps'] / fc['rps']:.0f} % of it), so nginx, wrk and "
+               f"loopback TCP on the 2 cores set the figure, not the server" if fc and 8 * s_p["rps"] > fc["rps"] else "")
+        target("stream ≥ 8x PHP req/s", f"{x:.1f}x", x >= 8, f"{s_o['rps']:.0f} vs {s_p['rps']:.0f} req/s", why)
         y = s_o["p99_us"] / s_p["p99_us"]
+        why = (f"the do-nothing responder's own p99 is {ms(fc['p99_us'])} ms = 1/{s_p['p99_us'] / fc['p99_us']:.1f} of "
+               f"PHP's: no FastCGI server behind this nginx on this machine reaches 1/8" if fc and fc["p99_us"] > s_p["p99_us"] / 8 else "")
         target("stream p99 ≤ 1/8 of PHP's", f"{y:.3f} (1/{1 / y:.1f})", y <= 0.125,
-               f"{ms(s_o['p99_us'])} vs {ms(s_p['p99_us'])} ms")
+               f"{ms(s_o['p99_us'])} vs {ms(s_p['p99_us'])} ms", why)
     if s_o and fc:
         z = s_o["rps"] / fc["rps"]
         target("stream ≥ 80 % of the minimal FastCGI responder", f"{100 * z:.0f} %", z >= 0.8,
@@ -282,8 +306,7 @@ def main():
         o_, p_ = rr(n, "ours"), rr(n, "php")
         if o_ and p_:
             x = o_["rps"] / p_["rps"]
-            target(label, f"{x:.1f}x", x >= need, f"{o_['rps']:.1f} vs {p_['rps']:.1f} req/s")
-    thumbs = json.load(open(os.path.join(a.res, "thumbnail.json"))) if os.path.exists(os.path.join(a.res, "thumbnail.json")) else []
+            target(label, f"{x:.1f}x", x >= need, f"{o_['rps']:.1f} vs {p_['rps']:.1f} req/s", why_cpu(n, need))
     big = max(thumbs, key=lambda t: t["file_bytes"], default=None)
     img = probe.get("server_ms", {}).get("upload_big", {}).get("image_ms")
     if big and "vips_wall_ms" in big:
@@ -293,7 +316,8 @@ def main():
     elif img is not None:
         target("our thumbnail step ≤ vipsthumbnail's ~38 ms (12 MP)", f"{img:.1f} ms", img <= 38,
                "median image_ms of sequential 12 MP uploads (decode + thumbnail + metadata-stripped copy), access log")
-    if peak["php-fpm"][0] and peak["ours"][0]:
+    # "under the full benchmark": only runs that include the uploads judge it
+    if peak["php-fpm"][0] and peak["ours"][0] and ("upload_big_64s", "php") in by:
         q = peak["ours"][0] / peak["php-fpm"][0]
         # the same without login_hashed (Argon2's 19 MiB per worker)
         nh = max((x["rss_peak_kib"].get("ours", 0) for (n, sv), rs in by.items() if sv == "ours" and n != "login_hashed"
