@@ -11,6 +11,8 @@ snippet) tells which worker is busy.
   - SIGTERM under load: every answer is complete and correct, the server is
     gone within shutdown_timeout;
   - SIGUSR2 under load: no failed request, new worker pids, new configuration;
+  - a worker's peak memory after uploads of 1000x750, 8000x6000 (48 MP) and
+    a 16 MB non-image: bounded, whatever the body's size or the pixel count;
   - a reload signal while a worker reads a request's FastCGI parameters
     (raw FastCGI on the socket, parameters sent in two halves): answered
     whole, not cut short;
@@ -23,8 +25,10 @@ loopback only.
 """
 from __future__ import annotations
 
+import random
 import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -317,6 +321,33 @@ def test_sigusr2_under_load(start_server, module_env):
                          what="4 new workers after SIGUSR2")
     assert not any(servers.proc_alive(w) for w in before)
     assert p["status"]["crashed workers"] == 0, p["status"]
+
+
+def peak_memory_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def test_an_uploads_size_does_not_grow_a_worker(start_server, module_env):
+    server = start_server(workers=1, max_upload_bytes=20 * 1024 * 1024)
+    [worker] = server.workers()
+    user, password, _ = prepare_load_user(API, "memory")
+    convert = "/usr/bin/convert-im6.q16"
+    # 48 megapixels in a small file (one colour): decoded at 1/8, 1000x750.
+    huge = subprocess.run([convert, "-size", "8000x6000", "xc:#4080c0", "-quality", "90", "jpeg:-"],
+                          capture_output=True, check=True, timeout=120).stdout
+    with AppClient(Endpoint(API), timeout=60) as phone:
+        assert phone.login(user, password).status == 200
+        assert "successful" in phone.upload(servers.photo(), "warm-up").json()
+        before = peak_memory_kb(worker)
+        assert "successful" in phone.upload(huge, "48 MP").json()
+        noise = b"\xff\xd8\xff\xe0" + random.randbytes(16 * 1024 * 1024)
+        assert "error" in phone.upload(noise, "not a photo").json()
+    grown = peak_memory_kb(worker) - before
+    # The body streams to a spool file; the decode is DCT-scaled (1000x750 x 4
+    # bytes here); the peak grows by a few MB, not by the 16 MB body or the
+    # 192 MB a full 48 MP decode would take.
+    assert grown < 12 * 1024, f"worker peak grew by {grown} kB"
 
 
 def fcgi_record(kind: int, content: bytes) -> bytes:
