@@ -15,7 +15,7 @@ snippet) tells which worker is busy.
     a 16 MB non-image: bounded, whatever the body's size or the pixel count;
   - a reload signal while a worker reads a request's FastCGI parameters
     (raw FastCGI on the socket, parameters sent in two halves): answered
-    whole, not cut short;
+    whole, not cut short; a client that stalls there meets the watchdog;
   - max_requests recycling under load: no failed request.
 
 Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
@@ -405,6 +405,19 @@ def test_reload_while_a_worker_reads_the_parameters(start_server, module_env):
     head, _, json_body = answer.partition(b"\r\n\r\n")
     assert json_body.startswith(b'{"result":['), answer[:300]
     servers.wait_for(lambda: pool(server)["total"] == 1, 10, what="the pool back to one worker")
+
+
+def test_a_client_stalling_in_the_parameters_meets_the_watchdog(start_server, module_env):
+    server = start_server(workers=1, request_timeout=2)
+    [victim] = server.workers()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(server.socket_path))
+        sock.sendall(fcgi_record(1, bytes([0, 1, 0, 0, 0, 0, 0, 0])) + fcgi_record(4, fcgi_pairs({"A": "B"}))[:9])
+        p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 1 and victim not in p["pids"] and p, 10,
+                             what="the stalled worker replaced")
+    assert p["status"]["timed out requests"] == 1, p["status"]
+    with AppClient(Endpoint(API)) as phone:
+        assert phone.stream().json()["result"]
 
 
 def test_max_requests_recycling_under_load(start_server, module_env):

@@ -50,12 +50,14 @@ enum WorkerProcess {
             scoreboard.markIdle(slot)
             guard waitForConnection(listenFD) else { continue }
             pthread_sigmask(SIG_BLOCK, &requestSignals, nil)
+            // Busy from accept on: the watchdog also ends a client that
+            // stalls while sending the parameters.
+            let started = monotonicMillis()
+            scoreboard.markBusy(slot, now: started)
             guard request.accept() else {
                 pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
                 continue
             }
-            let started = monotonicMillis()
-            scoreboard.markBusy(slot, now: started)
             let record = responder.respond(to: request)
             request.finish()
             scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)
