@@ -417,7 +417,7 @@ def test_a_client_stalling_in_the_parameters_meets_the_watchdog(start_server, mo
                              what="the stalled worker replaced")
     assert p["status"]["timed out requests"] == 1, p["status"]
     with AppClient(Endpoint(API)) as phone:
-        assert phone.stream().json()["result"]
+        assert "result" in phone.stream().json()  # the new worker serves
 
 
 def test_max_requests_recycling_under_load(start_server, module_env):
