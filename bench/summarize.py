@@ -97,12 +97,18 @@ def main():
     ap.add_argument("res")
     ap.add_argument("--readme")
     a = ap.parse_args()
+
+    def optional(name, parse, default):
+        """A file of the results directory that a partial run may not have made."""
+        path = os.path.join(a.res, name)
+        return parse(open(path)) if os.path.exists(path) else default
+
     runs = [r for r in load(os.path.join(a.res, "results.jsonl")) if "rps" in r]
-    meta = json.load(open(os.path.join(a.res, "meta.json"))) if os.path.exists(os.path.join(a.res, "meta.json")) else {}
+    meta = optional("meta.json", json.load, {})
     checks = load(os.path.join(a.res, "checks.jsonl"))
-    probe = json.load(open(os.path.join(a.res, "probe.json"))) if os.path.exists(os.path.join(a.res, "probe.json")) else {}
-    hp = open(os.path.join(a.res, "hash_params.txt")).read().strip() if os.path.exists(os.path.join(a.res, "hash_params.txt")) else ""
-    hp = hp.replace("hash parameters:", "").strip()
+    probe = optional("probe.json", json.load, {})
+    thumbs = optional("thumbnail.json", json.load, [])
+    hp = optional("hash_params.txt", lambda f: f.read(), "").replace("hash parameters:", "").strip()
 
     by = {}
     for r in runs:
@@ -262,7 +268,6 @@ def main():
     def target(label, value, ok, detail, why=""):
         targets.append((label, value, ok, detail + ("" if ok or not why else f". **Why missed:** {why}")))
 
-    thumbs = json.load(open(os.path.join(a.res, "thumbnail.json"))) if os.path.exists(os.path.join(a.res, "thumbnail.json")) else []
 
     def why_cpu(n, need):
         """Where a ratio target's CPU goes: is the budget already spent outside our server?"""
