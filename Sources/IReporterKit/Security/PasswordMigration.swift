@@ -18,8 +18,7 @@ enum PasswordMigration {
             var migrated = 0
             for row in legacy {
                 guard let userID = row[0], let stored = row[1] else { continue }
-                try users.replacePassword(userID: userID, old: stored, new: hasher.hash(stored))
-                migrated += 1
+                if try users.replacePassword(userID: userID, old: stored, new: hasher.hash(stored)) { migrated += 1 }
             }
             print("re-hashed \(migrated) of \(legacy.count) passwords stored as sent (Argon2id m=\(hasher.parameters.memoryKiB) KiB, t=\(hasher.parameters.iterations), p=\(hasher.parameters.parallelism))")
             return 0

@@ -46,17 +46,16 @@ public struct UserRepository {
     /// original's empty sql_mode), and a cut hash locks its account out. The
     /// width is checked in the same statement, because the column may have
     /// been narrowed (migration undone) since this server last looked.
-    private static let fitsPassColumn = """
-        CHAR_LENGTH(?) <= (SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
-        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass')
+    private static let fitsPassColumn = "CHAR_LENGTH(?) <= (\(passColumnLengthQuery))"
+
+    private static let passColumnLengthQuery = """
+        SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass'
         """
 
     /// The declared length of `login.pass` (45 in the original schema).
     public func passwordColumnLength() throws(DatabaseError) -> Int {
-        let rows = try database.query("""
-            SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
-            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass'
-            """)
+        let rows = try database.query(Self.passColumnLengthQuery)
         guard let value = rows.first?.first ?? nil else { return 0 }
         return Int(String(decoding: value, as: UTF8.self)) ?? 0
     }
