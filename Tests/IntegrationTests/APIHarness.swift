@@ -30,9 +30,17 @@ final class APIHarness {
                            policy: policy)
     }
 
-    /// Sends a command; keeps the session cookie like the app's cookie store.
+    /// Another worker's API on the same database and folders (its own
+    /// caches, its own view of the `pass` column).
+    func anotherWorker(policy: IReporterAPI.Policy = fastHashing) -> IReporterAPI {
+        IReporterAPI(database: database, sessions: sessions, files: PhotoFiles(directory: uploads.path), policy: policy)
+    }
+
+    /// Sends a command (to this harness's API, or `through` another); keeps
+    /// the session cookie like the app's cookie store.
     @discardableResult
-    func send(_ fields: [(String, String)], file: [UInt8]? = nil, filename: String = "photo.jpg") throws -> APIResponse {
+    func send(_ fields: [(String, String)], file: [UInt8]? = nil, filename: String = "photo.jpg",
+              through worker: IReporterAPI? = nil) throws -> APIResponse {
         var form = FormData()
         for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
         if let file {
@@ -43,7 +51,7 @@ final class APIHarness {
                                                           spoolPath: spool.path, size: file.count))
         }
         var request = APIRequest(form: form, sessionCookie: cookie, clientAddress: address)
-        let response = api.handle(&request)
+        let response = (worker ?? api).handle(&request)
         for path in request.form.spooledPaths { unlink(path) } // what APIResponder does
         for header in response.setCookie {
             let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)
@@ -52,8 +60,8 @@ final class APIHarness {
         return response
     }
 
-    func body(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> String {
-        String(decoding: try send(fields, file: file).body, as: UTF8.self)
+    func body(_ fields: [(String, String)], file: [UInt8]? = nil, through worker: IReporterAPI? = nil) throws -> String {
+        String(decoding: try send(fields, file: file, through: worker).body, as: UTF8.self)
     }
 
     /// OWASP's parameters cost ~40 ms a hash: the tests use a cheap setting.

@@ -45,12 +45,6 @@ extension DatabaseTests {
             try phone.database.execute("UPDATE login SET pass = 'plainpass' WHERE username = ?", [.bytes(Array(name.utf8))])
             try phone.database.execute("ALTER TABLE login MODIFY pass varchar(45) NOT NULL DEFAULT ''")
         }
-        func send(_ api: IReporterAPI, _ fields: [(String, String)]) -> String {
-            var form = FormData()
-            for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
-            var request = APIRequest(form: form)
-            return String(decoding: api.handle(&request).body, as: UTF8.self)
-        }
         let phone = try APIHarness(hashedPasswords: true)
         try phone.database.execute("INSERT INTO login (username, pass) VALUES ('alice', ?)", [.bytes(Array(Self.hash.utf8))])
         #expect(try phone.body([("command", "register"), ("username", "bob"), ("password", "bobpass")])
@@ -65,15 +59,14 @@ extension DatabaseTests {
 
         // A registration in the same window fails cleanly; the next one stores the value as sent.
         try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
-        let other = IReporterAPI(database: phone.database, sessions: phone.sessions,
-                                 files: PhotoFiles(directory: phone.uploads.path), policy: APIHarness.fastHashing)
-        #expect(send(other, [("command", "register"), ("username", "dave"), ("password", "davepass")])
+        let other = phone.anotherWorker()
+        #expect(try phone.body([("command", "register"), ("username", "dave"), ("password", "davepass")], through: other)
                 == #"{"result":[{"IdUser":"3","username":"dave"}]}"#)
         try undoMigration(phone, plain: "dave")
-        #expect(send(other, [("command", "register"), ("username", "carol"), ("password", "carolpass")])
+        #expect(try phone.body([("command", "register"), ("username", "carol"), ("password", "carolpass")], through: other)
                 == #"{"error":"Registration failed"}"#)
         #expect(try phone.rowCount("login") == 3)
-        #expect(send(other, [("command", "register"), ("username", "carol"), ("password", "carolpass")])
+        #expect(try phone.body([("command", "register"), ("username", "carol"), ("password", "carolpass")], through: other)
                 == #"{"result":[{"IdUser":"4","username":"carol"}]}"#)
         #expect(try storedPass(phone, "carol") == "carolpass")
     }
@@ -98,14 +91,9 @@ extension DatabaseTests {
         // Stronger parameters later: the next login upgrades the hash.
         var stronger = APIHarness.fastHashing
         stronger.passwordHashing.iterations = 2
-        let later = IReporterAPI(database: phone.database, sessions: phone.sessions, files: PhotoFiles(directory: phone.uploads.path),
-                                 policy: stronger)
-        var form = FormData()
-        for (name, value) in [("command", "login"), ("username", "bob"), ("password", "bobpass")] {
-            form.setField(Array(name.utf8), Array(value.utf8))
-        }
-        var request = APIRequest(form: form)
-        #expect(String(decoding: later.handle(&request).body, as: UTF8.self) == #"{"result":[{"IdUser":"2","username":"bob"}]}"#)
+        #expect(try phone.body([("command", "login"), ("username", "bob"), ("password", "bobpass")],
+                               through: phone.anotherWorker(policy: stronger))
+                == #"{"result":[{"IdUser":"2","username":"bob"}]}"#)
         #expect(try storedPass(phone, "bob").hasPrefix("$argon2id$v=19$m=64,t=2,p=1$"))
     }
 

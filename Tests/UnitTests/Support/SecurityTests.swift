@@ -143,10 +143,7 @@ struct HashingGateTests {
     }
 
     @Test func theHasherVerifiesThroughTheGate() {
-        var parameters = PasswordHasher.Parameters()
-        parameters.memoryKiB = 64
-        parameters.iterations = 1
-        let hasher = PasswordHasher(parameters: parameters, gate: HashingGate(), concurrentHashes: 1)
+        let hasher = PasswordHasher(parameters: PasswordHasherTests().hasher.parameters, gate: HashingGate(), concurrentHashes: 1)
         let stored = hasher.hash(Array("secret".utf8))
         #expect(hasher.verify(Array("secret".utf8), against: stored) == .match(upgrade: false))
         #expect(hasher.verify(Array("other".utf8), against: stored) == .mismatch)
