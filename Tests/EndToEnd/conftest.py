@@ -12,7 +12,6 @@ Environment (set by scripts/test.sh):
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 import subprocess
 import zlib
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import e2e
+import servers
 from appclient import AppClient, Endpoint, jpeg_size
 
 
@@ -101,14 +101,6 @@ def client(endpoint):
 
 # ------------------------------------------------------------------ images
 
-def _convert_binary() -> str:
-    # Debian's ImageMagick 6 directly, as the reference's bench/make_images.sh does.
-    for c in ("/usr/bin/convert-im6.q16", shutil.which("convert")):
-        if c and os.access(c, os.X_OK):
-            return c
-    raise RuntimeError("ImageMagick's convert is needed to make the test images")
-
-
 def png_bytes(w=4, h=4) -> bytes:
     """A tiny valid PNG (bench/smoke.py's), for the 'not a JPEG' cases."""
     raw = b"".join(b"\x00" + b"\xff\x00\x00" * w for _ in range(h))
@@ -122,7 +114,7 @@ def png_bytes(w=4, h=4) -> bytes:
 class Images:
     def __init__(self, d: Path):
         self.dir = d
-        self.convert = _convert_binary()
+        self.convert = servers.convert_binary()
         # 640x640 ~62 KB, the reference's small.jpg recipe (bench/make_images.sh)
         self.photo = self._make("photo.jpg", ["-seed", "42", "-size", "640x640", "plasma:fractal",
                                               "-sampling-factor", "4:2:0", "-quality", "82"])

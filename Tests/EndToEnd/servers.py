@@ -605,19 +605,28 @@ class Nginx:
 _photo_cache: dict[str, bytes] = {}
 
 
+def convert_binary() -> str:
+    """ImageMagick's convert: Debian's ImageMagick 6 directly, as the
+    reference's bench/make_images.sh uses it."""
+    convert = next((c for c in ("/usr/bin/convert-im6.q16", shutil.which("convert") or "")
+                    if c and os.access(c, os.X_OK)), None)
+    if not convert:
+        pytest.fail("ImageMagick's convert is needed to make the test photos (apt-get install imagemagick)",
+                    pytrace=False)
+    return convert
+
+
+def imagemagick(*args: str) -> bytes:
+    """The output of ImageMagick's convert with these arguments."""
+    return subprocess.run([convert_binary(), *args], capture_output=True, check=True, timeout=120).stdout
+
+
 def photo() -> bytes:
     """A real JPEG of 1000x750, well over mod_fcgid's default 128 KB request
     limit (ImageMagick, deterministic)."""
     if "photo" not in _photo_cache:
-        convert = next((c for c in ("/usr/bin/convert-im6.q16", shutil.which("convert") or "")
-                        if c and os.access(c, os.X_OK)), None)
-        if not convert:
-            pytest.fail("ImageMagick's convert is needed to make the test photo (apt-get install imagemagick)",
-                        pytrace=False)
-        p = subprocess.run([convert, "-seed", "7", "-size", "1000x750", "plasma:fractal",
-                            "-sampling-factor", "4:2:0", "-quality", "92", "jpeg:-"],
-                           capture_output=True, check=True, timeout=120)
-        data = p.stdout
+        data = imagemagick("-seed", "7", "-size", "1000x750", "plasma:fractal",
+                           "-sampling-factor", "4:2:0", "-quality", "92", "jpeg:-")
         assert jpeg_size(data) == (1000, 750)
         assert len(data) > 150_000, len(data)
         _photo_cache["photo"] = data

@@ -28,7 +28,6 @@ from __future__ import annotations
 import random
 import signal
 import socket
-import subprocess
 import time
 
 import pytest
@@ -332,10 +331,8 @@ def test_an_uploads_size_does_not_grow_a_worker(start_server, module_env):
     server = start_server(workers=1, max_upload_bytes=20 * 1024 * 1024)
     [worker] = server.workers()
     user, password, _ = prepare_load_user(API, "memory")
-    convert = "/usr/bin/convert-im6.q16"
     # 48 megapixels in a small file (one colour): decoded at 1/8, 1000x750.
-    huge = subprocess.run([convert, "-size", "8000x6000", "xc:#4080c0", "-quality", "90", "jpeg:-"],
-                          capture_output=True, check=True, timeout=120).stdout
+    huge = servers.imagemagick("-size", "8000x6000", "xc:#4080c0", "-quality", "90", "jpeg:-")
     with AppClient(Endpoint(API), timeout=60) as phone:
         assert phone.login(user, password).status == 200
         assert "successful" in phone.upload(servers.photo(), "warm-up").json()
