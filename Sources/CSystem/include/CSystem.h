@@ -32,7 +32,7 @@ void csystem_mmap_large_blocks(int bytes);
 
 /* Signal flags for worker processes: the handler only records the signal
    (async-signal-safe) and, installed without SA_RESTART, makes a blocking
-   accept() return so the worker can look at the flags. */
+   poll() return so the worker can look at the flags. */
 void csystem_install_flag_handler(int signal_number);
 /* Returns and clears whether signal_number arrived since the last call. */
 int csystem_take_signal(int signal_number);
