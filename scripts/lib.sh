@@ -9,6 +9,12 @@
 
 IREPORTER_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+# A toolchain unpacked in /opt/swift but not on PATH (a fresh login shell)
+# is used as it is.
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+  export PATH="/opt/swift/usr/bin:$PATH"
+fi
+
 log() { printf '[%s] %s\n' "${LOG_TAG:-ireporter}" "$*"; }
 warn() { printf '[%s] WARNING: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; exit 1; }
