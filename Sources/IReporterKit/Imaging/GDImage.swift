@@ -31,8 +31,8 @@ final class GDImage {
     /// The centre square of the image, resampled to `side` x `side` with
     /// gd's two-pass triangle filter (`gdImageScale`, GD_TRIANGLE): its
     /// support widens with the reduction, so fine detail is averaged, not
-    /// aliased as by the point-sampling CopyResized, and it costs about half
-    /// of `gdImageCopyResampled` (bench/micro, 240 -> 180: 1.0 vs 1.9 ms).
+    /// aliased as by the point-sampling CopyResized, and it costs less than
+    /// `gdImageCopyResampled` (bench/results/2026-11-30-micro).
     func centreSquare(side: Int) -> GDImage? {
         let w = width, h = height
         let crop = min(w, h)
