@@ -3,18 +3,6 @@ import Glibc
 #endif
 import CSystem
 
-public struct SystemError: Error, CustomStringConvertible, Sendable {
-    public let code: Int32
-    public let operation: String
-
-    public init(_ operation: String, code: Int32 = errno) {
-        self.operation = operation
-        self.code = code
-    }
-
-    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
-}
-
 /// A temporary file (`.spool-XXXXXX`) in a given directory, created 0600.
 /// Kept on the upload directory's own file system, so that publishing it is
 /// a rename; removed by `discard()` unless it was handed on.

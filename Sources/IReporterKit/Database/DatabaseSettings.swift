@@ -1,0 +1,71 @@
+/// Where and how to connect.
+public struct DatabaseSettings: Sendable, Equatable {
+    public var host = "localhost"
+    public var port: UInt32 = 3306
+    public var socket: String?
+    public var user = "ireport"
+    public var password = "ireport"
+    public var database = "iReport"
+    /// The original's columns are latin1 and PHP connected as latin1, so the
+    /// bytes a client sends are stored and returned unchanged.
+    public var charset = "latin1"
+    /// A MariaDB client option file (`[client]` and `[ireporter]` groups,
+    /// as `mariadb --defaults-file` reads them). Its values apply to what
+    /// no `db_url` gave.
+    public var optionFile: String?
+    public var optionGroup = "ireporter"
+    /// Whether host, user, password and database came from a URL.
+    public var fromURL = false
+    public var connectTimeoutSeconds: UInt32 = 3
+    public var readWriteTimeoutSeconds: UInt32 = 30
+
+    public init() {}
+
+    /// `mysql://USER:PASS@HOST:PORT/DB`, or `…@localhost/DB?socket=/path`.
+    public init(url: String) throws(ConfigurationError) {
+        self.init()
+        fromURL = true
+        guard url.hasPrefix("mysql://") || url.hasPrefix("mariadb://") else {
+            throw ConfigurationError("db_url must start with mysql:// (got \(url))")
+        }
+        var rest = Substring(url[url.index(after: url.firstIndex(of: "/")!)...].dropFirst())
+        if let question = rest.firstIndex(of: "?") {
+            for pair in rest[rest.index(after: question)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw ConfigurationError("db_url: bad query parameter \(pair)") }
+                let value = String(decoding: PHPStrings.urlDecode(Array(parts[1].utf8)), as: UTF8.self)
+                switch parts[0] {
+                case "socket": socket = value
+                case "charset": charset = value
+                default: throw ConfigurationError("db_url: unknown parameter \(parts[0])")
+                }
+            }
+            rest = rest[..<question]
+        }
+        if let slash = rest.firstIndex(of: "/") {
+            let name = String(rest[rest.index(after: slash)...])
+            if !name.isEmpty { database = name }
+            rest = rest[..<slash]
+        }
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            let decode = { (text: Substring) in String(decoding: PHPStrings.urlDecode(Array(text.utf8)), as: UTF8.self) }
+            if let colon = credentials.firstIndex(of: ":") {
+                user = decode(credentials[..<colon])
+                password = decode(credentials[credentials.index(after: colon)...])
+            } else {
+                user = decode(credentials)
+                password = ""
+            }
+            rest = rest[rest.index(after: at)...]
+        }
+        if let colon = rest.lastIndex(of: ":"), !rest.hasPrefix("[") || rest[..<colon].hasSuffix("]") {
+            guard let number = UInt32(rest[rest.index(after: colon)...]) else {
+                throw ConfigurationError("db_url: bad port in \(url)")
+            }
+            port = number
+            rest = rest[..<colon]
+        }
+        if !rest.isEmpty { host = String(rest) }
+    }
+}
