@@ -27,8 +27,9 @@ let package = Package(
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
-        // Scratch directories and file reads shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Scratch directories, file reads and test photos shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["CGD"], path: "Tests/TestSupport",
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "UnitTests", dependencies: ["IReporterKit", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit", "CGD", "TestSupport"],

@@ -11,7 +11,9 @@ final class APIHarness {
     let uploads = ScratchDirectory("upload")
     let sessionFiles = ScratchDirectory("sessions")
     let api: IReporterAPI
-    let sessions: SessionStore
+    let sessions: SessionFiles
+    /// Shared by the workers of one server, as the supervisor's shared memory is.
+    let counters = SharedMemoryCounters(capacity: 1024)
     /// The cookie jar of the one simulated phone.
     var cookie: [UInt8]?
 
@@ -20,20 +22,29 @@ final class APIHarness {
 
     /// `hashedPasswords`: with sql/migrations applied (login.pass widened).
     init(schema: String = "schema.sql", hashedPasswords: Bool = false, uploadDirectory: String? = nil,
-         policy: IReporterAPI.Policy = fastHashing) throws {
+         policy: AppServices.Policy = fastHashing) throws {
         database = DatabaseConnection(settings: try TestServices.settings())
         try TestServices.resetTables(database, schema: schema)
         if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
-        sessions = SessionStore(directory: sessionFiles.path, idleTimeout: 3600)
-        api = IReporterAPI(database: database, sessions: sessions,
-                           files: PhotoFiles(directory: uploadDirectory ?? uploads.path),
-                           policy: policy)
+        sessions = SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)
+        api = IReporterAPI(services: Self.services(database: database, sessions: sessions, counters: counters,
+                                                   uploadDirectory: uploadDirectory ?? uploads.path, policy: policy))
     }
 
-    /// Another worker's API on the same database and folders (its own
-    /// caches, its own view of the `pass` column).
-    func anotherWorker(policy: IReporterAPI.Policy = fastHashing) -> IReporterAPI {
-        IReporterAPI(database: database, sessions: sessions, files: PhotoFiles(directory: uploads.path), policy: policy)
+    /// The stores of a worker, on MariaDB, the session files and the upload folder.
+    static func services(database: DatabaseConnection, sessions: SessionFiles, counters: SharedMemoryCounters,
+                         uploadDirectory: String, policy: AppServices.Policy) -> AppServices {
+        AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
+                    photoFiles: UploadFolder(directory: uploadDirectory), sessions: sessions, counters: counters,
+                    policy: policy)
+    }
+
+    /// Another worker's API on the same database, folders and shared
+    /// counters (its own caches, its own view of the `pass` column; its own
+    /// connection unless one is given).
+    func anotherWorker(policy: AppServices.Policy = fastHashing, database: DatabaseConnection? = nil) -> IReporterAPI {
+        IReporterAPI(services: Self.services(database: database ?? self.database, sessions: sessions, counters: counters,
+                                             uploadDirectory: uploads.path, policy: policy))
     }
 
     /// Sends a command (to this harness's API, or `through` another); keeps
@@ -50,9 +61,8 @@ final class APIHarness {
             form.addFile(Array("file".utf8), UploadedFile(filename: Array(filename.utf8), contentType: Array("image/jpeg".utf8),
                                                           spoolPath: spool.path, size: file.count))
         }
-        var request = APIRequest(form: form, sessionCookie: cookie, clientAddress: address)
-        let response = (worker ?? api).handle(&request)
-        for path in request.form.spooledPaths { unlink(path) } // what APIResponder does
+        let response = (worker ?? api).handle(APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address))
+        for path in form.spooledPaths { unlink(path) } // what APIResponder does
         for header in response.setCookie {
             let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)
             cookie = value == "deleted" ? nil : Array(value.utf8)
@@ -66,8 +76,8 @@ final class APIHarness {
 
     /// OWASP's parameters cost ~40 ms a hash: the tests use a cheap setting.
     /// The tests also write rows behind the API's back, so no stream cache.
-    static var fastHashing: IReporterAPI.Policy {
-        var policy = IReporterAPI.Policy()
+    static var fastHashing: AppServices.Policy {
+        var policy = AppServices.Policy()
         policy.passwordHashing.memoryKiB = 64
         policy.passwordHashing.iterations = 1
         policy.streamCacheMillis = 0

@@ -156,17 +156,13 @@ extension DatabaseTests {
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
         #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
         // Another worker of the same server: its own cache, the shared generation.
-        let generation = StreamCache.Generation()
-        let otherWorker = IReporterAPI(database: DatabaseConnection(settings: try TestServices.settings()),
-                                       sessions: phone.sessions, files: PhotoFiles(directory: phone.uploads.path),
-                                       policy: policy, streamGeneration: generation)
-        let thisWorker = IReporterAPI(database: phone.database, sessions: phone.sessions,
-                                      files: PhotoFiles(directory: phone.uploads.path), policy: policy, streamGeneration: generation)
+        let otherWorker = phone.anotherWorker(policy: policy,
+                                              database: DatabaseConnection(settings: try TestServices.settings()))
+        let thisWorker = phone.anotherWorker(policy: policy)
         func stream(_ api: IReporterAPI) -> String {
             var form = FormData()
             form.setField(Array("command".utf8), Array("stream".utf8))
-            var request = APIRequest(form: form)
-            return String(decoding: api.handle(&request).body, as: UTF8.self)
+            return String(decoding: api.handle(APIRequest(parameters: form)).body, as: UTF8.self)
         }
         #expect(stream(otherWorker) == #"{"result":[]}"#)
         var form = FormData()
@@ -174,8 +170,8 @@ extension DatabaseTests {
         form.setField(Array("title".utf8), Array("fresh".utf8))
         let spool = phone.uploads.write(".spool-test01", photo)
         form.addFile(Array("file".utf8), UploadedFile(filename: Array("photo.jpg".utf8), contentType: [], spoolPath: spool, size: photo.count))
-        var upload = APIRequest(form: form, sessionCookie: phone.cookie)
-        #expect(String(decoding: thisWorker.handle(&upload).body, as: UTF8.self) == #"{"successful":1}"#)
+        let upload = APIRequest(parameters: form, sessionCookie: phone.cookie)
+        #expect(String(decoding: thisWorker.handle(upload).body, as: UTF8.self) == #"{"successful":1}"#)
         let fresh = #"{"result":[{"IdPhoto":"2","title":"fresh","IdUser":"1","username":"alice"}]}"#
         #expect(stream(otherWorker) == fresh, "an upload through one worker is in the next stream of another")
         // A row written behind the server's back shows once the cache is older than its limit.
@@ -239,7 +235,7 @@ extension DatabaseTests {
             """.utf8))
         let configuration = try Configuration.load(arguments: [], environment: ["IREPORTER_DB_OPTION_FILE": file])
         let database = DatabaseConnection(settings: configuration.database)
-        #expect(try database.query("SELECT DATABASE(), CURRENT_USER()")[0].map { String(decoding: $0!, as: UTF8.self) }
+        #expect(try database.query("SELECT DATABASE(), CURRENT_USER()")[0].values.map { String(decoding: $0!, as: UTF8.self) }
                 == [url.database, "\(url.user)@localhost"])
     }
 
@@ -249,14 +245,13 @@ extension DatabaseTests {
         settings.host = "localhost"
         let sessions = ScratchDirectory("sessions")
         let uploads = ScratchDirectory("upload")
-        let api = IReporterAPI(database: DatabaseConnection(settings: settings),
-                               sessions: SessionStore(directory: sessions.path, idleTimeout: 60),
-                               files: PhotoFiles(directory: uploads.path))
+        let api = IReporterAPI(services: APIHarness.services(
+            database: DatabaseConnection(settings: settings), sessions: SessionFiles(directory: sessions.path, idleTimeout: 60),
+            counters: SharedMemoryCounters(capacity: 64), uploadDirectory: uploads.path, policy: AppServices.Policy()))
         for command in ["stream", "login", "register"] {
             var form = FormData()
             form.setField(Array("command".utf8), Array(command.utf8))
-            var request = APIRequest(form: form)
-            #expect(String(decoding: api.handle(&request).body, as: UTF8.self)
+            #expect(String(decoding: api.handle(APIRequest(parameters: form)).body, as: UTF8.self)
                     == #"{"error":"The service is temporarily unavailable, please try again"}"#)
         }
     }
@@ -267,7 +262,7 @@ extension DatabaseTests {
             EXPLAIN SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser) \
             ORDER BY IdPhoto DESC LIMIT 50
             """)
-        let extras = plan.compactMap { $0.last.flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } }
+        let extras = plan.compactMap { $0["Extra"].map { String(decoding: $0, as: UTF8.self) } }
         #expect(!extras.contains { $0.contains("filesort") || $0.contains("temporary") }, "plan: \(extras)")
     }
 }

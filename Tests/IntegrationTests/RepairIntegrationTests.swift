@@ -24,7 +24,7 @@ extension DatabaseTests {
             _ = phone.uploads.write("10-thumb.jpg", photo)
             _ = phone.uploads.write("notes.txt", Array("operator's".utf8))
             try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'no file')") // 4
-            let repair = UploadRepair(files: PhotoFiles(directory: phone.uploads.path), database: phone.database, maxImagePixels: 50_000_000)
+            let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
 
             let young = try repair.run(graceSeconds: 3600, deleteRows: false)
             #expect(young.removedSpools.isEmpty && young.removedOrphanFiles.isEmpty, "files younger than the grace time are left alone")

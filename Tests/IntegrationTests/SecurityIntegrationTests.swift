@@ -80,10 +80,10 @@ extension DatabaseTests {
         #expect(try storedPass(phone, "alice").hasPrefix("$argon2id$"), "re-hashed at its first login")
         #expect(try storedPass(phone, "bob") == "bobpass")
         // The migration command's work: every remaining legacy row becomes the hash of itself.
-        let users = UserRepository(database: phone.database)
+        let users = MariaDBUserStore(database: phone.database)
         let hasher = PasswordHasher(parameters: APIHarness.fastHashing.passwordHashing)
-        for row in try users.legacyPasswords() {
-            try users.replacePassword(userID: row[0]!, old: row[1]!, new: hasher.hash(row[1]!))
+        for (userID, stored) in try users.legacyPasswords() {
+            try users.replacePassword(userID: userID, old: stored, new: hasher.hash(stored))
         }
         #expect(try users.legacyPasswords().isEmpty)
         #expect(try phone.body([("command", "login"), ("username", "bob"), ("password", "BOBPASS")])

@@ -3,7 +3,7 @@ import IReporterKit
 
 // Cookies.parse on a Cookie header (HTTP_COOKIE arrives as a C string, so it
 // ends at the first NUL), against a reference written from its documented
-// rules; then the PHPSESSID cookie through SessionStore.isWellFormed, the
+// rules; then the PHPSESSID cookie through SessionID.isWellFormed, the
 // gate before any session file is touched: a well-formed id must be a safe
 // single path component.
 
@@ -42,7 +42,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(!name.isEmpty && !isSpace(name.utf8.first!) && !isSpace(name.utf8.last!), "untrimmed cookie name \(show(Array(name.utf8)))")
         check(!name.utf8.contains(0x3B) && !name.utf8.contains(0x3D), "cookie name with ; or =: \(show(Array(name.utf8)))")
     }
-    if let id = cookies["PHPSESSID"], SessionStore.isWellFormed(id) {
+    if let id = cookies["PHPSESSID"], SessionID.isWellFormed(id) {
         let path = String(decoding: id, as: UTF8.self)
         check(!id.contains(0x2F) && !id.contains(0) && !id.contains(0x2E) && (22...128).contains(id.count),
               "unsafe session id accepted: \(show(id))")

@@ -80,7 +80,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         print("session\t\(hex(input))\terror")
     }
 
-    // The same bytes as a session file, through SessionStore.load (which also
+    // The same bytes as a session file, through SessionFiles.load (which also
     // reads its own bookkeeping variables from it).
     let id = "abcdefghijklmnopqrstuv0123456789"
     let path = "\(scratchDirectory)/sess_\(id)"
@@ -89,7 +89,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let written = input.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     close(fd)
     check(written == input.count, "short write to \(path)")
-    let store = SessionStore(directory: scratchDirectory, idleTimeout: 3600)
+    let store = SessionFiles(directory: scratchDirectory, idleTimeout: 3600)
     do {
         if let session = try store.load(id: Array(id.utf8)) {
             check(session.id == id, "loaded session has id \(session.id)")

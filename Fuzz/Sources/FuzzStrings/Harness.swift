@@ -7,7 +7,7 @@ import IReporterKit
 // PHPStrings.urlDecode and PHPStrings.intCast against independent reference
 // implementations written from PHP's C sources (ext/standard/url.c
 // php_url_decode; Zend/zend_operators.c _is_numeric_string_ex +
-// zend_dval_to_lval_cap), plus SessionStore.isWellFormed against its rule.
+// zend_dval_to_lval_cap), plus SessionID.isWellFormed against its rule.
 // Properties: decoding a slice equals decoding a copy; any byte string,
 // percent-encoded, decodes back to itself; intCast ignores leading white
 // space and trailing garbage, and reads back any Int64 it is given.
@@ -116,6 +116,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
 
     // session ids
-    check(SessionStore.isWellFormed(input) == referenceWellFormed(input), "isWellFormed(\(show(input))) is wrong")
+    check(SessionID.isWellFormed(input) == referenceWellFormed(input), "isWellFormed(\(show(input))) is wrong")
     return 0
 }

@@ -44,8 +44,29 @@ public final class DatabaseConnection {
         try reconnectingOnce(retryIf: { _ in repeatable }) { () throws(DatabaseError) in
             let connection = try connected()
             guard sql.withCString({ mysql_real_query(connection, $0, UInt(strlen($0))) }) != 0 else { return }
-            throw DatabaseError(connection: connection)
+            throw DatabaseError(connection: connection, sql: sql)
         }
+    }
+
+    /// Runs `body` in a transaction: rolled back when it throws (its error
+    /// is rethrown as it was), committed when it returns. A failed COMMIT is
+    /// thrown as `CommitError`: if the connection broke, the transaction may
+    /// have been applied all the same, and only the caller knows how to ask.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try command("START TRANSACTION", repeatable: true)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? command("ROLLBACK")
+            throw error
+        }
+        do {
+            try command("COMMIT")
+        } catch {
+            throw CommitError(underlying: error)
+        }
+        return result
     }
 
     private func perform(_ sql: String, _ parameters: [DatabaseValue], repeatable: Bool) throws(DatabaseError)
@@ -87,7 +108,7 @@ public final class DatabaseConnection {
     private func connected() throws(DatabaseError) -> UnsafeMutablePointer<MYSQL> {
         if let handle { return handle }
         guard let connection = mysql_init(nil) else {
-            throw DatabaseError(code: 2008, message: "MySQL client ran out of memory")
+            throw DatabaseError(code: .clientOutOfMemory, message: "MySQL client ran out of memory")
         }
         var connectTimeout = settings.connectTimeoutSeconds
         var ioTimeout = settings.readWriteTimeoutSeconds

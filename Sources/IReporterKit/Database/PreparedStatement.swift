@@ -9,19 +9,32 @@ public enum DatabaseValue: Sendable, Equatable {
     case bytes([UInt8])
 }
 
-/// A row: every column as the bytes MariaDB sends in text form (what PHP's
-/// mysqli returns as strings), nil for NULL.
-public typealias Row = [[UInt8]?]
-
 /// A server-side prepared statement; closed when released.
 final class PreparedStatement {
     private let handle: UnsafeMutablePointer<MYSQL_STMT>
+    let sql: String
+    /// The result's column names (none for a statement without a result).
+    private let columns: ColumnNames
 
     init(connection: UnsafeMutablePointer<MYSQL>, sql: String) throws(DatabaseError) {
-        guard let handle = mysql_stmt_init(connection) else { throw DatabaseError(connection: connection) }
+        guard let handle = mysql_stmt_init(connection) else { throw DatabaseError(connection: connection, sql: sql) }
         self.handle = handle
+        self.sql = sql
         let failed = sql.withCString { mysql_stmt_prepare(handle, $0, UInt(strlen($0))) } != 0
-        if failed { throw DatabaseError(statement: handle) }
+        if failed {
+            let error = DatabaseError(statement: handle, sql: sql)
+            mysql_stmt_close(handle)
+            throw error
+        }
+        columns = ColumnNames(Self.columnNames(handle))
+    }
+
+    private static func columnNames(_ handle: UnsafeMutablePointer<MYSQL_STMT>) -> [String] {
+        guard let metadata = mysql_stmt_result_metadata(handle) else { return [] }
+        defer { mysql_free_result(metadata) }
+        let count = Int(mysql_num_fields(metadata))
+        guard let fields = mysql_fetch_fields(metadata) else { return [] }
+        return (0..<count).map { String(cString: fields[$0].name) }
     }
 
     deinit { mysql_stmt_close(handle) }
@@ -38,7 +51,7 @@ final class PreparedStatement {
 
     private func bindAndExecute(_ parameters: [DatabaseValue]) throws(DatabaseError) {
         guard !parameters.isEmpty else {
-            if mysql_stmt_execute(handle) != 0 { throw DatabaseError(statement: handle) }
+            if mysql_stmt_execute(handle) != 0 { throw DatabaseError(statement: handle, sql: sql) }
             return
         }
         // The bind array and what it points to must live until execute returns.
@@ -67,24 +80,23 @@ final class PreparedStatement {
                 binds[index].length_value = UInt(bytes.count)
             }
         }
-        if mysql_stmt_bind_param(handle, binds) != 0 { throw DatabaseError(statement: handle) }
-        if mysql_stmt_execute(handle) != 0 { throw DatabaseError(statement: handle) }
+        if mysql_stmt_bind_param(handle, binds) != 0 { throw DatabaseError(statement: handle, sql: sql) }
+        if mysql_stmt_execute(handle) != 0 { throw DatabaseError(statement: handle, sql: sql) }
     }
 
     private func fetchAll() throws(DatabaseError) -> [Row] {
-        guard let metadata = mysql_stmt_result_metadata(handle) else { return [] }
-        let columns = Int(mysql_num_fields(metadata))
-        mysql_free_result(metadata)
+        let columns = self.columns.names.count
+        guard columns > 0 else { return [] }
         defer { mysql_stmt_free_result(handle) }
 
         let buffers = ResultBuffers(columns: columns)
-        if mysql_stmt_bind_result(handle, buffers.binds) != 0 { throw DatabaseError(statement: handle) }
+        if mysql_stmt_bind_result(handle, buffers.binds) != 0 { throw DatabaseError(statement: handle, sql: sql) }
         var rows: [Row] = []
         while true {
             let status = mysql_stmt_fetch(handle)
             if status == MYSQL_NO_DATA { break }
-            if status != 0 && status != MYSQL_DATA_TRUNCATED { throw DatabaseError(statement: handle) }
-            var row: Row = []
+            if status != 0 && status != MYSQL_DATA_TRUNCATED { throw DatabaseError(statement: handle, sql: sql) }
+            var row: [[UInt8]?] = []
             row.reserveCapacity(columns)
             for column in 0..<columns {
                 if buffers.isNull[column] != 0 { row.append(nil); continue }
@@ -95,7 +107,7 @@ final class PreparedStatement {
                     row.append(try fetchLong(column: column, length: length))
                 }
             }
-            rows.append(row)
+            rows.append(Row(columns: self.columns, values: row))
         }
         return rows
     }
@@ -114,7 +126,7 @@ final class PreparedStatement {
                 return mysql_stmt_fetch_column(handle, &bind, UInt32(column), 0) != 0
             }
         }
-        if failed { throw DatabaseError(statement: handle) }
+        if failed { throw DatabaseError(statement: handle, sql: sql) }
         return value
     }
 }

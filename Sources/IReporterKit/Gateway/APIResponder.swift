@@ -58,17 +58,16 @@ final class APIResponder {
         switch form {
         case .success(let form):
             record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"
-            var apiRequest = APIRequest(form: form,
-                                        sessionCookie: Cookies.sessionID(request.param("HTTP_COOKIE")),
-                                        isSecure: cookieSecureAlways
-                                            || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
-                                        clientAddress: record.client)
-            response = api.handle(&apiRequest)
-            spooled = apiRequest.form.spooledPaths
+            response = api.handle(APIRequest(parameters: form,
+                                             sessionCookie: Cookies.sessionID(request.param("HTTP_COOKIE")),
+                                             isSecure: cookieSecureAlways
+                                                 || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
+                                             clientAddress: record.client))
+            spooled = form.spooledPaths
             record.databaseMicros = api.lastTimings.databaseMicros
             record.imageMicros = api.lastTimings.imageMicros
         case .failure(let error):
-            response = .error(Self.message(for: error))
+            response = .failure(Self.failure(for: error))
         }
         for path in spooled where unlink(path) != 0 && errno != ENOENT {
             Log.warning("cannot remove \(path) (\(String(cString: strerror(errno)))): the next sweep will")
@@ -79,13 +78,26 @@ final class APIResponder {
         return record
     }
 
-    private static func message(for error: FormDataError) -> APIError {
+    /// A body that could not be read as a form: answered before any command runs.
+    enum RequestFailure: APIFailure {
+        case malformed
+        case photoTooLarge(limitBytes: Int)
+
+        var message: String {
+            switch self {
+            case .malformed: "Malformed request"
+            case .photoTooLarge(let limit): "Photo is too large (the limit is \(limit / (1024 * 1024)) MB)"
+            }
+        }
+    }
+
+    private static func failure(for error: FormDataError) -> any APIFailure {
         switch error {
-        case .fileTooLarge(let limit): return .photoTooLarge(limitBytes: limit)
-        case .malformed, .overLimit: return .malformedRequest
+        case .fileTooLarge(let limit): return RequestFailure.photoTooLarge(limitBytes: limit)
+        case .malformed, .overLimit: return RequestFailure.malformed
         case .spoolFailed(let code):
             Log.error("spooling an upload: \(SystemError("create or write a spool file", code: code))")
-            return .uploadOnServerProblem
+            return UploadCommand.Failure.serverProblem
         }
     }
 

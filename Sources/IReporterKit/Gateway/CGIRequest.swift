@@ -21,9 +21,8 @@ final class CGIRequest: GatewayRequest {
         while filled < buffer.count {
             let wanted = min(buffer.count - filled, remaining ?? Int.max)
             if wanted == 0 { break }
-            let count = Glibc.read(0, buffer.baseAddress! + filled, wanted)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
+            guard let count = try? retryingInterrupted("read", { Glibc.read(0, buffer.baseAddress! + filled, wanted) }),
+                  count > 0 else { break }
             filled += count
             remaining = remaining.map { $0 - count }
         }

@@ -58,7 +58,7 @@ public enum Server {
         // One process per request: login throttling cannot be shared here.
         let database = DatabaseConnection(settings: configuration.database)
         let request = CGIRequest()
-        configuration.makeResponder(database: database, shared: SharedState(limiter: RateLimiter(capacity: 64)), operatorPages: nil)
+        configuration.makeResponder(database: database, shared: SharedState(counters: SharedMemoryCounters(capacity: 64)), operatorPages: nil)
             .respond(to: request)
         database.disconnect()
         // The web server writes the whole body before it reads the answer:

@@ -21,16 +21,6 @@ public struct FormData: Sendable {
     /// Every file part's spool file (to be removed when the request ends).
     public private(set) var spooledPaths: [String] = []
 
-    /// Another temporary file of this request, removed with the spools.
-    public mutating func addSpooledPath(_ path: String) {
-        spooledPaths.append(path)
-    }
-
-    /// A spool file that was moved into place: no longer ours to remove.
-    public mutating func markConsumed(_ path: String) {
-        spooledPaths.removeAll { $0 == path }
-    }
-
     mutating func setField(_ rawName: [UInt8], _ value: [UInt8]) {
         let (name, isArray) = Self.phpName(rawName)
         guard !name.isEmpty else { return }

@@ -7,17 +7,16 @@ enum PasswordMigration {
     static func run(_ configuration: Configuration) -> Int32 {
         DatabaseConnection.initializeLibrary()
         let database = DatabaseConnection(settings: configuration.database)
-        let users = UserRepository(database: database)
+        let users = MariaDBUserStore(database: database)
         let hasher = PasswordHasher(parameters: configuration.passwordHashing)
         do {
-            if try users.passwordColumnLength() < UserRepository.hashColumnLength {
-                print("widening login.pass to varchar(\(UserRepository.hashColumnLength))")
-                try database.command("ALTER TABLE login MODIFY pass varchar(\(UserRepository.hashColumnLength)) CHARACTER SET latin1 NOT NULL")
+            if try users.passwordColumnLength() < MariaDBUserStore.hashColumnLength {
+                print("widening login.pass to varchar(\(MariaDBUserStore.hashColumnLength))")
+                try users.widenPasswordColumn()
             }
             let legacy = try users.legacyPasswords()
             var migrated = 0
-            for row in legacy {
-                guard let userID = row[0], let stored = row[1] else { continue }
+            for (userID, stored) in legacy {
                 if try users.replacePassword(userID: userID, old: stored, new: hasher.hash(stored)) { migrated += 1 }
             }
             print("re-hashed \(migrated) of \(legacy.count) passwords stored as sent (Argon2id m=\(hasher.parameters.memoryKiB) KiB, t=\(hasher.parameters.iterations), p=\(hasher.parameters.parallelism))")

@@ -7,10 +7,11 @@ import Glibc
 func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     var offset = 0
     while offset < bytes.count {
-        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 {
-            if errno == EINTR { continue }
-            return errno
+        let written: Int
+        do {
+            written = try retryingInterrupted("write") { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+        } catch {
+            return error.code
         }
         if written == 0 { return EIO }
         offset += written
@@ -40,4 +41,17 @@ func sharedMemory(bytes: Int, for purpose: String) -> UnsafeMutableRawPointer {
     let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
     precondition(memory != MAP_FAILED, "mmap of the \(purpose) failed")
     return memory!
+}
+
+/// A whole file's bytes, or nil if it cannot be read.
+func readFile(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count == 0 { return ferror(file) == 0 ? bytes : nil }
+        bytes += buffer[..<count]
+    }
 }

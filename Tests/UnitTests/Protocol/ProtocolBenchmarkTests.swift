@@ -55,12 +55,12 @@ import TestSupport
         let loginRuns = MicroBenchmark.measure(n * 50) { #expect(URLEncodedForm.parse(login).field("command") != nil) }
         print("protocol urlencoded login form (\(login.count) bytes): ms \(MicroBenchmark.format(loginRuns))")
 
-        let rows: [Row] = (0..<50).map { i in
-            [Array("\(10001 - i)".utf8), Array("Photo \(i) – café \"quoted\" / 写真".utf8), Array("\(i % 1000 + 1)".utf8),
-             Array("user\(i)".utf8)]
-        }
+        let photos = PhotoList(photos: (0..<50).map { i in
+            PhotoRecord(id: Int64(10001 - i), title: Array("Photo \(i) – café \"quoted\" / 写真".utf8), userID: Int64(i % 1000 + 1),
+                        username: Array("user\(i)".utf8))
+        })
         var json: [UInt8] = []
-        let jsonRuns = MicroBenchmark.measure(n * 50) { json = IReporterAPI.render(rows) }
+        let jsonRuns = MicroBenchmark.measure(n * 50) { json = photos.json }
         print("protocol JSON stream of 50 rows (\(json.count) bytes): ms \(MicroBenchmark.format(jsonRuns))")
     }
 }

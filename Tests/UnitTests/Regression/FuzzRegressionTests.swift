@@ -80,7 +80,7 @@ import Testing
         #expect(Self.accepted(Self.parse(fits, boundary: "B", chunkSize: fits.count)))
     }
 
-    // MARK: - SessionStore.load: a hostile ireporter_created value
+    // MARK: - SessionFiles.load: a hostile ireporter_created value
 
     /// Fuzz/Crashes/session/created-overflow. `Int(now) - Int(created)`
     /// trapped (arithmetic overflow) when the stored creation time was far
@@ -98,7 +98,7 @@ import Testing
                 fputs(data, file)
                 fclose(file)
                 // Long expired: no session, and no crash.
-                let session = try? SessionStore(directory: directory, idleTimeout: 3600).load(id: Array(id.utf8))
+                let session = try? SessionFiles(directory: directory, idleTimeout: 3600).load(id: Array(id.utf8))
                 if session != nil { exit(1) }
             }
         }

@@ -36,13 +36,13 @@ struct PHPSessionCodecTests {
     }
 }
 
-final class SessionStoreTests {
+final class SessionFilesTests {
     let scratch = ScratchDirectory("sessions")
     var directory: String { scratch.path }
-    let store: SessionStore
+    let store: SessionFiles
 
     init() {
-        store = SessionStore(directory: scratch.path, idleTimeout: 3600)
+        store = SessionFiles(directory: scratch.path, idleTimeout: 3600)
     }
 
     func write(_ name: String, _ text: String) {
@@ -52,7 +52,7 @@ final class SessionStoreTests {
     func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     @Test func newIDsAre160BitsInPHPsAlphabet() {
-        let ids = (0..<200).map { _ in SessionStore.newID() }
+        let ids = (0..<200).map { _ in SessionID.new() }
         #expect(Set(ids).count == 200)
         for id in ids {
             #expect(id.count == 32)
@@ -82,7 +82,7 @@ final class SessionStoreTests {
     @Test(arguments: ["../../etc/passwd", "sess", "a/b/c/d/e/f/g/h/i/j/k/l/m", String(repeating: "a", count: 10_000),
                       "abcdefghijklmnopqrstuvwxyz\u{0}", "abcdefghijklmnopqrstuv wxyz", "short", "abcdefghijklmnopqrstuvwxyz;"])
     func hostileIDsNeverReachTheFileSystem(_ id: String) throws {
-        #expect(!SessionStore.isWellFormed(Array(id.utf8)))
+        #expect(!SessionID.isWellFormed(Array(id.utf8)))
         #expect(try store.load(id: Array(id.utf8)) == nil)
     }
 

@@ -68,14 +68,4 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--bogus", "1"], environment: [:]) }
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--config", "/nonexistent"], environment: [:]) }
     }
-
-    @Test func titlesAreCutOnACharacterBoundary() {
-        let ascii = Array(repeating: UInt8(ascii: "T"), count: 120)
-        #expect(IReporterAPI.fittingTitle(ascii) == Array(ascii[..<100]))
-        let accented = Array((String(repeating: "x", count: 99) + "é").utf8)
-        #expect(IReporterAPI.fittingTitle(accented) == Array(repeating: UInt8(ascii: "x"), count: 99))
-        let latin1 = Array(repeating: UInt8(0xE9), count: 150) // not UTF-8: cut at the byte limit
-        #expect(IReporterAPI.fittingTitle(latin1).count == 100)
-        #expect(IReporterAPI.fittingTitle(Array("short".utf8)) == Array("short".utf8))
-    }
 }

@@ -4,10 +4,12 @@ import Glibc
 
 /// The upload folder: `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg`, as the
 /// original laid it out and as the web server serves it.
-public struct PhotoFiles: Sendable {
+public struct UploadFolder: PhotoFileStore, Sendable {
     public let directory: String
 
     public init(directory: String) { self.directory = directory }
+
+    public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: directory) }
 
     public func photoPath(id: Int64) -> String { "\(directory)/\(id).jpg" }
     public func thumbnailPath(id: Int64) -> String { "\(directory)/\(id)-thumb.jpg" }
@@ -36,7 +38,7 @@ public struct PhotoFiles: Sendable {
     }
 
     private func placeThumbnail(_ thumbnail: [UInt8], id: Int64) throws(SystemError) {
-        let spool = try SpoolFile(directory: directory)
+        let spool = try makeSpool()
         do throws(SystemError) {
             if let code = thumbnail.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write thumbnail", code: code) }
             if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }

@@ -3,12 +3,14 @@ import Glibc
 #endif
 import CSystem
 
-/// Counters by key (login failures per name and address, uploads per
-/// user), in memory that every worker process shares: made before the
-/// workers are forked, guarded by a robust process-shared mutex (a worker
-/// killed while holding it does not wedge the others). A fixed-size table:
-/// old entries are recycled, so memory stays bounded whatever keys arrive.
-public final class RateLimiter: @unchecked Sendable {
+/// The shared counters in memory that every worker process of one
+/// supervisor shares: made before the workers are forked. Counters by key
+/// (login failures per name and address, uploads per user) are guarded by a
+/// robust process-shared mutex (a worker killed while holding it does not
+/// wedge the others); a fixed-size table whose old entries are recycled, so
+/// memory stays bounded whatever keys arrive. The stream generation is one
+/// atomic word beside them.
+public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     private struct Entry {
         var key: UInt64
         var count: Int64
@@ -24,21 +26,26 @@ public final class RateLimiter: @unchecked Sendable {
     private let capacity: Int
     private let mutex: SharedMutex
     private let entries: UnsafeMutablePointer<Entry>
+    private let generation: UnsafeMutablePointer<CLongLong>
     private let seed: UInt64
 
     public init(capacity: Int = 8192) {
         self.capacity = capacity
-        let bytes = SharedMutex.stride + capacity * MemoryLayout<Entry>.stride
-        let memory = sharedMemory(bytes: bytes, for: "rate limiter")
-        mutex = SharedMutex(initializingAt: memory)
-        entries = (memory + SharedMutex.stride).bindMemory(to: Entry.self, capacity: capacity)
+        // The generation gets a cache line of its own: every stream reads it.
+        let bytes = 64 + SharedMutex.stride + capacity * MemoryLayout<Entry>.stride
+        let memory = sharedMemory(bytes: bytes, for: "shared counters")
+        generation = memory.bindMemory(to: CLongLong.self, capacity: 1)
+        mutex = SharedMutex(initializingAt: memory + 64)
+        entries = (memory + 64 + SharedMutex.stride).bindMemory(to: Entry.self, capacity: capacity)
         var random: UInt64 = 0
         _ = withUnsafeMutableBytes(of: &random) { csystem_random_bytes($0.baseAddress!, $0.count) }
         seed = random
     }
 
-    /// Seconds until `key` may try again, if it is blocked.
-    public func blockedFor(_ key: String, now: Int64 = Int64(time(nil))) -> Int64? {
+    public var streamGeneration: Int64 { Int64(csystem_load(generation)) }
+    public func bumpStreamGeneration() { _ = csystem_add(generation, 1) }
+
+    public func blockedFor(_ key: String, now: Int64) -> Int64? {
         locked {
             guard let index = find(key, now: now, create: false) else { return nil }
             let wait = entries[index].blockedUntil - now
@@ -46,16 +53,14 @@ public final class RateLimiter: @unchecked Sendable {
         }
     }
 
-    /// Counts a failure; from the `threshold`-th on, blocks `key` for 1, 2,
-    /// 4, … seconds, never longer than `maxBlockSeconds`.
-    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64 = Int64(time(nil))) {
+    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) {
         locked {
             guard let index = find(key, now: now, create: true) else { return }
             entries[index].count += 1
             entries[index].lastEvent = now
-            let excess = entries[index].count - threshold
-            if excess >= 0 {
-                entries[index].blockedUntil = now + min(Int64(1) << min(excess, 30), maxBlockSeconds)
+            if let block = Backoff.blockSeconds(failures: entries[index].count, threshold: threshold,
+                                                maxBlockSeconds: maxBlockSeconds) {
+                entries[index].blockedUntil = now + block
             }
         }
     }
@@ -66,9 +71,7 @@ public final class RateLimiter: @unchecked Sendable {
         }
     }
 
-    /// Counts one event in a fixed window; false once `limit` events
-    /// happened in the current `windowSeconds`.
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64 = Int64(time(nil))) -> Bool {
+    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64) -> Bool {
         locked {
             guard let index = find(key, now: now, create: true) else { return true }
             if now - entries[index].windowStart >= windowSeconds {
@@ -118,39 +121,5 @@ public final class RateLimiter: @unchecked Sendable {
         guard create, let slot = reusable ?? oldest else { return nil }
         entries[slot] = Entry(key: wanted, count: 0, windowStart: now, lastEvent: now, blockedUntil: 0)
         return slot
-    }
-}
-
-/// Login throttling with exponential back-off, so that guessing is slow but
-/// nobody can lock a user out for long:
-/// - a name from one address: from the 5th failure, up to 15 minutes;
-/// - one address, any names: from the 20th failure, up to 15 minutes;
-/// - one name from any address (a distributed attack): from the 100th
-///   failure, at most a minute, so the real user always gets in soon.
-/// A successful login clears its name-and-address counter.
-public struct LoginThrottle: Sendable {
-    let limiter: RateLimiter
-
-    public init(limiter: RateLimiter) { self.limiter = limiter }
-
-    private func keys(username: [UInt8], address: String) -> [(String, threshold: Int64, maxBlock: Int64)] {
-        let name = String(decoding: PasswordHasher.normalized(username), as: UTF8.self)
-        return [("login:\(name)\u{0}\(address)", 5, 900), ("login-address:\(address)", 20, 900),
-                ("login-name:\(name)", 100, 60)]
-    }
-
-    /// Seconds to wait, if this attempt is not allowed now.
-    public func wait(username: [UInt8], address: String) -> Int64? {
-        keys(username: username, address: address).compactMap { limiter.blockedFor($0.0) }.max()
-    }
-
-    public func failed(username: [UInt8], address: String) {
-        for (key, threshold, maxBlock) in keys(username: username, address: address) {
-            limiter.recordFailure(key, threshold: threshold, maxBlockSeconds: maxBlock)
-        }
-    }
-
-    public func succeeded(username: [UInt8], address: String) {
-        limiter.reset(keys(username: username, address: address)[0].0)
     }
 }

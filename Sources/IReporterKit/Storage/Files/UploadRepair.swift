@@ -32,14 +32,14 @@ public struct UploadRepair {
         }
     }
 
-    let files: PhotoFiles
-    let photos: PhotoRepository
+    let files: UploadFolder
+    let photos: any PhotoStore
     let thumbnailer = Thumbnailer()
     let maxImagePixels: Int
 
-    public init(files: PhotoFiles, database: DatabaseConnection, maxImagePixels: Int) {
+    public init(files: UploadFolder, photos: any PhotoStore, maxImagePixels: Int) {
         self.files = files
-        photos = PhotoRepository(database: database)
+        self.photos = photos
         self.maxImagePixels = maxImagePixels
     }
 

@@ -57,50 +57,6 @@ struct PasswordHasherTests {
     }
 }
 
-struct RateLimiterTests {
-    @Test func backOffDoublesFromTheThresholdAndIsCapped() {
-        let limiter = RateLimiter(capacity: 64)
-        let now: Int64 = 1_000_000
-        for _ in 0..<4 { limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now) }
-        #expect(limiter.blockedFor("k", now: now) == nil)
-        limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now)
-        #expect(limiter.blockedFor("k", now: now) == 1)
-        limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now)
-        #expect(limiter.blockedFor("k", now: now) == 2)
-        for _ in 0..<40 { limiter.recordFailure("k", threshold: 5, maxBlockSeconds: 900, now: now) }
-        #expect(limiter.blockedFor("k", now: now) == 900, "never longer than the cap")
-        #expect(limiter.blockedFor("k", now: now + 900) == nil, "and it ends")
-        limiter.reset("k")
-        #expect(limiter.blockedFor("k", now: now) == nil)
-    }
-
-    @Test func windowsCountEvents() {
-        let limiter = RateLimiter(capacity: 64)
-        #expect(limiter.allow("u", limit: 2, windowSeconds: 3600, now: 100))
-        #expect(limiter.allow("u", limit: 2, windowSeconds: 3600, now: 101))
-        #expect(!limiter.allow("u", limit: 2, windowSeconds: 3600, now: 102))
-        #expect(limiter.allow("other", limit: 2, windowSeconds: 3600, now: 102))
-        #expect(limiter.allow("u", limit: 2, windowSeconds: 3600, now: 3700), "a new window")
-    }
-
-    @Test func aFullTableRecyclesInsteadOfGrowing() {
-        let limiter = RateLimiter(capacity: 16)
-        for index in 0..<1000 { limiter.recordFailure("key\(index)", threshold: 1, maxBlockSeconds: 60, now: Int64(index)) }
-        #expect(limiter.blockedFor("key999", now: 999) != nil)
-    }
-
-    @Test func countersAreSharedWithForkedWorkers() {
-        let limiter = RateLimiter(capacity: 64)
-        let pid = fork()
-        if pid == 0 {
-            for _ in 0..<5 { limiter.recordFailure("shared", threshold: 5, maxBlockSeconds: 60) }
-            _exit(0)
-        }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        #expect(limiter.blockedFor("shared") != nil)
-    }
-}
 
 struct HashingGateTests {
     /// Forks `workers` processes that each hold a slot for 50 ms and note,

@@ -1,0 +1,50 @@
+/// What the commands work with: the stores (chosen by configuration), the
+/// limits, and the password hasher. One per worker process.
+public struct AppServices {
+    /// Limits and defences (configuration keys in docs/CONFIGURATION.md).
+    public struct Policy: Sendable {
+        public var maxImagePixels = 50_000_000
+        /// Uploads per user per hour; 0 = no limit.
+        public var uploadsPerHour = 120
+        public var passwordHashing = PasswordHasher.Parameters()
+        /// Argon2 hashes computed at once by all the workers sharing a
+        /// `HashingGate` (each holds `passwordHashing.memoryKiB`).
+        public var concurrentHashes = 2
+        /// How long a rendered stream may be served while nothing changed
+        /// through this server (see `StreamCache`); 0 = always query.
+        public var streamCacheMillis: Int64 = 1000
+
+        public init() {}
+    }
+
+    public var users: any UserStore
+    public var photos: any PhotoStore
+    public var photoFiles: any PhotoFileStore
+    public var sessions: any SessionStore
+    public var counters: any SharedCounters
+    public var policy: Policy
+    public var hasher: PasswordHasher
+    /// Time spent waiting on the database so far (the access log's db_ms).
+    public var databaseMicros: () -> Int64
+
+    public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
+                sessions: any SessionStore, counters: any SharedCounters, policy: Policy = Policy(),
+                hashingGate: HashingGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
+        self.users = users
+        self.photos = photos
+        self.photoFiles = photoFiles
+        self.sessions = sessions
+        self.counters = counters
+        self.policy = policy
+        hasher = PasswordHasher(parameters: policy.passwordHashing, gate: hashingGate,
+                                concurrentHashes: policy.concurrentHashes)
+        self.databaseMicros = databaseMicros
+    }
+
+    /// Every store in memory: the App's unit tests, no service needed.
+    public static func inMemory(policy: Policy = Policy()) throws -> AppServices {
+        let users = InMemoryUserStore()
+        return AppServices(users: users, photos: InMemoryPhotoStore(users: users), photoFiles: try InMemoryPhotoFiles(),
+                           sessions: InMemorySessionStore(), counters: InMemoryCounters(), policy: policy)
+    }
+}

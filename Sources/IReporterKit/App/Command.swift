@@ -1,0 +1,35 @@
+/// A command's typed input, decoded from the request's parameters.
+public protocol CommandInput {
+    init(from parameters: any RequestParameters) throws
+}
+
+/// A command's typed result; `Results.swift` renders each as the original's JSON.
+public protocol CommandOutput {
+    var json: [UInt8] { get }
+}
+
+/// A command anyone may send.
+public protocol Command {
+    associatedtype Input: CommandInput
+    associatedtype Output: CommandOutput
+    func run(_ input: Input, in context: CommandContext) throws -> Output
+}
+
+/// A command for a logged-in user only: the router checks the session
+/// first and answers "Authorization required" without running it.
+public protocol SignedInCommand {
+    associatedtype Input: CommandInput
+    associatedtype Output: CommandOutput
+    func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Output
+}
+
+/// Whose session a `SignedInCommand` runs in.
+public struct SignedInUser: Sendable {
+    public let id: Int64
+    public let session: Session
+}
+
+/// A command's parameters, when it takes none.
+public struct NoInput: CommandInput {
+    public init(from parameters: any RequestParameters) {}
+}

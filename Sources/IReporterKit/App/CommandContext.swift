@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a command knows of the request besides its parameters, and what it
+/// leaves for the router to do when answering.
+public final class CommandContext {
+    /// The `PHPSESSID` cookie's value, if any (not yet validated).
+    public let sessionCookie: [UInt8]?
+    /// The request came over HTTPS (the session cookie then gets `Secure`).
+    public let isSecure: Bool
+    /// The client's address as the web server saw it (throttling).
+    public let clientAddress: String
+
+    /// Set by a command that logs in or out: the answer carries the cookie.
+    public var sessionChange: SessionChange?
+    /// Time spent in image work (access log).
+    public var imageMicros: Int64 = 0
+    /// Temporary files of this request, removed once it is answered.
+    private var temporaryFiles: [String] = []
+
+    public init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-") {
+        self.sessionCookie = sessionCookie
+        self.isSecure = isSecure
+        self.clientAddress = clientAddress
+    }
+
+    public enum SessionChange: Equatable {
+        case started(id: String)
+        case ended
+    }
+
+    /// A file to remove when the request is answered.
+    func removeWhenAnswered(_ path: String) { temporaryFiles.append(path) }
+
+    /// A temporary file that was moved into place: no longer ours to remove.
+    func keep(_ path: String) { temporaryFiles.removeAll { $0 == path } }
+
+    func removeTemporaryFiles() {
+        for path in temporaryFiles where unlink(path) != 0 && errno != ENOENT {
+            Log.warning("cannot remove \(path) (\(String(cString: strerror(errno)))): the next sweep will")
+        }
+        temporaryFiles = []
+    }
+}

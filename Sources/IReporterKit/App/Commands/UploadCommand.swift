@@ -1,0 +1,114 @@
+/// `upload`: a logged-in user's photo (the `file` part) with its `title`.
+/// The photo is checked by decoding it whole (which makes the thumbnail),
+/// stored without its metadata, and its row committed only once both files
+/// are durably in place.
+public struct UploadCommand: SignedInCommand {
+    public struct Input: CommandInput {
+        public let file: UploadedFile?
+        public let title: [UInt8]
+
+        public init(from parameters: any RequestParameters) {
+            file = parameters.file("file")
+            title = parameters.field("title") ?? []
+        }
+    }
+
+    public enum Failure: APIFailure {
+        case malfunction
+        case serverProblem
+        case notAJPEG
+        case tooManyPixels(limit: Int)
+        case tooManyUploads
+        case invalidTitle
+
+        public var message: String {
+            switch self {
+            case .malfunction: "Upload malfunction"
+            case .serverProblem: "Upload on server problem"
+            case .notAJPEG: "The photo is not a valid JPEG image"
+            case .tooManyPixels(let limit): "The photo has too many pixels (the limit is \(limit / 1_000_000) megapixels)"
+            case .tooManyUploads: "Too many uploads, please try again later"
+            case .invalidTitle: "Titles cannot contain control characters"
+            }
+        }
+    }
+
+    /// The original `photos.title` is varchar(100).
+    public static let maxTitleBytes = 100
+
+    private let photos: any PhotoStore
+    private let files: any PhotoFileStore
+    private let counters: any SharedCounters
+    private let policy: AppServices.Policy
+    private let thumbnailer = Thumbnailer()
+
+    public init(_ services: AppServices) {
+        photos = services.photos
+        files = services.photoFiles
+        counters = services.counters
+        policy = services.policy
+    }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
+        guard let spool = input.file?.spoolPath else { throw Failure.malfunction }
+        if input.title.contains(where: TextRules.isControl) { throw Failure.invalidTitle }
+        if policy.uploadsPerHour > 0,
+           !counters.allow("upload:\(user.id)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
+            throw Failure.tooManyUploads
+        }
+        let imageStarted = monotonicMicros()
+        let (thumbnail, cleanPhoto) = try preparePhoto(spool: spool, in: context)
+        context.imageMicros = monotonicMicros() - imageStarted
+        // Titles are stored as sent (no second urldecode: it turned `+` into
+        // a space), cut to the column without splitting a UTF-8 character.
+        let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
+        _ = try photos.add(userID: user.id, title: title, publish: { id in
+            do {
+                try files.publish(photoSpool: cleanPhoto, thumbnail: thumbnail, id: id)
+                context.keep(cleanPhoto)
+            } catch {
+                Log.error("upload \(id): \(error)")
+                throw Failure.serverProblem
+            }
+        }, unpublish: files.remove)
+        counters.bumpStreamGeneration()
+        return Successful()
+    }
+
+    /// The thumbnail, and a copy of the photo without EXIF/XMP/IPTC/comments
+    /// (GPS position, camera serial), keeping the orientation as a lone tag.
+    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> ([UInt8], String) {
+        let thumbnail: JPEGThumbnail
+        do {
+            thumbnail = try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels)
+        } catch let error as JPEGImageError {
+            if case .tooManyPixels = error { throw .tooManyPixels(limit: policy.maxImagePixels) }
+            guard error.isInvalidImage else {
+                Log.error("thumbnail: \(error)")
+                throw .serverProblem
+            }
+            throw .notAJPEG
+        } catch {
+            Log.error("thumbnail: \(error)")
+            throw .serverProblem
+        }
+        let clean: SpoolFile
+        do {
+            clean = try files.makeSpool()
+        } catch {
+            Log.error("upload: \(error)")
+            throw .serverProblem
+        }
+        _ = clean.close()
+        context.removeWhenAnswered(clean.path)
+        do {
+            try JPEGMetadataStripper.strip(from: spool, to: clean.path, orientation: thumbnail.source.orientation)
+        } catch .io(let message) {
+            Log.error("stripping metadata: \(message)")
+            throw .serverProblem
+        } catch {
+            throw .notAJPEG
+        }
+        return (thumbnail.jpeg, clean.path)
+    }
+}

@@ -1,0 +1,38 @@
+/// A MariaDB / Connector/C error number with a name, so that code matches
+/// on meaning (`error.code == .serverGoneAway`) rather than on numbers.
+public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public var description: String { "\(rawValue)" }
+
+    // Client (Connector/C) errors.
+    /// CR_CONNECTION_ERROR: no connection through the socket.
+    public static let connectionError = Self(rawValue: 2002)
+    /// CR_CONN_HOST_ERROR: no connection to the host.
+    public static let hostConnectionError = Self(rawValue: 2003)
+    /// CR_UNKNOWN_HOST.
+    public static let unknownHost = Self(rawValue: 2005)
+    /// CR_SERVER_GONE_ERROR: the connection was closed before the statement was sent.
+    public static let serverGoneAway = Self(rawValue: 2006)
+    /// CR_OUT_OF_MEMORY.
+    public static let clientOutOfMemory = Self(rawValue: 2008)
+    /// CR_SERVER_LOST: the connection broke while waiting for the answer.
+    public static let serverLost = Self(rawValue: 2013)
+    /// CR_SSL_CONNECTION_ERROR.
+    public static let tlsConnectionError = Self(rawValue: 2026)
+    /// CR_SERVER_LOST_EXTENDED.
+    public static let serverLostExtended = Self(rawValue: 2055)
+
+    // Server errors.
+    /// ER_SERVER_SHUTDOWN: the server is shutting down.
+    public static let serverShutdown = Self(rawValue: 1053)
+    /// ER_UNKNOWN_STMT_HANDLER: the prepared statement died with its connection.
+    public static let unknownStatementHandler = Self(rawValue: 1243)
+    /// ER_CONNECTION_KILLED.
+    public static let connectionKilled = Self(rawValue: 1927)
+    /// ER_CLIENT_INTERACTION_TIMEOUT: idle too long, the server closed it.
+    public static let clientInteractionTimeout = Self(rawValue: 4031)
+    /// Not a MariaDB code: a lock or step of ours that the server refused.
+    public static let notGranted = Self(rawValue: 0)
+}

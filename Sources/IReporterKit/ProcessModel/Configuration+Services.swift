@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The objects a worker (or a CGI process) serves with, made from the
+/// configuration in one place: the one place where a backend is chosen.
+extension Configuration {
+    var apiPolicy: AppServices.Policy {
+        var policy = AppServices.Policy()
+        policy.maxImagePixels = maxImagePixels
+        policy.uploadsPerHour = uploadRateLimit
+        policy.passwordHashing = passwordHashing
+        policy.concurrentHashes = passwordHashConcurrency > 0
+            ? passwordHashConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        policy.streamCacheMillis = Int64(streamCacheMillis)
+        return policy
+    }
+
+    var sessionStore: any SessionStore {
+        SessionFiles(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
+    }
+
+    /// The repair of the upload folder, on a connection of its own.
+    func uploadRepair() -> UploadRepair {
+        UploadRepair(files: UploadFolder(directory: uploadDirectory),
+                     photos: MariaDBPhotoStore(database: DatabaseConnection(settings: database)),
+                     maxImagePixels: maxImagePixels)
+    }
+
+    func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
+        AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
+                    photoFiles: UploadFolder(directory: uploadDirectory), sessions: sessionStore,
+                    counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
+                    databaseMicros: { database.busyMicros })
+    }
+
+    func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
+        APIResponder(api: IReporterAPI(services: services(database: database, shared: shared)),
+                     uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
+                     cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages)
+    }
+}

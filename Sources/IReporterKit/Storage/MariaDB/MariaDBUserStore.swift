@@ -1,0 +1,100 @@
+/// The original `login` table: `IdUser`, `username`, `pass` (latin1,
+/// compared with the column's collation, so case and trailing spaces are
+/// ignored exactly as they were for the PHP version).
+public final class MariaDBUserStore: UserStore {
+    /// `pass` must hold a PHC string (about 100 characters) before hashing starts.
+    public static let hashColumnLength = 255
+
+    let database: DatabaseConnection
+    /// Whether `login.pass` is wide enough for a hash, checked now and then
+    /// (the migration may run while we serve).
+    private var passwordColumn: (fitsHashes: Bool, checkedAt: Int64)?
+
+    public init(database: DatabaseConnection) { self.database = database }
+
+    public func storesPasswordHashes() throws -> Bool {
+        let now = monotonicMillis()
+        if let passwordColumn, now - passwordColumn.checkedAt < 60_000 { return passwordColumn.fitsHashes }
+        let fits = try passwordColumnLength() >= Self.hashColumnLength
+        if !fits && passwordColumn == nil {
+            Log.warning("login.pass is too narrow for password hashes: passwords stay stored as the app sends them "
+                        + "until `ireporter migrate-passwords` has run (see README, \"Password storage\")")
+        }
+        passwordColumn = (fits, now)
+        return fits
+    }
+
+    /// The accounts with this name, in table order as the original's
+    /// `LIMIT 1` saw them: the name is compared by the column's collation,
+    /// the password by the caller, never in SQL. (No ORDER BY: without the
+    /// index of sql/migrations/002 it would add a sort to the table scan.)
+    public func accounts(named username: [UInt8]) throws -> [UserRecord] {
+        try database.query("SELECT IdUser, username, pass FROM login WHERE username = ? LIMIT 16", [.bytes(username)])
+            .compactMap { row in
+                guard let id = row.int64("IdUser") else { return nil }
+                return UserRecord(id: id, username: row["username"] ?? [], password: row["pass"] ?? [])
+            }
+    }
+
+    /// Serialised across workers and servers by a named lock, so that two
+    /// concurrent registrations of one name cannot both pass the check (the
+    /// original table has no unique index to do it).
+    public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+        let granted = try database.query("SELECT GET_LOCK('iReporter.register', 10) AS granted")
+        guard granted.first?["granted"] == Array("1".utf8) else {
+            throw DatabaseError(code: .notGranted, message: "registration lock not granted")
+        }
+        defer { _ = try? database.query("SELECT RELEASE_LOCK('iReporter.register')") }
+        if !(try database.query("SELECT username FROM login WHERE username = ? LIMIT 1", [.bytes(username)])).isEmpty {
+            return .nameTaken
+        }
+        let inserted = try database.execute(
+            "INSERT INTO login (username, pass) SELECT ?, ? FROM DUAL WHERE \(Self.fitsPassColumn)",
+            [.bytes(username), .bytes(password), .bytes(password)]).affectedRows == 1
+        if !inserted { passwordColumn = nil } // narrowed since we looked: look again
+        return inserted ? .created : .passwordDoesNotFit
+    }
+
+    /// Replaces a stored password, unless it changed meanwhile or the new
+    /// value is longer than `pass` is now; true when it was replaced.
+    @discardableResult
+    public func replacePassword(userID: Int64, old: [UInt8], new: [UInt8]) throws -> Bool {
+        let replaced = try database.execute(
+            "UPDATE login SET pass = ? WHERE IdUser = ? AND pass = BINARY ? AND \(Self.fitsPassColumn)",
+            [.bytes(new), .int(userID), .bytes(old), .bytes(new)]).affectedRows == 1
+        if !replaced { passwordColumn = nil } // narrowed meanwhile, or changed by another login: look again
+        return replaced
+    }
+
+    /// A `pass` value longer than the column would be cut silently (the
+    /// original's empty sql_mode), and a cut hash locks its account out. The
+    /// width is checked in the same statement, because the column may have
+    /// been narrowed (migration undone) since this server last looked.
+    private static let fitsPassColumn = "CHAR_LENGTH(?) <= (\(passColumnLengthQuery))"
+
+    private static let passColumnLengthQuery = """
+        SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass'
+        """
+
+    // MARK: - for `ireporter migrate-passwords`
+
+    /// The declared length of `login.pass` (45 in the original schema).
+    public func passwordColumnLength() throws(DatabaseError) -> Int {
+        let rows = try database.query(Self.passColumnLengthQuery)
+        return rows.first?.int64("CHARACTER_MAXIMUM_LENGTH").map(Int.init) ?? 0
+    }
+
+    public func widenPasswordColumn() throws(DatabaseError) {
+        try database.command("ALTER TABLE login MODIFY pass varchar(\(Self.hashColumnLength)) CHARACTER SET latin1 NOT NULL")
+        passwordColumn = nil
+    }
+
+    /// Every account whose password is still stored as the app sent it.
+    public func legacyPasswords() throws(DatabaseError) -> [(userID: Int64, password: [UInt8])] {
+        try database.query("SELECT IdUser, pass FROM login WHERE pass NOT LIKE BINARY '$argon2id$%'").compactMap { row in
+            guard let id = row.int64("IdUser"), let pass = row["pass"] else { return nil }
+            return (id, pass)
+        }
+    }
+}

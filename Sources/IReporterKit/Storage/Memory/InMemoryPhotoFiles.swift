@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Published photos kept in memory, for the App's unit tests. Spool files
+/// still live on disk (the upload pipeline decodes and strips files), in a
+/// private temporary folder that is removed with the store.
+public final class InMemoryPhotoFiles: PhotoFileStore {
+    public private(set) var photos: [Int64: (photo: [UInt8], thumbnail: [UInt8])] = [:]
+    private let spoolDirectory: String
+
+    public init() throws(SystemError) {
+        var template = Array("/tmp/ireporter-memory-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw SystemError("create a temporary folder")
+        }
+        spoolDirectory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit {
+        for (name, _) in (try? directoryEntries(spoolDirectory)) ?? [] { unlink("\(spoolDirectory)/\(name)") }
+        rmdir(spoolDirectory)
+    }
+
+    public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
+
+    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64) throws(SystemError) {
+        guard let photo = readFile(photoSpool) else { throw SystemError("read \(photoSpool)") }
+        unlink(photoSpool)
+        photos[id] = (photo, thumbnail)
+    }
+
+    public func remove(id: Int64) { photos[id] = nil }
+
+    /// The spool files not yet removed (a test checks that none is left).
+    public var spoolFiles: [String] { ((try? directoryEntries(spoolDirectory)) ?? []).map(\.name) }
+}

@@ -1,0 +1,37 @@
+/// Accounts in memory, for the App's unit tests. Names compare as the
+/// `login` table's latin1_swedish_ci column does for ASCII: case and
+/// trailing spaces ignored.
+public final class InMemoryUserStore: UserStore {
+    public private(set) var accounts: [UserRecord] = []
+    /// Whether passwords are stored hashed (false: the original's narrow column).
+    public var hashesPasswords: Bool
+    /// The longest password value that fits (the original column: 45).
+    public var passwordCapacity: Int
+
+    public init(hashesPasswords: Bool = true) {
+        self.hashesPasswords = hashesPasswords
+        passwordCapacity = hashesPasswords ? MariaDBUserStore.hashColumnLength : 45
+    }
+
+    public func storesPasswordHashes() throws -> Bool { hashesPasswords }
+
+    public func accounts(named username: [UInt8]) throws -> [UserRecord] {
+        let key = PasswordHasher.normalized(username)
+        return accounts.filter { PasswordHasher.normalized($0.username) == key }
+    }
+
+    public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+        if try !accounts(named: username).isEmpty { return .nameTaken }
+        guard password.count <= passwordCapacity else { return .passwordDoesNotFit }
+        accounts.append(UserRecord(id: Int64(accounts.count + 1), username: username, password: password))
+        return .created
+    }
+
+    @discardableResult
+    public func replacePassword(userID: Int64, old: [UInt8], new: [UInt8]) throws -> Bool {
+        guard let index = accounts.firstIndex(where: { $0.id == userID && $0.password == old }),
+              new.count <= passwordCapacity else { return false }
+        accounts[index].password = new
+        return true
+    }
+}

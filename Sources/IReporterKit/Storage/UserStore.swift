@@ -1,0 +1,38 @@
+/// An account as the `login` table holds it.
+public struct UserRecord: Sendable, Equatable {
+    public var id: Int64
+    /// The name as stored (the app shows it; it may differ from what was typed in case or trailing spaces).
+    public var username: [UInt8]
+    /// The password as stored: an Argon2id PHC string, or the value the app sent (before the migration).
+    public var password: [UInt8]
+
+    public init(id: Int64, username: [UInt8], password: [UInt8]) {
+        self.id = id
+        self.username = username
+        self.password = password
+    }
+}
+
+/// What `register` did.
+public enum RegistrationOutcome: Sendable, Equatable {
+    case created
+    /// An account with this name (as the store compares names) exists.
+    case nameTaken
+    /// The password value does not fit where passwords are stored (now).
+    case passwordDoesNotFit
+}
+
+/// The accounts. Names are compared as the original's `login.username`
+/// column compares them (latin1_swedish_ci: case and trailing spaces ignored).
+public protocol UserStore: AnyObject {
+    /// Whether passwords are stored as hashes (the column is wide enough);
+    /// before `migrate-passwords` they are stored as the app sends them.
+    func storesPasswordHashes() throws -> Bool
+    /// The accounts with this name, in the order the original's `LIMIT 1` saw them.
+    func accounts(named username: [UInt8]) throws -> [UserRecord]
+    /// Adds an account unless the name is taken (atomically, across every server on the store).
+    func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome
+    /// Replaces a stored password, unless it changed meanwhile or does not fit; true when replaced.
+    @discardableResult
+    func replacePassword(userID: Int64, old: [UInt8], new: [UInt8]) throws -> Bool
+}

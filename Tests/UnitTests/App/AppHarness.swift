@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import IReporterKit
+import TestSupport
+
+/// The API on the in-memory stores, driven as the gateway drives it: one
+/// simulated phone with its cookie jar. No service is needed.
+final class AppHarness {
+    let services: AppServices
+    let api: IReporterAPI
+    let users: InMemoryUserStore
+    let photos: InMemoryPhotoStore
+    let files: InMemoryPhotoFiles
+    let sessions: InMemorySessionStore
+    let counters: InMemoryCounters
+    let scratch = ScratchDirectory("app-uploads")
+    var cookie: [UInt8]?
+    var address = "192.0.2.1"
+
+    init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy) throws {
+        users = InMemoryUserStore(hashesPasswords: hashesPasswords)
+        photos = InMemoryPhotoStore(users: users)
+        files = try InMemoryPhotoFiles()
+        sessions = InMemorySessionStore()
+        counters = InMemoryCounters()
+        services = AppServices(users: users, photos: photos, photoFiles: files, sessions: sessions, counters: counters,
+                               policy: policy)
+        api = IReporterAPI(services: services)
+    }
+
+    /// Cheap Argon2 parameters: the rules are under test here, not the cost.
+    static var cheapPolicy: AppServices.Policy {
+        var policy = AppServices.Policy()
+        policy.passwordHashing.memoryKiB = 64
+        policy.passwordHashing.iterations = 1
+        return policy
+    }
+
+    @discardableResult
+    func send(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> APIResponse {
+        var form = FormData()
+        for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
+        if let file {
+            let path = scratch.write(".spool-\(fields.count)-\(file.count)", file)
+            form.addFile(Array("file".utf8), UploadedFile(filename: Array("photo.jpg".utf8), contentType: Array("image/jpeg".utf8),
+                                                          spoolPath: path, size: file.count))
+        }
+        let response = api.handle(APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address))
+        for path in form.spooledPaths { unlink(path) } // what the gateway does
+        for header in response.setCookie {
+            let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)
+            cookie = value == "deleted" ? nil : Array(value.utf8)
+        }
+        return response
+    }
+
+    func body(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> String {
+        String(decoding: try send(fields, file: file).body, as: UTF8.self)
+    }
+}

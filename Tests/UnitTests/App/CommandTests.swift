@@ -1,0 +1,134 @@
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+/// Every command's rules on the in-memory stores: milliseconds, no service.
+/// (The integration tests prove the same answers on MariaDB and the real
+/// folders; the end-to-end tests, byte for byte through nginx and Apache.)
+struct CommandTests {
+    static let pass = "18c69224371c58c547b68bfa6d28dc8aeff006e4"
+    let photo = makeJPEG(width: 640, height: 480)
+
+    @Test func theAppsFlow() throws {
+        let phone = try AppHarness()
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", Self.pass)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        let registered = try #require(phone.cookie)
+        #expect(try phone.body([("command", "login"), ("username", "ALICE "), ("password", Self.pass)])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#, "names compare as the column does")
+        #expect(phone.cookie != registered, "a fresh session id at every login")
+        #expect(phone.sessions.sessions.count == 1, "the old session is ended")
+        #expect(try phone.body([("command", "upload"), ("title", "Sunset")], file: photo) == #"{"successful":1}"#)
+        let stored = try #require(phone.files.photos[2])
+        #expect(jpegSize(stored.photo)! == (640, 480))
+        #expect(jpegSize(stored.thumbnail)! == (180, 180))
+        #expect(phone.files.spoolFiles.isEmpty, "the clean copy was published, nothing left behind")
+        let one = #"{"result":[{"IdPhoto":"2","title":"Sunset","IdUser":"1","username":"alice"}]}"#
+        #expect(try phone.body([("command", "stream")]) == one)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "2")]) == one)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "3")]) == #"{"result":[]}"#)
+        let logout = try phone.send([("command", "logout")])
+        #expect(logout.body.isEmpty)
+        #expect(logout.setCookie.first?.hasPrefix("PHPSESSID=deleted;") == true)
+        #expect(phone.sessions.sessions.isEmpty)
+        #expect(try phone.body([("command", "upload"), ("title", "again")], file: photo) == #"{"error":"Authorization required"}"#)
+        #expect(phone.photos.rows.count == 1)
+    }
+
+    @Test func registrationRules() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "register"), ("username", "Alice"), ("password", "y")]) == #"{"error":"Username already exists"}"#)
+        #expect(try phone.body([("command", "register"), ("username", "c+d%21"), ("password", "p")])
+                == #"{"result":[{"IdUser":"2","username":"c d!"}]}"#, "decoded once more, as PHP's urldecode did")
+        #expect(try phone.body([("command", "register"), ("username", String(repeating: "u", count: 46)), ("password", "p")])
+                == #"{"error":"Registration failed"}"#)
+        #expect(try phone.body([("command", "register"), ("username", "a\tb"), ("password", "p")])
+                == #"{"error":"Usernames cannot contain control characters"}"#)
+        #expect(phone.users.accounts.count == 2)
+        #expect(phone.users.accounts.allSatisfy { String(decoding: $0.password, as: UTF8.self).hasPrefix("$argon2id$") })
+    }
+
+    @Test func beforeTheMigrationPasswordsAreStoredAsSentAndBoundedByTheColumn() throws {
+        let phone = try AppHarness(hashesPasswords: false)
+        #expect(try phone.body([("command", "register"), ("username", "v"), ("password", String(repeating: "p", count: 46))])
+                == #"{"error":"Registration failed"}"#)
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "bobpass")])
+        #expect(phone.users.accounts.map(\.password) == [Array("bobpass".utf8)])
+    }
+
+    @Test func aLegacyPasswordIsUpgradedAtLogin() throws {
+        let phone = try AppHarness(hashesPasswords: false)
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "bobpass")])
+        phone.users.hashesPasswords = true
+        phone.users.passwordCapacity = 255
+        #expect(try phone.body([("command", "login"), ("username", "bob"), ("password", "BOBPASS")])
+                == #"{"result":[{"IdUser":"1","username":"bob"}]}"#)
+        #expect(String(decoding: phone.users.accounts[0].password, as: UTF8.self).hasPrefix("$argon2id$"))
+    }
+
+    @Test func failedLoginsBackOff() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "right")])
+        phone.cookie = nil
+        for _ in 0..<4 {
+            #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "wrong")]) == #"{"error":"Authorization failed"}"#)
+        }
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "wrong")]) == #"{"error":"Authorization failed"}"#)
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
+                == #"{"error":"Too many failed logins, try again in 1 seconds"}"#)
+        #expect(phone.cookie == nil)
+        phone.address = "192.0.2.2"
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#, "another address is not blocked")
+    }
+
+    @Test func refusedUploadsStoreNothing() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        #expect(try phone.body([("command", "upload"), ("title", "no file")]) == #"{"error":"Upload malfunction"}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "text")], file: Array("not a photo".utf8))
+                == #"{"error":"The photo is not a valid JPEG image"}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "a\u{7F}b")], file: photo)
+                == #"{"error":"Titles cannot contain control characters"}"#)
+        #expect(phone.photos.rows.isEmpty && phone.files.photos.isEmpty && phone.files.spoolFiles.isEmpty)
+    }
+
+    @Test func uploadsPerHourAreLimited() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.uploadsPerHour = 2
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for _ in 0..<2 { #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"successful":1}"#) }
+        #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Too many uploads, please try again later"}"#)
+    }
+
+    @Test func titlesAreCutOnACharacterBoundary() throws {
+        let ascii = Array(repeating: UInt8(ascii: "T"), count: 120)
+        #expect(TextRules.fitting(ascii, maxBytes: 100) == Array(ascii[..<100]))
+        let accented = Array((String(repeating: "x", count: 99) + "é").utf8)
+        #expect(TextRules.fitting(accented, maxBytes: 100) == Array(repeating: UInt8(ascii: "x"), count: 99))
+        let latin1 = Array(repeating: UInt8(0xE9), count: 150) // not UTF-8: cut at the byte limit
+        #expect(TextRules.fitting(latin1, maxBytes: 100).count == 100)
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "upload"), ("title", String(repeating: "x", count: 99) + "é")], file: photo)
+        #expect(phone.photos.rows.first?.title == Array(repeating: UInt8(ascii: "x"), count: 99))
+    }
+
+    @Test func theStreamIsNewestFirstAndCachedUntilAnUpload() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.streamCacheMillis = 60_000
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
+        try phone.send([("command", "upload"), ("title", "one")], file: photo)
+        try phone.send([("command", "upload"), ("title", "two")], file: photo)
+        #expect(try phone.body([("command", "stream")])
+                == #"{"result":[{"IdPhoto":"3","title":"two","IdUser":"1","username":"alice"},{"IdPhoto":"2","title":"one","IdUser":"1","username":"alice"}]}"#)
+        try phone.photos.delete(id: 3) // behind the server's back: the cache still answers
+        #expect(try phone.body([("command", "stream")]).contains(#""title":"two""#))
+        phone.counters.bumpStreamGeneration()
+        #expect(try !phone.body([("command", "stream")]).contains(#""title":"two""#))
+    }
+}
