@@ -18,7 +18,10 @@ extension Configuration {
     }
 
     var sessionStore: SessionStore {
-        SessionStore(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
+        switch sessionBackend {
+        case .files:
+            SessionStore(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
+        }
     }
 
     /// The repair of the upload folder, on a connection of its own.

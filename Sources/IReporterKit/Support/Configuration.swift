@@ -40,6 +40,8 @@ public struct Configuration: Sendable {
     public var sessionAbsoluteTimeout = 30 * 24 * 3600
     /// `Secure` on the session cookie: always, or only for HTTPS requests.
     public var cookieSecureAlways = false
+    /// `session_store`: which store keeps the sessions.
+    public var sessionBackend = SessionBackend.files
     /// Where the settings came from (for messages).
     public var sourceFile: String?
 
@@ -86,6 +88,8 @@ public struct Configuration: Sendable {
                 "connection character set. The original's columns are latin1 and PHP connected as latin1, so bytes are stored exactly as the client sent them."),
         Setting("upload_dir", .text(\.uploadDirectory),
                 "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder)."),
+        Setting("session_store", .choice(\.sessionBackend),
+                "which store holds the sessions: `files`, PHP-compatible session files in `session_dir` (other backends come later)."),
         Setting("session_dir", .text(\.sessionDirectory),
                 "PHP-format session files `sess_<id>` (PHP's `session.save_path`)."),
         Setting("session_idle_timeout", .number(\.sessionIdleTimeout, 60...(10 * 365 * 86400)),

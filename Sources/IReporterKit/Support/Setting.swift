@@ -81,6 +81,12 @@ extension Setting.Rule {
                     format: { configuration in words.first { $0.1 == configuration[keyPath: field] }?.0 ?? "" })
     }
 
+    /// An enum's cases by their names, so that a new case is accepted at once.
+    static func choice<Value: CaseIterable & RawRepresentable & Equatable & Sendable>(_ field: Field<Value>) -> Self
+    where Value.RawValue == String {
+        choice(field, Value.allCases.map { ($0.rawValue, $0) })
+    }
+
     /// A path that must be readable now, so that `--check-config` catches it
     /// rather than the first database connection.
     static func readableFile(_ field: Field<String?>) -> Self {

@@ -77,7 +77,7 @@ struct ConfigurationTests {
         "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log",
         "ping_path": "", "status_path": "/status", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
         "db_option_group": "other", "db_charset": "utf8mb4", "upload_dir": "/srv/upload",
-        "session_dir": "/srv/sessions", "session_idle_timeout": "3600",
+        "session_store": "files", "session_dir": "/srv/sessions", "session_idle_timeout": "3600",
         "session_absolute_timeout": "86400", "cookie_secure": "always", "password_hash_memory_kib": "65536",
         "password_hash_iterations": "3", "password_hash_parallelism": "2", "password_hash_concurrency": "4",
         "upload_rate_limit": "0", "stream_cache_ms": "0", "max_upload_bytes": "1048576",
@@ -114,6 +114,7 @@ struct ConfigurationTests {
             workers = 0
             listen_mode = 0999
             cookie_secure = never
+            session_store = redis
             db_option_file = /nonexistent/my.cnf
             bogus = 1
 
@@ -125,8 +126,9 @@ struct ConfigurationTests {
             "\(file):1: workers must be a whole number in 1...256, not \"0\"",
             "\(file):2: listen_mode must be octal like 0660, not \"0999\"",
             "\(file):3: cookie_secure must be auto or always, not \"never\"",
-            "\(file):4: db_option_file /nonexistent/my.cnf is not readable",
-            "\(file):5: unknown setting \"bogus\"",
+            "\(file):4: session_store must be one of: files, not \"redis\"",
+            "\(file):5: db_option_file /nonexistent/my.cnf is not readable",
+            "\(file):6: unknown setting \"bogus\"",
         ])
     }
 
