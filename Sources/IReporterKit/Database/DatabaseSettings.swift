@@ -68,4 +68,20 @@ public struct DatabaseSettings: Sendable, Equatable {
         }
         if !rest.isEmpty { host = String(rest) }
     }
+
+    /// The settings as a `db_url` that `init(url:)` reads back (the charset
+    /// has a key of its own, `db_charset`).
+    var url: String {
+        // Everything but letters, digits and -._~ as %XX, which init(url:) decodes.
+        func escaped(_ text: String) -> String {
+            let hex = Array("0123456789ABCDEF")
+            return text.utf8.map { byte in
+                let character = Character(Unicode.Scalar(byte))
+                return byte < 0x80 && (character.isLetter || character.isNumber || "-._~".contains(character))
+                    ? String(character) : "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 15)])"
+            }.joined()
+        }
+        return "mysql://\(escaped(user)):\(escaped(password))@\(host)" + (port == 3306 ? "" : ":\(port)")
+            + "/\(database)" + (socket.map { "?socket=" + escaped($0) } ?? "")
+    }
 }

@@ -17,7 +17,10 @@ extension Configuration {
     }
 
     var sessionStore: any SessionStore {
-        SessionFiles(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
+        switch sessionBackend {
+        case .files:
+            SessionFiles(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
+        }
     }
 
     /// The repair of the upload folder, on a connection of its own.

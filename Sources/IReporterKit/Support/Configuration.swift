@@ -7,7 +7,8 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
-/// Every setting, with its default (docs/CONFIGURATION.md lists them).
+/// Every setting, with its default; `settings` below declares how each is
+/// read from a file or an `IREPORTER_*` variable, and documents it.
 public struct Configuration: Sendable {
     public var listen = ""
     public var listenMode: mode_t = 0o660
@@ -39,20 +40,95 @@ public struct Configuration: Sendable {
     public var sessionAbsoluteTimeout = 30 * 24 * 3600
     /// `Secure` on the session cookie: always, or only for HTTPS requests.
     public var cookieSecureAlways = false
+    /// `session_store`: which store keeps the sessions.
+    public var sessionBackend = SessionBackend.files
     /// Where the settings came from (for messages).
     public var sourceFile: String?
 
     public init() {}
 
-    public static let keys = ["listen", "listen_mode", "listen_backlog", "workers", "db_url", "db_charset",
-                              "upload_dir", "session_dir", "session_idle_timeout", "max_upload_bytes",
-                              "max_image_pixels", "pid_file", "user", "listen_owner", "listen_group",
-                              "max_requests", "request_timeout", "shutdown_timeout", "slow_request_ms",
-                              "access_log", "log_file", "ping_path", "status_path", "upload_rate_limit",
-                              "password_hash_memory_kib", "password_hash_iterations", "password_hash_parallelism",
-                              "password_hash_concurrency",
-                              "session_absolute_timeout", "cookie_secure", "stream_cache_ms", "db_option_file",
-                              "db_option_group"]
+    /// Every key, in the order of docs/CONFIGURATION.md's table, which is
+    /// made from these lines (`referenceTable()`).
+    public static let settings: [Setting] = [
+        Setting("listen", .text(\.listen),
+                "FastCGI socket to listen on: a unix socket path (`/run/ireporter/fcgi.sock`) or `HOST:PORT` (`127.0.0.1:9000`). Empty: use the listening socket inherited on fd 0 (spawn-fcgi, Apache mod_fcgid, systemd)."),
+        Setting("listen_mode", .octal(\.listenMode),
+                "permissions of a unix socket we create (octal)."),
+        Setting("listen_backlog", .number(\.listenBacklog, 1...65535),
+                "`listen(2)` backlog."),
+        Setting("listen_owner", .text(\.listenOwner),
+                "owner of a unix socket we create (default: `user`)."),
+        Setting("listen_group", .text(\.listenGroup),
+                "group of a unix socket we create (default: `user`'s group)."),
+        Setting("workers", .number(\.workers, 1...256),
+                "worker processes, each serving one request at a time with its own database connection."),
+        Setting("max_requests", .number(\.maxRequests, 0...1_000_000_000),
+                "replace a worker after this many requests (leak guard; 0 = never). No request fails at the hand-over."),
+        Setting("request_timeout", .number(\.requestTimeout, 0...86400),
+                "seconds a request may run, from the moment its connection is accepted (so a web server or client that stalls mid-request counts too), before the supervisor kills its worker (only that request fails; the worker is replaced). 0 = no limit."),
+        Setting("shutdown_timeout", .number(\.shutdownTimeout, 0...3600),
+                "seconds SIGTERM waits for requests in flight before it kills what is left."),
+        Setting("slow_request_ms", .number(\.slowRequestMillis, 0...3_600_000),
+                "log a `slow request` line (with its phase timings) for requests slower than this; 0 = off. Counted on the status page."),
+        Setting("access_log", .text(\.accessLog),
+                "one line per request (client, command, bytes, total/parse/db/image milliseconds, `REQUEST_ID` param): empty = off, `stderr`, or a file path (reopened on SIGUSR1)."),
+        Setting("log_file", .text(\.logFile),
+                "send the server's own log (stderr) to this file, reopened on SIGUSR1."),
+        Setting("ping_path", .text(\.pingPath),
+                "answers `pong` (for load balancers); empty = off."),
+        Setting("status_path", .text(\.statusPath),
+                "php-fpm-style status: plain text, `?json`, `?full` (per worker); empty = off. Route it to the server for loopback only (deploy/nginx/ireporter.conf does)."),
+        Setting("db_url", .databaseURL,
+                "`mysql://USER:PASS@HOST:PORT/DB`; for a unix socket `mysql://USER:PASS@localhost/DB?socket=/run/mysqld/mysqld.sock`. User and password are %-decoded."),
+        Setting("db_option_file", .readableFile(\.database.optionFile),
+                "a MariaDB client option file (e.g. `/etc/mysql/ireporter.cnf`): its `[client]` and `[ireporter]` groups give host, port, socket, user, password and database, for whatever `db_url` does not (when `db_url` is not set at all, everything comes from the file)."),
+        Setting("db_option_group", .text(\.database.optionGroup),
+                "the option file's group read besides `[client]`."),
+        Setting("db_charset", .text(\.database.charset),
+                "connection character set. The original's columns are latin1 and PHP connected as latin1, so bytes are stored exactly as the client sent them."),
+        Setting("upload_dir", .text(\.uploadDirectory),
+                "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder)."),
+        Setting("session_store", .choice(\.sessionBackend),
+                "which store holds the sessions: `files`, PHP-compatible session files in `session_dir` (other backends come later)."),
+        Setting("session_dir", .text(\.sessionDirectory),
+                "PHP-format session files `sess_<id>` (PHP's `session.save_path`)."),
+        Setting("session_idle_timeout", .number(\.sessionIdleTimeout, 60...(10 * 365 * 86400)),
+                "seconds after its last use that a session expires and its file is removed."),
+        Setting("session_absolute_timeout", .number(\.sessionAbsoluteTimeout, 60...(10 * 365 * 86400)),
+                "seconds after its login that a session ends however active it is."),
+        Setting("cookie_secure", .choice(\.cookieSecureAlways, [("auto", false), ("always", true)]),
+                "`auto`: the session cookie gets `Secure` when the request came over HTTPS (the `HTTPS` FastCGI parameter); `always`: every time (TLS terminated in front of the web server)."),
+        Setting("password_hash_memory_kib", .number(\.passwordHashing.memoryKiB, 8...(4 * 1024 * 1024)),
+                "Argon2id memory per hash, in KiB (the default is OWASP's minimum). Changing it re-hashes each password at its next login."),
+        Setting("password_hash_iterations", .number(\.passwordHashing.iterations, 1...64),
+                "Argon2id iterations (the default is OWASP's minimum). Changing it re-hashes each password at its next login."),
+        Setting("password_hash_parallelism", .number(\.passwordHashing.parallelism, 1...16),
+                "Argon2id lanes (the default is OWASP's minimum). Changing it re-hashes each password at its next login."),
+        Setting("password_hash_concurrency", .number(\.passwordHashConcurrency, 0...HashingGate.maxSlots),
+                "Argon2 hashes computed at once by all the workers together; 0 = the number of CPUs. The others wait their turn. Each hash holds `password_hash_memory_kib` while it runs, so a flood of logins takes at most this many times 19 MiB, whatever `workers` is; more than the CPUs would add memory, not speed."),
+        Setting("upload_rate_limit", .number(\.uploadRateLimit, 0...1_000_000),
+                "uploads per user per hour; 0 = no limit."),
+        Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
+                "each worker serves the rendered full stream again for up to this long without asking the database. An upload through any worker of this server is visible in the next stream at once; a change made behind its back (another server, the PHP version, an SQL console) shows within this time. 0 = always query."),
+        Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),
+                "largest photo accepted (bytes); a larger one is answered with a JSON error."),
+        Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),
+                "largest photo accepted in pixels (width x height), checked from the header before decoding."),
+        Setting("pid_file", .text(\.pidFile),
+                "write the process id here once listening."),
+        Setting("user", .text(\.user),
+                "when started as root: switch to this user (and its group) after opening the socket."),
+    ]
+
+    /// The Markdown reference table of docs/CONFIGURATION.md.
+    static func referenceTable() -> String {
+        let rows = settings.map { setting in
+            let value = setting.defaultText.isEmpty ? "*(empty)*" : "`\(setting.defaultText)`"
+            let range = setting.rule.range.map { " Range: \($0.lowerBound)-\($0.upperBound)." } ?? ""
+            return "| `\(setting.key)` | \(value) | \(setting.doc)\(range) |"
+        }
+        return (["| key | default | meaning |", "|---|---|---|"] + rows).map { $0 + "\n" }.joined()
+    }
 
     /// Defaults, then the file, then `IREPORTER_*` variables, then flags.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Configuration {
@@ -88,9 +164,10 @@ public struct Configuration: Sendable {
                 problems.append(error.description)
             }
         }
-        for key in keys {
-            guard let value = environment["IREPORTER_" + key.uppercased()] else { continue }
-            do { try configuration.set(key, value) } catch { problems.append("IREPORTER_\(key.uppercased()): \(error)") }
+        for setting in settings {
+            let name = "IREPORTER_" + setting.key.uppercased()
+            guard let value = environment[name] else { continue }
+            do { try setting.apply(value, to: &configuration) } catch { problems.append("\(name): \(error)") }
         }
         for (key, value) in flags {
             do { try configuration.set(key, value) } catch { problems.append("--\(key): \(error)") }
@@ -123,62 +200,10 @@ public struct Configuration: Sendable {
     }
 
     mutating func set(_ key: String, _ value: String) throws(ConfigurationError) {
-        func number(_ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-            guard let number = Int(value), range.contains(number) else {
-                throw ConfigurationError("\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \"\(value)\"")
-            }
-            return number
+        guard let setting = Self.settings.first(where: { $0.key == key }) else {
+            throw ConfigurationError("unknown setting \"\(key)\"")
         }
-        switch key {
-        case "listen": listen = value
-        case "listen_mode":
-            guard let mode = mode_t(value, radix: 8), mode <= 0o777 else {
-                throw ConfigurationError("listen_mode must be octal like 0660, not \"\(value)\"")
-            }
-            listenMode = mode
-        case "listen_backlog": listenBacklog = Int32(try number(1...65535))
-        case "workers": workers = try number(1...256)
-        case "db_url":
-            let previous = database
-            database = try DatabaseSettings(url: value)
-            if !value.contains("charset=") { database.charset = previous.charset }
-            (database.optionFile, database.optionGroup) = (previous.optionFile, previous.optionGroup)
-        case "db_charset": database.charset = value
-        case "db_option_file":
-            guard access(value, R_OK) == 0 else { throw ConfigurationError("db_option_file \(value) is not readable") }
-            database.optionFile = value
-        case "db_option_group": database.optionGroup = value
-        case "upload_dir": uploadDirectory = value
-        case "session_dir": sessionDirectory = value
-        case "session_idle_timeout": sessionIdleTimeout = try number(60...(10 * 365 * 86400))
-        case "max_upload_bytes": maxUploadBytes = try number(1024...(1 << 31))
-        case "max_image_pixels": maxImagePixels = try number(1...1_000_000_000)
-        case "pid_file": pidFile = value
-        case "user": user = value
-        case "listen_owner": listenOwner = value
-        case "listen_group": listenGroup = value
-        case "max_requests": maxRequests = try number(0...1_000_000_000)
-        case "request_timeout": requestTimeout = try number(0...86400)
-        case "shutdown_timeout": shutdownTimeout = try number(0...3600)
-        case "slow_request_ms": slowRequestMillis = try number(0...3_600_000)
-        case "access_log": accessLog = value
-        case "log_file": logFile = value
-        case "ping_path": pingPath = value
-        case "status_path": statusPath = value
-        case "upload_rate_limit": uploadRateLimit = try number(0...1_000_000)
-        case "stream_cache_ms": streamCacheMillis = try number(0...3_600_000)
-        case "password_hash_memory_kib": passwordHashing.memoryKiB = UInt32(try number(8...(4 * 1024 * 1024)))
-        case "password_hash_iterations": passwordHashing.iterations = UInt32(try number(1...64))
-        case "password_hash_parallelism": passwordHashing.parallelism = UInt32(try number(1...16))
-        case "password_hash_concurrency": passwordHashConcurrency = try number(0...HashingGate.maxSlots)
-        case "session_absolute_timeout": sessionAbsoluteTimeout = try number(60...(10 * 365 * 86400))
-        case "cookie_secure":
-            guard value == "auto" || value == "always" else {
-                throw ConfigurationError("cookie_secure must be auto or always, not \"\(value)\"")
-            }
-            cookieSecureAlways = value == "always"
-        default: throw ConfigurationError("unknown setting \"\(key)\"")
-        }
+        try setting.apply(value, to: &self)
     }
 }
 

@@ -68,4 +68,80 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--bogus", "1"], environment: [:]) }
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--config", "/nonexistent"], environment: [:]) }
     }
+
+    /// A value for every key, other than the default where the key allows one
+    /// (`db_option_file`, which must exist, is added by the test).
+    static let samples: [String: String] = [
+        "listen": "127.0.0.1:9001", "listen_mode": "0600", "listen_backlog": "128", "listen_owner": "nobody",
+        "listen_group": "nogroup", "workers": "7", "max_requests": "1000", "request_timeout": "60",
+        "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log",
+        "ping_path": "", "status_path": "/status", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
+        "db_option_group": "other", "db_charset": "utf8mb4", "upload_dir": "/srv/upload",
+        "session_store": "files", "session_dir": "/srv/sessions", "session_idle_timeout": "3600",
+        "session_absolute_timeout": "86400", "cookie_secure": "always", "password_hash_memory_kib": "65536",
+        "password_hash_iterations": "3", "password_hash_parallelism": "2", "password_hash_concurrency": "4",
+        "upload_rate_limit": "0", "stream_cache_ms": "0", "max_upload_bytes": "1048576",
+        "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",
+    ]
+
+    @Test func everyKeyRoundTripsThroughAFileAndTheEnvironment() throws {
+        let scratch = ScratchDirectory("config")
+        let empty = scratch.write("empty.conf", [])
+        var samples = Self.samples
+        samples["db_option_file"] = scratch.write("my.cnf", [])
+        let keys = Configuration.settings.map(\.key)
+        #expect(Set(keys).count == keys.count, "a key declared twice")
+        #expect(Set(samples.keys) == Set(keys), "every declared key needs a sample, and only those")
+        for setting in Configuration.settings {
+            let sample = try #require(samples[setting.key])
+            let file = scratch.write("ireporter.conf", Array("\(setting.key) = \(sample)\n".utf8))
+            let fromFile = try Configuration.load(arguments: ["--config", file], environment: [:])
+            let fromEnvironment = try Configuration.load(arguments: ["--config", empty],
+                                                         environment: ["IREPORTER_" + setting.key.uppercased(): sample])
+            for configuration in [fromFile, fromEnvironment] {
+                #expect(setting.rule.format(configuration) == sample, "\(setting.key)")
+                // Two declarations writing one property would show here.
+                for other in Configuration.settings where other.key != setting.key {
+                    #expect(other.rule.format(configuration) == other.defaultText, "\(setting.key) changed \(other.key)")
+                }
+            }
+        }
+    }
+
+    @Test func badValuesAndUnknownKeysAreRefusedByName() throws {
+        let scratch = ScratchDirectory("config")
+        let file = scratch.write("ireporter.conf", Array("""
+            workers = 0
+            listen_mode = 0999
+            cookie_secure = never
+            session_store = redis
+            db_option_file = /nonexistent/my.cnf
+            bogus = 1
+
+            """.utf8))
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration.load(arguments: ["--config", file], environment: [:])
+        }
+        #expect(error.description.split(separator: "\n") == [
+            "\(file):1: workers must be a whole number in 1...256, not \"0\"",
+            "\(file):2: listen_mode must be octal like 0660, not \"0999\"",
+            "\(file):3: cookie_secure must be auto or always, not \"never\"",
+            "\(file):4: session_store must be one of: files, not \"redis\"",
+            "\(file):5: db_option_file /nonexistent/my.cnf is not readable",
+            "\(file):6: unknown setting \"bogus\"",
+        ])
+    }
+
+    @Test func theDocsTableIsMadeFromTheDeclarations() throws {
+        var root = #filePath
+        for _ in 0..<4 { root = String(root[..<root.lastIndex(of: "/")!]) }
+        let docs = String(decoding: try #require(readBytes("\(root)/docs/CONFIGURATION.md")), as: UTF8.self)
+        let lines = docs.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "| key | default | meaning |"))
+        let table = lines[start...].prefix { $0.hasPrefix("|") }.map { $0 + "\n" }.joined()
+        let expected = Configuration.referenceTable()
+        #expect(table == expected, "docs/CONFIGURATION.md's table differs from Configuration.settings; replace it with:\n\(expected)")
+        #expect(Configuration.settings.allSatisfy { !$0.doc.contains("|") }, "a | would split a table cell")
+    }
+
 }
