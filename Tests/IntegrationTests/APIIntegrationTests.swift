@@ -23,9 +23,9 @@ extension DatabaseTests {
                 "the old session is gone")
         #expect(try phone.body([("command", "upload"), ("title", "Sunset at the pier")], file: photo) == #"{"successful":1}"#)
         #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg"], "first photo is IdPhoto 2, no spool file left")
-        let stored = try #require(readBytes("\(phone.uploads.path)/2.jpg"))
+        let stored = try #require(readFile("\(phone.uploads.path)/2.jpg"))
         #expect(jpegSize(stored)! == (640, 480))
-        #expect(jpegSize(try #require(readBytes("\(phone.uploads.path)/2-thumb.jpg")))! == (180, 180))
+        #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/2-thumb.jpg")))! == (180, 180))
         let one = #"{"result":[{"IdPhoto":"2","title":"Sunset at the pier","IdUser":"1","username":"alice"}]}"#
         #expect(try phone.body([("command", "stream")]) == one)
         #expect(try phone.body([("command", "stream"), ("IdPhoto", "2")]) == one)

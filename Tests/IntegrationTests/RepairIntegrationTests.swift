@@ -40,7 +40,7 @@ extension DatabaseTests {
             #expect(report.rowsWithoutPhoto == [4])
             #expect(report.deletedRows == [4])
             #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg", "3-thumb.jpg", "3.jpg", "notes.txt"])
-            #expect(jpegSize(try #require(readBytes("\(phone.uploads.path)/3-thumb.jpg")))! == (180, 180))
+            #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/3-thumb.jpg")))! == (180, 180))
             #expect(try phone.rowCount("photos") == 2)
             #expect(try repair.run(graceSeconds: 0, deleteRows: true).isClean, "a second run finds nothing")
         }

@@ -140,7 +140,7 @@ extension DatabaseTests {
         let withGPS = insertAfterSOI(photo, exifSegment(orientation: 6, extra: Array("GPS 59.3293N 18.0686E serial=CAM12345".utf8))
                                      + commentSegment("taken at home"))
         #expect(try phone.body([("command", "upload"), ("title", "gps")], file: withGPS) == #"{"successful":1}"#)
-        let stored = try #require(readBytes("\(phone.uploads.path)/2.jpg"))
+        let stored = try #require(readFile("\(phone.uploads.path)/2.jpg"))
         #expect(!contains(stored, Array("GPS 59.3293N".utf8)))
         #expect(!contains(stored, Array("CAM12345".utf8)))
         #expect(!contains(stored, Array("taken at home".utf8)))

@@ -37,17 +37,3 @@ public final class ScratchDirectory {
         return full
     }
 }
-
-/// The whole file, or nil if it cannot be opened.
-public func readBytes(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = fread(&buffer, 1, buffer.count, file)
-        if count == 0 { break }
-        bytes += buffer[..<count]
-    }
-    return bytes
-}

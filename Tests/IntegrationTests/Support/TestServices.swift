@@ -43,7 +43,7 @@ enum TestServices {
     }
 
     static func readText(_ path: String) throws -> String {
-        guard let bytes = readBytes(path) else { throw SystemError("open \(path)") }
+        guard let bytes = readFile(path) else { throw SystemError("open \(path)") }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

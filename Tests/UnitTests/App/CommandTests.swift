@@ -6,16 +6,16 @@ import TestSupport
 /// (The integration tests prove the same answers on MariaDB and the real
 /// folders; the end-to-end tests, byte for byte through nginx and Apache.)
 struct CommandTests {
-    static let pass = "18c69224371c58c547b68bfa6d28dc8aeff006e4"
+    static let alice = #"{"result":[{"IdUser":"1","username":"alice"}]}"#
     let photo = makeJPEG(width: 640, height: 480)
 
     @Test func theAppsFlow() throws {
         let phone = try AppHarness()
-        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", Self.pass)])
-                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        let secret = "18c69224371c58c547b68bfa6d28dc8aeff006e4"
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", secret)]) == Self.alice)
         let registered = try #require(phone.cookie)
-        #expect(try phone.body([("command", "login"), ("username", "ALICE "), ("password", Self.pass)])
-                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#, "names compare as the column does")
+        #expect(try phone.body([("command", "login"), ("username", "ALICE "), ("password", secret)]) == Self.alice,
+                "names compare as the column does")
         #expect(phone.cookie != registered, "a fresh session id at every login")
         #expect(phone.sessions.sessions.count == 1, "the old session is ended")
         #expect(try phone.body([("command", "upload"), ("title", "Sunset")], file: photo) == #"{"successful":1}"#)
@@ -80,7 +80,7 @@ struct CommandTests {
         #expect(phone.cookie == nil)
         phone.address = "192.0.2.2"
         #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
-                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#, "another address is not blocked")
+                == Self.alice, "another address is not blocked")
     }
 
     @Test func refusedUploadsStoreNothing() throws {

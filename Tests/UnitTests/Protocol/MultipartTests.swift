@@ -53,7 +53,7 @@ final class MultipartTests {
         #expect(file.filename == Array("photo.jpg".utf8))
         #expect(file.contentType == Array("image/jpeg".utf8))
         #expect(file.size == photo.count)
-        #expect(readBytes(try #require(file.spoolPath)) == photo)
+        #expect(readFile(try #require(file.spoolPath)) == photo)
         #expect(form.spooledPaths == [file.spoolPath!])
     }
 

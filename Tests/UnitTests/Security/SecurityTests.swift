@@ -113,7 +113,7 @@ final class JPEGMetadataStripperTests {
     func roundTrip(_ bytes: [UInt8], orientation: Int = 1) throws -> [UInt8] {
         let target = "\(directory)/out.jpg"
         try JPEGMetadataStripper.strip(from: scratch.write("in.jpg", bytes), to: target, orientation: orientation)
-        return try #require(readBytes(target))
+        return try #require(readFile(target))
     }
 
     /// A hand-made JPEG structure: the stripper never decodes, it walks markers.

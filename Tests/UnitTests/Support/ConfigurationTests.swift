@@ -135,7 +135,7 @@ struct ConfigurationTests {
     @Test func theDocsTableIsMadeFromTheDeclarations() throws {
         var root = #filePath
         for _ in 0..<4 { root = String(root[..<root.lastIndex(of: "/")!]) }
-        let docs = String(decoding: try #require(readBytes("\(root)/docs/CONFIGURATION.md")), as: UTF8.self)
+        let docs = String(decoding: try #require(readFile("\(root)/docs/CONFIGURATION.md")), as: UTF8.self)
         let lines = docs.split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(lines.firstIndex(of: "| key | default | meaning |"))
         let table = lines[start...].prefix { $0.hasPrefix("|") }.map { $0 + "\n" }.joined()
