@@ -174,7 +174,10 @@ class DB:
         return {int(i): bytes.fromhex(h) for i, h in self.run("SELECT IdPhoto, HEX(title) FROM photos")}
 
     def reset(self, schema: Path):
-        self.run("DROP TABLE IF EXISTS `login`, `photos`;\n" + schema.read_text())
+        """The original tables from `schema`, and migration 003's new tables, all empty."""
+        migration = schema.parent / "migrations" / "003-photo-details-comments-votes.sql"
+        self.run("DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`;\n"
+                 + schema.read_text() + (migration.read_text() if migration.is_file() else ""))
 
 
 def clear_dir(d: Optional[Path], pattern: Optional[str] = None):

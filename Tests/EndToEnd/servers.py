@@ -333,10 +333,12 @@ def start_database() -> Database:
                        capture_output=True, text=True, timeout=180)
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
-    # Our own database: empty tables as installed, for every module.
+    # Our own database: empty tables as installed (migration 003's too), for every module.
     schema = (REPO / "sql" / "schema.sql").read_text()
+    schema += (REPO / "sql" / "migrations" / "003-photo-details-comments-votes.sql").read_text()
     p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "sql", str(directory), port],
-                       input="DROP TABLE IF EXISTS `login`, `photos`;\n" + schema,
+                       input="DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`;\n"
+                       + schema,
                        capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         pytest.fail(f"resetting the database in {directory} failed:\n{p.stderr}", pytrace=False)

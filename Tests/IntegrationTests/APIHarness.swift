@@ -20,11 +20,12 @@ final class APIHarness {
     /// The phone's address, as the web server would report it.
     var address = "192.0.2.1"
 
-    /// `hashedPasswords`: with sql/migrations applied (login.pass widened).
-    init(schema: String = "schema.sql", hashedPasswords: Bool = false, uploadDirectory: String? = nil,
+    /// `migrated`: with migration 003's tables; `hashedPasswords`: with
+    /// migration 001 (login.pass widened).
+    init(schema: String = "schema.sql", migrated: Bool = true, hashedPasswords: Bool = false, uploadDirectory: String? = nil,
          policy: AppServices.Policy = fastHashing) throws {
         database = DatabaseConnection(settings: try TestServices.settings())
-        try TestServices.resetTables(database, schema: schema)
+        try TestServices.resetTables(database, schema: schema, migrated: migrated)
         if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
         sessions = SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)
         api = IReporterAPI(services: Self.services(database: database, sessions: sessions, counters: counters,
@@ -35,8 +36,8 @@ final class APIHarness {
     static func services(database: DatabaseConnection, sessions: SessionFiles, counters: SharedMemoryCounters,
                          uploadDirectory: String, policy: AppServices.Policy) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: UploadFolder(directory: uploadDirectory), sessions: sessions, counters: counters,
-                    policy: policy)
+                    photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
+                    votes: MariaDBVoteStore(database: database), sessions: sessions, counters: counters, policy: policy)
     }
 
     /// Another worker's API on the same database, folders and shared

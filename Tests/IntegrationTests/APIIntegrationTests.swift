@@ -202,7 +202,10 @@ extension DatabaseTests {
 
     @Test func theOriginalMyISAMDatabaseWorksToo() throws {
         let phone = try APIHarness(schema: "original-myisam.sql")
-        let engines = try phone.database.query("SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME")
+        let engines = try phone.database.query("""
+            SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('login', 'photos') \
+            ORDER BY TABLE_NAME
+            """)
         #expect(engines.map { String(decoding: $0[0]!, as: UTF8.self) } == ["MyISAM", "MyISAM"])
         #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", "x")]) == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
         #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"successful":1}"#)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the commands work with: the stores (chosen by configuration), the
 /// limits, and the password hasher. One per worker process.
 public struct AppServices {
@@ -13,6 +17,10 @@ public struct AppServices {
         /// How long a rendered stream may be served while nothing changed
         /// through this server (see `StreamCache`); 0 = always query.
         public var streamCacheMillis: Int64 = 1000
+        /// Comments per user per hour; 0 = no limit.
+        public var commentsPerHour = 120
+        /// Likes, dislikes and unvotes per user per hour; 0 = no limit.
+        public var votesPerHour = 600
 
         public init() {}
     }
@@ -20,19 +28,25 @@ public struct AppServices {
     public var users: any UserStore
     public var photos: any PhotoStore
     public var photoFiles: any PhotoFileStore
+    public var comments: any CommentStore
+    public var votes: any VoteStore
     public var sessions: any SessionStore
     public var counters: any SharedCounters
     public var policy: Policy
     public var hasher: PasswordHasher
     /// Time spent waiting on the database so far (the access log's db_ms).
     public var databaseMicros: () -> Int64
+    /// Unix seconds, for the times stored with photos and comments.
+    public var now: () -> Int64 = { Int64(time(nil)) }
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
-                sessions: any SessionStore, counters: any SharedCounters, policy: Policy = Policy(),
+                comments: any CommentStore, votes: any VoteStore, sessions: any SessionStore, counters: any SharedCounters, policy: Policy = Policy(),
                 hashingGate: HashingGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
         self.users = users
         self.photos = photos
         self.photoFiles = photoFiles
+        self.comments = comments
+        self.votes = votes
         self.sessions = sessions
         self.counters = counters
         self.policy = policy
@@ -44,7 +58,8 @@ public struct AppServices {
     /// Every store in memory: the App's unit tests, no service needed.
     public static func inMemory(policy: Policy = Policy()) throws -> AppServices {
         let users = InMemoryUserStore()
-        return AppServices(users: users, photos: InMemoryPhotoStore(users: users), photoFiles: try InMemoryPhotoFiles(),
+        let photos = InMemoryPhotoStore(users: users)
+        return AppServices(users: users, photos: photos, photoFiles: try InMemoryPhotoFiles(), comments: photos, votes: photos,
                            sessions: InMemorySessionStore(), counters: InMemoryCounters(), policy: policy)
     }
 }

@@ -27,6 +27,13 @@ public protocol SignedInCommand {
 public struct SignedInUser: Sendable {
     public let id: Int64
     public let session: Session
+
+    /// The user of the request's session, if it is logged in.
+    static func of(_ context: CommandContext, in sessions: any SessionStore) throws -> SignedInUser? {
+        guard let cookie = context.sessionCookie, let session = try sessions.load(id: cookie),
+              let userID = session["IdUser"]?.intValue, userID != 0 else { return nil }
+        return SignedInUser(id: userID, session: session)
+    }
 }
 
 /// A command's parameters, when it takes none.

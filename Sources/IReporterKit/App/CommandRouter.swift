@@ -46,10 +46,7 @@ public struct CommandRouter {
 
     /// The session's user, or "Authorization required".
     private static func requireUser(_ context: CommandContext, _ sessions: any SessionStore) throws -> SignedInUser {
-        guard let cookie = context.sessionCookie, let session = try sessions.load(id: cookie),
-              let userID = session["IdUser"]?.intValue, userID != 0 else {
-            throw AuthorizationRequired()
-        }
-        return SignedInUser(id: userID, session: session)
+        guard let user = try SignedInUser.of(context, in: sessions) else { throw AuthorizationRequired() }
+        return user
     }
 }

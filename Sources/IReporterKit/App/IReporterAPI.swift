@@ -1,5 +1,6 @@
 /// The API of the original (`index.php` + `api.php`): its five commands in
-/// the router, one instance per worker process.
+/// the router, and those the tutorial left for later; one instance per
+/// worker process.
 public final class IReporterAPI {
     public let services: AppServices
     private let router: CommandRouter
@@ -15,6 +16,13 @@ public final class IReporterAPI {
         router.on("upload", UploadCommand(services))
         router.on("logout", LogoutCommand(services))
         router.on("stream", StreamCommand(services))
+        router.on("comment", CommentCommand(services))
+        router.on("comments", CommentsCommand(services))
+        router.on("uncomment", UncommentCommand(services))
+        router.on("like", VoteCommand(services, vote: .like))
+        router.on("dislike", VoteCommand(services, vote: .dislike))
+        router.on("unvote", VoteCommand(services, vote: nil))
+        router.on("delete", DeleteCommand(services))
         self.router = router
     }
 

@@ -54,3 +54,99 @@ public struct Successful: CommandOutput {
 public struct NoContent: CommandOutput {
     public var json: [UInt8] { [] }
 }
+
+/// The stream with `extras`: each photo as `PhotoList` renders it, then the
+/// chosen fields (numbers as strings, as the ids are; `myvote` is "1",
+/// "-1" or "0", null without a session; `created`, `width`, `height` null
+/// for a photo from before migration 003).
+public struct PhotoListWithExtras: CommandOutput {
+    public let photos: [(photo: PhotoRecord, extras: PhotoExtras)]
+    public let fields: [StreamExtra]
+    /// Whether a session told whose vote `myvote` is.
+    public let hasViewer: Bool
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter(capacity: 160 * photos.count + 16)
+        json.raw("{\"result\":[")
+        for (index, (photo, extras)) in photos.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"IdPhoto\":")
+            json.string(String(photo.id))
+            json.raw(",\"title\":")
+            json.nullableString(photo.title)
+            json.raw(",\"IdUser\":")
+            json.string(String(photo.userID))
+            json.raw(",\"username\":")
+            json.nullableString(photo.username)
+            for field in fields {
+                switch field {
+                case .likes: json.number("likes", extras.likes)
+                case .dislikes: json.number("dislikes", extras.dislikes)
+                case .comments: json.number("comments", extras.comments)
+                case .myvote: json.number("myvote", hasViewer ? extras.myVote?.rawValue ?? 0 : nil)
+                case .created: json.number("created", extras.details?.created)
+                case .width: json.number("width", extras.details.map { Int64($0.width) })
+                case .height: json.number("height", extras.details.map { Int64($0.height) })
+                }
+            }
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+/// `{"result":[{"IdPhoto":…,"likes":…,"dislikes":…,"comments":…,"myvote":…}]}`:
+/// a photo's counts and the caller's vote after a like, dislike or unvote.
+public struct VoteTally: CommandOutput {
+    public let photoID: Int64
+    public let extras: PhotoExtras
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[{\"IdPhoto\":")
+        json.string(String(photoID))
+        json.number("likes", extras.likes)
+        json.number("dislikes", extras.dislikes)
+        json.number("comments", extras.comments)
+        json.number("myvote", extras.myVote?.rawValue ?? 0)
+        json.raw("}]}")
+        return json.bytes
+    }
+}
+
+/// `{"result":[{"IdComment":…,"IdPhoto":…,"IdUser":…,"username":…,"text":…,"created":…},…]}`:
+/// the text as stored, JSON-escaped (markup stays text).
+public struct CommentList: CommandOutput {
+    public let comments: [CommentRecord]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter(capacity: 120 * comments.count + 16)
+        json.raw("{\"result\":[")
+        for (index, comment) in comments.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"IdComment\":")
+            json.string(String(comment.id))
+            json.number("IdPhoto", comment.photoID)
+            json.number("IdUser", comment.userID)
+            json.raw(",\"username\":")
+            json.nullableString(comment.username)
+            json.raw(",\"text\":")
+            json.string(comment.text)
+            json.number("created", comment.created)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+extension PHPJSONWriter {
+    /// `,"name":"value"`, or `,"name":null`: a number as mysqli gave one.
+    mutating func number(_ name: StaticString, _ value: Int64?) {
+        raw(",\"")
+        raw(name)
+        raw("\":")
+        if let value { string(String(value)) } else { raw("null") }
+    }
+}

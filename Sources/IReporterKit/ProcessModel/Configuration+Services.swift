@@ -13,6 +13,8 @@ extension Configuration {
         policy.concurrentHashes = passwordHashConcurrency > 0
             ? passwordHashConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         policy.streamCacheMillis = Int64(streamCacheMillis)
+        policy.commentsPerHour = commentRateLimit
+        policy.votesPerHour = voteRateLimit
         return policy
     }
 
@@ -32,7 +34,8 @@ extension Configuration {
 
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: UploadFolder(directory: uploadDirectory), sessions: sessionStore,
+                    photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
+                    votes: MariaDBVoteStore(database: database), sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     databaseMicros: { database.busyMicros })
     }

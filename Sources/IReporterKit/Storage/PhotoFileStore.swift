@@ -8,4 +8,6 @@ public protocol PhotoFileStore {
     func publish(photoSpool: String, thumbnail: [UInt8], id: Int64) throws(SystemError)
     /// Removes a photo's files (a row that did not commit).
     func remove(id: Int64)
+    /// Removes a deleted photo's files, durably.
+    func discard(id: Int64) throws(SystemError)
 }

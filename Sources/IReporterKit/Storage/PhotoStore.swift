@@ -25,8 +25,40 @@ public protocol PhotoStore: AnyObject {
     /// throws, nothing is stored and its error is rethrown. When the commit
     /// surely failed, `unpublish` removes the files; when its outcome cannot
     /// be known, the files stay (`ireporter repair` settles it) and the
-    /// error is thrown.
-    func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64
+    /// error is thrown. `details` are kept in the row's transaction (a
+    /// database without migration 003 keeps the row alone).
+    func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
+             unpublish: (Int64) -> Void) throws -> Int64
     func allIDs() throws -> [Int64]
     func delete(id: Int64) throws
+
+    /// A page of the stream, one person's photos when `userID` is set.
+    func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord]
+    /// The same, each photo with its counts, details and `viewer`'s vote,
+    /// in one query (not one per photo).
+    func photosWithExtras(in page: PageCursor, userID: Int64?, viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)]
+    /// Deletes `userID`'s photo with its comments, votes, counts and
+    /// details, in one transaction. The files are the caller's to remove
+    /// once this returned `.deleted` (a file without a row is debris that
+    /// `ireporter repair` clears; a row without its file would be a hole).
+    func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion
+    /// Removes the comments, votes, counts and details of photos that no
+    /// longer exist (a deletion cut short on the original MyISAM `photos`,
+    /// which cannot roll back); how many rows it removed.
+    func removeOrphanedReactions() throws -> Int
+}
+
+extension PhotoStore {
+    /// `add` without details (a photo as the original stored it).
+    public func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+        try add(userID: userID, title: title, details: nil, publish: publish, unpublish: unpublish)
+    }
+}
+
+/// What `PhotoStore.deleteOwned` did.
+public enum PhotoDeletion: Sendable, Equatable {
+    case deleted
+    case notFound
+    /// Someone else's photo: nothing changed.
+    case notOwner
 }

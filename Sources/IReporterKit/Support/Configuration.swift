@@ -34,6 +34,8 @@ public struct Configuration: Sendable {
     public var statusPath = "/ireporter-status"
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
+    public var commentRateLimit = 120
+    public var voteRateLimit = 600
     public var passwordHashing = PasswordHasher.Parameters()
     /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
     public var passwordHashConcurrency = 0
@@ -110,6 +112,10 @@ public struct Configuration: Sendable {
                 "uploads per user per hour; 0 = no limit."),
         Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
                 "each worker serves the rendered full stream again for up to this long without asking the database. An upload through any worker of this server is visible in the next stream at once; a change made behind its back (another server, the PHP version, an SQL console) shows within this time. 0 = always query."),
+        Setting("comment_rate_limit", .number(\.commentRateLimit, 0...1_000_000),
+                "comments per user per hour; 0 = no limit."),
+        Setting("vote_rate_limit", .number(\.voteRateLimit, 0...1_000_000),
+                "likes, dislikes and unvotes per user per hour; 0 = no limit."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),
                 "largest photo accepted (bytes); a larger one is answered with a JSON error."),
         Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),

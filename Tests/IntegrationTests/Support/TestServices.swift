@@ -27,10 +27,15 @@ enum TestServices {
         return path
     }()
 
-    /// Drops both tables and creates them again from a schema file in `sql/`.
-    static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql") throws {
-        try database.command("DROP TABLE IF EXISTS login, photos")
+    /// The tables of migration 003 (photo details, counts, votes, comments).
+    static let reactionsMigration = "migrations/003-photo-details-comments-votes.sql"
+
+    /// Drops every table and creates them again from a schema file in
+    /// `sql/`, then (unless `migrated` is false) with migration 003.
+    static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
+        try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments")
         try runSQLFile(database, schema)
+        if migrated { try runSQLFile(database, reactionsMigration) }
     }
 
     /// Runs the statements of a file in `sql/`.

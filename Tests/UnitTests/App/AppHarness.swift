@@ -24,8 +24,8 @@ final class AppHarness {
         files = try InMemoryPhotoFiles()
         sessions = InMemorySessionStore()
         counters = InMemoryCounters()
-        services = AppServices(users: users, photos: photos, photoFiles: files, sessions: sessions, counters: counters,
-                               policy: policy)
+        services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
+                               sessions: sessions, counters: counters, policy: policy)
         api = IReporterAPI(services: services)
     }
 

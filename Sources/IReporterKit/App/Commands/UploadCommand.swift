@@ -40,6 +40,7 @@ public struct UploadCommand: SignedInCommand {
     private let files: any PhotoFileStore
     private let counters: any SharedCounters
     private let policy: AppServices.Policy
+    private let now: () -> Int64
     private let thumbnailer = Thumbnailer()
 
     public init(_ services: AppServices) {
@@ -47,6 +48,7 @@ public struct UploadCommand: SignedInCommand {
         files = services.photoFiles
         counters = services.counters
         policy = services.policy
+        now = services.now
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
@@ -57,12 +59,13 @@ public struct UploadCommand: SignedInCommand {
             throw Failure.tooManyUploads
         }
         let imageStarted = monotonicMicros()
-        let (thumbnail, cleanPhoto) = try preparePhoto(spool: spool, in: context)
+        let (thumbnail, cleanPhoto, header) = try preparePhoto(spool: spool, in: context)
         context.imageMicros = monotonicMicros() - imageStarted
         // Titles are stored as sent (no second urldecode: it turned `+` into
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
-        _ = try photos.add(userID: user.id, title: title, publish: { id in
+        let details = PhotoDetails(created: now(), width: header.displayWidth, height: header.displayHeight)
+        _ = try photos.add(userID: user.id, title: title, details: details, publish: { id in
             do {
                 try files.publish(photoSpool: cleanPhoto, thumbnail: thumbnail, id: id)
                 context.keep(cleanPhoto)
@@ -75,9 +78,10 @@ public struct UploadCommand: SignedInCommand {
         return Successful()
     }
 
-    /// The thumbnail, and a copy of the photo without EXIF/XMP/IPTC/comments
-    /// (GPS position, camera serial), keeping the orientation as a lone tag.
-    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> ([UInt8], String) {
+    /// The thumbnail, a copy of the photo without EXIF/XMP/IPTC/comments
+    /// (GPS position, camera serial), keeping the orientation as a lone tag,
+    /// and the photo's header (its size).
+    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> ([UInt8], String, JPEGHeader) {
         let thumbnail: JPEGThumbnail
         do {
             thumbnail = try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels)
@@ -109,6 +113,6 @@ public struct UploadCommand: SignedInCommand {
         } catch {
             throw .notAJPEG
         }
-        return (thumbnail.jpeg, clean.path)
+        return (thumbnail.jpeg, clean.path, thumbnail.source)
     }
 }

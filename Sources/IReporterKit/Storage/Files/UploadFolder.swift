@@ -56,6 +56,15 @@ public struct UploadFolder: PhotoFileStore, Sendable {
         unlink(thumbnailPath(id: id))
     }
 
+    /// Removes a deleted photo's files and syncs the directory, so that the
+    /// deletion survives a crash as its row's did.
+    public func discard(id: Int64) throws(SystemError) {
+        for path in [photoPath(id: id), thumbnailPath(id: id)] where unlink(path) != 0 && errno != ENOENT {
+            throw SystemError("remove \(path)")
+        }
+        try Self.syncFile(directory)
+    }
+
     private static func syncFile(_ path: String) throws(SystemError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open \(path)") }

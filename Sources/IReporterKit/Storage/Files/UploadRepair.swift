@@ -9,7 +9,9 @@ import Glibc
 ///   files were renamed into place, before the row was committed);
 /// - a missing thumbnail beside an existing photo and row: made again;
 /// - rows whose photo file is missing (MyISAM, which cannot roll back, or a
-///   PHP-era upload without a file): reported, and deleted by `repair`.
+///   PHP-era upload without a file): reported, and deleted by `repair`;
+/// - comments, votes, counts and details of photos that no longer exist (a
+///   `delete` cut short on the original MyISAM table): removed by `repair`.
 /// Only files older than `graceSeconds` are touched, and rows are checked
 /// twice, so an upload in progress elsewhere is never taken for debris.
 public struct UploadRepair {
@@ -19,16 +21,18 @@ public struct UploadRepair {
         public var regeneratedThumbnails: [Int64] = []
         public var rowsWithoutPhoto: [Int64] = []
         public var deletedRows: [Int64] = []
+        public var removedOrphanReactions = 0
 
         public var isClean: Bool {
             removedSpools.isEmpty && removedOrphanFiles.isEmpty && regeneratedThumbnails.isEmpty
-                && rowsWithoutPhoto.isEmpty && deletedRows.isEmpty
+                && rowsWithoutPhoto.isEmpty && deletedRows.isEmpty && removedOrphanReactions == 0
         }
 
         public var description: String {
             "removed \(removedSpools.count) spool files, \(removedOrphanFiles.count) files without a row; "
                 + "made \(regeneratedThumbnails.count) missing thumbnails; "
                 + "\(rowsWithoutPhoto.count) rows without a photo file" + (deletedRows.isEmpty ? "" : ", \(deletedRows.count) deleted")
+                + (removedOrphanReactions == 0 ? "" : "; removed \(removedOrphanReactions) comments, votes and details of deleted photos")
         }
     }
 
@@ -82,6 +86,9 @@ public struct UploadRepair {
                 }
                 report.deletedRows.append(id)
             }
+        }
+        if deleteRows && !dryRun {
+            report.removedOrphanReactions = try photos.removeOrphanedReactions()
         }
         return report
     }

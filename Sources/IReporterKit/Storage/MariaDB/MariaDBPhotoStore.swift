@@ -5,10 +5,11 @@ import Glibc
 /// The original `photos` table, joined with `login` for the stream.
 public final class MariaDBPhotoStore: PhotoStore {
     let database: DatabaseConnection
+    private var warnedNoDetailsTable = false
 
     public init(database: DatabaseConnection) { self.database = database }
 
-    private static let photoColumns = "SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
+    static let photoColumns = "SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
 
     public func newest(limit: Int) throws -> [PhotoRecord] {
         try database.query("\(Self.photoColumns) ORDER BY IdPhoto DESC LIMIT \(limit)").compactMap(Self.record)
@@ -18,12 +19,12 @@ public final class MariaDBPhotoStore: PhotoStore {
         try database.query("\(Self.photoColumns) WHERE p.IdPhoto = ? LIMIT 1", [.int(id)]).first.flatMap(Self.record)
     }
 
-    private static func record(_ row: Row) -> PhotoRecord? {
+    static func record(_ row: Row) -> PhotoRecord? {
         guard let id = row.int64("IdPhoto"), let userID = row.int64("IdUser") else { return nil }
         return PhotoRecord(id: id, title: row["title"], userID: userID, username: row["username"])
     }
 
-    public func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void,
+    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
                     unpublish: (Int64) -> Void) throws -> Int64 {
         var photoID: Int64?
         do {
@@ -31,6 +32,7 @@ public final class MariaDBPhotoStore: PhotoStore {
                 let id = Int64(try database.execute("INSERT INTO photos (IdUser, title) VALUES (?, ?)",
                                                     [.int(userID), .bytes(title)]).insertID)
                 photoID = id
+                if let details { try keep(details, of: id) }
                 do {
                     try publish(id)
                 } catch {
@@ -61,6 +63,21 @@ public final class MariaDBPhotoStore: PhotoStore {
                 // one, the photo is whole.
                 Log.error("upload \(id): the database went away during COMMIT; files kept for repair to settle")
                 throw failure.underlying
+            }
+        }
+    }
+
+    /// Keeps a new photo's details, in its row's transaction; a database
+    /// without migration 003 goes on without them (said once in the log).
+    private func keep(_ details: PhotoDetails, of id: Int64) throws {
+        do {
+            try database.execute("INSERT INTO photo_details (IdPhoto, created, width, height) VALUES (?, ?, ?, ?)",
+                                 [.int(id), .int(details.created), .int(Int64(details.width)), .int(Int64(details.height))])
+        } catch where error.code == .noSuchTable {
+            if !warnedNoDetailsTable {
+                Log.warning("photo_details is missing: photos are stored without their details until "
+                            + "sql/migrations/003-photo-details-comments-votes.sql is applied (README, \"Migrations\")")
+                warnedNoDetailsTable = true
             }
         }
     }

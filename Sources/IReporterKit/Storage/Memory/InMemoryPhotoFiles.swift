@@ -32,6 +32,8 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
 
     public func remove(id: Int64) { photos[id] = nil }
 
+    public func discard(id: Int64) throws(SystemError) { photos[id] = nil }
+
     /// The spool files not yet removed (a test checks that none is left).
     public var spoolFiles: [String] { ((try? directoryEntries(spoolDirectory)) ?? []).map(\.name) }
 }

@@ -1,14 +1,25 @@
-/// Photo rows in memory, for the App's unit tests; ids start at 2 as the
-/// original table's AUTO_INCREMENT does.
-public final class InMemoryPhotoStore: PhotoStore {
+/// Photo rows in memory, with their details, votes and comments, for the
+/// App's unit tests; ids start at 2 as the original table's AUTO_INCREMENT
+/// does. Counts are computed from the votes and comments (the MariaDB store
+/// keeps them in `photo_counts`).
+public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     private let users: InMemoryUserStore
     public private(set) var rows: [(id: Int64, userID: Int64, title: [UInt8])] = []
+    public private(set) var details: [Int64: PhotoDetails] = [:]
+    public private(set) var votes: [VoteKey: Vote] = [:]
+    public private(set) var commentRows: [(id: Int64, photoID: Int64, userID: Int64, text: [UInt8], created: Int64)] = []
     private var nextID: Int64 = 2
+    private var nextCommentID: Int64 = 1
+
+    public struct VoteKey: Hashable, Sendable {
+        public let photoID: Int64
+        public let userID: Int64
+    }
 
     public init(users: InMemoryUserStore) { self.users = users }
 
     public func newest(limit: Int) throws -> [PhotoRecord] {
-        rows.reversed().compactMap(record).prefix(limit).map { $0 }
+        try photos(in: PageCursor(count: limit), userID: nil)
     }
 
     public func photo(id: Int64) throws -> PhotoRecord? {
@@ -21,16 +32,92 @@ public final class InMemoryPhotoStore: PhotoStore {
         return PhotoRecord(id: row.id, title: row.title, userID: row.userID, username: user.username)
     }
 
-    public func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void,
+    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
                     unpublish: (Int64) -> Void) throws -> Int64 {
         let id = nextID
         nextID += 1
         try publish(id)
         rows.append((id, userID, title))
+        self.details[id] = details
         return id
     }
 
     public func allIDs() throws -> [Int64] { rows.map(\.id) }
 
     public func delete(id: Int64) throws { rows.removeAll { $0.id == id } }
+
+    public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
+        Array(rows.reversed().lazy
+            .filter { page.contains($0.id) && (userID == nil || $0.userID == userID) }
+            .compactMap(record).prefix(page.count))
+    }
+
+    public func photosWithExtras(in page: PageCursor, userID: Int64?,
+                                 viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        try photos(in: page, userID: userID).map { ($0, extras(of: $0.id, viewer: viewer)) }
+    }
+
+    private func extras(of photoID: Int64, viewer: Int64?) -> PhotoExtras {
+        let photoVotes = votes.filter { $0.key.photoID == photoID }.values
+        return PhotoExtras(likes: Int64(photoVotes.filter { $0 == .like }.count),
+                           dislikes: Int64(photoVotes.filter { $0 == .dislike }.count),
+                           comments: Int64(commentRows.filter { $0.photoID == photoID }.count),
+                           myVote: viewer.flatMap { votes[VoteKey(photoID: photoID, userID: $0)] },
+                           details: details[photoID])
+    }
+
+    public func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion {
+        guard let row = rows.first(where: { $0.id == id }) else { return .notFound }
+        guard row.userID == userID else { return .notOwner }
+        rows.removeAll { $0.id == id }
+        details[id] = nil
+        votes = votes.filter { $0.key.photoID != id }
+        commentRows.removeAll { $0.photoID == id }
+        return .deleted
+    }
+
+    public func removeOrphanedReactions() throws -> Int {
+        let ids = Set(rows.map(\.id))
+        let before = details.count + votes.count + commentRows.count
+        details = details.filter { ids.contains($0.key) }
+        votes = votes.filter { ids.contains($0.key.photoID) }
+        commentRows.removeAll { !ids.contains($0.photoID) }
+        return before - (details.count + votes.count + commentRows.count)
+    }
+
+    // MARK: - VoteStore
+
+    public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras? {
+        guard rows.contains(where: { $0.id == photoID }) else { return nil }
+        votes[VoteKey(photoID: photoID, userID: userID)] = vote
+        return extras(of: photoID, viewer: userID)
+    }
+
+    // MARK: - CommentStore
+
+    public func addComment(photoID: Int64, userID: Int64, text: [UInt8], created: Int64) throws -> CommentRecord? {
+        guard rows.contains(where: { $0.id == photoID }) else { return nil }
+        let id = nextCommentID
+        nextCommentID += 1
+        commentRows.append((id, photoID, userID, text, created))
+        return comment(commentRows[commentRows.count - 1])
+    }
+
+    public func comments(photoID: Int64, page: PageCursor) throws -> [CommentRecord] {
+        Array(commentRows.reversed().lazy.filter { $0.photoID == photoID && page.contains($0.id) }
+            .prefix(page.count).map(comment))
+    }
+
+    public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {
+        guard let row = commentRows.first(where: { $0.id == id }) else { return .notFound }
+        let photoOwner = rows.first { $0.id == row.photoID }?.userID
+        guard row.userID == userID || photoOwner == userID else { return .notAllowed }
+        commentRows.removeAll { $0.id == id }
+        return .removed
+    }
+
+    private func comment(_ row: (id: Int64, photoID: Int64, userID: Int64, text: [UInt8], created: Int64)) -> CommentRecord {
+        CommentRecord(id: row.id, photoID: row.photoID, userID: row.userID,
+                      username: users.accounts.first { $0.id == row.userID }?.username, text: row.text, created: row.created)
+    }
 }

@@ -1,0 +1,63 @@
+/// `comment`: a logged-in user's comment (`text`) on the photo `IdPhoto`.
+/// The text is stored as sent; the rules are those of titles (no control
+/// characters), plus a length limit, UTF-8 (so it can be shown) and a
+/// per-user rate.
+public struct CommentCommand: SignedInCommand {
+    public struct Input: CommandInput {
+        public let photoID: Int64
+        public let text: [UInt8]
+
+        public init(from parameters: any RequestParameters) throws {
+            photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
+            text = parameters.field("text") ?? []
+        }
+    }
+
+    public enum Failure: APIFailure {
+        case empty
+        case tooLong
+        case invalidText
+        case notUTF8
+        case tooManyComments
+        case noSuchPhoto
+
+        public var message: String {
+            switch self {
+            case .empty: "Comments cannot be empty"
+            case .tooLong: "Comments are limited to \(CommentCommand.maxTextBytes) bytes"
+            case .invalidText: "Comments cannot contain control characters"
+            case .notUTF8: "Comments must be UTF-8 text"
+            case .tooManyComments: "Too many comments, please try again later"
+            case .noSuchPhoto: "No such photo"
+            }
+        }
+    }
+
+    /// `comments.text` is varchar(1000), latin1: bytes.
+    public static let maxTextBytes = 1000
+
+    private let comments: any CommentStore
+    private let counters: any SharedCounters
+    private let perHour: Int
+    private let now: () -> Int64
+
+    public init(_ services: AppServices) {
+        comments = services.comments
+        counters = services.counters
+        perHour = services.policy.commentsPerHour
+        now = services.now
+    }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> CommentList {
+        if input.text.isEmpty { throw Failure.empty }
+        if input.text.count > Self.maxTextBytes { throw Failure.tooLong }
+        if input.text.contains(where: TextRules.isControl) { throw Failure.invalidText }
+        if String(validatingUTF8Bytes: input.text) == nil { throw Failure.notUTF8 }
+        if perHour > 0, !counters.allow("comment:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
+            throw Failure.tooManyComments
+        }
+        guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: input.text,
+                                                    created: now()) else { throw Failure.noSuchPhoto }
+        return CommentList(comments: [comment])
+    }
+}

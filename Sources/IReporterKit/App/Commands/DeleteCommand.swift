@@ -1,0 +1,52 @@
+/// `delete`: removes the logged-in user's photo `IdPhoto` with its
+/// comments and votes, then its files. The row goes first, in one
+/// transaction: a crash after it leaves files without a row, which
+/// `ireporter repair` (and every start) removes; never a row without its
+/// files.
+public struct DeleteCommand: SignedInCommand {
+    public struct Input: CommandInput {
+        public let photoID: Int64
+
+        public init(from parameters: any RequestParameters) throws {
+            photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
+        }
+    }
+
+    public enum Failure: APIFailure {
+        case noSuchPhoto
+        case notOwner
+
+        public var message: String {
+            switch self {
+            case .noSuchPhoto: "No such photo"
+            case .notOwner: "You can only delete your own photos"
+            }
+        }
+    }
+
+    private let photos: any PhotoStore
+    private let files: any PhotoFileStore
+    private let counters: any SharedCounters
+
+    public init(_ services: AppServices) {
+        photos = services.photos
+        files = services.photoFiles
+        counters = services.counters
+    }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
+        switch try photos.deleteOwned(id: input.photoID, by: user.id) {
+        case .notFound: throw Failure.noSuchPhoto
+        case .notOwner: throw Failure.notOwner
+        case .deleted:
+            counters.bumpStreamGeneration()
+            do {
+                try files.discard(id: input.photoID)
+            } catch {
+                // The photo is gone for every reader; its files are debris now.
+                Log.error("delete \(input.photoID): \(error); `ireporter repair` removes the files")
+            }
+            return Successful()
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// `uncomment`: removes the comment `IdComment`, if the logged-in user
+/// wrote it or owns the photo it is on.
+public struct UncommentCommand: SignedInCommand {
+    public struct Input: CommandInput {
+        public let commentID: Int64
+
+        public init(from parameters: any RequestParameters) throws {
+            commentID = try ParameterRules.requiredID(parameters, "IdComment")
+        }
+    }
+
+    public enum Failure: APIFailure {
+        case noSuchComment
+        case notAllowed
+
+        public var message: String {
+            switch self {
+            case .noSuchComment: "No such comment"
+            case .notAllowed: "You can only remove your own comments and comments on your photos"
+            }
+        }
+    }
+
+    private let comments: any CommentStore
+
+    public init(_ services: AppServices) { comments = services.comments }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
+        switch try comments.removeComment(id: input.commentID, by: user.id) {
+        case .removed: return Successful()
+        case .notFound: throw Failure.noSuchComment
+        case .notAllowed: throw Failure.notAllowed
+        }
+    }
+}

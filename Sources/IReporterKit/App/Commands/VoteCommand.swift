@@ -1,0 +1,46 @@
+/// `like`, `dislike` and `unvote` (one handler, registered once for each
+/// with its vote): the logged-in user's one vote on the photo `IdPhoto`,
+/// set or removed; sending the same again changes nothing. Answers the
+/// photo's counts and the vote.
+public struct VoteCommand: SignedInCommand {
+    public struct Input: CommandInput {
+        public let photoID: Int64
+
+        public init(from parameters: any RequestParameters) throws {
+            photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
+        }
+    }
+
+    public enum Failure: APIFailure {
+        case noSuchPhoto
+        case tooManyVotes
+
+        public var message: String {
+            switch self {
+            case .noSuchPhoto: "No such photo"
+            case .tooManyVotes: "Too many votes, please try again later"
+            }
+        }
+    }
+
+    private let vote: Vote?
+    private let votes: any VoteStore
+    private let counters: any SharedCounters
+    private let perHour: Int
+
+    /// `vote` nil: the command that removes the vote.
+    public init(_ services: AppServices, vote: Vote?) {
+        self.vote = vote
+        votes = services.votes
+        counters = services.counters
+        perHour = services.policy.votesPerHour
+    }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
+        if perHour > 0, !counters.allow("vote:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
+            throw Failure.tooManyVotes
+        }
+        guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
+        return VoteTally(photoID: input.photoID, extras: tally)
+    }
+}

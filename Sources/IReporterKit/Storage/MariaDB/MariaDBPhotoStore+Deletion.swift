@@ -1,0 +1,41 @@
+/// A photo's deletion with everything that hangs on it, and the repair of
+/// one cut short.
+extension MariaDBPhotoStore {
+    private struct NotOwner: Error {}
+
+    /// One transaction, after the photo's counts row is locked (so no vote
+    /// or comment lands meanwhile). On the original MyISAM `photos` the row
+    /// goes at once whatever happens next; what a failure then leaves in the
+    /// InnoDB tables, `removeOrphanedReactions` (`ireporter repair`) clears.
+    public func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion {
+        do {
+            try PhotoCountsRow.transaction(database) {
+                guard let owner = try PhotoCountsRow.lock(database, photoID: id) else { throw PhotoCountsRow.NoSuchPhoto() }
+                guard owner == userID else { throw NotOwner() }
+                for table in ["photos", "votes", "comments", "photo_details", "photo_counts"] {
+                    try database.execute("DELETE FROM \(table) WHERE IdPhoto = ?", [.int(id)])
+                }
+            }
+            return .deleted
+        } catch is PhotoCountsRow.NoSuchPhoto {
+            return .notFound
+        } catch is NotOwner {
+            return .notOwner
+        }
+    }
+
+    public func removeOrphanedReactions() throws -> Int {
+        try ["votes", "comments", "photo_details", "photo_counts"].reduce(0) { $0 + (try removeOrphans(from: $1)) }
+    }
+
+    /// The rows of `table` whose photo is gone; 0 before migration 003 made the table.
+    private func removeOrphans(from table: String) throws(DatabaseError) -> Int {
+        do {
+            return Int(try database.execute("""
+                DELETE t FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto) WHERE p.IdPhoto IS NULL
+                """).affectedRows)
+        } catch where error.code == .noSuchTable {
+            return 0
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// The stream's pages: an index range on `photos` (the primary key, or
+/// `IdUser_IdPhoto` of migration 003 for one person's photos), joined with
+/// the account; with extras, each photo's counts, details and the viewer's
+/// vote joined in the same query. STRAIGHT_JOIN keeps `photos` first, so
+/// the plan is the index range whatever the tables' sizes.
+extension MariaDBPhotoStore {
+    private static let pageColumns = "SELECT STRAIGHT_JOIN p.IdPhoto, title, l.IdUser, username"
+    private static let extraColumns = ", c.likes, c.dislikes, c.comments, d.created, d.width, d.height, v.vote AS myvote"
+    private static let tables = " FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
+    private static let extraTables = """
+         LEFT JOIN photo_counts c ON (c.IdPhoto = p.IdPhoto) \
+        LEFT JOIN photo_details d ON (d.IdPhoto = p.IdPhoto) \
+        LEFT JOIN votes v ON (v.IdPhoto = p.IdPhoto AND v.IdUser = ?)
+        """
+    private static let range = " WHERE p.IdPhoto > ? AND p.IdPhoto < ?"
+    private static let ofUser = " AND p.IdUser = ?"
+    private static let order = " ORDER BY p.IdPhoto DESC LIMIT ?"
+
+    /// The page query; with extras its first parameter is the viewer.
+    static func pageSQL(ofUser: Bool, withExtras: Bool) -> String {
+        pageColumns + (withExtras ? extraColumns : "") + tables + (withExtras ? extraTables : "") + range
+            + (ofUser ? Self.ofUser : "") + order
+    }
+
+    public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
+        try database.query(Self.pageSQL(ofUser: userID != nil, withExtras: false), Self.arguments(page, userID))
+            .compactMap(Self.record)
+    }
+
+    public func photosWithExtras(in page: PageCursor, userID: Int64?,
+                                 viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        let sql = Self.pageSQL(ofUser: userID != nil, withExtras: true)
+        return try database.query(sql, [.int(viewer ?? 0)] + Self.arguments(page, userID)).compactMap { row in
+            guard let photo = Self.record(row) else { return nil }
+            var details: PhotoDetails?
+            if let created = row.int64("created"), let width = row.int64("width"), let height = row.int64("height") {
+                details = PhotoDetails(created: created, width: Int(width), height: Int(height))
+            }
+            return (photo, PhotoExtras(likes: row.int64("likes") ?? 0, dislikes: row.int64("dislikes") ?? 0,
+                                       comments: row.int64("comments") ?? 0,
+                                       myVote: row.int64("myvote").flatMap(Vote.init(rawValue:)), details: details))
+        }
+    }
+
+    private static func arguments(_ page: PageCursor, _ userID: Int64?) -> [DatabaseValue] {
+        [.int(page.since), .int(page.before)] + (userID.map { [.int($0)] } ?? []) + [.int(Int64(page.count))]
+    }
+}

@@ -1,0 +1,40 @@
+/// `votes`, one row per person and photo, and the photo's counts in
+/// `photo_counts`, changed in one transaction.
+public final class MariaDBVoteStore: VoteStore {
+    let database: DatabaseConnection
+
+    public init(database: DatabaseConnection) { self.database = database }
+
+    public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras? {
+        do {
+            return try PhotoCountsRow.transaction(database) {
+                guard try PhotoCountsRow.lock(database, photoID: photoID) != nil else { throw PhotoCountsRow.NoSuchPhoto() }
+                let old = try database.query("SELECT vote FROM votes WHERE IdPhoto = ? AND IdUser = ? FOR UPDATE",
+                                             [.int(photoID), .int(userID)]).first?.int64("vote").flatMap(Vote.init(rawValue:))
+                if old != vote {
+                    if let vote {
+                        try database.execute("""
+                            INSERT INTO votes (IdPhoto, IdUser, vote) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE vote = VALUES(vote)
+                            """, [.int(photoID), .int(userID), .int(vote.rawValue)])
+                    } else {
+                        try database.execute("DELETE FROM votes WHERE IdPhoto = ? AND IdUser = ?", [.int(photoID), .int(userID)])
+                    }
+                    try database.execute("UPDATE photo_counts SET likes = likes + ?, dislikes = dislikes + ? WHERE IdPhoto = ?",
+                                         [.int(Self.change(of: .like, from: old, to: vote)),
+                                          .int(Self.change(of: .dislike, from: old, to: vote)), .int(photoID)])
+                }
+                let counts = try database.query("SELECT likes, dislikes, comments FROM photo_counts WHERE IdPhoto = ?",
+                                                [.int(photoID)]).first
+                return PhotoExtras(likes: counts?.int64("likes") ?? 0, dislikes: counts?.int64("dislikes") ?? 0,
+                                   comments: counts?.int64("comments") ?? 0, myVote: vote)
+            }
+        } catch is PhotoCountsRow.NoSuchPhoto {
+            return nil
+        }
+    }
+
+    /// What a change of vote does to one count: +1, -1 or 0.
+    private static func change(of kind: Vote, from old: Vote?, to new: Vote?) -> Int64 {
+        (new == kind ? 1 : 0) - (old == kind ? 1 : 0)
+    }
+}

@@ -1,0 +1,14 @@
+/// A person's vote on a photo, as `votes.vote` stores it.
+public enum Vote: Int64, Sendable {
+    case like = 1
+    case dislike = -1
+}
+
+/// One vote per person per photo, and the counts the stream shows, kept
+/// together in one transaction.
+public protocol VoteStore: AnyObject {
+    /// Sets `userID`'s vote on a photo (nil removes it); idempotent. The
+    /// photo's counts and the vote afterwards, or nil when there is no such
+    /// photo (then nothing is stored).
+    func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras?
+}

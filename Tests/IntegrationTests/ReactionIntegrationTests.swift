@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+extension DatabaseTests {
+    /// The commands of issue 15 against the real MariaDB: on InnoDB and
+    /// beside the original MyISAM tables, before and after migration 003;
+    /// the page queries' plans; a deletion cut short, and its repair.
+    @Suite struct ReactionIntegrationTests {
+        let photo = makeJPEG(width: 64, height: 48)
+
+        /// bob (1) and alice (2); alice uploads one photo (2), bob likes and comments on it.
+        func flow(_ phone: APIHarness) throws {
+            try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+            try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            #expect(try phone.body([("command", "upload"), ("title", "mine")], file: photo) == #"{"successful":1}"#)
+            try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+            #expect(try phone.body([("command", "like"), ("IdPhoto", "2")])
+                    == #"{"result":[{"IdPhoto":"2","likes":"1","dislikes":"0","comments":"0","myvote":"1"}]}"#)
+            #expect(try phone.body([("command", "like"), ("IdPhoto", "2")]).contains(#""likes":"1""#), "idempotent")
+            let comment = try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", #"<b>"wow"</b> é"#)])
+            #expect(comment.hasPrefix(#"{"result":[{"IdComment":"1","IdPhoto":"2","IdUser":"1","username":"bob","text":"<b>\"wow\"<\/b> \u00e9","created":""#))
+            let created = try #require(phone.database.query("SELECT created FROM photo_details WHERE IdPhoto = 2").first?.int64("created"))
+            #expect(try phone.body([("command", "stream"), ("extras", "likes,dislikes,comments,myvote,created,width,height")]) == """
+                {"result":[{"IdPhoto":"2","title":"mine","IdUser":"2","username":"alice","likes":"1","dislikes":"0",\
+                "comments":"1","myvote":"1","created":"\(created)","width":"64","height":"48"}]}
+                """)
+            #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"error":"You can only delete your own photos"}"#)
+            #expect(try phone.body([("command", "like"), ("IdPhoto", "3")]) == #"{"error":"No such photo"}"#)
+            #expect(try phone.body([("command", "like"), ("IdPhoto", "99999999999")]) == #"{"error":"No such photo"}"#,
+                    "beyond int(11): no row, nothing clamped")
+            #expect(try phone.rowCount("photo_counts") == 1, "a refused vote left no counts row")
+            try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+            #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"successful":1}"#)
+            for table in ["photos", "votes", "comments", "photo_details", "photo_counts"] {
+                #expect(try phone.rowCount(table) == 0, "\(table)")
+            }
+            #expect(phone.uploads.entries.isEmpty, "the files went with the row")
+            #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
+        }
+
+        @Test func onInnoDB() throws {
+            try flow(try APIHarness())
+        }
+
+        @Test func besideTheOriginalMyISAMTables() throws {
+            let phone = try APIHarness(schema: "original-myisam.sql")
+            let engines = try phone.database.query("""
+                SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME
+                """).map { "\(String(decoding: $0[0]!, as: UTF8.self))=\(String(decoding: $0[1]!, as: UTF8.self))" }
+            #expect(engines == ["comments=InnoDB", "login=MyISAM", "photo_counts=InnoDB", "photo_details=InnoDB",
+                                "photos=MyISAM", "votes=InnoDB"])
+            try flow(phone)
+            try TestServices.resetTables(phone.database)
+        }
+
+        @Test func withoutMigration003TheOriginalCommandsWork() throws {
+            let phone = try APIHarness(migrated: false)
+            try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"successful":1}"#, "kept without details")
+            #expect(try phone.body([("command", "stream"), ("since", "1")])
+                    == #"{"result":[{"IdPhoto":"2","title":"t","IdUser":"1","username":"alice"}]}"#)
+            #expect(try phone.body([("command", "like"), ("IdPhoto", "2")])
+                    == #"{"error":"The service is temporarily unavailable, please try again"}"#)
+            try TestServices.resetTables(phone.database)
+        }
+
+        @Test func countsStayExactUnderConcurrentVotes() throws {
+            let phone = try APIHarness()
+            try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            try phone.send([("command", "upload"), ("title", "t")], file: photo)
+            let settings = try TestServices.settings()
+            let voters = 8
+            // Each voter its own connection, as each worker has.
+            DispatchQueue.concurrentPerform(iterations: voters) { voter in
+                let votes = MariaDBVoteStore(database: DatabaseConnection(settings: settings))
+                for round in 0..<20 {
+                    _ = try? votes.setVote(round % 3 == 0 ? .dislike : round % 3 == 1 ? .like : nil, photoID: 2,
+                                           userID: Int64(100 + voter))
+                }
+                _ = try? votes.setVote(.like, photoID: 2, userID: Int64(100 + voter))
+            }
+            let counts = try #require(phone.database.query("SELECT likes, dislikes FROM photo_counts WHERE IdPhoto = 2").first)
+            #expect(counts.int64("likes") == Int64(voters) && counts.int64("dislikes") == 0)
+            #expect(try phone.rowCount("votes") == voters)
+        }
+
+        @Test func pagesAreIndexRanges() throws {
+            for schema in ["schema.sql", "original-myisam.sql"] {
+                let phone = try APIHarness(schema: schema)
+                try phone.database.execute("INSERT INTO login (username, pass) SELECT CONCAT('u', seq), 'p' FROM seq_1_to_20")
+                try phone.database.execute("INSERT INTO photos (IdUser, title) SELECT 1 + seq % 20, 't' FROM seq_1_to_5000")
+                try phone.database.execute("""
+                    INSERT INTO comments (IdPhoto, IdUser, text, created) SELECT 2 + seq % 50, 1, 'c', 0 FROM seq_1_to_5000
+                    """)
+                for table in ["login", "photos", "comments"] { try phone.database.command("ANALYZE TABLE \(table)") }
+                let deep: [DatabaseValue] = [.int(0), .int(1000), .int(50)]
+                let plans: [(String, [DatabaseValue], String)] = [
+                    (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: false), deep, "PRIMARY"),
+                    (MariaDBPhotoStore.pageSQL(ofUser: true, withExtras: false), [.int(0), .int(1000), .int(3), .int(50)], "IdUser_IdPhoto"),
+                    (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: true), [.int(1)] + deep, "PRIMARY"),
+                    (MariaDBCommentStore.pageSQL, [.int(7), .int(0), .int(4000), .int(50)], "IdPhoto_IdComment"),
+                ]
+                for (sql, parameters, key) in plans {
+                    let first = try #require(try explain(sql, parameters, phone.database).first)
+                    let extra = first["Extra"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    #expect(first["type"] == Array("range".utf8), "\(schema) \(sql): \(extra)")
+                    #expect(first["key"] == Array(key.utf8), "\(schema) \(sql)")
+                    #expect(!extra.contains("filesort") && !extra.contains("temporary"), "\(schema) \(sql): \(extra)")
+                }
+            }
+            try TestServices.resetTables(APIHarness().database)
+        }
+
+        /// The plan of a query with its parameters written in (EXPLAIN does not take them).
+        func explain(_ sql: String, _ parameters: [DatabaseValue], _ database: DatabaseConnection) throws -> [Row] {
+            var text = ""
+            var values = parameters.makeIterator()
+            for character in sql {
+                guard character == "?", case .int(let value)? = values.next() else { text.append(character); continue }
+                text += String(value)
+            }
+            return try database.query("EXPLAIN " + text)
+        }
+
+        @Test func aDeletionCutShortOnMyISAMIsRepaired() throws {
+            let phone = try APIHarness(schema: "original-myisam.sql")
+            try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            try phone.send([("command", "upload"), ("title", "t")], file: photo)
+            try phone.send([("command", "like"), ("IdPhoto", "2")])
+            try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "x")])
+            // The MyISAM row went, the InnoDB rows were rolled back (the connection died before COMMIT).
+            try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 2")
+            let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path),
+                                      photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
+            let report = try repair.run(graceSeconds: 0, deleteRows: true)
+            #expect(report.removedOrphanFiles == ["2-thumb.jpg", "2.jpg"])
+            #expect(report.removedOrphanReactions == 4, "the vote, the comment, the counts and the details")
+            for table in ["votes", "comments", "photo_details", "photo_counts"] { #expect(try phone.rowCount(table) == 0) }
+            #expect(try repair.run(graceSeconds: 0, deleteRows: true).isClean)
+            try TestServices.resetTables(phone.database)
+        }
+    }
+}

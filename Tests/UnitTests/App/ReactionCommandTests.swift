@@ -1,0 +1,196 @@
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+/// The commands beyond the 2012 app's five (issue 15): the stream's cursors
+/// and extras, comments, votes and deletion, on the in-memory stores.
+struct ReactionCommandTests {
+    let photo = makeJPEG(width: 64, height: 48)
+
+    /// bob (1) and alice (2), logged out; alice's photos 2...(1 + count) titled by their id.
+    func twoUsers(photos count: Int = 0, policy: AppServices.Policy = AppHarness.cheapPolicy) throws -> AppHarness {
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for _ in 0..<count {
+            _ = try phone.photos.add(userID: 2, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })
+        }
+        try phone.send([("command", "logout")])
+        return phone
+    }
+
+    func ids(_ body: String) -> [Int] {
+        body.split(separator: "\"IdPhoto\":\"").dropFirst().map { Int($0.prefix { $0 != "\"" })! }
+    }
+
+    @Test func theStreamPagesWithCursors() throws {
+        let phone = try twoUsers(photos: 120) // ids 2...121
+        #expect(ids(try phone.body([("command", "stream")])) == Array((72...121).reversed()), "the original's 50")
+        #expect(ids(try phone.body([("command", "stream"), ("count", "3")])) == [121, 120, 119])
+        #expect(ids(try phone.body([("command", "stream"), ("before", "72"), ("count", "100")])) == Array((2...71).reversed()))
+        #expect(ids(try phone.body([("command", "stream"), ("since", "118")])) == [121, 120, 119])
+        #expect(ids(try phone.body([("command", "stream"), ("since", "10"), ("before", "14")])) == [13, 12, 11])
+        #expect(ids(try phone.body([("command", "stream"), ("since", "121")])) == [])
+        _ = try phone.photos.add(userID: 1, title: Array("b".utf8), publish: { _ in }, unpublish: { _ in })
+        #expect(ids(try phone.body([("command", "stream"), ("IdUser", "1")])) == [122])
+        #expect(ids(try phone.body([("command", "stream"), ("IdUser", "2"), ("count", "2")])) == [121, 120])
+        #expect(ids(try phone.body([("command", "stream"), ("IdUser", "3")])) == [])
+    }
+
+    @Test func newCursorsAreStrict() throws {
+        let phone = try twoUsers(photos: 2)
+        let bad: [(String, String, String)] = [
+            ("since", "-1", #"{"error":"Invalid since: a whole number from 0 is expected"}"#),
+            ("before", "abc", #"{"error":"Invalid before: a whole number from 1 is expected"}"#),
+            ("before", "0", #"{"error":"Invalid before: a whole number from 1 is expected"}"#),
+            ("count", "0", #"{"error":"Invalid count: a whole number from 1 to 100 is expected"}"#),
+            ("count", "101", #"{"error":"Invalid count: a whole number from 1 to 100 is expected"}"#),
+            ("since", "99999999999999999999", #"{"error":"Invalid since: a whole number from 0 is expected"}"#),
+            ("IdUser", " 1", #"{"error":"Invalid IdUser: a whole number from 1 is expected"}"#),
+            ("extras", "likes,secret", #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height is expected"}"#),
+        ]
+        for (name, value, answer) in bad {
+            #expect(try phone.body([("command", "stream"), (name, value)]) == answer, "\(name)=\(value)")
+        }
+        #expect(ids(try phone.body([("command", "stream"), ("before", "9223372036854775807")])) == [3, 2], "huge, but a number")
+        #expect(try phone.body([("command", "stream"), ("since", ""), ("extras", "")]) == phone.body([("command", "stream")]),
+                "empty fields are absent ones")
+    }
+
+    @Test func pollingForNewPhotosIsAnsweredFromTheCache() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.streamCacheMillis = 60_000
+        let phone = try twoUsers(photos: 3, policy: policy)
+        #expect(ids(try phone.body([("command", "stream"), ("since", "4")])) == [])
+        _ = try phone.photos.add(userID: 2, title: Array("behind".utf8), publish: { _ in }, unpublish: { _ in })
+        #expect(ids(try phone.body([("command", "stream"), ("since", "4")])) == [], "the cached stream answered")
+        phone.counters.bumpStreamGeneration() // what an upload through any worker does
+        #expect(ids(try phone.body([("command", "stream"), ("since", "4")])) == [5])
+        #expect(ids(try phone.body([("command", "stream"), ("since", "2"), ("count", "1")])) == [5])
+    }
+
+    @Test func extrasAddFieldsAndOnlyThem() throws {
+        let phone = try twoUsers()
+        try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "upload"), ("title", "new")], file: makeJPEG(width: 64, height: 48))
+        _ = try phone.photos.add(userID: 1, title: Array("old".utf8), publish: { _ in }, unpublish: { _ in })
+        try phone.send([("command", "like"), ("IdPhoto", "2")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "nice")])
+        let created = try #require(phone.photos.details[2]?.created)
+        #expect(try phone.body([("command", "stream"), ("extras", "height,likes,myvote,dislikes,comments,created,width")]) == """
+            {"result":[{"IdPhoto":"3","title":"old","IdUser":"1","username":"bob","likes":"0","dislikes":"0","comments":"0",\
+            "myvote":"0","created":null,"width":null,"height":null},\
+            {"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","likes":"1","dislikes":"0","comments":"1",\
+            "myvote":"1","created":"\(created)","width":"64","height":"48"}]}
+            """)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "likes")])
+                == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","likes":"1"}]}"#)
+        try phone.send([("command", "logout")])
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "myvote")])
+                == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","myvote":null}]}"#,
+                "no session: whose vote is unknown")
+    }
+
+    @Test func votesAreOnePerPersonAndIdempotent() throws {
+        let phone = try twoUsers(photos: 1)
+        #expect(try phone.body([("command", "like"), ("IdPhoto", "2")]) == #"{"error":"Authorization required"}"#)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        let liked = #"{"result":[{"IdPhoto":"2","likes":"1","dislikes":"0","comments":"0","myvote":"1"}]}"#
+        #expect(try phone.body([("command", "like"), ("IdPhoto", "2")]) == liked)
+        #expect(try phone.body([("command", "like"), ("IdPhoto", "2")]) == liked, "idempotent")
+        #expect(try phone.body([("command", "dislike"), ("IdPhoto", "2")])
+                == #"{"result":[{"IdPhoto":"2","likes":"0","dislikes":"1","comments":"0","myvote":"-1"}]}"#)
+        #expect(try phone.body([("command", "unvote"), ("IdPhoto", "2")])
+                == #"{"result":[{"IdPhoto":"2","likes":"0","dislikes":"0","comments":"0","myvote":"0"}]}"#)
+        #expect(try phone.body([("command", "like"), ("IdPhoto", "9")]) == #"{"error":"No such photo"}"#)
+        #expect(try phone.body([("command", "like"), ("IdPhoto", "99999999999")]) == #"{"error":"No such photo"}"#)
+        #expect(try phone.body([("command", "like")]) == #"{"error":"Missing IdPhoto"}"#)
+        #expect(try phone.body([("command", "like"), ("IdPhoto", "2x")]) == #"{"error":"Invalid IdPhoto: a whole number from 1 is expected"}"#)
+        #expect(phone.photos.votes.isEmpty)
+    }
+
+    @Test func voteFloodsAreRefused() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.votesPerHour = 3
+        let phone = try twoUsers(photos: 1, policy: policy)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        for _ in 0..<3 { try phone.send([("command", "like"), ("IdPhoto", "2")]) }
+        #expect(try phone.body([("command", "dislike"), ("IdPhoto", "2")]) == #"{"error":"Too many votes, please try again later"}"#)
+        #expect(phone.photos.votes.values.map(\.rawValue) == [1], "the refused vote changed nothing")
+    }
+
+    @Test func commentsAreTextWithRules() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.commentsPerHour = 5
+        let phone = try twoUsers(photos: 1, policy: policy)
+        #expect(try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", "hi")]) == #"{"error":"Authorization required"}"#)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        let script = #"<script>alert("x")</script> & é"#
+        let answer = try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", script)])
+        let created = try #require(phone.photos.commentRows.first?.created)
+        #expect(answer == #"{"result":[{"IdComment":"1","IdPhoto":"2","IdUser":"1","username":"bob","text":"<script>alert(\"x\")<\/script> & \u00e9","created":""# + "\(created)\"}]}")
+        #expect(phone.photos.commentRows.first?.text == Array(script.utf8), "stored as sent")
+        let refused: [(String, String)] = [
+            ("", #"{"error":"Comments cannot be empty"}"#),
+            ("a\u{7}b", #"{"error":"Comments cannot contain control characters"}"#),
+            (String(repeating: "x", count: 1001), #"{"error":"Comments are limited to 1000 bytes"}"#),
+        ]
+        for (text, error) in refused {
+            #expect(try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", text)]) == error)
+        }
+        #expect(try phone.body([("command", "comment"), ("IdPhoto", "7"), ("text", "x")]) == #"{"error":"No such photo"}"#)
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "two")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "three")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "four")])
+        #expect(try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", "five")])
+                == #"{"error":"Too many comments, please try again later"}"#)
+        #expect(phone.photos.commentRows.count == 4)
+        let texts = { (body: String) in body.split(separator: "\"text\":\"").dropFirst().map { String($0.prefix { $0 != "\"" }) } }
+        #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2")])) == ["four", "three", "two", "<script>alert(\\"])
+        #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2"), ("before", "4"), ("count", "2")])) == ["three", "two"])
+        #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2"), ("since", "3")])) == ["four"])
+        #expect(try phone.body([("command", "comments"), ("IdPhoto", "3")]) == #"{"result":[]}"#)
+    }
+
+    @Test func aCommentGoesByItsAuthorOrThePhotosOwner() throws {
+        let phone = try twoUsers(photos: 1) // alice's photo 2
+        try phone.send([("command", "register"), ("username", "carol"), ("password", "p")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "carol's")]) // 1
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "bob's")]) // 2
+        #expect(try phone.body([("command", "uncomment"), ("IdComment", "1")])
+                == #"{"error":"You can only remove your own comments and comments on your photos"}"#)
+        #expect(phone.photos.commentRows.count == 2, "refused: nothing changed")
+        #expect(try phone.body([("command", "uncomment"), ("IdComment", "2")]) == #"{"successful":1}"#)
+        #expect(try phone.body([("command", "uncomment"), ("IdComment", "2")]) == #"{"error":"No such comment"}"#)
+        try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        #expect(try phone.body([("command", "uncomment"), ("IdComment", "1")]) == #"{"successful":1}"#, "the photo's owner")
+        #expect(phone.photos.commentRows.isEmpty)
+    }
+
+    @Test func onlyTheOwnerDeletesAPhotoAndEverythingOnItGoes() throws {
+        let phone = try twoUsers()
+        try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "upload"), ("title", "mine")], file: photo)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        try phone.send([("command", "like"), ("IdPhoto", "2")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "x")])
+        #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"error":"You can only delete your own photos"}"#)
+        #expect(phone.files.photos[2] != nil && phone.photos.rows.count == 1, "refused: nothing changed")
+        try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        _ = try phone.body([("command", "stream")]) // cached
+        #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"successful":1}"#)
+        #expect(phone.photos.rows.isEmpty && phone.photos.votes.isEmpty && phone.photos.commentRows.isEmpty)
+        #expect(phone.photos.details.isEmpty && phone.files.photos.isEmpty)
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#, "the cache learnt of it")
+        #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"error":"No such photo"}"#)
+    }
+
+    @Test func theOriginalFiveAnswerAsBefore() throws {
+        // A form with only the original's fields never reaches the new code paths.
+        let phone = try twoUsers(photos: 2)
+        #expect(try phone.body([("command", "stream")])
+                == #"{"result":[{"IdPhoto":"3","title":"t","IdUser":"2","username":"alice"},{"IdPhoto":"2","title":"t","IdUser":"2","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "-3abc")]) == #"{"result":[]}"#, "PHP's (int) as before")
+    }
+}
