@@ -17,7 +17,8 @@ PHONE = (390, 844)
 DESKTOP = (1280, 800)
 
 
-def start(width: int = DESKTOP[0], height: int = DESKTOP[1], phone: bool = False) -> webdriver.Chrome:
+def start(width: int = DESKTOP[0], height: int = DESKTOP[1], phone: bool = False,
+          reduced_motion: bool = False) -> webdriver.Chrome:
     options = Options()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--disable-extensions", "--no-first-run", f"--window-size={width},{height}"):
@@ -28,6 +29,9 @@ def start(width: int = DESKTOP[0], height: int = DESKTOP[1], phone: bool = False
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
+    if reduced_motion:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
     return driver
 
 
