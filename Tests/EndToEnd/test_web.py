@@ -109,8 +109,28 @@ def test_the_journey(site, desktop, phone, images, tmp_path):
     assert image.get_attribute("alt") == "Harbour at dawn"
     wait_for(lambda: desktop.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 640,
              what="the photo itself")
+    # Like it, comment on it (markup stays text), see the counts.
+    button(desktop, "Like").click()
+    wait_for(lambda: desktop.find_element(By.ID, "like-count").text == "1", what="one like")
+    assert desktop.find_element(By.ID, "like").get_attribute("aria-pressed") == "true"
+    by_label(desktop, "Comment").send_keys("Lovely <i>light</i>")
+    button(desktop, "Comment").click()
+    wait_for(lambda: "Lovely <i>light</i>" in desktop.find_element(By.ID, "comment-list").text, what="the comment")
+    assert desktop.find_elements(By.CSS_SELECTOR, "#comment-list i") == []
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(lambda: not viewer.is_displayed(), what="the view to close")
+    # The author's page lists it.
+    desktop.get(site + "#/user/1")
+    wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the author's page")
+
+    # Post a second one and delete it again.
+    desktop.get(site)
+    post_photo(desktop, photo, "Blurred, delete me")
+    desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+    wait_for(lambda: desktop.find_element(By.ID, "viewer-title").text == "Blurred, delete me", what="the second photo")
+    button(desktop, "Delete").click()
+    desktop.switch_to.alert.accept()
+    wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the deleted photo to go")
 
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="the Log in button again")

@@ -496,12 +496,16 @@ function route() {
 /**
  * What this server offers beyond the 2012 commands. The original answers an
  * unknown command with an empty body; a known one answers JSON (or an error).
+ * `extras` comes with the tutorial's other next steps: votes, comments,
+ * cursors (`before`, `since`, `count`), a person's photos, `delete`.
  */
 async function detectFeatures() {
-  const [effects, search] = await Promise.all([probe('effects'), probe('search', { q: 'a' })]);
-  // `effects` comes with the rest of the tutorial's next steps: votes,
-  // comments, cursors (`before`, `since`), `extras`, `delete`.
-  state.features.extras = effects !== null;
+  const [extras, effects, search] = await Promise.all([
+    // A server with `extras` refuses an unknown one; the original ignores the field.
+    call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => failure instanceof APIError
+      && !failure.message.startsWith('The server')),
+    probe('effects'), probe('search', { q: 'a' })]);
+  state.features.extras = extras;
   state.features.search = search !== null;
   state.features.effects = rows(effects).map((effect) => (typeof effect === 'string' ? { name: effect } : effect));
   const select = $('post-effect');
