@@ -204,6 +204,12 @@ def test_layouts_and_budgets(site, desktop, phone, client, images):
                     thumbnailsFetched: resources.filter(r => r.name.includes('-thumb.jpg')).length};""")
         report[name] = metrics
         driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+        driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+        wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
+        wait_for(lambda: driver.execute_script("return document.getElementById('viewer-image').complete"), what="the photo")
+        driver.execute_script("return new Promise(r => setTimeout(r, 400))")  # the slide-in
+        driver.save_screenshot(str(SCREENSHOTS / f"{name}-photo.png"))
+        driver.find_element(By.ID, "viewer-close").click()
         assert 0 < metrics["codeBytes"] <= 60 * 1024, metrics
         assert metrics["cls"] < 0.01, metrics
         eager_below_fold = driver.execute_script("""
