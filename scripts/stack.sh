@@ -100,6 +100,12 @@ stack_render_nginx() {
   # The snippet says `include fastcgi_params;`, which nginx resolves next to
   # the main config file.
   cp /etc/nginx/fastcgi_params "$NGX_DIR/fastcgi_params"
+  # The browser client: a copy of web/ that nginx's workers can read.
+  rm -rf "$RUN_DIR/web"
+  cp -r "$IREPORTER_REPO/web" "$RUN_DIR/web"
+  chmod -R a+rX "$RUN_DIR/web"
+  sed -e "s#/usr/share/ireporter/web#$RUN_DIR/web#g" \
+      "$IREPORTER_REPO/deploy/nginx/ireporter-web.conf" > "$NGX_DIR/ireporter-web.conf"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" > "$NGX_DIR/nginx.conf"
 }
@@ -243,6 +249,7 @@ stack_up() {
   else
     log "MariaDB   : $DB_DIR/mysqld.sock, 127.0.0.1:$DB_PORT; root client: $MYSQL_ROOT_CMD"
   fi
+  log "web client: http://$HTTP_ADDR/"
   echo "$API_URL"
 }
 

@@ -1,0 +1,578 @@
+// The iReporter app in the browser: the stream, a photo, posting, search,
+// a person's photos, log in / register / log out. Plain ES modules, no
+// build step. Everything people typed is shown with textContent, never as
+// markup.
+import { APIError, call, callForImage, upload, rows, photoURL, thumbnailURL } from './api.js';
+import { downscaled, squarePreview } from './images.js';
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 50;
+const POLL_MS = 5000;
+
+const state = {
+  user: loadUser(),
+  features: { extras: false, search: false, effects: [] },
+  view: { kind: 'stream' },   // stream | user | search
+  photos: [],                 // what the grid shows, newest first
+  open: -1,                   // index in photos of the open photo, -1: none
+  pollTimer: 0,
+};
+
+// ---------------------------------------------------------------- account --
+
+function loadUser() {
+  try { return JSON.parse(localStorage.getItem('ireporter.user')); } catch { return null; }
+}
+
+function setUser(user) {
+  state.user = user;
+  if (user) localStorage.setItem('ireporter.user', JSON.stringify(user));
+  else localStorage.removeItem('ireporter.user');
+  renderAccount();
+}
+
+function renderAccount() {
+  const nav = $('account');
+  nav.replaceChildren();
+  if (state.user) {
+    const me = document.createElement('a');
+    me.href = `#/user/${encodeURIComponent(state.user.IdUser)}`;
+    me.textContent = state.user.username;
+    const post = button('Post', () => openPost());
+    post.className = 'primary';
+    nav.append(me, post, button('Log out', logout));
+  } else {
+    nav.append(button('Log in', () => openLogin()));
+  }
+}
+
+function button(label, onClick) {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.textContent = label;
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+/** A command that needs a session: a lost session sends the person to log in. */
+async function signedIn(command, fields) {
+  try {
+    return await call(command, fields);
+  } catch (error) {
+    if (error instanceof APIError && error.message === 'Authorization required') {
+      setUser(null);
+      openLogin();
+    }
+    throw error;
+  }
+}
+
+function openLogin() {
+  $('login-error').hidden = true;
+  $('login-dialog').showModal();
+  $('login-username').focus();
+}
+
+async function submitLogin(event) {
+  event.preventDefault();
+  const command = event.submitter && event.submitter.value === 'register' ? 'register' : 'login';
+  const error = $('login-error');
+  error.hidden = true;
+  try {
+    const answer = await call(command, { username: $('login-username').value, password: $('login-password').value });
+    const [user] = rows(answer);
+    if (!user) throw new APIError('The server did not confirm the login.');
+    setUser({ IdUser: String(user.IdUser), username: String(user.username) });
+    $('login-password').value = '';
+    $('login-dialog').close();
+    refresh();
+  } catch (failure) {
+    showError(error, failure);
+  }
+}
+
+async function logout() {
+  try { await call('logout'); } catch { /* the session ends here either way */ }
+  setUser(null);
+  closeViewer();
+  refresh();
+}
+
+function showError(element, failure) {
+  element.textContent = failure instanceof APIError ? failure.message : 'Something went wrong. Try again.';
+  element.hidden = false;
+}
+
+function notify(text) {
+  const notice = $('notice');
+  notice.textContent = text;
+  notice.hidden = !text;
+}
+
+// ----------------------------------------------------------------- photos --
+
+/** Fields that ask for the counts, where the server offers them. */
+function extras() {
+  return state.features.extras ? 'likes,dislikes,comments,myvote,width,height' : undefined;
+}
+
+async function fetchPage(before) {
+  const view = state.view;
+  const paging = state.features.extras ? { count: PAGE, before } : {};
+  if (view.kind === 'search') return rows(await call('search', { q: view.query, extras: extras(), ...paging }));
+  if (view.kind === 'user') return rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
+  return rows(await call('stream', { extras: extras(), ...paging }));
+}
+
+async function refresh() {
+  stopPolling();
+  notify('');
+  try {
+    state.photos = await fetchPage();
+    renderPhotos();
+    $('more').hidden = !state.features.extras || state.photos.length < PAGE;
+  } catch (failure) {
+    state.photos = [];
+    renderPhotos();
+    notify(failure instanceof APIError ? failure.message : 'The photos could not be loaded.');
+  }
+  if (state.view.kind === 'stream') startPolling();
+}
+
+async function loadOlder() {
+  const last = state.photos[state.photos.length - 1];
+  if (!last) return;
+  try {
+    const older = await fetchPage(last.IdPhoto);
+    state.photos.push(...older);
+    appendPhotos(older);
+    $('more').hidden = older.length < PAGE;
+  } catch (failure) {
+    notify(failure instanceof APIError ? failure.message : 'Older photos could not be loaded.');
+  }
+}
+
+function renderPhotos() {
+  const search = state.view.kind === 'search';
+  $('grid').hidden = search;
+  $('results').hidden = !search;
+  $('grid').replaceChildren();
+  $('results').replaceChildren();
+  appendPhotos(state.photos);
+  if (state.photos.length === 0) notify(search ? 'No photos match.' : 'No photos yet.');
+}
+
+function appendPhotos(photos, { atTop = false } = {}) {
+  const list = state.view.kind === 'search' ? $('results') : $('grid');
+  // The first rows load at once (the largest paint); the rest when scrolled near.
+  const eager = atTop ? photos.length : Math.max(0, 12 - list.childElementCount);
+  const items = photos.map((photo, index) => photoItem(photo, index < eager));
+  if (atTop) list.prepend(...items); else list.append(...items);
+}
+
+function photoItem(photo, eager) {
+  const item = document.createElement('li');
+  const link = document.createElement('a');
+  link.href = `#/photo/${encodeURIComponent(photo.IdPhoto)}`;
+  link.className = 'tile';
+  link.dataset.id = photo.IdPhoto;
+  const image = document.createElement('img');
+  image.src = thumbnailURL(photo.IdPhoto);
+  image.alt = photo.title ?? '';
+  image.width = 180;
+  image.height = 180;
+  image.loading = eager ? 'eager' : 'lazy';
+  image.decoding = 'async';
+  const caption = document.createElement('span');
+  caption.className = 'caption';
+  const title = document.createElement('span');
+  title.className = 'title';
+  title.textContent = photo.title ?? '';
+  const author = document.createElement('span');
+  author.className = 'author';
+  author.textContent = photo.username ?? '';
+  caption.append(title, author);
+  link.append(image, caption);
+  item.append(link);
+  return item;
+}
+
+// ---------------------------------------------------- the stream refreshes --
+
+function startPolling() {
+  stopPolling();
+  state.pollTimer = setTimeout(poll, POLL_MS);
+}
+
+function stopPolling() {
+  clearTimeout(state.pollTimer);
+  state.pollTimer = 0;
+}
+
+/** New photos appear by themselves: only what is newer than the newest shown. */
+async function poll() {
+  if (state.view.kind !== 'stream') return;
+  try {
+    const newest = state.photos[0] ? Number(state.photos[0].IdPhoto) : 0;
+    const answer = state.features.extras
+      ? rows(await call('stream', { since: newest || undefined, extras: extras() }))
+      : rows(await call('stream'));
+    const fresh = answer.filter((photo) => Number(photo.IdPhoto) > newest);
+    if (fresh.length > 0) {
+      state.photos.unshift(...fresh);
+      appendPhotos(fresh, { atTop: true });
+      notify('');
+    }
+  } catch { /* try again at the next tick */ }
+  if (state.view.kind === 'stream' && state.pollTimer) state.pollTimer = setTimeout(poll, POLL_MS);
+}
+
+// ------------------------------------------------------------- one photo --
+
+async function openPhoto(id) {
+  let index = state.photos.findIndex((photo) => String(photo.IdPhoto) === String(id));
+  if (index < 0) {
+    try {
+      const [photo] = rows(await call('stream', { IdPhoto: id, extras: extras() }));
+      if (!photo) { notify('That photo is not there any more.'); return; }
+      state.photos.unshift(photo);
+      index = 0;
+    } catch (failure) {
+      notify(failure instanceof APIError ? failure.message : 'The photo could not be loaded.');
+      return;
+    }
+  }
+  state.open = index;
+  const photo = state.photos[index];
+  const viewer = $('viewer');
+  $('viewer-image').src = photoURL(photo.IdPhoto);
+  $('viewer-image').alt = photo.title ?? '';
+  $('viewer-title').textContent = photo.title ?? '';
+  $('viewer-author').textContent = photo.username ?? '';
+  $('viewer-author').href = `#/user/${encodeURIComponent(photo.IdUser)}`;
+  $('viewer-prev').disabled = index === 0;
+  $('viewer-next').disabled = index === state.photos.length - 1;
+  renderVotes(photo);
+  $('delete').hidden = !(state.user && String(state.user.IdUser) === String(photo.IdUser) && state.features.extras);
+  renderComments(photo);
+  if (viewer.hidden) {
+    viewer.hidden = false;
+    viewer.classList.add('opening');
+    requestAnimationFrame(() => viewer.classList.remove('opening'));
+    $('viewer-close').focus();
+  }
+}
+
+function closeViewer() {
+  if ($('viewer').hidden) return;
+  $('viewer').hidden = true;
+  const id = state.photos[state.open]?.IdPhoto;
+  state.open = -1;
+  if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash());
+  document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`)?.focus();
+}
+
+function backHash() {
+  const view = state.view;
+  if (view.kind === 'search') return `#/search/${encodeURIComponent(view.query)}`;
+  if (view.kind === 'user') return `#/user/${encodeURIComponent(view.userID)}`;
+  return '#/';
+}
+
+function step(offset) {
+  const next = state.open + offset;
+  if (state.open < 0 || next < 0 || next >= state.photos.length) return;
+  history.replaceState(null, '', `#/photo/${encodeURIComponent(state.photos[next].IdPhoto)}`);
+  openPhoto(state.photos[next].IdPhoto);
+}
+
+function renderVotes(photo) {
+  const available = state.features.extras && 'likes' in photo;
+  $('votes').hidden = !available;
+  if (!available) return;
+  $('like-count').textContent = String(photo.likes ?? 0);
+  $('dislike-count').textContent = String(photo.dislikes ?? 0);
+  $('like').setAttribute('aria-pressed', String(photo.myvote === 'like' || photo.myvote === 1 || photo.myvote === '1'));
+  $('dislike').setAttribute('aria-pressed', String(photo.myvote === 'dislike' || photo.myvote === -1 || photo.myvote === '-1'));
+}
+
+async function vote(kind) {
+  const photo = state.photos[state.open];
+  if (!photo) return;
+  if (!state.user) { openLogin(); return; }
+  const pressed = $(kind).getAttribute('aria-pressed') === 'true';
+  try {
+    await signedIn(pressed ? 'unvote' : kind, { IdPhoto: photo.IdPhoto });
+    const [fresh] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
+    if (fresh) Object.assign(photo, fresh);
+    renderVotes(photo);
+  } catch (failure) {
+    notifyViewer(failure);
+  }
+}
+
+function notifyViewer(failure) {
+  alertText(failure instanceof APIError ? failure.message : 'Something went wrong. Try again.');
+}
+
+/** The app's alert: the server's own text, announced and shown. */
+function alertText(text) {
+  notify(text);
+  $('notice').setAttribute('role', 'alert');
+}
+
+async function deletePhoto() {
+  const photo = state.photos[state.open];
+  if (!photo || !window.confirm(`Delete “${photo.title ?? ''}”?`)) return;
+  try {
+    await signedIn('delete', { IdPhoto: photo.IdPhoto });
+    state.photos.splice(state.open, 1);
+    document.querySelector(`.tile[data-id="${CSS.escape(String(photo.IdPhoto))}"]`)?.parentElement.remove();
+    closeViewer();
+  } catch (failure) {
+    notifyViewer(failure);
+  }
+}
+
+async function renderComments(photo) {
+  const section = $('comments');
+  section.hidden = !(state.features.extras && 'comments' in photo);
+  $('comment-form').hidden = !state.user;
+  const list = $('comment-list');
+  list.replaceChildren();
+  if (section.hidden) return;
+  try {
+    for (const comment of rows(await call('comments', { IdPhoto: photo.IdPhoto }))) list.append(commentItem(comment, photo));
+  } catch (failure) {
+    notifyViewer(failure);
+  }
+}
+
+function commentItem(comment, photo) {
+  const item = document.createElement('li');
+  const author = document.createElement('strong');
+  author.textContent = comment.username ?? '';
+  const text = document.createElement('p');
+  text.textContent = comment.text ?? '';
+  item.append(author, text);
+  const mine = state.user && String(comment.IdUser) === String(state.user.IdUser);
+  const onMyPhoto = state.user && String(photo.IdUser) === String(state.user.IdUser);
+  if (mine || onMyPhoto) {
+    const remove = button('Delete', async () => {
+      try {
+        await signedIn('uncomment', { IdComment: comment.IdComment });
+        item.remove();
+      } catch (failure) {
+        notifyViewer(failure);
+      }
+    });
+    remove.setAttribute('aria-label', 'Delete comment');
+    remove.className = 'plain';
+    item.append(remove);
+  }
+  return item;
+}
+
+async function submitComment(event) {
+  event.preventDefault();
+  const photo = state.photos[state.open];
+  const text = $('comment-text').value;
+  if (!photo || !text.trim()) return;
+  try {
+    await signedIn('comment', { IdPhoto: photo.IdPhoto, text });
+    $('comment-text').value = '';
+    renderComments(photo);
+  } catch (failure) {
+    notifyViewer(failure);
+  }
+}
+
+// ------------------------------------------------------------ post a photo --
+
+const post = { file: null, sent: null };
+
+function openPost() {
+  if (!state.user) { openLogin(); return; }
+  $('post-form').reset();
+  $('preview').hidden = true;
+  $('downscale-row').hidden = true;
+  $('post-progress').hidden = true;
+  $('post-error').hidden = true;
+  const effects = state.features.effects;
+  $('post-effect').hidden = $('post-effect-label').hidden = effects.length === 0;
+  post.file = null;
+  $('post-dialog').showModal();
+}
+
+async function choosePhoto() {
+  const file = $('post-file').files[0];
+  post.file = file || null;
+  if (!file) return;
+  const scaled = await downscaled(file);
+  post.sent = scaled;
+  const row = $('downscale-row');
+  row.hidden = !scaled;
+  if (scaled) {
+    $('post-downscale-label').textContent =
+      `Downscale to ${scaled.width} × ${scaled.height} before sending (${kilobytes(scaled.blob.size)} instead of ${kilobytes(file.size)})`;
+  }
+  await showPreview();
+}
+
+function kilobytes(bytes) {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/** What will be stored: the server's own rendering of the effect, or the square crop. */
+async function showPreview() {
+  if (!post.file) return;
+  const effect = $('post-effect').value;
+  const source = await squarePreview(post.sent ? post.sent.blob : post.file);
+  let shown = source;
+  if (effect && source) {
+    try {
+      shown = await callForImage('preview', { effect, file: new File([source], 'preview.jpg', { type: 'image/jpeg' }) });
+    } catch (failure) {
+      showError($('post-error'), failure);
+    }
+  }
+  const image = $('preview-image');
+  if (image.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
+  image.src = shown ? URL.createObjectURL(shown) : '';
+  $('preview').hidden = !shown;
+}
+
+async function submitPost(event) {
+  event.preventDefault();
+  const error = $('post-error');
+  error.hidden = true;
+  if (!post.file) return;
+  const useScaled = post.sent && $('post-downscale').checked;
+  const file = useScaled ? new File([post.sent.blob], 'photo.jpg', { type: 'image/jpeg' }) : post.file;
+  const progress = $('post-progress');
+  progress.hidden = false;
+  progress.value = 0;
+  $('upload-button').disabled = true;
+  try {
+    await upload({ title: $('post-title').value, effect: $('post-effect').value || undefined, file },
+                 (fraction) => { progress.value = Math.round(fraction * 100); progress.textContent = `${progress.value}%`; });
+    $('post-dialog').close();
+    location.hash = '#/';
+    await refresh();
+  } catch (failure) {
+    if (failure instanceof APIError && failure.message === 'Authorization required') setUser(null);
+    showError(error, failure);
+  } finally {
+    $('upload-button').disabled = false;
+  }
+}
+
+// --------------------------------------------------------------- routing --
+
+function route() {
+  const hash = decodeURIComponent(location.hash.slice(1) || '/');
+  const [, kind, value] = hash.split('/');
+  if (kind === 'photo' && value) {
+    if (state.photos.length === 0) refresh().then(() => openPhoto(value)); else openPhoto(value);
+    return;
+  }
+  closeViewer();
+  if (kind === 'search' && value !== undefined && state.features.search) {
+    state.view = { kind: 'search', query: value };
+    $('heading').textContent = `Photos matching “${value}”`;
+    $('search-input').value = value;
+  } else if (kind === 'user' && value) {
+    state.view = { kind: 'user', userID: value };
+    $('heading').textContent = 'Photos by this person';
+  } else {
+    state.view = { kind: 'stream' };
+    $('heading').textContent = 'Newest photos';
+  }
+  refresh().then(() => {
+    if (state.view.kind === 'user' && state.photos[0]) $('heading').textContent = `Photos by ${state.photos[0].username ?? ''}`;
+  });
+}
+
+/**
+ * What this server offers beyond the 2012 commands. The original answers an
+ * unknown command with an empty body; a known one answers JSON (or an error).
+ * `extras` comes with the tutorial's other next steps: votes, comments,
+ * cursors (`before`, `since`, `count`), a person's photos, `delete`.
+ */
+async function detectFeatures() {
+  const [extras, effects, search] = await Promise.all([
+    // A server with `extras` refuses an unknown one; the original ignores the field.
+    call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => failure instanceof APIError
+      && !failure.message.startsWith('The server')),
+    probe('effects'), probe('search', { q: 'a' })]);
+  state.features.extras = extras;
+  state.features.search = search !== null;
+  state.features.effects = rows(effects).map((effect) => (typeof effect === 'string' ? { name: effect } : effect));
+  const select = $('post-effect');
+  for (const effect of state.features.effects) {
+    const option = document.createElement('option');
+    option.value = effect.name;
+    option.textContent = effect.title ?? effect.name;
+    select.append(option);
+  }
+  $('search-form').hidden = !state.features.search;
+}
+
+/** The command's answer; {} for an error answer (the command exists), null when absent. */
+async function probe(command, fields) {
+  try {
+    return await call(command, fields);
+  } catch (failure) {
+    return failure instanceof APIError && !failure.message.startsWith('The server') ? {} : null;
+  }
+}
+
+function start() {
+  renderAccount();
+  $('login-form').addEventListener('submit', submitLogin);
+  $('post-form').addEventListener('submit', submitPost);
+  $('post-file').addEventListener('change', choosePhoto);
+  $('post-effect').addEventListener('change', showPreview);
+  $('comment-form').addEventListener('submit', submitComment);
+  $('like').addEventListener('click', () => vote('like'));
+  $('dislike').addEventListener('click', () => vote('dislike'));
+  $('delete').addEventListener('click', deletePhoto);
+  $('viewer-close').addEventListener('click', closeViewer);
+  $('viewer-prev').addEventListener('click', () => step(-1));
+  $('viewer-next').addEventListener('click', () => step(1));
+  $('more-button').addEventListener('click', loadOlder);
+  $('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const query = $('search-input').value.trim();
+    location.hash = query ? `#/search/${encodeURIComponent(query)}` : '#/';
+  });
+  for (const closer of document.querySelectorAll('[data-close]')) {
+    closer.addEventListener('click', () => closer.closest('dialog').close());
+  }
+  document.addEventListener('keydown', (event) => {
+    if ($('viewer').hidden) return;
+    if (event.key === 'Escape') closeViewer();
+    else if (event.key === 'ArrowLeft') step(-1);
+    else if (event.key === 'ArrowRight') step(1);
+  });
+  swipe($('viewer'), (direction) => step(direction));
+  new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting) && !$('more').hidden) loadOlder();
+  }).observe($('more'));
+  window.addEventListener('hashchange', route);
+  detectFeatures().finally(route);
+}
+
+/** A horizontal swipe of 50 px or more: -1 (to the right: previous) or 1. */
+function swipe(element, onSwipe) {
+  let startX = null;
+  element.addEventListener('pointerdown', (event) => { startX = event.clientX; });
+  element.addEventListener('pointerup', (event) => {
+    if (startX === null) return;
+    const distance = event.clientX - startX;
+    startX = null;
+    if (Math.abs(distance) >= 50) onSwipe(distance > 0 ? -1 : 1);
+  });
+}
+
+start();
