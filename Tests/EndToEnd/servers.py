@@ -570,6 +570,9 @@ class Nginx:
                {"/run/ireporter/fcgi.sock": str(socket_path),
                 "/var/www/iReporter/upload/": f"{upload_dir}/"})
         shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
+        # The web client's snippet, serving the repository's web/ as it is.
+        render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
+               {"/usr/share/ireporter/web": str(DEPLOY.parent / "web")})
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
         self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),

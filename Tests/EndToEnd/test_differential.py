@@ -26,7 +26,7 @@ import pytest
 import e2e
 from appclient import Endpoint, jpeg_size, php_json
 from conftest import reset_state
-from e2e import AUTH_FAILED, NOT_JPEG, REG_FAILED, SUCCESS, TOO_LARGE, UPLOAD_MALFUNCTION
+from e2e import AUTH_FAILED, AUTH_REQUIRED, NOT_JPEG, REG_FAILED, SUCCESS, TOO_LARGE, UPLOAD_MALFUNCTION
 from golden import STEPS, Runner
 
 REF_URL_DEFAULT = "http://127.0.0.1:8081/iReporter/"
@@ -98,6 +98,8 @@ DIFFERENCES: dict[int, tuple[str, Transform]] = {
     18: ("username over 45 bytes: Registration failed, nothing inserted", replace_body(AUTH_FAILED, REG_FAILED)),
     19: ("username over 45 bytes: Registration failed, nothing inserted", replace_body(AUTH_FAILED, REG_FAILED)),
     20: ("no truncated 45-character user exists (nothing was inserted at 18/19)", replace_body(R_U45, AUTH_FAILED)),
+    21: ("`delete` is a command now (the tutorial's next steps): without a session it needs one",
+         replace_body(b"", AUTH_REQUIRED)),
     24: ("nginx's redirect page, version string aside", nginx_page),
     28: ("uploads are checked: a PNG is refused", replace_body(SUCCESS, NOT_JPEG)),
     29: ("no file part: Upload malfunction, no orphan row",
@@ -188,3 +190,4 @@ def test_differences_table_matches_test_golden():
     assert expected_ours(20, (200, R_U45)) == (200, AUTH_FAILED)
     assert expected_ours(28, (200, SUCCESS)) == (200, NOT_JPEG)
     assert expected_ours(37, (413, b"<html>")) == (200, TOO_LARGE)
+    assert expected_ours(21, (200, b"")) == (200, AUTH_REQUIRED)
