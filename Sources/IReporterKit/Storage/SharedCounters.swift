@@ -26,16 +26,20 @@ public protocol SharedCounters: AnyObject, Sendable {
     /// Changes whenever a photo is added through any process.
     var streamGeneration: Int64 { get }
     func bumpStreamGeneration()
+    /// The time (Unix seconds) the methods without `now:` count at.
+    var currentTime: Int64 { get }
 }
 
 extension SharedCounters {
-    public func blockedFor(_ key: String) -> Int64? { blockedFor(key, now: Int64(time(nil))) }
+    public var currentTime: Int64 { Int64(time(nil)) }
+
+    public func blockedFor(_ key: String) -> Int64? { blockedFor(key, now: currentTime) }
     @discardableResult
     public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64) -> Int64 {
-        recordFailure(key, threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: Int64(time(nil)))
+        recordFailure(key, threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: currentTime)
     }
-    public func forgive(_ key: String) { forgive(key, now: Int64(time(nil))) }
+    public func forgive(_ key: String) { forgive(key, now: currentTime) }
     public func allow(_ key: String, limit: Int64, windowSeconds: Int64) -> Bool {
-        allow(key, limit: limit, windowSeconds: windowSeconds, now: Int64(time(nil)))
+        allow(key, limit: limit, windowSeconds: windowSeconds, now: currentTime)
     }
 }

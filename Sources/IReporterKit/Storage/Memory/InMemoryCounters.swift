@@ -5,11 +5,15 @@ import Synchronization
 
 /// Shared counters for one process, in a dictionary: for the App's unit
 /// tests, with the same counting and blocking rules (`CounterEntry`) as the
-/// shared-memory table; being unbounded, it never has to refuse a key.
+/// shared-memory table; being unbounded, it never has to refuse a key. A
+/// test may set the time it counts at (`frozenTime`).
 public final class InMemoryCounters: SharedCounters {
     private struct State {
         var entries: [String: CounterEntry] = [:]
         var generation: Int64 = 0
+        var frozenTime: Int64?
+
+        var now: Int64 { frozenTime ?? Int64(time(nil)) }
 
         /// The key's entry, a fresh one if it has none or it was forgotten.
         func entry(_ key: String, now: Int64) -> CounterEntry {
@@ -21,6 +25,15 @@ public final class InMemoryCounters: SharedCounters {
     private let state = Mutex(State())
 
     public init() {}
+
+    /// When set, the time the methods without `now:` count at (seconds can
+    /// then be stepped through, never crossed by chance).
+    public var frozenTime: Int64? {
+        get { state.withLock { $0.frozenTime } }
+        set { state.withLock { $0.frozenTime = newValue } }
+    }
+
+    public var currentTime: Int64 { state.withLock { $0.now } }
 
     public func blockedFor(_ key: String, now: Int64) -> Int64? {
         state.withLock { $0.entry(key, now: now).wait(now: now) }
@@ -43,7 +56,7 @@ public final class InMemoryCounters: SharedCounters {
     public func reset(_ key: String) -> Int64 {
         state.withLock { state in
             defer { state.entries[key] = nil }
-            return state.entry(key, now: Int64(time(nil))).count
+            return state.entry(key, now: state.now).count
         }
     }
 

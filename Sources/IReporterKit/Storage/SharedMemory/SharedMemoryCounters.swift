@@ -86,7 +86,7 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     @discardableResult
     public func reset(_ key: String) -> Int64 {
         locked {
-            guard case .found(let index) = place(of: hash(key), now: Int64(time(nil))) else { return 0 }
+            guard case .found(let index) = place(of: hash(key), now: currentTime) else { return 0 }
             entries[index].key = 0
             return entries[index].state.count
         }
