@@ -17,17 +17,18 @@ final class Supervisor {
     private let reload: () throws(ConfigurationError) -> Configuration
     private let socket: ListeningSocket
     private let scoreboard = Scoreboard()
-    private let shared = SharedState()
+    private let shared: SharedState
     private var generation: Int64 = 1
     private var stopping = false
     private var stopDeadline: Int64 = 0
     private var lastSweep: Int64 = 0
     private var recentCrashes: [Int64] = []
 
-    init(configuration: Configuration, socket: ListeningSocket,
+    init(configuration: Configuration, socket: ListeningSocket, shared: SharedState,
          reload: @escaping () throws(ConfigurationError) -> Configuration) {
         self.configuration = configuration
         self.socket = socket
+        self.shared = shared
         self.reload = reload
     }
 
@@ -104,6 +105,9 @@ final class Supervisor {
                 Log.warning("listen changed: it takes effect at the next restart, not on reload")
                 fresh.listen = configuration.listen
             }
+            if fresh.sharedStatePath != configuration.sharedStatePath {
+                Log.warning("shared_state_file changed: it takes effect at the next restart, not on reload")
+            }
             configuration = fresh
         } catch {
             Log.error("reload refused, keeping the running configuration:\n\(error)")
@@ -127,8 +131,10 @@ final class Supervisor {
         let pid = fork()
         if pid == 0 {
             // A supervisor killed outright (OOM killer, kill -9) takes its
-            // workers along: they must not keep the socket and its requests.
-            if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
+            // workers along: each finishes the request in hand and leaves
+            // the queue to the next server (SIGQUIT: no drain), which
+            // systemd's Restart=, the socket unit or `make up` starts at once.
+            if csystem_die_with_parent(SIGQUIT, supervisor) != 0 { _exit(0) }
             WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
                               shared: shared, operatorPages: pages)
         }
