@@ -27,6 +27,8 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     // Server errors.
     /// ER_SERVER_SHUTDOWN: the server is shutting down.
     public static let serverShutdown = Self(rawValue: 1053)
+    /// ER_QUERY_INTERRUPTED: stopped by KILL QUERY (and undone).
+    public static let queryInterrupted = Self(rawValue: 1317)
     /// ER_UNKNOWN_STMT_HANDLER: the prepared statement died with its connection.
     public static let unknownStatementHandler = Self(rawValue: 1243)
     /// ER_CONNECTION_KILLED.

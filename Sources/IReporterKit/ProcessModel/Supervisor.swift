@@ -188,8 +188,10 @@ final class Supervisor {
 
     /// At start and every 10 minutes: what a crash or a failing disk left in
     /// the upload folder, cleared by a separate process so that serving goes
-    /// on. Only files older than any request can be are touched. Rows are
-    /// only reported (`ireporter repair` deletes them).
+    /// on. Only files older than any request can be are touched; files
+    /// without a row are set aside (`.removed/`), rows without a file only
+    /// reported (`ireporter repair --yes` sets them aside); nothing at all
+    /// when it looks like a wrong path (see `UploadRepair`).
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -199,10 +201,15 @@ final class Supervisor {
         if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
         let repair = configuration.uploadRepair()
         do {
-            let report = try repair.run(graceSeconds: graceSeconds, deleteRows: false)
-            if !report.isClean { Log.warning("sweep of \(configuration.uploadDirectory): \(report)") }
-            if !report.rowsWithoutPhoto.isEmpty {
-                Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); `ireporter repair` deletes them")
+            let report = try repair.run(graceSeconds: graceSeconds, actions: UploadRepair.Actions(setAsideFiles: true))
+            if let refusal = report.refusal {
+                Log.error("sweep of \(configuration.uploadDirectory): nothing changed: \(refusal)")
+            } else if !report.isClean {
+                Log.warning("sweep of \(configuration.uploadDirectory): \(report.summary)")
+            }
+            if !report.rowsWithoutPhoto.isEmpty && report.refusal == nil {
+                Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); "
+                            + "`ireporter repair` shows what it would do, `ireporter repair --yes` moves them to the table photos_removed")
             }
         } catch {
             Log.warning("sweep of the upload folder skipped: \(error)")

@@ -27,6 +27,15 @@ public protocol PhotoStore: AnyObject {
     /// be known, the files stay (`ireporter repair` settles it) and the
     /// error is thrown.
     func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64
-    func allIDs() throws -> [Int64]
-    func delete(id: Int64) throws
+
+    // MARK: - for `ireporter repair`
+
+    /// Row ids above `id`, ascending, at most `limit`: a large table is read
+    /// in batches.
+    func ids(after id: Int64, limit: Int) throws -> [Int64]
+    /// Those of `ids` that have a row now.
+    func existing(_ ids: [Int64]) throws -> Set<Int64>
+    /// Moves a row out of the photos to a place it can be put back from
+    /// (MariaDB: the table `photos_removed`, with the time and `reason`).
+    func setAside(id: Int64, reason: String) throws
 }

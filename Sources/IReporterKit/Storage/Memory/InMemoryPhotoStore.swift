@@ -3,6 +3,8 @@
 public final class InMemoryPhotoStore: PhotoStore {
     private let users: InMemoryUserStore
     public private(set) var rows: [(id: Int64, userID: Int64, title: [UInt8])] = []
+    /// Rows `setAside` took out.
+    public private(set) var removed: [(id: Int64, userID: Int64, title: [UInt8])] = []
     private var nextID: Int64 = 2
 
     public init(users: InMemoryUserStore) { self.users = users }
@@ -30,7 +32,14 @@ public final class InMemoryPhotoStore: PhotoStore {
         return id
     }
 
-    public func allIDs() throws -> [Int64] { rows.map(\.id) }
+    public func ids(after id: Int64, limit: Int) throws -> [Int64] {
+        Array(rows.map(\.id).filter { $0 > id }.sorted().prefix(limit))
+    }
 
-    public func delete(id: Int64) throws { rows.removeAll { $0.id == id } }
+    public func existing(_ ids: [Int64]) throws -> Set<Int64> { Set(rows.map(\.id)).intersection(ids) }
+
+    public func setAside(id: Int64, reason: String) throws {
+        removed += rows.filter { $0.id == id }
+        rows.removeAll { $0.id == id }
+    }
 }
