@@ -201,7 +201,11 @@ public struct UploadRepair {
     /// Into `.removed/` (made private to the server's user), never over a file there.
     private func setAside(file name: String) throws(SystemError) {
         let folder = "\(files.directory)/\(Self.removedFolder)"
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir \(folder)") }
+        if mkdir(folder, 0o700) == 0 {
+            giveToFolderOwner(folder)
+        } else if errno != EEXIST {
+            throw SystemError("mkdir \(folder)")
+        }
         var target = "\(folder)/\(name)"
         var copy = 1
         while access(target, F_OK) == 0 {
@@ -236,6 +240,15 @@ public struct UploadRepair {
         guard fd >= 0 else { return }
         _ = bytes.withUnsafeBytes { writeAll(fd, $0) }
         close(fd)
+        giveToFolderOwner("\(files.directory)/\(Self.marker)")
+    }
+
+    /// What a repair run as root makes stays the server's (the upload
+    /// folder's owner): its sweep sets files aside into `.removed/` too.
+    private func giveToFolderOwner(_ path: String) {
+        var folder = stat()
+        guard geteuid() == 0, stat(files.directory, &folder) == 0 else { return }
+        chown(path, folder.st_uid, folder.st_gid)
     }
 
     /// The IdPhoto of `<id>.jpg` or `<id>-thumb.jpg`, exactly as the server
