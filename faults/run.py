@@ -1253,6 +1253,8 @@ def inventory(upload_dir: Path):
     """Photos, thumbnails, spool files and anything else in the upload folder, with their times."""
     inv = {"photo": {}, "thumb": {}, "spool": {}, "other": {}}
     for e in os.scandir(upload_dir):
+        if e.name in (".ireporter-upload-dir", ".removed"):
+            continue  # repair's record of the folder's device, and what it set aside
         st = e.stat(follow_symlinks=False)
         t = max(st.st_mtime, st.st_ctime)
         m = re.fullmatch(r"(\d+)(-thumb)?\.jpg", e.name)
@@ -1414,9 +1416,9 @@ def reconcile(run: Run, repair_available: bool) -> dict:
     res["rows_without_files"] = rows_without_files_before
     res["debris_after_repair"] = None
     if repair_available:
-        # 4. `ireporter repair --grace 0` (nothing is in flight): no debris may survive it, and it must
-        #    not take away anything acknowledged.
-        p = subprocess.run([str(st.srv_bin), "repair", "--grace", "0", "--config", str(st.conf)],
+        # 4. `ireporter repair --yes --grace 0` (nothing is in flight): no debris may survive it, and it
+        #    must not take away anything acknowledged.
+        p = subprocess.run([str(st.srv_bin), "repair", "--yes", "--grace", "0", "--config", str(st.conf)],
                            capture_output=True, text=True, timeout=300)
         res["repair"] = {"exit": p.returncode, "summary": (p.stdout.strip().splitlines() or [""])[0],
                          "stdout": p.stdout.strip()[:3000], "stderr": p.stderr.strip()[-2000:]}
@@ -1427,7 +1429,7 @@ def reconcile(run: Run, repair_available: bool) -> dict:
         d1 = res["debris_after_repair"] = debris(after, rows_after)
         left = [n for k, v in d1.items() if k != "other" for n in v]
         if left:
-            run.violation(f"debris left after `ireporter repair --grace 0`: {left[:10]}")
+            run.violation(f"debris left after `ireporter repair --yes --grace 0`: {left[:10]}")
         res["rows_without_files"] = [idp for idp in rows_after if idp not in after["photo"] or idp not in after["thumb"]]
         for idp in res["rows_without_files"]:
             run.violation(f"row without both files after repair: IdPhoto {idp}")

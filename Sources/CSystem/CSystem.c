@@ -69,3 +69,25 @@ int csystem_die_with_parent(int signal_number, int parent_pid) {
 void csystem_mmap_large_blocks(int bytes) {
     mallopt(M_MMAP_THRESHOLD, bytes);
 }
+
+int csystem_lock_byte(int fd, long offset, int type, int wait) {
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = (short)type;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = 1;
+    int result;
+    do {
+        result = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock);
+    } while (result != 0 && errno == EINTR);
+    return result;
+}
+
+int csystem_lock_for_this_process(int fd) {
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    return fcntl(fd, F_SETLK, &lock);
+}

@@ -43,7 +43,7 @@ from typing import Callable, Optional
 
 import pytest
 
-from appclient import AppClient, Endpoint, jpeg_size
+from appclient import AppClient, Endpoint, jpeg_size, multipart_body, multipart_content_type
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -310,6 +310,15 @@ def port_free(port: int):
 class Database:
     url: str
     directory: Optional[Path] = None   # set when we started it
+    port: str = ""
+
+    def sql(self, text: str) -> str:
+        """Runs SQL as root on the database we started (tab-separated rows)."""
+        assert self.directory is not None, "not our own database: no root client"
+        p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "sql", str(self.directory), self.port, "-N", "-B"],
+                           input=text, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
 
     def stop(self):
         if self.directory is not None:
@@ -333,16 +342,14 @@ def start_database() -> Database:
                        capture_output=True, text=True, timeout=180)
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
-    # Our own database: empty tables as installed (migration 003's too), for every module.
-    schema = (REPO / "sql" / "schema.sql").read_text()
-    schema += (REPO / "sql" / "migrations" / "003-photo-details-comments-votes.sql").read_text()
-    p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "sql", str(directory), port],
-                       input="DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`;\n"
-                       + schema,
-                       capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        pytest.fail(f"resetting the database in {directory} failed:\n{p.stderr}", pytrace=False)
-    return Database(f"mysql://ireport:ireport@localhost/iReport?socket={directory}/mysqld.sock", directory)
+    # Our own database: empty tables as installed (migration 003's, and
+    # repair's table of rows set aside, too), for every module.
+    db = Database(f"mysql://ireport:ireport@localhost/iReport?socket={directory}/mysqld.sock", directory, port)
+    db.sql("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, `votes`, "
+           "`comments`;
+" + (REPO / "sql" / "schema.sql").read_text()
+           + (REPO / "sql" / "migrations" / "003-photo-details-comments-votes.sql").read_text())
+    return db
 
 
 # --------------------------------------------------------------- the server
@@ -736,7 +743,8 @@ class Outcome:
 @dataclass
 class Load:
     """`clients` phones, each sending requests back to back for `seconds`
-    (at most `max_requests` each): stream, and a login every fourth request.
+    (at most `max_requests` each): by default stream, and a login every
+    fourth request; with `uploads`, logged-in phones uploading photos.
     Every answer must be exactly the expected one."""
     base_url: str
     user: str
@@ -748,25 +756,35 @@ class Load:
     # Stop a client at its first unexpected answer (once the server is
     # stopped, Apache answers 503 at once: no point hammering it).
     stop_on_failure: bool = False
+    uploads: bool = False
     outcomes: list[Outcome] = field(default_factory=list)
+
+    def _send(self, phone: AppClient, i: int) -> tuple[str, object]:
+        if self.uploads:
+            return "upload", phone.upload(small_photo(), f"{self.user} load {threading.get_ident()} {i}")
+        kind = "login" if i % 4 == 3 else "stream"
+        return kind, (phone.login(self.user, self.password) if kind == "login" else phone.stream())
 
     def run(self, during: Optional[Callable[[], None]] = None, at: float = 0.7) -> list[Outcome]:
         start = time.monotonic()
         deadline = start + self.seconds
         lock = threading.Lock()
 
+        expected = dict(self.expected, upload=SUCCESS)
+
         def client(n: int):
             phone = AppClient(Endpoint(self.base_url), timeout=20)
+            if self.uploads:
+                assert phone.login(self.user, self.password).status == 200 and phone.session_id
             try:
                 for i in range(self.max_requests):
                     if time.monotonic() > deadline:
                         break
-                    kind = "login" if i % 4 == 3 else "stream"
-                    o = Outcome(n, kind, time.monotonic() - start, 0.0)
+                    o = Outcome(n, "upload" if self.uploads else "stream", time.monotonic() - start, 0.0)
                     try:
-                        r = phone.login(self.user, self.password) if kind == "login" else phone.stream()
+                        o.kind, r = self._send(phone, i)
                         o.status, o.body = r.status, r.body
-                        o.ok = r.status == 200 and r.body == self.expected[kind]
+                        o.ok = r.status == 200 and r.body == expected[o.kind]
                     except Exception as e:  # noqa: BLE001 - every failure is an outcome
                         o.error = f"{type(e).__name__}: {e}"
                         phone.close()
@@ -790,6 +808,15 @@ class Load:
         return self.outcomes
 
     @staticmethod
+    def failure_window(outcomes: list[Outcome]) -> tuple[int, float]:
+        """How many requests failed, and the seconds from the first failed
+        request's start to the last one's end (0: none failed)."""
+        failed = [o for o in outcomes if not o.ok]
+        if not failed:
+            return 0, 0.0
+        return len(failed), max(o.finished for o in failed) - min(o.started for o in failed)
+
+    @staticmethod
     def describe(outcomes: list[Outcome], limit: int = 8) -> str:
         bad = [o for o in outcomes if not o.ok]
         lines = [f"{len(outcomes)} requests, {len(bad)} not as expected"]
@@ -810,3 +837,91 @@ def prepare_load_user(base_url: str, tag: str) -> tuple[str, str, dict[str, byte
         assert r.status == 200, r
         stream_body = r.body
     return user, password, {"login": login_body, "stream": stream_body}
+
+
+# ------------------------------------------------ state across processes
+
+THROTTLED = re.compile(r'^\{"error":"Too many failed logins, try again in \d+ seconds"\}$')
+
+
+def small_photo() -> bytes:
+    """A real JPEG of 400x300 (tens of KB): many uploads at once, quickly."""
+    if "small" not in _photo_cache:
+        _photo_cache["small"] = imagemagick("-seed", "3", "-size", "400x300", "plasma:fractal", "-quality", "85",
+                                            "jpeg:-")
+    return _photo_cache["small"]
+
+
+def phones_upload_then_stream(upload_url: str, stream_url: Optional[str] = None, phones: int = 8, uploads: int = 10,
+                              tag: str = "rw", timeout: float = 120) -> list[str]:
+    """`phones` phones at once, each registering, then uploading `uploads`
+    photos, each followed at once by a stream (through `stream_url`, another
+    process or server, when given): the app shows its user the new photo in
+    that stream. Returns what went wrong: photos missing from their
+    uploader's next stream, failed answers (empty: all well)."""
+    import concurrent.futures as cf
+    jpeg = small_photo()
+    deadline = time.monotonic() + timeout
+
+    def phone(n: int) -> list[str]:
+        problems = []
+        user = unique_name(f"{tag}{n}")
+        with AppClient(Endpoint(upload_url), timeout=30) as up, AppClient(Endpoint(stream_url or upload_url),
+                                                                          timeout=30) as down:
+            r = up.register(user, app_password("rw"))
+            if r.status != 200 or b'"result"' not in r.body:
+                return [f"phone {n}: register: {r.status} {r.body[:200]!r}"]
+            down.jar = up.jar
+            for i in range(uploads):
+                if time.monotonic() > deadline:
+                    return problems + [f"phone {n}: out of time after {i} uploads"]
+                title = f"{user} photo {i}"
+                r = up.upload(jpeg, title)
+                if r.status != 200 or r.body != SUCCESS:
+                    problems.append(f"phone {n}: upload {i}: {r.status} {r.body[:200]!r}")
+                    continue
+                r = down.stream()
+                titles = [row["title"] for row in r.json()["result"]] if r.status == 200 else []
+                if title not in titles:
+                    problems.append(f"phone {n}: {title!r} missing from the uploader's next stream "
+                                    f"(HTTP {r.status}, newest: {titles[:3]})")
+        return problems
+
+    with cf.ThreadPoolExecutor(phones) as pool:
+        return [p for problems in pool.map(phone, range(phones)) for p in problems]
+
+
+def failed_logins_across_processes(base_urls: list[str], tag: str = "throttle", pairs: int = 3) -> dict:
+    """One account, one address: 2 x `pairs` wrong passwords, two at a time
+    (so that two processes serve them), taking turns over `base_urls`
+    (several servers), each tagged `?attempt=N` in the URI; then the right
+    password, which the throttle must refuse (5 failures block the name from
+    that address). Returns {"answers": [(uri, body)], "last": body}."""
+    import concurrent.futures as cf
+    user, password = unique_name(tag), app_password("right")
+    with AppClient(Endpoint(base_urls[0]), timeout=30) as phone:
+        r = phone.register(user, password)
+        assert r.status == 200 and b'"result"' in r.body, r
+    answers = []
+
+    def attempt(n: int):
+        url = base_urls[n % len(base_urls)]
+        uri = f"{Endpoint(url).path()}?attempt={user}-{n}"
+        with AppClient(Endpoint(url), keep_alive=False, timeout=30) as phone:
+            r = phone.request("POST", uri, multipart_body([("command", "login"), ("username", user),
+                                                           ("password", app_password("wrong"))]),
+                              multipart_content_type())
+            return uri, r.body
+
+    with cf.ThreadPoolExecutor(2) as pool:
+        for round_ in range(pairs):
+            answers += list(pool.map(attempt, (2 * round_, 2 * round_ + 1)))
+    with AppClient(Endpoint(base_urls[-1]), timeout=30) as phone:
+        last = phone.login(user, password).body
+    return {"answers": answers, "last": last, "user": user}
+
+
+def pids_in_access_log(log: Path, marker: str) -> set[int]:
+    """The worker pids that served the requests whose URI holds `marker`."""
+    return {int(m.group(1)) for line in log.read_text().splitlines() if marker in line
+            for m in [re.search(r" pid=(\d+)", line)] if m}

@@ -25,9 +25,11 @@ loopback only.
 """
 from __future__ import annotations
 
+import os
 import random
 import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -117,6 +119,7 @@ class SlowUpload:
     stalls: Apache streams what it has, so a worker waits for the rest."""
 
     def __init__(self, cookie: str, title: str):
+        self.title = title
         self.body = multipart_body([("command", "upload"), ("title", title)], [FilePart(servers.photo())])
         head = (f"POST /iReporter/ HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n"
                 f"Content-Type: {multipart_content_type()}\r\nContent-Length: {len(self.body)}\r\n"
@@ -448,6 +451,80 @@ def test_workers_exit_when_supervisor_dies(start_server, module_env):
         servers.wait_gone(workers, 5)
         for leftover in (server.socket_path, server.pid_file):
             leftover.unlink(missing_ok=True)
+
+
+def test_workers_of_a_killed_supervisor_finish_their_request_and_a_new_server_takes_over(start_server, module_env):
+    """kill -9 of the supervisor with two uploads in flight: the idle worker
+    leaves at once; the worker whose client finishes gets its upload through
+    and leaves; the one whose client stalls meets its own request_timeout
+    alarm (the supervisor's watchdog is gone). A new server starts on the
+    same socket path meanwhile, without waiting for them."""
+    server = start_server(workers=3, request_timeout=2)
+    user, password, _ = prepare_load_user(API, "orphans")
+    cookie = logged_in_cookie(user, password)
+    finishing, stalling = SlowUpload(cookie, servers.unique_name("finished")), SlowUpload(cookie, "stalled")
+    busy = servers.wait_for(lambda: (b := pool(server)["busy"]) and len(b) == 2 and all(
+        p["request duration"] >= 100 for p in b) and b, 5, what="two workers busy with uploads")
+    busy_pids = {p["pid"] for p in busy}
+    [idle] = set(server.workers()) - busy_pids
+    server.proc.kill()
+    server.proc.wait(5)
+    server.proc = None
+    t0 = time.monotonic()
+    assert servers.wait_gone([idle], 2), "an idle worker outlived its supervisor"
+    # A new server takes the socket's path over while the orphans still work.
+    successor = servers.OurServer(module_env["dir"], module_env["binary"], module_env["db"].url, workers=1)
+    successor.start()
+    try:
+        assert any(servers.proc_alive(p) for p in busy_pids), "the busy workers did not wait for their request"
+        status, body, _ = finishing.finish(send_rest=True)
+        assert status == 200 and body == servers.SUCCESS, (status, body[:200], logs(successor, module_env["apache"]))
+        # request_timeout (2 s) + 5 s: the stalled one's own alarm.
+        assert servers.wait_gone(list(busy_pids), 12), \
+            f"orphaned workers {[p for p in busy_pids if servers.proc_alive(p)]} still running"
+        assert time.monotonic() - t0 < 12
+        stalling.finish(send_rest=False, timeout=1)
+        with AppClient(Endpoint(API)) as phone:
+            assert finishing_title_in(phone.stream().json(), finishing)
+    finally:
+        successor.stop()
+
+
+def finishing_title_in(stream: dict, upload: SlowUpload) -> bool:
+    return any(row["title"] == upload.title for row in stream["result"])
+
+
+def test_repair_under_uploads_calls_no_photo_missing(start_server, module_env):
+    """A folder of thousands of photos, six phones uploading: `ireporter
+    repair` reads the rows before it lists the folder and looks twice, so
+    no photo whose upload commits meanwhile is called missing, and no file
+    of one is called debris."""
+    server = start_server(workers=3)
+    user, password, expected = prepare_load_user(API, "repair")
+    db = module_env["db"]
+    db.sql("INSERT INTO photos (title, IdUser) VALUES " + ",".join(["('seeded', 1)"] * 5000) + ";")
+    seed = module_env["dir"] / "seed.jpg"
+    seed.write_bytes(servers.small_photo())
+    for id_photo in db.sql("SELECT IdPhoto FROM photos WHERE title = 'seeded'").split():
+        for name in (f"{id_photo}.jpg", f"{id_photo}-thumb.jpg"):
+            (server.upload_dir / name).unlink(missing_ok=True)
+            os.link(seed, server.upload_dir / name)
+    reports = []
+
+    def repair_meanwhile():
+        for _ in range(4):
+            p = subprocess.run([str(server.binary), "repair", "--dry-run", "--config", str(server.config_path)],
+                               env=servers.clean_env(), capture_output=True, text=True, timeout=60)
+            reports.append((p.returncode, p.stdout + p.stderr))
+    outcomes = Load(API, user, password, expected, clients=6, seconds=6.0, uploads=True).run(
+        during=repair_meanwhile, at=0.5)
+    assert all(o.ok for o in outcomes) and len(outcomes) >= 30, Load.describe(outcomes)
+    assert len(reports) == 4
+    for status, text in reports:
+        assert status == 0, text
+        summary = next(line for line in text.splitlines() if " rows, " in line)
+        assert int(summary.split(" rows,")[0]) >= 5000, summary
+        assert " 0 files without a row" in summary and " 0 rows without a photo file" in summary, text
 
 
 def test_sigusr1_reopens_the_log_files(start_server, module_env):

@@ -137,11 +137,12 @@ extension DatabaseTests {
             try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 2")
             let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path),
                                       photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
-            let report = try repair.run(graceSeconds: 0, deleteRows: true)
-            #expect(report.removedOrphanFiles == ["2-thumb.jpg", "2.jpg"])
-            #expect(report.removedOrphanReactions == 4, "the vote, the comment, the counts and the details")
+            let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true)
+            let report = try repair.run(graceSeconds: 0, actions: everything)
+            #expect(report.filesWithoutRow == ["2-thumb.jpg", "2.jpg"])
+            #expect(report.orphanReactions == 4, "the vote, the comment, the counts and the details")
             for table in ["votes", "comments", "photo_details", "photo_counts"] { #expect(try phone.rowCount(table) == 0) }
-            #expect(try repair.run(graceSeconds: 0, deleteRows: true).isClean)
+            #expect(try repair.run(graceSeconds: 0, actions: everything).isClean)
             try TestServices.resetTables(phone.database)
         }
     }

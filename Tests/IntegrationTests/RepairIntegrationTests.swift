@@ -26,23 +26,64 @@ extension DatabaseTests {
             try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'no file')") // 4
             let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
 
-            let young = try repair.run(graceSeconds: 3600, deleteRows: false)
-            #expect(young.removedSpools.isEmpty && young.removedOrphanFiles.isEmpty, "files younger than the grace time are left alone")
+            let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true, setAsideRows: true))
+            #expect(young.spools.isEmpty && young.filesWithoutRow.isEmpty, "files younger than the grace time are left alone")
 
-            let dry = try repair.run(graceSeconds: 0, deleteRows: true, dryRun: true)
-            #expect(dry.removedOrphanFiles == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
-            #expect(phone.uploads.entries.contains("9.jpg"), "a dry run changes nothing")
+            let dry = try repair.run(graceSeconds: 0, actions: .dryRun)
+            #expect(dry.filesWithoutRow == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
+            #expect(dry.applied.isEmpty && phone.uploads.entries.contains("9.jpg"), "a dry run changes nothing")
 
-            let report = try repair.run(graceSeconds: 0, deleteRows: true)
-            #expect(report.removedSpools == [".spool-AbCdEf"])
-            #expect(report.removedOrphanFiles == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
-            #expect(report.regeneratedThumbnails == [3])
+            // Without --yes: the safe steps only.
+            let safe = try repair.run(graceSeconds: 0, actions: .init())
+            #expect(safe.applied == [.spools, .thumbnails, .reactions])
+            #expect(safe.spools == [".spool-AbCdEf"] && safe.missingThumbnails == [3])
+            #expect(phone.uploads.entries.contains("9.jpg"))
+            #expect(try phone.rowCount("photos") == 3)
+
+            let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true))
+            #expect(report.filesWithoutRow == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
             #expect(report.rowsWithoutPhoto == [4])
-            #expect(report.deletedRows == [4])
-            #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg", "3-thumb.jpg", "3.jpg", "notes.txt"])
+            #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows])
+            #expect(phone.uploads.entries == [".ireporter-upload-dir", ".removed", "2-thumb.jpg", "2.jpg", "3-thumb.jpg", "3.jpg", "notes.txt"])
             #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/3-thumb.jpg")))! == (180, 180))
             #expect(try phone.rowCount("photos") == 2)
-            #expect(try repair.run(graceSeconds: 0, deleteRows: true).isClean, "a second run finds nothing")
+            #expect(try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)).isClean,
+                    "a second run finds nothing")
+
+            // Restorable: the files are in .removed/, the row in photos_removed, as docs/RELIABILITY.md says.
+            #expect(Set(try ScratchDirectory.names(in: "\(phone.uploads.path)/.removed")) == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
+            let removed = try phone.database.query("SELECT IdPhoto, title, IdUser, reason FROM photos_removed WHERE IdPhoto = 4")
+            #expect(removed.first?["title"] == Array("no file".utf8))
+            let reason = String(decoding: removed.first?["reason"] ?? [], as: UTF8.self)
+            #expect(reason.hasPrefix("no photo file in "))
+            try phone.database.execute("INSERT INTO photos (IdPhoto, title, IdUser) SELECT IdPhoto, title, IdUser FROM photos_removed WHERE IdPhoto = 4")
+            #expect(try phone.rowCount("photos") == 3)
+        }
+
+        @Test func aWrongFolderOrDatabaseIsRefusedWholesale() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "b", "c"] {
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true)
+            let store = MariaDBPhotoStore(database: phone.database)
+            // upload_dir pointing at an empty folder (a typo, a disk not mounted).
+            let empty = ScratchDirectory("empty-upload")
+            let wrong = try UploadRepair(files: UploadFolder(directory: empty.path), photos: store, maxImagePixels: 50_000_000)
+                .run(graceSeconds: 0, actions: everything)
+            #expect(wrong.rowsWithoutPhoto == [2, 3, 4] && wrong.applied.isEmpty)
+            #expect(wrong.refusal?.contains("holds no photo file") == true)
+            #expect(try phone.rowCount("photos") == 3, "not one row touched")
+            // The right folder with the wrong database: every file without a row.
+            try phone.database.command("DELETE FROM photos")
+            let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path), photos: store, maxImagePixels: 50_000_000)
+            let wrongDatabase = try repair.run(graceSeconds: 0, actions: everything)
+            #expect(wrongDatabase.refusal?.contains("the wrong database") == true && wrongDatabase.applied.isEmpty)
+            #expect(phone.uploads.entries.contains("2.jpg"))
+            // --force: the operator says it is right.
+            let forced = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true, force: true))
+            #expect(forced.applied.contains(.files) && !phone.uploads.entries.contains("2.jpg"))
         }
     }
 }

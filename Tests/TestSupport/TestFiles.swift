@@ -16,8 +16,11 @@ public final class ScratchDirectory {
     deinit { _ = system("rm -rf '\(path)'") }
 
     /// The names in it, sorted.
-    public var entries: [String] {
-        guard let dir = opendir(path) else { return [] }
+    public var entries: [String] { (try? Self.names(in: path)) ?? [] }
+
+    /// The names in a directory (without `.` and `..`), sorted.
+    public static func names(in directory: String) throws -> [String] {
+        guard let dir = opendir(directory) else { throw TestFileError.cannotOpen(directory) }
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
@@ -36,4 +39,8 @@ public final class ScratchDirectory {
         fclose(file)
         return full
     }
+}
+
+public enum TestFileError: Error {
+    case cannotOpen(String)
 }

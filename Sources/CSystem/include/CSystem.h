@@ -39,4 +39,15 @@ int csystem_take_signal(int signal_number);
 /* Whether signal_number arrived (not cleared). */
 int csystem_signal_seen(int signal_number);
 
+/* An open-file-description lock (F_OFD_SETLK, or F_OFD_SETLKW when wait)
+   on the byte at offset: type is F_RDLCK, F_WRLCK or F_UNLCK. It belongs to
+   the open file (shared with forked children) and goes when its last
+   descriptor is closed, however the holders end. 0, or -1 with errno. */
+int csystem_lock_byte(int fd, long offset, int type, int wait);
+
+/* A write lock on the whole file that belongs to this process alone
+   (F_SETLK): not inherited by forked children, released when the process
+   ends however it ends. Never waits. 0, or -1 with errno. */
+int csystem_lock_for_this_process(int fd);
+
 #endif

@@ -7,6 +7,8 @@ import Glibc
 /// statements cached. It reconnects by itself when the server went away.
 public final class DatabaseConnection {
     public let settings: DatabaseSettings
+    /// Asks the server for progress reports (`runLong`).
+    private let reportsProgress: Bool
     private var handle: UnsafeMutablePointer<MYSQL>?
     private var statements: [String: PreparedStatement] = [:]
     /// Time spent waiting on the server, for the access log.
@@ -15,8 +17,9 @@ public final class DatabaseConnection {
     /// Call once per process before any connection (Connector/C's global init).
     public static func initializeLibrary() { _ = cmariadb_library_init() }
 
-    public init(settings: DatabaseSettings) {
+    public init(settings: DatabaseSettings, reportsProgress: Bool = false) {
         self.settings = settings
+        self.reportsProgress = reportsProgress
     }
 
     deinit { disconnect() }
@@ -46,6 +49,39 @@ public final class DatabaseConnection {
             guard sql.withCString({ mysql_real_query(connection, $0, UInt(strlen($0))) }) != 0 else { return }
             throw DatabaseError(connection: connection, sql: sql)
         }
+    }
+
+    /// A long statement (a migration) with the text protocol, on a connection
+    /// made with `reportsProgress`: MariaDB's progress reports go to
+    /// `onReport` about once a second while it runs. When `onReport` answers
+    /// false the statement is stopped (KILL QUERY, from a connection of its
+    /// own): the server undoes it, and this throws its "interrupted" error.
+    public func runLong(_ sql: String, onReport: @escaping (StatementProgress) -> Bool) throws(DatabaseError) {
+        precondition(reportsProgress, "runLong needs a connection made with reportsProgress")
+        try command("SET SESSION progress_report_time = 1", repeatable: true)
+        let settings = settings
+        var killed = false
+        DatabaseConnection.progressHandler = { connection, report in
+            guard !onReport(report), !killed else { return }
+            killed = true
+            let killer = DatabaseConnection(settings: settings)
+            _ = try? killer.command("KILL QUERY \(mysql_thread_id(connection))")
+            killer.disconnect()
+        }
+        defer { DatabaseConnection.progressHandler = nil }
+        try command(sql)
+    }
+
+    /// The statement `runLong` runs: the C callback reaches it through here
+    /// (one long statement at a time, on the main thread of a command-line
+    /// process).
+    nonisolated(unsafe) private static var progressHandler: ((UnsafeMutablePointer<MYSQL>, StatementProgress) -> Void)?
+
+    private static let progressCallback: cmariadb_progress_callback = { connection, stage, stages, percent, info, length in
+        guard let connection, let handler = progressHandler else { return }
+        let text = info.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(length)), as: UTF8.self) } ?? ""
+        handler(UnsafeMutablePointer(mutating: connection),
+                StatementProgress(stage: Int(stage), stages: Int(stages), percent: percent, state: text))
     }
 
     /// Runs `body` in a transaction: rolled back when it throws (its error
@@ -116,6 +152,7 @@ public final class DatabaseConnection {
         mysql_options(connection, MYSQL_OPT_READ_TIMEOUT, &ioTimeout)
         mysql_options(connection, MYSQL_OPT_WRITE_TIMEOUT, &ioTimeout)
         settings.charset.withCString { _ = mysql_options(connection, MYSQL_SET_CHARSET_NAME, $0) }
+        if reportsProgress { _ = cmariadb_report_progress(connection, Self.progressCallback) }
         if let file = settings.optionFile {
             file.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_FILE, $0) }
             settings.optionGroup.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_GROUP, $0) }
@@ -157,4 +194,14 @@ extension Optional where Wrapped == String {
         case .none: body(nil)
         }
     }
+}
+
+/// One of MariaDB's progress reports on a long statement.
+public struct StatementProgress: Sendable {
+    /// Stage `stage` of `stages` (from 1), `percent` of it done.
+    public var stage: Int
+    public var stages: Int
+    public var percent: Double
+    /// What the server says it does (`copy to tmp table`).
+    public var state: String
 }

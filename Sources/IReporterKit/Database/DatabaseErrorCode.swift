@@ -31,6 +31,8 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let noSuchTable = Self(rawValue: 1146)
     /// ER_LOCK_DEADLOCK: InnoDB rolled this transaction back to break a deadlock; it may run again.
     public static let deadlock = Self(rawValue: 1213)
+    /// ER_QUERY_INTERRUPTED: stopped by KILL QUERY (and undone).
+    public static let queryInterrupted = Self(rawValue: 1317)
     /// ER_UNKNOWN_STMT_HANDLER: the prepared statement died with its connection.
     public static let unknownStatementHandler = Self(rawValue: 1243)
     /// ER_CONNECTION_KILLED.

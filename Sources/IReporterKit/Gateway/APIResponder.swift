@@ -39,6 +39,10 @@ final class APIResponder {
 
     deinit { buffer.deallocate() }
 
+    /// A request Apache refused as too large (`LimitRequestBody`) arrives
+    /// here as its `ErrorDocument 413` (deploy/apache/lamp*/.htaccess), with
+    /// `REDIRECT_STATUS=413` and no body: it gets the same JSON answer as a
+    /// photo over our own limit, as nginx's `error_page 413` gives.
     @discardableResult
     func respond(to request: GatewayRequest) -> Record {
         let started = monotonicMicros()
@@ -53,7 +57,8 @@ final class APIResponder {
         }
         var response: APIResponse
         var spooled: [String] = []
-        let form = readForm(request)
+        let refusedByWebServer = request.param("REDIRECT_STATUS") == "413"
+        let form = refusedByWebServer ? .failure(.fileTooLarge(limit: maxUploadBytes)) : readForm(request)
         record.parseMicros = monotonicMicros() - started
         switch form {
         case .success(let form):
@@ -72,7 +77,8 @@ final class APIResponder {
         for path in spooled where unlink(path) != 0 && errno != ENOENT {
             Log.warning("cannot remove \(path) (\(String(cString: strerror(errno)))): the next sweep will")
         }
-        request.write(Self.head(for: response) + response.body)
+        // Apache keeps its 413 for an ErrorDocument's answer unless told otherwise.
+        request.write((refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []) + Self.head(for: response) + response.body)
         record.bytes = response.body.count
         record.totalMicros = monotonicMicros() - started
         return record

@@ -6,8 +6,9 @@ public enum IReporterCommandLine {
     static let usage = """
         usage: ireporter [--config FILE] [--listen ADDRESS] [--workers N]
                ireporter --check-config [--config FILE]
+               ireporter migrate [--config FILE]
                ireporter migrate-passwords [--config FILE]
-               ireporter repair [--dry-run] [--grace SECONDS] [--config FILE]
+               ireporter repair [--yes] [--dry-run] [--force] [--grace SECONDS] [--config FILE]
                ireporter --help | --version
 
         The iReporter photo API as a FastCGI server. It listens on ADDRESS
@@ -18,14 +19,27 @@ public enum IReporterCommandLine {
         variables, then the flags above; every setting is listed in
         docs/CONFIGURATION.md.
 
-        repair clears what a crash can leave behind: spool files, photo files
-        without a row, rows without a photo file; it makes missing thumbnails
-        again. Files younger than --grace seconds (default 60) are left alone.
-        A start of the server does the same, except deleting rows.
+        repair clears what a crash can leave behind. It removes spool files
+        and makes missing thumbnails, and shows what else it found: photo
+        files without a row and rows without a photo file. With --yes it
+        moves those aside, restorably: files into upload_dir/.removed/, rows
+        into the table photos_removed. --dry-run changes nothing at all. It
+        refuses when the damage looks like a wrong upload_dir, a disk that is
+        not mounted or the wrong database (--force: go on all the same).
+        Files younger than --grace seconds (default 60) are left alone. A
+        start of the server does the same, except for the rows.
 
-        migrate-passwords widens login.pass (sql/migrations/001-widen-pass.sql)
-        and replaces every password stored as the app sent it by its Argon2id
-        hash, in place; accounts keep logging in with what the app sends.
+        migrate applies sql/migrations to the database (the PHP version's
+        too): 001 widens login.pass, 002 indexes login.username. Those
+        already applied are skipped.
+
+        migrate-passwords widens login.pass (migration 001) and replaces every
+        password stored as the app sent it by its Argon2id hash, in place;
+        accounts keep logging in with what the app sends.
+
+        repair, migrate and migrate-passwords show their progress; Ctrl-C
+        stops them with nothing half-done, and the same command run again
+        goes on where it stopped.
 
         """
 
@@ -34,11 +48,14 @@ public enum IReporterCommandLine {
         if arguments.contains("--help") || arguments.contains("-h") { print(usage, terminator: ""); return 0 }
         if arguments.contains("--version") { print("ireporter \(Server.version)"); return 0 }
         let checkOnly = arguments.contains("--check-config")
-        let subcommand = ["migrate-passwords", "repair"].first { $0 == arguments.first }
+        let subcommand = ["migrate", "migrate-passwords", "repair"].first { $0 == arguments.first }
         var options = arguments.filter { $0 != "--check-config" }
         if subcommand != nil { options.removeFirst() }
-        let dryRun = options.contains("--dry-run")
-        options.removeAll { $0 == "--dry-run" }
+        var flags: Set<String> = []
+        if subcommand == "repair" {
+            flags = Set(options.filter { ["--yes", "--dry-run", "--force"].contains($0) })
+            options.removeAll { flags.contains($0) }
+        }
         var grace = 60
         if let index = options.firstIndex(of: "--grace"), index + 1 < options.count, let value = Int(options[index + 1]) {
             grace = value
@@ -52,8 +69,13 @@ public enum IReporterCommandLine {
             return 2
         }
         switch subcommand {
+        case "migrate": return runMigrations(configuration)
         case "migrate-passwords": return PasswordMigration.run(configuration)
-        case "repair": return runRepair(configuration, graceSeconds: grace, dryRun: dryRun)
+        case "repair":
+            var actions = UploadRepair.Actions(setAsideFiles: flags.contains("--yes"), setAsideRows: flags.contains("--yes"),
+                                               force: flags.contains("--force"))
+            if flags.contains("--dry-run") { actions = .dryRun }
+            return runRepair(configuration, graceSeconds: grace, actions: actions)
         default: break
         }
         if checkOnly {
@@ -66,18 +88,65 @@ public enum IReporterCommandLine {
         }
     }
 
-    private static func runRepair(_ configuration: Configuration, graceSeconds: Int, dryRun: Bool) -> Int32 {
+    private static func runRepair(_ configuration: Configuration, graceSeconds: Int, actions: UploadRepair.Actions) -> Int32 {
         DatabaseConnection.initializeLibrary()
-        let repair = configuration.uploadRepair()
+        let progress = TaskProgress("repair")
+        let report: UploadRepair.Report
         do {
-            let report = try repair.run(graceSeconds: graceSeconds, deleteRows: true, dryRun: dryRun)
-            print((dryRun ? "would have " : "") + report.description)
-            for name in report.removedSpools + report.removedOrphanFiles { print("  removed \(name)") }
-            for id in report.regeneratedThumbnails { print("  made thumbnail \(id)-thumb.jpg") }
-            for id in report.deletedRows { print("  deleted row IdPhoto \(id) (no photo file)") }
-            return 0
+            report = try configuration.uploadRepair().run(graceSeconds: graceSeconds, actions: actions, progress: progress)
+        } catch let stopped as UploadRepair.Stopped {
+            TaskProgress.say(stopped.report.summary)
+            TaskProgress.say(progress.stoppedMessage("in the middle of its steps"))
+            return TaskProgress.stoppedStatus
         } catch {
             Log.error("repair: \(error)")
+            return 1
+        }
+        TaskProgress.say(report.summary)
+        func list<T>(_ items: [T], _ what: String, _ step: UploadRepair.Step, done: String, notDone: String) {
+            guard !items.isEmpty else { return }
+            let shown = items.prefix(50).map { "\($0)" }.joined(separator: " ")
+            TaskProgress.say("  \(report.applied.contains(step) ? done : notDone) \(what): \(shown)"
+                             + (items.count > 50 ? " ... and \(items.count - 50) more" : ""))
+        }
+        list(report.spools, "spool files", .spools, done: "removed", notDone: "would remove")
+        list(report.missingThumbnails, "thumbnails of IdPhoto", .thumbnails, done: "made", notDone: "would make")
+        list(report.filesWithoutRow, "files without a row (to \(UploadRepair.removedFolder)/)", .files,
+             done: "moved", notDone: "would move")
+        list(report.rowsWithoutPhoto, "rows without a photo file (to photos_removed), IdPhoto", .rows,
+             done: "moved", notDone: "would move")
+        if let refusal = report.refusal {
+            Log.error("repair refused, nothing changed: \(refusal). Check upload_dir and db_url; "
+                      + "if they are right, `ireporter repair --force` goes on all the same")
+            return 1
+        }
+        if (!report.filesWithoutRow.isEmpty && !report.applied.contains(.files))
+            || (!report.rowsWithoutPhoto.isEmpty && !report.applied.contains(.rows)) {
+            TaskProgress.say("nothing was moved aside: `ireporter repair --yes` does it (restorable: docs/RELIABILITY.md)")
+        }
+        return 0
+    }
+
+    private static func runMigrations(_ configuration: Configuration) -> Int32 {
+        DatabaseConnection.initializeLibrary()
+        let progress = TaskProgress("migrate")
+        let database = DatabaseConnection(settings: configuration.database, reportsProgress: true)
+        do {
+            for migration in SchemaMigration.all {
+                let started = monotonicMillis()
+                switch try migration.apply(on: database, progress: progress) {
+                case .alreadyApplied:
+                    TaskProgress.say("\(migration.name): already applied")
+                case .applied:
+                    TaskProgress.say("\(migration.name): applied in \((monotonicMillis() - started) / 1000) s")
+                case .stopped:
+                    TaskProgress.say(progress.stoppedMessage("\(migration.name) not applied: the server undid it"))
+                    return TaskProgress.stoppedStatus
+                }
+            }
+            return 0
+        } catch {
+            Log.error("migrate: \(error)")
             return 1
         }
     }

@@ -1,13 +1,22 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 
 /// The FastCGI listening socket: one we open (a unix path or HOST:PORT), or
 /// the one a spawner (spawn-fcgi, mod_fcgid, systemd) left on fd 0.
+///
+/// A server that died outright (kill -9, the OOM killer) may leave workers
+/// finishing their request in hand on its socket for a moment: a new server
+/// takes the address over at once (a unix path: the dead server's lock is
+/// gone) or as soon as they are done (HOST:PORT).
 public struct ListeningSocket {
     public let fd: Int32
     /// The unix socket path we created, removed again when we stop.
     public let ownedPath: String?
+    /// How long a new server waits for a HOST:PORT the workers of a dead one
+    /// still listen on (at most the request in hand each).
+    static let takeOverWaitMillis: Int64 = 10_000
 
     /// The socket systemd passed (fd 3, `LISTEN_FDS`/`LISTEN_PID`), or fd 0
     /// when a spawner (spawn-fcgi, mod_fcgid) left a listening socket there.
@@ -56,12 +65,13 @@ public struct ListeningSocket {
             throw SystemError("socket path too long: \(path)", code: ENAMETOOLONG)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
+        try lockAddress(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
-        // A socket file left by a previous run that nobody listens on any more.
+        // Left by a previous server: removed, or taken from the workers it
+        // left finishing their request (they exit without serving the queue).
         if connectsToListener(path) {
-            close(fd)
-            throw SystemError("another server is listening on \(path)", code: EADDRINUSE)
+            Log.warning("workers of a server that died are finishing on \(path): taking the socket over")
         }
         unlink(path)
         let bound = withUnsafePointer(to: &address) {
@@ -71,6 +81,22 @@ public struct ListeningSocket {
         chmod(path, mode)
         guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(path)"); close(fd); throw error }
         return ListeningSocket(fd: fd, ownedPath: path)
+    }
+
+    /// `PATH.lock`, locked for as long as this process lives (the lock is
+    /// not inherited by the workers): another server there refuses to start.
+    private static func lockAddress(_ path: String) throws(SystemError) {
+        let lockPath = path + ".lock"
+        let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SystemError("open \(lockPath)") }
+        guard csystem_lock_for_this_process(fd) == 0 else {
+            let code = errno
+            close(fd)
+            throw code == EAGAIN || code == EACCES
+                ? SystemError("another server is listening on \(path) (it holds \(lockPath))", code: EADDRINUSE)
+                : SystemError("lock \(lockPath)", code: code)
+        }
+        // Kept open: closing any descriptor of the file would drop the lock.
     }
 
     private static func connectsToListener(_ path: String) -> Bool {
@@ -105,8 +131,11 @@ public struct ListeningSocket {
         guard fd >= 0 else { throw SystemError("socket") }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            let error = SystemError("bind \(address)"); close(fd); throw error
+        let deadline = monotonicMillis() + takeOverWaitMillis
+        while bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+            let error = SystemError("bind \(address)")
+            guard error.code == EADDRINUSE, monotonicMillis() < deadline else { close(fd); throw error }
+            usleep(100_000)
         }
         guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(address)"); close(fd); throw error }
         return ListeningSocket(fd: fd, ownedPath: nil)

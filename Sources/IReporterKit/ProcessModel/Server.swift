@@ -47,19 +47,33 @@ public enum Server {
             Log.error("\(error)")
             return 1
         }
-        guard directoriesAreWritable(configuration) else { return 1 }
+        guard directoriesAreWritable(configuration), let shared = openSharedState(configuration) else { return 1 }
         if !configuration.pidFile.isEmpty { writePIDFile(configuration.pidFile) }
-        return Supervisor(configuration: configuration, socket: socket, reload: reload).run()
+        return Supervisor(configuration: configuration, socket: socket, shared: shared, reload: reload).run()
+    }
+
+    /// The installation's shared state (`shared_state_file`); nil, logged,
+    /// when the file cannot be used at all.
+    static func openSharedState(_ configuration: Configuration) -> SharedState? {
+        do {
+            return try SharedState.open(file: configuration.sharedStatePath)
+        } catch {
+            guard case .inUseByAnotherLayout = error else {
+                Log.error("shared_state_file: \(error)")
+                return nil
+            }
+            // An upgrade while processes of the old binary still run (mod_fcgid): theirs until they are gone.
+            Log.warning("\(error): this process counts logins, uploads and hashes on its own until they are gone")
+            return SharedState.privateToThisProcess()
+        }
     }
 
     /// Apache mod_cgi: one request, answered on stdout, then exit.
     private static func serveCGI(_ configuration: Configuration) -> Int32 {
-        guard directoriesAreWritable(configuration) else { return 1 }
-        // One process per request: login throttling cannot be shared here.
+        guard directoriesAreWritable(configuration), let shared = openSharedState(configuration) else { return 1 }
         let database = DatabaseConnection(settings: configuration.database)
         let request = CGIRequest()
-        configuration.makeResponder(database: database, shared: SharedState(counters: SharedMemoryCounters(capacity: 64)), operatorPages: nil)
-            .respond(to: request)
+        configuration.makeResponder(database: database, shared: shared, operatorPages: nil).respond(to: request)
         database.disconnect()
         // The web server writes the whole body before it reads the answer:
         // exiting with body bytes unread would cost the client its answer.

@@ -17,17 +17,18 @@ final class Supervisor {
     private let reload: () throws(ConfigurationError) -> Configuration
     private let socket: ListeningSocket
     private let scoreboard = Scoreboard()
-    private let shared = SharedState()
+    private let shared: SharedState
     private var generation: Int64 = 1
     private var stopping = false
     private var stopDeadline: Int64 = 0
     private var lastSweep: Int64 = 0
     private var recentCrashes: [Int64] = []
 
-    init(configuration: Configuration, socket: ListeningSocket,
+    init(configuration: Configuration, socket: ListeningSocket, shared: SharedState,
          reload: @escaping () throws(ConfigurationError) -> Configuration) {
         self.configuration = configuration
         self.socket = socket
+        self.shared = shared
         self.reload = reload
     }
 
@@ -104,6 +105,9 @@ final class Supervisor {
                 Log.warning("listen changed: it takes effect at the next restart, not on reload")
                 fresh.listen = configuration.listen
             }
+            if fresh.sharedStatePath != configuration.sharedStatePath {
+                Log.warning("shared_state_file changed: it takes effect at the next restart, not on reload")
+            }
             configuration = fresh
         } catch {
             Log.error("reload refused, keeping the running configuration:\n\(error)")
@@ -127,8 +131,10 @@ final class Supervisor {
         let pid = fork()
         if pid == 0 {
             // A supervisor killed outright (OOM killer, kill -9) takes its
-            // workers along: they must not keep the socket and its requests.
-            if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
+            // workers along: each finishes the request in hand and leaves
+            // the queue to the next server (SIGQUIT: no drain), which
+            // systemd's Restart=, the socket unit or `make up` starts at once.
+            if csystem_die_with_parent(SIGQUIT, supervisor) != 0 { _exit(0) }
             WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
                               shared: shared, operatorPages: pages)
         }
@@ -182,8 +188,10 @@ final class Supervisor {
 
     /// At start and every 10 minutes: what a crash or a failing disk left in
     /// the upload folder, cleared by a separate process so that serving goes
-    /// on. Only files older than any request can be are touched. Rows are
-    /// only reported (`ireporter repair` deletes them).
+    /// on. Only files older than any request can be are touched; files
+    /// without a row are set aside (`.removed/`), rows without a file only
+    /// reported (`ireporter repair --yes` sets them aside); nothing at all
+    /// when it looks like a wrong path (see `UploadRepair`).
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -193,10 +201,15 @@ final class Supervisor {
         if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
         let repair = configuration.uploadRepair()
         do {
-            let report = try repair.run(graceSeconds: graceSeconds, deleteRows: false)
-            if !report.isClean { Log.warning("sweep of \(configuration.uploadDirectory): \(report)") }
-            if !report.rowsWithoutPhoto.isEmpty {
-                Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); `ireporter repair` deletes them")
+            let report = try repair.run(graceSeconds: graceSeconds, actions: UploadRepair.Actions(setAsideFiles: true))
+            if let refusal = report.refusal {
+                Log.error("sweep of \(configuration.uploadDirectory): nothing changed: \(refusal)")
+            } else if !report.isClean {
+                Log.warning("sweep of \(configuration.uploadDirectory): \(report.summary)")
+            }
+            if !report.rowsWithoutPhoto.isEmpty && report.refusal == nil {
+                Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); "
+                            + "`ireporter repair` shows what it would do, `ireporter repair --yes` moves them to the table photos_removed")
             }
         } catch {
             Log.warning("sweep of the upload folder skipped: \(error)")

@@ -54,12 +54,17 @@ enum WorkerProcess {
             // stalls while sending the parameters.
             let started = monotonicMillis()
             scoreboard.markBusy(slot, now: started)
+            // Our own watchdog, a little later than the supervisor's: it still
+            // holds when the supervisor is gone (SIGALRM's default ends us).
+            if configuration.requestTimeout > 0 { alarm(UInt32(configuration.requestTimeout) + 5) }
             guard request.accept() else {
+                alarm(0)
                 pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
                 continue
             }
             let record = responder.respond(to: request)
             request.finish()
+            alarm(0)
             scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)
             accessLog.write(record)
             if configuration.slowRequestMillis > 0 && record.totalMicros >= Int64(configuration.slowRequestMillis) * 1000 {
@@ -84,8 +89,9 @@ enum WorkerProcess {
         return Glibc.poll(&descriptor, 1, timeoutMillis) == 1 && descriptor.revents & Int16(POLLIN) != 0
     }
 
-    /// SIGQUIT: replaced by a new worker (reload); the socket stays open,
-    /// so there is no backlog to drain.
+    /// SIGQUIT: replaced by a new worker (reload: the socket stays open, so
+    /// there is no backlog to drain), or the supervisor died (the queue is
+    /// for the server that takes its place).
     private static var retiring: Bool { csystem_signal_seen(SIGQUIT) != 0 }
 
     private static var stopRequested: Bool {

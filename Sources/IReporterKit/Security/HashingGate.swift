@@ -7,17 +7,28 @@ import Glibc
 /// more hashes at once than there are CPUs only add memory, not speed. So
 /// with 32 workers and 2 CPUs a flood of logins takes 2 x 19 MiB, not 32 x.
 ///
-/// Slots are robust process-shared mutexes in memory made by the supervisor
-/// before it forks (kept across reloads, so the limit may change then): a
-/// worker killed mid-hash frees its slot.
+/// Slots are robust process-shared mutexes in the host-wide state file
+/// (`SharedState`), so the bound holds for every process of the installation
+/// (mod_fcgid's, CGI's), and across reloads (the limit may change then): a
+/// process killed mid-hash frees its slot.
 public final class HashingGate: @unchecked Sendable {
     static let maxSlots = 64
+    static let bytes = maxSlots * SharedMutex.stride
 
     private let slots: [SharedMutex]
 
-    public init() {
-        let memory = sharedMemory(bytes: Self.maxSlots * SharedMutex.stride, for: "password hashing slots")
-        slots = (0..<Self.maxSlots).map { SharedMutex(initializingAt: memory + $0 * SharedMutex.stride) }
+    /// Slots in memory shared with the processes this one forks.
+    public convenience init() {
+        self.init(memory: sharedMemory(bytes: Self.bytes, for: "password hashing slots"), initialize: true)
+    }
+
+    /// The slots at `memory` (`bytes`): set up there when `initialize`, else
+    /// used as the process that did left them.
+    init(memory: UnsafeMutableRawPointer, initialize: Bool) {
+        slots = (0..<Self.maxSlots).map { index in
+            initialize ? SharedMutex(initializingAt: memory + index * SharedMutex.stride)
+                       : SharedMutex(at: memory + index * SharedMutex.stride)
+        }
     }
 
     /// Runs `body` holding one of the first `limit` slots: a free one if

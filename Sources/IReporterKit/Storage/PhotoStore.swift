@@ -29,8 +29,6 @@ public protocol PhotoStore: AnyObject {
     /// database without migration 003 keeps the row alone).
     func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
              unpublish: (Int64) -> Void) throws -> Int64
-    func allIDs() throws -> [Int64]
-    func delete(id: Int64) throws
 
     /// A page of the stream, one person's photos when `userID` is set.
     func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord]
@@ -46,6 +44,17 @@ public protocol PhotoStore: AnyObject {
     /// longer exist (a deletion cut short on the original MyISAM `photos`,
     /// which cannot roll back); how many rows it removed.
     func removeOrphanedReactions() throws -> Int
+
+    // MARK: - for `ireporter repair`
+
+    /// Row ids above `id`, ascending, at most `limit`: a large table is read
+    /// in batches.
+    func ids(after id: Int64, limit: Int) throws -> [Int64]
+    /// Those of `ids` that have a row now.
+    func existing(_ ids: [Int64]) throws -> Set<Int64>
+    /// Moves a row out of the photos to a place it can be put back from
+    /// (MariaDB: the table `photos_removed`, with the time and `reason`).
+    func setAside(id: Int64, reason: String) throws
 }
 
 extension PhotoStore {

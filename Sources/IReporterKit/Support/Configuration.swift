@@ -17,6 +17,8 @@ public struct Configuration: Sendable {
     public var database = DatabaseSettings()
     public var uploadDirectory = "/var/www/iReporter/upload"
     public var sessionDirectory = "/var/lib/php/sessions"
+    /// `shared_state_file`; empty: `sharedStatePath` beside the sessions.
+    public var sharedStateFile = ""
     public var sessionIdleTimeout = 7 * 24 * 3600
     public var maxUploadBytes = 20 * 1024 * 1024
     public var maxImagePixels = 50_000_000
@@ -94,6 +96,8 @@ public struct Configuration: Sendable {
                 "which store holds the sessions: `files`, PHP-compatible session files in `session_dir` (other backends come later)."),
         Setting("session_dir", .text(\.sessionDirectory),
                 "PHP-format session files `sess_<id>` (PHP's `session.save_path`)."),
+        Setting("shared_state_file", .text(\.sharedStateFile),
+                "the file every process of this installation maps to share login throttling, the upload rate limit, the Argon2 slots and the stream cache's change counter, however the processes were started (our workers, mod_fcgid's processes, CGI, several servers). Empty: `ireporter-shared-state` in `session_dir`. Made (mode 0600) by the first process; processes running as another user cannot share it."),
         Setting("session_idle_timeout", .number(\.sessionIdleTimeout, 60...(10 * 365 * 86400)),
                 "seconds after its last use that a session expires and its file is removed."),
         Setting("session_absolute_timeout", .number(\.sessionAbsoluteTimeout, 60...(10 * 365 * 86400)),
@@ -203,6 +207,11 @@ public struct Configuration: Sendable {
                             String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces))
         }
         return entries
+    }
+
+    /// Where the shared state lives (`shared_state_file`).
+    public var sharedStatePath: String {
+        sharedStateFile.isEmpty ? "\(sessionDirectory)/ireporter-shared-state" : sharedStateFile
     }
 
     mutating func set(_ key: String, _ value: String) throws(ConfigurationError) {

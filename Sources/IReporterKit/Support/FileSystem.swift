@@ -22,17 +22,25 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
 /// The entries of a directory (without `.` and `..`) with what `lstat`
 /// says of each: symbolic links are not followed.
 func directoryEntries(_ directory: String) throws(SystemError) -> [(name: String, info: stat)] {
+    var entries: [(name: String, info: stat)] = []
+    try forEachDirectoryEntry(directory) { name, directoryFD in
+        var info = stat()
+        if fstatat(directoryFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { entries.append((name, info)) }
+    }
+    return entries
+}
+
+/// Calls `body` with each entry's name (without `.` and `..`) and the
+/// directory's descriptor, one at a time: a folder of millions of files is
+/// never held in memory.
+func forEachDirectoryEntry(_ directory: String, _ body: (_ name: String, _ directoryFD: Int32) -> Void) throws(SystemError) {
     guard let dir = opendir(directory) else { throw SystemError("open \(directory)") }
     defer { closedir(dir) }
-    var entries: [(name: String, info: stat)] = []
     while let entry = readdir(dir) {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard name != ".", name != ".." else { continue }
-        var info = stat()
-        guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-        entries.append((name, info))
+        body(name, dirfd(dir))
     }
-    return entries
 }
 
 /// Zeroed memory shared with the processes forked after this call (the

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// A pthread mutex in memory shared by forked worker processes: process-
-/// shared, and robust, so that a worker killed while holding it (watchdog,
-/// OOM killer) does not wedge the others; the next locker takes it over.
+/// A pthread mutex in memory shared by processes (forked workers, or every
+/// process mapping one file): process-shared, and robust, so that a process
+/// killed while holding it (watchdog, OOM killer) does not wedge the others;
+/// the next locker takes it over.
 struct SharedMutex {
     /// Bytes to reserve per mutex: a cache line each, so neighbours do not
     /// share one.
@@ -14,13 +15,18 @@ struct SharedMutex {
 
     /// Initialises a mutex at `memory` (at least `stride` bytes, shared).
     init(initializingAt memory: UnsafeMutableRawPointer) {
-        pointer = memory.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        self.init(at: memory)
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         pthread_mutexattr_setpshared(&attributes, Int32(PTHREAD_PROCESS_SHARED))
         pthread_mutexattr_setrobust(&attributes, Int32(PTHREAD_MUTEX_ROBUST))
         pthread_mutex_init(pointer, &attributes)
         pthread_mutexattr_destroy(&attributes)
+    }
+
+    /// The mutex another process initialised at `memory`.
+    init(at memory: UnsafeMutableRawPointer) {
+        pointer = memory.bindMemory(to: pthread_mutex_t.self, capacity: 1)
     }
 
     func lock() {

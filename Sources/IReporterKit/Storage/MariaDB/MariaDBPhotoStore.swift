@@ -93,11 +93,40 @@ public final class MariaDBPhotoStore: PhotoStore {
         }
     }
 
-    public func allIDs() throws -> [Int64] {
-        try database.query("SELECT IdPhoto FROM photos").compactMap { $0.int64("IdPhoto") }
+    public func ids(after id: Int64, limit: Int) throws -> [Int64] {
+        try database.query("SELECT IdPhoto FROM photos WHERE IdPhoto > ? ORDER BY IdPhoto LIMIT \(limit)", [.int(id)])
+            .compactMap { $0.int64("IdPhoto") }
     }
 
-    public func delete(id: Int64) throws {
+    public func existing(_ ids: [Int64]) throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        // Whole numbers only: safe to spell out in the statement.
+        let list = ids.map(String.init).joined(separator: ",")
+        return Set(try database.query("SELECT IdPhoto FROM photos WHERE IdPhoto IN (\(list))").compactMap { $0.int64("IdPhoto") })
+    }
+
+    /// Copied to `photos_removed` (made the first time), then deleted: the
+    /// copy comes first, so that a crash between the two loses nothing.
+    public func setAside(id: Int64, reason: String) throws {
+        try database.command(Self.removedTable)
+        try database.transaction {
+            try database.execute("""
+                REPLACE INTO photos_removed (IdPhoto, title, IdUser, removed_at, reason)
+                SELECT IdPhoto, title, IdUser, NOW(), ? FROM photos WHERE IdPhoto = ?
+                """, [.bytes(Array(reason.utf8)), .int(id)])
+            try delete(id: id)
+        }
+    }
+
+    /// The photos' columns, and when and why a row was set aside.
+    static let removedTable = """
+        CREATE TABLE IF NOT EXISTS photos_removed (
+          IdPhoto int(11) NOT NULL, title varchar(100) CHARACTER SET latin1 NOT NULL, IdUser int(11) NOT NULL,
+          removed_at datetime NOT NULL, reason varchar(255) NOT NULL, PRIMARY KEY (IdPhoto)
+        ) DEFAULT CHARSET=utf8
+        """
+
+    func delete(id: Int64) throws {
         try database.execute("DELETE FROM photos WHERE IdPhoto = ?", [.int(id)])
     }
 }

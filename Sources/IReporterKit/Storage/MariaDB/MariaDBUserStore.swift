@@ -99,14 +99,18 @@ public final class MariaDBUserStore: UserStore {
         return rows.first?.int64("CHARACTER_MAXIMUM_LENGTH").map(Int.init) ?? 0
     }
 
-    public func widenPasswordColumn() throws(DatabaseError) {
-        try database.command("ALTER TABLE login MODIFY pass varchar(\(Self.hashColumnLength)) CHARACTER SET latin1 NOT NULL")
-        passwordColumn = nil
+    private static let legacyCondition = "pass NOT LIKE BINARY '$argon2id$%'"
+
+    /// How many accounts still have their password stored as the app sent it.
+    public func legacyPasswordCount() throws(DatabaseError) -> Int {
+        Int(try database.query("SELECT COUNT(*) AS n FROM login WHERE \(Self.legacyCondition)").first?.int64("n") ?? 0)
     }
 
-    /// Every account whose password is still stored as the app sent it.
-    public func legacyPasswords() throws(DatabaseError) -> [(userID: Int64, password: [UInt8])] {
-        try database.query("SELECT IdUser, pass FROM login WHERE pass NOT LIKE BINARY '$argon2id$%'").compactMap { row in
+    /// Accounts above `userID` whose password is still stored as the app
+    /// sent it, in IdUser order, at most `limit`: a large table in batches.
+    public func legacyPasswords(after userID: Int64, limit: Int) throws(DatabaseError) -> [(userID: Int64, password: [UInt8])] {
+        try database.query("SELECT IdUser, pass FROM login WHERE IdUser > ? AND \(Self.legacyCondition) ORDER BY IdUser LIMIT \(limit)",
+                           [.int(userID)]).compactMap { row in
             guard let id = row.int64("IdUser"), let pass = row["pass"] else { return nil }
             return (id, pass)
         }

@@ -8,6 +8,8 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     public private(set) var details: [Int64: PhotoDetails] = [:]
     public private(set) var votes: [VoteKey: Vote] = [:]
     public private(set) var commentRows: [(id: Int64, photoID: Int64, userID: Int64, text: [UInt8], created: Int64)] = []
+    /// Rows `setAside` took out.
+    public private(set) var removed: [(id: Int64, userID: Int64, title: [UInt8])] = []
     private var nextID: Int64 = 2
     private var nextCommentID: Int64 = 1
 
@@ -42,9 +44,9 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return id
     }
 
-    public func allIDs() throws -> [Int64] { rows.map(\.id) }
-
-    public func delete(id: Int64) throws { rows.removeAll { $0.id == id } }
+    public func ids(after id: Int64, limit: Int) throws -> [Int64] {
+        Array(rows.map(\.id).filter { $0 > id }.sorted().prefix(limit))
+    }
 
     public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
         Array(rows.reversed().lazy
@@ -119,5 +121,14 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     private func comment(_ row: (id: Int64, photoID: Int64, userID: Int64, text: [UInt8], created: Int64)) -> CommentRecord {
         CommentRecord(id: row.id, photoID: row.photoID, userID: row.userID,
                       username: users.accounts.first { $0.id == row.userID }?.username, text: row.text, created: row.created)
+    }
+
+    // MARK: - for `ireporter repair`
+
+    public func existing(_ ids: [Int64]) throws -> Set<Int64> { Set(rows.map(\.id)).intersection(ids) }
+
+    public func setAside(id: Int64, reason: String) throws {
+        removed += rows.filter { $0.id == id }
+        rows.removeAll { $0.id == id }
     }
 }

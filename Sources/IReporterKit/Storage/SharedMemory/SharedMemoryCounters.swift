@@ -3,8 +3,9 @@ import Glibc
 #endif
 import CSystem
 
-/// The shared counters in memory that every worker process of one
-/// supervisor shares: made before the workers are forked. Counters by key
+/// The shared counters in shared memory: the host-wide state file that
+/// every process of the installation maps (`SharedState`), or memory made
+/// before a supervisor forks its workers. Counters by key
 /// (login failures, registrations, uploads per user) are guarded by a
 /// robust process-shared mutex (a worker killed while holding it does not
 /// wedge the others). The stream generation is one atomic word beside them.
@@ -43,17 +44,33 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     private let generation: UnsafeMutablePointer<CLongLong>
     private let seed: UInt64
 
-    public init(capacity: Int = 65536) {
+    /// A table in memory shared with the processes this one forks.
+    public convenience init(capacity: Int = 65536) {
+        self.init(memory: sharedMemory(bytes: Self.bytes(capacity: capacity), for: "shared counters"),
+                  capacity: capacity, initialize: true)
+    }
+
+    /// Bytes a table of `capacity` entries takes.
+    static func bytes(capacity: Int) -> Int { 64 + SharedMutex.stride + capacity * MemoryLayout<Entry>.stride }
+
+    /// The table at `memory` (`bytes(capacity:)`, zeroed when new): set up
+    /// there when `initialize`, else used as the process that did left it.
+    init(memory: UnsafeMutableRawPointer, capacity: Int, initialize: Bool) {
         self.capacity = capacity
         // The generation gets a cache line of its own: every stream reads it.
-        let bytes = 64 + SharedMutex.stride + capacity * MemoryLayout<Entry>.stride
-        let memory = sharedMemory(bytes: bytes, for: "shared counters")
-        generation = memory.bindMemory(to: CLongLong.self, capacity: 1)
-        mutex = SharedMutex(initializingAt: memory + 64)
+        // The hash seed sits beside it: every process must place a key alike.
+        generation = memory.bindMemory(to: CLongLong.self, capacity: 2)
+        let seedWord = memory.advanced(by: 8).assumingMemoryBound(to: UInt64.self)
         entries = (memory + 64 + SharedMutex.stride).bindMemory(to: Entry.self, capacity: capacity)
-        var random: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &random) { csystem_random_bytes($0.baseAddress!, $0.count) }
-        seed = random
+        if initialize {
+            mutex = SharedMutex(initializingAt: memory + 64)
+            var random: UInt64 = 0
+            _ = withUnsafeMutableBytes(of: &random) { csystem_random_bytes($0.baseAddress!, $0.count) }
+            seedWord.pointee = random
+        } else {
+            mutex = SharedMutex(at: memory + 64)
+        }
+        seed = seedWord.pointee
     }
 
     public var streamGeneration: Int64 { Int64(csystem_load(generation)) }

@@ -1,0 +1,80 @@
+/// One of `sql/migrations/`: an additive, idempotent change to the original
+/// schema (the PHP version's database included), applied by `ireporter
+/// migrate` (the first one also by `migrate-passwords`). The statements are
+/// the file's (a unit test compares them), with the question that tells
+/// whether it is applied already: a stopped run goes on where it stopped.
+struct SchemaMigration: Sendable {
+    enum Outcome: Equatable { case alreadyApplied, applied, stopped }
+
+    let file: String
+    /// Run in order; each is idempotent, so a run cut short is run again whole.
+    let statements: [String]
+    /// Answers a row once the migration is applied.
+    let appliedQuery: String
+
+    static let widenPass = SchemaMigration(
+        file: "001-widen-pass.sql",
+        statements: ["ALTER TABLE `login` MODIFY `pass` varchar(\(MariaDBUserStore.hashColumnLength)) CHARACTER SET latin1 NOT NULL"],
+        appliedQuery: """
+            SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' \
+            AND COLUMN_NAME = 'pass' AND CHARACTER_MAXIMUM_LENGTH >= \(MariaDBUserStore.hashColumnLength)
+            """)
+
+    static let indexUsername = SchemaMigration(
+        file: "002-index-username.sql",
+        statements: ["CREATE INDEX IF NOT EXISTS `username` ON `login` (`username`)"],
+        appliedQuery: """
+            SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' \
+            AND INDEX_NAME = 'username'
+            """)
+
+    static let photoDetailsCommentsVotes = SchemaMigration(
+        file: "003-photo-details-comments-votes.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `photo_details` ( `IdPhoto` int(11) NOT NULL, `created` bigint NOT NULL, "
+                + "`width` int(11) NOT NULL, `height` int(11) NOT NULL, PRIMARY KEY (`IdPhoto`) ) ENGINE=InnoDB DEFAULT CHARSET=utf8",
+            "CREATE TABLE IF NOT EXISTS `photo_counts` ( `IdPhoto` int(11) NOT NULL, `likes` int(11) NOT NULL DEFAULT 0, "
+                + "`dislikes` int(11) NOT NULL DEFAULT 0, `comments` int(11) NOT NULL DEFAULT 0, PRIMARY KEY (`IdPhoto`) ) "
+                + "ENGINE=InnoDB DEFAULT CHARSET=utf8",
+            "CREATE TABLE IF NOT EXISTS `votes` ( `IdPhoto` int(11) NOT NULL, `IdUser` int(11) NOT NULL, `vote` tinyint NOT NULL, "
+                + "PRIMARY KEY (`IdPhoto`, `IdUser`) ) ENGINE=InnoDB DEFAULT CHARSET=utf8",
+            "CREATE TABLE IF NOT EXISTS `comments` ( `IdComment` int(11) NOT NULL AUTO_INCREMENT, `IdPhoto` int(11) NOT NULL, "
+                + "`IdUser` int(11) NOT NULL, `text` varchar(1000) CHARACTER SET latin1 NOT NULL, `created` bigint NOT NULL, "
+                + "PRIMARY KEY (`IdComment`), KEY `IdPhoto_IdComment` (`IdPhoto`, `IdComment`) ) ENGINE=InnoDB DEFAULT CHARSET=utf8",
+            "CREATE INDEX IF NOT EXISTS `IdUser_IdPhoto` ON `photos` (`IdUser`, `IdPhoto`)",
+        ],
+        // The last statement's index: the ones before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos' \
+            AND INDEX_NAME = 'IdUser_IdPhoto'
+            """)
+
+    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes]
+
+    var name: String { String(file.dropLast(".sql".count)) }
+
+    func isApplied(on database: DatabaseConnection) throws(DatabaseError) -> Bool {
+        !(try database.query(appliedQuery)).isEmpty
+    }
+
+    /// Applies it unless it is already, showing MariaDB's progress reports
+    /// (a copy of a large MyISAM table takes minutes); a stop asked for
+    /// meanwhile interrupts it, and the server undoes it whole.
+    /// `database` must report progress (`DatabaseConnection(reportsProgress:)`).
+    func apply(on database: DatabaseConnection, progress: TaskProgress) throws(DatabaseError) -> Outcome {
+        if try isApplied(on: database) { return .alreadyApplied }
+        if progress.stopRequested { return .stopped }
+        do throws(DatabaseError) {
+            for statement in statements {
+                try database.runLong(statement) { report in
+                    progress.update("\(name): stage \(report.stage) of \(report.stages) (\(report.state)), "
+                                    + "\(Int(report.percent))% of it done")
+                    return !progress.stopRequested
+                }
+            }
+        } catch where error.code == .queryInterrupted {
+            return .stopped
+        }
+        return .applied
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TestSupport
+@testable import IReporterKit
+
+/// Repair's judgement, on a scratch folder and rows in memory: a consistent
+/// view while uploads commit, and no destruction when the damage looks like
+/// a wrong path or database.
+struct UploadRepairTests {
+    let folder = ScratchDirectory("repair")
+    let photo = makeJPEG(width: 64, height: 48)
+    let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true)
+
+    /// Rows 2...(1 + count), each with its photo and thumbnail.
+    func photos(_ count: Int) throws -> InMemoryPhotoStore {
+        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        for _ in 0..<count { try upload(to: store) }
+        return store
+    }
+
+    /// What an upload does: the files, then the row.
+    @discardableResult
+    func upload(to store: InMemoryPhotoStore) throws -> Int64 {
+        try store.add(userID: 1, title: Array("t".utf8), publish: { id in
+            folder.write("\(id).jpg", photo)
+            folder.write("\(id)-thumb.jpg", photo)
+        }, unpublish: { _ in })
+    }
+
+    func repair(_ store: any PhotoStore) -> UploadRepair {
+        UploadRepair(files: UploadFolder(directory: folder.path), photos: store, maxImagePixels: 1_000_000)
+    }
+
+    @Test func anUploadCommittingDuringTheRunIsNeitherMissingNorDebris() throws {
+        /// Commits an upload right after repair has read the rows, before it
+        /// lists the folder: its files are there, its row came too late.
+        final class UploadsMeanwhile: PhotoStore {
+            let rows: InMemoryPhotoStore
+            let upload: () throws -> Void
+            init(_ rows: InMemoryPhotoStore, upload: @escaping () throws -> Void) { (self.rows, self.upload) = (rows, upload) }
+            func ids(after id: Int64, limit: Int) throws -> [Int64] {
+                let ids = try rows.ids(after: id, limit: limit)
+                if ids.isEmpty { try upload() }
+                return ids
+            }
+            func existing(_ ids: [Int64]) throws -> Set<Int64> { try rows.existing(ids) }
+            func setAside(id: Int64, reason: String) throws { try rows.setAside(id: id, reason: reason) }
+            func newest(limit: Int) throws -> [PhotoRecord] { try rows.newest(limit: limit) }
+            func photo(id: Int64) throws -> PhotoRecord? { try rows.photo(id: id) }
+            func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
+                     unpublish: (Int64) -> Void) throws -> Int64 {
+                try rows.add(userID: userID, title: title, details: details, publish: publish, unpublish: unpublish)
+            }
+            func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] { try rows.photos(in: page, userID: userID) }
+            func photosWithExtras(in page: PageCursor, userID: Int64?,
+                                  viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+                try rows.photosWithExtras(in: page, userID: userID, viewer: viewer)
+            }
+            func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion { try rows.deleteOwned(id: id, by: userID) }
+            func removeOrphanedReactions() throws -> Int { try rows.removeOrphanedReactions() }
+        }
+        let store = try photos(20)
+        let meanwhile = UploadsMeanwhile(store) { try upload(to: store) }
+        // Grace 0: only the second look keeps the new photo's files from being called debris.
+        let report = try repair(meanwhile).run(graceSeconds: 0, actions: everything)
+        #expect(report.rowsWithoutPhoto.isEmpty && report.filesWithoutRow.isEmpty, "\(report.summary)")
+        #expect(store.rows.count == 21 && store.removed.isEmpty)
+    }
+
+    @Test func withoutYesOnlyTheSafeStepsAreTaken() throws {
+        let store = try photos(10)
+        folder.write(".spool-AbCdEf", photo)
+        folder.write("99.jpg", photo)
+        unlink("\(folder.path)/5.jpg")
+        unlink("\(folder.path)/6-thumb.jpg")
+        let shown = try repair(store).run(graceSeconds: 0, actions: .init())
+        #expect(shown.spools == [".spool-AbCdEf"] && shown.missingThumbnails == [6])
+        #expect(shown.filesWithoutRow == ["99.jpg"] && shown.rowsWithoutPhoto == [5])
+        #expect(shown.applied == [.spools, .thumbnails, .reactions] && shown.refusal == nil)
+        #expect(folder.entries.contains("99.jpg") && folder.entries.contains("6-thumb.jpg") && store.rows.count == 10)
+
+        let done = try repair(store).run(graceSeconds: 0, actions: everything)
+        #expect(done.applied == [.spools, .thumbnails, .reactions, .files, .rows])
+        #expect(store.removed.map(\.id) == [5] && store.rows.count == 9)
+        #expect(try ScratchDirectory.names(in: "\(folder.path)/.removed") == ["5-thumb.jpg", "99.jpg"])
+    }
+
+    @Test func mostRowsWithoutTheirFilesLooksLikeAWrongPath() throws {
+        let store = try photos(10)
+        for id in 2...7 { unlink("\(folder.path)/\(id).jpg") }
+        let report = try repair(store).run(graceSeconds: 0, actions: everything)
+        #expect(report.rowsWithoutPhoto.count == 6 && report.applied.isEmpty)
+        #expect(report.refusal?.contains("6 of the 10 rows have no photo file") == true)
+        #expect(store.rows.count == 10)
+        #expect(try repair(store).run(graceSeconds: 0, actions: .init(setAsideRows: true, force: true)).applied.contains(.rows))
+        #expect(store.rows.count == 4)
+    }
+
+    @Test func anotherDeviceThanLastTimeIsRefused() throws {
+        let store = try photos(4)
+        #expect(try repair(store).run(graceSeconds: 0, actions: everything).refusal == nil)
+        #expect(folder.entries.contains(UploadRepair.marker), "the healthy folder's device is recorded")
+        folder.write(UploadRepair.marker, Array("12345\n".utf8))
+        unlink("\(folder.path)/2.jpg")
+        let report = try repair(store).run(graceSeconds: 0, actions: everything)
+        #expect(report.refusal?.contains("on another device") == true && store.rows.count == 4)
+    }
+
+    @Test func onlyTheServersOwnNamesAreItsFiles() {
+        #expect(UploadRepair.photoFile("12.jpg")! == (12, false))
+        #expect(UploadRepair.photoFile("12-thumb.jpg")! == (12, true))
+        for name in ["012.jpg", "+12.jpg", "0.jpg", "12.jpeg", "x-thumb.jpg", ".spool-1.jpg"] {
+            #expect(UploadRepair.photoFile(name) == nil, "\(name)")
+        }
+    }
+}
