@@ -16,7 +16,8 @@ snippet) tells which worker is busy.
   - a reload signal while a worker reads a request's FastCGI parameters
     (raw FastCGI on the socket, parameters sent in two halves): answered
     whole, not cut short; a client that stalls there meets the watchdog;
-  - max_requests recycling under load: no failed request.
+  - max_requests recycling under load: no failed request;
+  - the status page counts only the connections really accepted.
 
 Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
 loopback only.
@@ -431,6 +432,22 @@ def test_max_requests_recycling_under_load(start_server, module_env):
     assert all(proc["requests"] <= 5 for proc in p["status"]["processes"]), p["status"]
     assert p["status"]["crashed workers"] == 0, p["status"]
     assert p["status"]["accepted conn"] >= len(outcomes)
+
+
+def test_status_counts_only_accepted_requests(start_server, module_env):
+    """Every idle worker wakes for a connection and only one accepts it: the
+    others must not count a request (it was "max active processes: 27582"
+    with 4 workers)."""
+    server = start_server(workers=4)
+    user, password, expected = prepare_load_user(API, "counted")
+    before = pool(server)["status"]
+    outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
+    assert all(o.ok for o in outcomes) and len(outcomes) >= 40, Load.describe(outcomes)
+    after = pool(server)["status"]
+    # this status request is the one more
+    assert len(outcomes) <= after["accepted conn"] - before["accepted conn"] <= len(outcomes) + 1, (before, after)
+    assert after["max active processes"] <= 4, after
+    assert after["active processes"] == 1, after  # the one answering
 
 
 def test_workers_exit_when_supervisor_dies(start_server, module_env):
