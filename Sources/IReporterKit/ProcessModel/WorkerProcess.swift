@@ -60,6 +60,12 @@ enum WorkerProcess {
                 pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
                 continue
             }
+            guard configuration.listenAllowedClients.allows(connection: request.connectionFD) else {
+                Log.warning("closed a connection from a peer not in listen_allowed_clients")
+                request.finish()
+                pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+                continue
+            }
             scoreboard.markBusy(slot)
             let record = responder.respond(to: request)
             request.finish()

@@ -30,6 +30,8 @@ public protocol UserStore: AnyObject {
     func storesPasswordHashes() throws -> Bool
     /// The accounts with this name, in the order the original's `LIMIT 1` saw them.
     func accounts(named username: [UInt8]) throws -> [UserRecord]
+    /// Every account's name (`register` compares their look-alike skeletons).
+    func usernames() throws -> [[UInt8]]
     /// Adds an account unless the name is taken (atomically, across every server on the store).
     func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome
     /// Replaces a stored password, unless it changed meanwhile or does not fit; true when replaced.

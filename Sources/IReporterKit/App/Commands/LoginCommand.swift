@@ -35,7 +35,7 @@ public struct LoginCommand: Command {
         }
         throttle.succeeded(username: input.username, address: context.clientAddress)
         // A fresh session id at every login: a planted id is never logged in.
-        let session = try sessions.create([("IdUser", .string(Array(String(user.id).utf8)))])
+        let session = try sessions.create([("IdUser", .string(Array(String(user.id).utf8)))], user: user.id)
         if let old = context.sessionCookie, SessionID.isWellFormed(old) {
             sessions.destroy(id: String(decoding: old, as: UTF8.self))
         }

@@ -5,12 +5,18 @@ public struct RegisterCommand: Command {
         case usernameExists
         case registrationFailed
         case invalidUsername
+        case usernameNotUTF8
+        case usernameSpaceAtAnEnd
+        case usernameLooksTaken
 
         public var message: String {
             switch self {
             case .usernameExists: "Username already exists"
             case .registrationFailed: "Registration failed"
-            case .invalidUsername: "Usernames cannot contain control characters"
+            case .invalidUsername: "Usernames cannot contain control or invisible characters"
+            case .usernameNotUTF8: "Usernames must be UTF-8 text"
+            case .usernameSpaceAtAnEnd: "Usernames cannot begin or end with a space"
+            case .usernameLooksTaken: "Username is too similar to an existing one"
             }
         }
     }
@@ -33,7 +39,7 @@ public struct RegisterCommand: Command {
     }
 
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
-        if input.username.contains(where: TextRules.isControl) { throw Failure.invalidUsername }
+        let input = try withNewUsername(input)
         let hashing = try users.storesPasswordHashes()
         // The original let MySQL truncate the name, which then could not log
         // in. Refuse instead.
@@ -47,5 +53,27 @@ public struct RegisterCommand: Command {
         case .nameTaken: throw Failure.usernameExists
         case .passwordDoesNotFit: throw Failure.registrationFailed // narrowed since we looked
         }
+    }
+
+    /// The credentials with the name as it will be stored (NFC), once it
+    /// follows `UsernameRules` and reads differently from every existing
+    /// name (its skeleton; every name is read: registrations are rare).
+    private func withNewUsername(_ input: Credentials) throws -> Credentials {
+        let username: [UInt8]
+        do {
+            username = try UsernameRules.checked(input.username)
+        } catch {
+            switch error {
+            case .notUTF8: throw Failure.usernameNotUTF8
+            case .invisible: throw Failure.invalidUsername
+            case .spaceAtAnEnd: throw Failure.usernameSpaceAtAnEnd
+            }
+        }
+        if let existing = UsernameRules.lookalike(of: username, among: try users.usernames()) {
+            // The same name (as the column compares) is the usual answer.
+            throw PasswordHasher.normalized(existing) == PasswordHasher.normalized(username)
+                ? Failure.usernameExists : Failure.usernameLooksTaken
+        }
+        return Credentials(username: username, password: input.password)
     }
 }

@@ -20,6 +20,8 @@ public final class InMemoryUserStore: UserStore {
         return accounts.filter { PasswordHasher.normalized($0.username) == key }
     }
 
+    public func usernames() throws -> [[UInt8]] { accounts.map(\.username) }
+
     public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
         if try !accounts(named: username).isEmpty { return .nameTaken }
         guard password.count <= passwordCapacity else { return .passwordDoesNotFit }
