@@ -558,7 +558,8 @@ class Nginx:
     """A private nginx (deploy/nginx/nginx-private.conf.in, as scripts/stack.sh
     renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
 
-    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path):
+    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
+                 edits: Optional[dict[str, str]] = None):
         self.exe = need_tool("/usr/sbin/nginx", "nginx")
         self.dir = run_dir / "nginx"
         self.port = port
@@ -568,7 +569,7 @@ class Nginx:
         chown_www(self.dir / "tmp")
         render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
                {"/run/ireporter/fcgi.sock": str(socket_path),
-                "/var/www/iReporter/upload/": f"{upload_dir}/"})
+                "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
         shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})

@@ -175,4 +175,26 @@ struct ConfigurationTests {
         }
         #expect(error.description == "listen_allowed_clients: \"web1\" is not an IPv4 or IPv6 address")
     }
+
+    /// The peer of a real loopback connection, against the list.
+    @Test func allowedClientsAreCheckedOnTheConnection() throws {
+        let listener = try ListeningSocket.open("127.0.0.1:0", mode: 0o600, backlog: 4)
+        defer { close(listener.fd) }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener.fd, $0, &length) }
+        }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
+        }
+        #expect(connected == 0)
+        let accepted = accept(listener.fd, nil, nil)
+        defer { close(accepted) }
+        #expect(try ClientAllowList("10.0.0.7,127.0.0.1", key: "k").allows(connection: accepted))
+        #expect(!(try ClientAllowList("10.0.0.7,::1", key: "k").allows(connection: accepted)))
+        #expect(ClientAllowList().allows(connection: accepted), "empty: everyone")
+    }
 }
