@@ -10,7 +10,7 @@ extension Configuration {
 
     public var warnings: [String] {
         var warnings: [String] = []
-        if database.password == Self.wellKnownDatabasePassword && (database.fromURL || database.optionFile == nil) {
+        if database.password == Self.wellKnownDatabasePassword {
             warnings.append("the database password is the well-known one of the examples (\(Self.wellKnownDatabasePassword)): "
                             + "choose your own (ALTER USER ... IDENTIFIED BY, then db_url)")
         }

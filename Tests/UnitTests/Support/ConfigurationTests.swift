@@ -152,6 +152,7 @@ struct ConfigurationTests {
         var configuration = Configuration()
         configuration.sessionDirectory = scratch.path
         configuration.listen = ":9000"
+        configuration.database = try DatabaseSettings(url: "mysql://ireport:ireport@localhost/iReport")
         let warnings = configuration.warnings
         #expect(warnings.count == 3)
         #expect(warnings.contains { $0.contains("well-known") })
