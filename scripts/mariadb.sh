@@ -153,6 +153,7 @@ case "$cmd" in
       echo "MariaDB not running ($DIR)"; exit 3
     fi ;;
   sql)    exec "${CLIENT[@]}" "$DB_NAME" "$@" ;;
-  url)    printf 'mysql://%s:%s@localhost/%s?socket=%s\n' "$DB_USER" "$(db_password)" "$DB_NAME" "$DIR/mysqld.sock" ;;
+  url)    password="$(db_password)"
+          printf 'mysql://%s:%s@localhost/%s?socket=%s\n' "$DB_USER" "$password" "$DB_NAME" "$DIR/mysqld.sock" ;;
   *)      usage ;;
 esac
