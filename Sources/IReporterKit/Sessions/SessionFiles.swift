@@ -47,6 +47,11 @@ public struct SessionFiles: SessionStore, Sendable {
         let fd = open(path(for: id), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT || errno == ELOOP { return nil }
+            // Another user's file, unreadable to us: not a session either.
+            if errno == EACCES {
+                Log.warning("ignoring \(path(for: id)): not readable by uid \(geteuid()): a forged session?")
+                return nil
+            }
             throw SystemError("open session file")
         }
         defer { close(fd) }
