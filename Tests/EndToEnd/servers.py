@@ -342,9 +342,12 @@ def start_database() -> Database:
                        capture_output=True, text=True, timeout=180)
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
-    # Our own database: empty tables as installed (migration 003's, and
-    # repair's table of rows set aside, too), for every module.
-    db = Database(f"mysql://ireport:ireport@localhost/iReport?socket={directory}/mysqld.sock", directory, port)
+    # Our own database (its password is the stack's own): empty tables as
+    # installed (migration 003's, and repair's table of rows set aside,
+    # too), for every module.
+    url = subprocess.run([str(REPO / "scripts/mariadb.sh"), "url", str(directory)],
+                         capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    db = Database(url, directory, port)
     db.sql("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, `votes`, "
            "`comments`;
 " + (REPO / "sql" / "schema.sql").read_text()
@@ -501,7 +504,7 @@ CustomLog "{root}/logs/access.log" timed
 class Apache:
     """apache2 -f ROOT/httpd.conf -k start|stop, with only the given modules."""
 
-    BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "alias", "dir", "log_config"]
+    BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "alias", "dir", "log_config", "headers"]
 
     def __init__(self, root: Path, ports: list[int], modules: list[str], body: str):
         self.root = root
@@ -565,7 +568,8 @@ class Nginx:
     """A private nginx (deploy/nginx/nginx-private.conf.in, as scripts/stack.sh
     renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
 
-    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path):
+    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
+                 edits: Optional[dict[str, str]] = None):
         self.exe = need_tool("/usr/sbin/nginx", "nginx")
         self.dir = run_dir / "nginx"
         self.port = port
@@ -575,7 +579,7 @@ class Nginx:
         chown_www(self.dir / "tmp")
         render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
                {"/run/ireporter/fcgi.sock": str(socket_path),
-                "/var/www/iReporter/upload/": f"{upload_dir}/"})
+                "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
         shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
         # The web client's snippet, serving the repository's web/ as it is.
         render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
@@ -701,12 +705,28 @@ def _app_flow(base_url: str, upload_dir: Optional[Path], tag: str) -> int:
             r = phone.get("upload/" + name)
             assert r.status == 200, f"GET upload/{name}: HTTP {r.status} {r.body[:200]!r}"
             assert r.header("Content-Type") == "image/jpeg", (name, r.headers)
+            # every shipped web-server configuration sends these with a photo
+            assert r.header("X-Content-Type-Options") == "nosniff", (name, r.headers)
+            assert r.header("Content-Security-Policy") == "default-src 'none'; sandbox", (name, r.headers)
             assert jpeg_size(r.body) == size, (name, jpeg_size(r.body))
             if upload_dir is not None:
                 on_disk = upload_dir / name
                 assert on_disk.is_file(), f"{on_disk} missing"
                 assert on_disk.read_bytes() == r.body
                 assert on_disk.owner() == WWW, f"{on_disk} is owned by {on_disk.owner()}"
+
+        if upload_dir is not None:
+            # Anything else in the folder (a spool file: the original with
+            # its EXIF, while an upload is checked) is never served.
+            spool = upload_dir / ".spool-e2e123"
+            spool.write_bytes(jpeg)
+            chown_www(spool)
+            try:
+                for name in (spool.name, "notes.txt", f"{id_photo}.jpeg", f"{id_photo}-big.jpg"):
+                    r = phone.get("upload/" + name)
+                    assert r.status in (403, 404) and r.body[:2] != b"\xff\xd8", (name, r.status)
+            finally:
+                spool.unlink()
 
         r = phone.logout()
         assert r.status == 200, f"logout: HTTP {r.status}"

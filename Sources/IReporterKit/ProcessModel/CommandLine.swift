@@ -78,6 +78,8 @@ public enum IReporterCommandLine {
             return runRepair(configuration, graceSeconds: grace, actions: actions)
         default: break
         }
+        // (not at every request of a CGI program)
+        if checkOnly || !CGIRequest.isCGI { for warning in configuration.warnings { Log.warning(warning) } }
         if checkOnly {
             print("configuration OK" + (configuration.sourceFile.map { " (\($0))" } ?? " (no file)"))
             return 0

@@ -88,13 +88,15 @@ public struct UploadRepair {
 
     let files: UploadFolder
     let photos: any PhotoStore
-    let thumbnailer = Thumbnailer()
+    let thumbnailer: Thumbnailer
     let maxImagePixels: Int
 
-    public init(files: UploadFolder, photos: any PhotoStore, maxImagePixels: Int) {
+    public init(files: UploadFolder, photos: any PhotoStore, maxImagePixels: Int,
+                maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20) {
         self.files = files
         self.photos = photos
         self.maxImagePixels = maxImagePixels
+        thumbnailer = Thumbnailer(maxDecodeBytes: maxDecodeBytes)
     }
 
     func run(graceSeconds: Int, actions: Actions, progress: TaskProgress? = nil) throws -> Report {

@@ -1,0 +1,8 @@
+/// Bounds how many workers decode a JPEG at the same time. A progressive
+/// photo's decode holds its whole coefficient buffer (up to
+/// `max_decode_memory_mib`, 128 MiB by default); more decodes at once than
+/// there are CPUs only add memory, not speed. So four hostile uploads at once
+/// take 2 x 128 MiB on two CPUs, not 4 x, whatever `workers` is.
+public final class DecodeGate: SlotGate, @unchecked Sendable {
+    public convenience init() { self.init(purpose: "image decoding slots") }
+}
