@@ -100,6 +100,7 @@ stack_render_nginx() {
   # The snippet says `include fastcgi_params;`, which nginx resolves next to
   # the main config file.
   cp /etc/nginx/fastcgi_params "$NGX_DIR/fastcgi_params"
+  cp "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf" "$NGX_DIR/ireporter-live.conf"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" > "$NGX_DIR/nginx.conf"
 }
@@ -119,6 +120,8 @@ upload_dir = $UPLOAD_DIR
 session_dir = $SESSION_DIR
 pid_file = $SRV_PID
 user = www-data
+# nginx's Nchan publisher location (deploy/nginx/ireporter-live.conf).
+live_publish_url = http://$HTTP_ADDR/ireporter-publish
 EOF
   # It may hold a database password.
   # Read again on SIGUSR2 by the server, which runs as www-data by then.

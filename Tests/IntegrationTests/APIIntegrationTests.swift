@@ -183,7 +183,7 @@ extension DatabaseTests {
 
     @Test func unknownAndMissingCommandsAnswerNothing() throws {
         let phone = try APIHarness()
-        #expect(try phone.send([("command", "delete")]) == .empty)
+        #expect(try phone.send([("command", "purge")]) == .empty)
         #expect(try phone.send([]) == .empty)
         #expect(try phone.send([("command", "LOGIN")]) == .empty)
         #expect(try phone.send([("command", "logout")]) == .empty, "logout without a session: nothing to clear")

@@ -150,3 +150,30 @@ extension PHPJSONWriter {
         if let value { string(String(value)) } else { raw("null") }
     }
 }
+
+/// `{"result":[{"effect":"sepia","summary":"…"},…]}`
+public struct EffectList: CommandOutput {
+    public let effects: [PhotoEffect]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[")
+        for (index, effect) in effects.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"effect\":")
+            json.string(effect.rawValue)
+            json.raw(",\"summary\":")
+            json.string(effect.summary)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+/// A rendered image (`preview`), answered as `image/jpeg`.
+public struct JPEGImage: CommandOutput {
+    public let jpeg: [UInt8]
+    public var json: [UInt8] { jpeg }
+    public var contentType: String { "image/jpeg" }
+}
