@@ -137,7 +137,7 @@ final class APIResponder {
 
     /// `POST …/rpc`: the JSON-RPC endpoint (`/iReporter/rpc`).
     static func isJSONRPC(_ uri: String) -> Bool {
-        uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0].hasSuffix("/rpc")
+        (uri.firstIndex(of: "?").map { uri[..<$0] } ?? uri[...]).hasSuffix("/rpc")
     }
 
     /// A JSON-RPC request: a bounded `application/json` POST body. Whatever
