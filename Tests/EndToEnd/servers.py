@@ -570,6 +570,7 @@ class Nginx:
                {"/run/ireporter/fcgi.sock": str(socket_path),
                 "/var/www/iReporter/upload/": f"{upload_dir}/"})
         shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
+        shutil.copyfile(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf")
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
         self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),
