@@ -33,6 +33,7 @@ public struct VoteCommand: SignedInCommand {
             throw Failure.tooManyVotes
         }
         guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
+        counters.bumpStreamGeneration() // the counts of cached streams
         return VoteTally(photoID: input.photoID, extras: tally)
     }
 }
