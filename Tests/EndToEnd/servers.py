@@ -333,9 +333,10 @@ def start_database() -> Database:
                        capture_output=True, text=True, timeout=180)
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
-    # Our own database: empty tables as installed (migration 003's too), for every module.
+    # Our own database: empty tables as installed (migrations 003 and 004 too), for every module.
     schema = (REPO / "sql" / "schema.sql").read_text()
-    schema += (REPO / "sql" / "migrations" / "003-photo-details-comments-votes.sql").read_text()
+    for migration in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql"):
+        schema += (REPO / "sql" / "migrations" / migration).read_text()
     p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "sql", str(directory), port],
                        input="DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`;\n"
                        + schema,
