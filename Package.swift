@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CGD"], path: "Tests/TestSupport",
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "UnitTests", dependencies: ["IReporterKit", "TestSupport"],
+                    exclude: ["Imaging/EffectReferences"], // read by path (EffectTests)
                     swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "IntegrationTests", dependencies: ["IReporterKit", "CGD", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -6,7 +6,7 @@
 #
 #   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev (Swift
 #           itself is not packaged by Debian: it must already be on PATH)
-#   run   : nginx mariadb-server mariadb-client
+#   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
 #           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
 #           test images), chromium chromium-driver (the web client's tests)
@@ -17,7 +17,7 @@ LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
-      nginx mariadb-server mariadb-client
+      nginx libnginx-mod-nchan mariadb-server mariadb-client
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
       chromium chromium-driver)

@@ -112,6 +112,7 @@ stack_render_nginx() {
   chmod -R a+rX "$RUN_DIR/web"
   sed -e "s#/usr/share/ireporter/web#$RUN_DIR/web#g" \
       "$IREPORTER_REPO/deploy/nginx/ireporter-web.conf" | write_file "$NGX_DIR/ireporter-web.conf"
+  write_file "$NGX_DIR/ireporter-live.conf" < "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
   chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf"
@@ -132,6 +133,8 @@ upload_dir = $UPLOAD_DIR
 session_dir = $SESSION_DIR
 pid_file = $SRV_PID
 user = www-data
+# nginx's Nchan publisher location (deploy/nginx/ireporter-live.conf).
+live_publish_url = http://$HTTP_ADDR/ireporter-publish
 EOF
   # It may hold a database password.
   # Read again on SIGUSR2 by the server, which runs as www-data by then.

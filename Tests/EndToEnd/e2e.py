@@ -176,10 +176,11 @@ class DB:
         return {int(i): bytes.fromhex(h) for i, h in self.run("SELECT IdPhoto, HEX(title) FROM photos")}
 
     def reset(self, schema: Path):
-        """The original tables from `schema`, and migration 003's new tables, all empty."""
-        migration = schema.parent / "migrations" / "003-photo-details-comments-votes.sql"
+        """The original tables from `schema`, and migration 003's new tables (and 004's index), all empty."""
+        migrations = [schema.parent / "migrations" / name
+                      for name in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql")]
         self.run("DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`;\n"
-                 + schema.read_text() + (migration.read_text() if migration.is_file() else ""))
+                 + schema.read_text() + "".join(m.read_text() for m in migrations if m.is_file()))
 
 
 def clear_dir(d: Optional[Path], pattern: Optional[str] = None):

@@ -1,9 +1,11 @@
-"""The commands beyond the 2012 app's five (issue 15), as one flow through
-a real web server: two phones, a photo, votes, a comment with markup, the
-stream with its cursors and extras, a refused and an accepted delete. Used
-through nginx (test_reactions.py) and Apache (test_deploy_apache.py)."""
+"""The commands beyond the 2012 app's five (issue 15), as flows through a
+real web server: two phones, a photo, votes, a comment with markup, the
+stream with its extras, a refused and an accepted delete; the same over
+JSON-RPC; cross-origin refusal. Used through nginx (test_reactions.py) and
+Apache (test_deploy_apache.py)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -50,3 +52,88 @@ def _reactions_flow(base_url: str, upload_dir: Optional[Path], tag: str) -> None
         assert check_json(fan.call({"command": "stream", "IdPhoto": id_photo}), "gone")["result"] == []
         if upload_dir is not None:
             assert not (upload_dir / f"{id_photo}.jpg").exists() and not (upload_dir / f"{id_photo}-thumb.jpg").exists()
+
+
+def rpc(client: AppClient, payload, content_type: str = "application/json", headers=()):
+    """POST /iReporter/rpc; the answer and its parsed JSON (None for an empty body)."""
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    r = client.request("POST", client.ep.path("rpc"), body, content_type, extra_headers=headers)
+    assert r.status in (200, 204), f"rpc: HTTP {r.status} {r.body[:300]!r}"
+    if r.status == 204:
+        assert r.body == b"", r.body
+        return r, None
+    assert r.header("Content-Type") == "application/json", r.headers
+    return r, json.loads(r.body)
+
+
+def jsonrpc_flow(base_url: str, logs: Callable[[], str] = lambda: "") -> None:
+    """JSON-RPC through a real web server: a login and a vote in one batch
+    (the cookie set), a notification (204), the standard errors, never an
+    HTTP error or a body that is not JSON."""
+    try:
+        _jsonrpc_flow(base_url)
+    except (AssertionError, OSError, Exception) as e:  # noqa: B014 - add the logs to any failure
+        raise AssertionError(f"{type(e).__name__}: {e}\n{logs()}") from e
+
+
+def _jsonrpc_flow(base_url: str) -> None:
+    name = unique_name("rpc")
+    with AppClient(Endpoint(base_url), timeout=30) as phone:
+        check_json(phone.register(name, app_password("r")), "register")
+        assert phone.upload(photo(), "rpc photo").body == b'{"successful":1}'
+        rows = check_json(phone.stream(), "stream")["result"]
+        id_photo = int(next(row["IdPhoto"] for row in rows if row["username"] == name))
+        phone.jar.clear()
+        r, answer = rpc(phone, [
+            {"jsonrpc": "2.0", "method": "login", "params": {"username": name, "password": app_password("r")}, "id": 1},
+            {"jsonrpc": "2.0", "method": "like", "params": {"IdPhoto": id_photo}, "id": "two"},
+            {"jsonrpc": "2.0", "method": "stream", "params": {"IdPhoto": id_photo, "extras": "likes,myvote"}, "id": 3},
+        ])
+        assert [a["id"] for a in answer] == [1, "two", 3], answer
+        assert answer[1]["result"][0]["likes"] == "1" and answer[2]["result"][0]["myvote"] == "1", answer
+        assert any(c.startswith("PHPSESSID=") for c in r.set_cookies), r.headers
+        _, nothing = rpc(phone, {"jsonrpc": "2.0", "method": "unvote", "params": {"IdPhoto": id_photo}})
+        assert nothing is None
+        _, answer = rpc(phone, {"jsonrpc": "2.0", "method": "stream", "params": {"IdPhoto": id_photo, "extras": "likes"},
+                                "id": None})
+        assert answer["result"][0]["likes"] == "0" and answer["id"] is None, answer
+        _, document = rpc(phone, {"jsonrpc": "2.0", "method": "rpc.discover", "id": 1})
+        assert document["result"]["openrpc"].startswith("1.") and len(document["result"]["methods"]) == 14
+        for body, content_type, code in ((b'{"jsonrpc":"2.0",', "application/json", -32700),
+                                         (b'{"jsonrpc":"2.0","method":"stream","id":1}', "text/plain", -32600),
+                                         (b"[" + b'{"jsonrpc":"2.0","method":"effects","id":1},' * 20 + b"1]",
+                                          "application/json", -32600),
+                                         (b"[" * 5000 + b"]" * 5000, "application/json", -32700),
+                                         (b"\xff\xfe", "application/json", -32700)):
+            _, answer = rpc(phone, body, content_type)
+            assert answer["error"]["code"] == code and answer["id"] is None, (body[:40], answer)
+        r = phone.get("rpc")
+        assert r.status == 200 and json.loads(r.body)["error"]["code"] == -32600, r.body
+
+
+def cross_origin_flow(base_url: str) -> None:
+    """A browser on another web site cannot change anything with a logged-in
+    cookie; reading is allowed, and the app (which sends neither header)
+    is not affected."""
+    name = unique_name("xo")
+    with AppClient(Endpoint(base_url), timeout=30) as phone:
+        check_json(phone.register(name, app_password("x")), "register")
+        assert phone.upload(photo(), "mine").body == b'{"successful":1}'
+        rows = check_json(phone.stream(), "stream")["result"]
+        id_photo = next(row["IdPhoto"] for row in rows if row["username"] == name)
+        from appclient import multipart_body, multipart_content_type
+        delete = multipart_body([("command", "delete"), ("IdPhoto", id_photo)])
+        host = phone.ep.host_header
+        for headers in ([("Origin", "http://evil.example")], [("Sec-Fetch-Site", "cross-site")],
+                        [("Origin", "null")], [("Origin", f"http://{host}"), ("Sec-Fetch-Site", "same-site")]):
+            r = phone.request("POST", phone.ep.path(), delete, multipart_content_type(), extra_headers=headers)
+            assert r.json() == {"error": "Requests from other web sites are not allowed"}, (headers, r.body)
+            _, answer = rpc(phone, {"jsonrpc": "2.0", "method": "delete", "params": {"IdPhoto": id_photo}, "id": 1},
+                            headers=headers)
+            assert answer["error"]["code"] == -32003, (headers, answer)
+        r = phone.request("POST", phone.ep.path(), multipart_body([("command", "stream"), ("IdPhoto", id_photo)]),
+                          multipart_content_type(), extra_headers=[("Origin", "http://evil.example")])
+        assert check_json(r, "cross-origin stream")["result"][0]["IdPhoto"] == id_photo
+        r = phone.request("POST", phone.ep.path(), delete, multipart_content_type(),
+                          extra_headers=[("Origin", f"http://{host}"), ("Sec-Fetch-Site", "same-origin")])
+        assert r.body == b'{"successful":1}', r.body

@@ -343,15 +343,16 @@ def start_database() -> Database:
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
     # Our own database (its password is the stack's own): empty tables as
-    # installed (migration 003's, and repair's table of rows set aside,
-    # too), for every module.
+    # installed (migrations 003 and 004, and repair's table of rows set
+    # aside, too), for every module.
     url = subprocess.run([str(REPO / "scripts/mariadb.sh"), "url", str(directory)],
                          capture_output=True, text=True, timeout=30, check=True).stdout.strip()
     db = Database(url, directory, port)
+    schema = (REPO / "sql" / "schema.sql").read_text()
+    for migration in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql"):
+        schema += (REPO / "sql" / "migrations" / migration).read_text()
     db.sql("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, `votes`, "
-           "`comments`;
-" + (REPO / "sql" / "schema.sql").read_text()
-           + (REPO / "sql" / "migrations" / "003-photo-details-comments-votes.sql").read_text())
+           "`comments`;\n" + schema)
     return db
 
 
@@ -581,9 +582,10 @@ class Nginx:
                {"/run/ireporter/fcgi.sock": str(socket_path),
                 "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
         shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
-        # The web client's snippet, serving the repository's web/ as it is.
+        # The web client's and the live stream's snippets.
         render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
                {"/usr/share/ireporter/web": str(DEPLOY.parent / "web")})
+        shutil.copyfile(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf")
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
         self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),

@@ -27,7 +27,7 @@ import pytest
 import servers
 from appclient import AppClient, Endpoint, multipart_body, multipart_content_type, read_response
 from servers import WWW, app_flow
-from reactions import reactions_flow
+from reactions import jsonrpc_flow, reactions_flow
 
 PROXY_PORT, FCGID_PORT, CGI_PORT = servers.http_port(0), servers.http_port(1), servers.http_port(2)
 TOO_LARGE = {"error": "Photo is too large (the limit is 20 MB)"}
@@ -202,6 +202,7 @@ def test_proxy_fcgi_app_flow(stack):
 
 def test_proxy_fcgi_reactions(stack):
     reactions_flow(url(PROXY_PORT), stack["server"].upload_dir, "proxy", stack["logs"])
+    jsonrpc_flow(url(PROXY_PORT), stack["logs"])
 
 
 def test_proxy_fcgi_operator_pages_and_redirect(stack):

@@ -1,11 +1,13 @@
-"""The commands of issue 15 through nginx (the test stack), and the 2012
-app's answers unchanged beside them."""
+"""The commands of issue 15 through nginx (the test stack): the new form
+commands, JSON-RPC at /iReporter/rpc, cross-origin refusal, effects."""
 from __future__ import annotations
 
 import pytest
 
+from appclient import jpeg_size
 from e2e import OURS
-from reactions import reactions_flow
+from reactions import cross_origin_flow, jsonrpc_flow, reactions_flow
+from servers import app_password, check_json, unique_name
 
 pytestmark = [pytest.mark.usefixtures("fresh_db"),
               pytest.mark.skipif(not OURS, reason="the PHP original has no such commands")]
@@ -13,3 +15,30 @@ pytestmark = [pytest.mark.usefixtures("fresh_db"),
 
 def test_reactions_through_nginx(base_url, upload_dir):
     reactions_flow(base_url, upload_dir, "nginx")
+
+
+def test_jsonrpc_through_nginx(base_url):
+    jsonrpc_flow(base_url)
+
+
+def test_cross_origin_state_changes_are_refused(base_url):
+    cross_origin_flow(base_url)
+
+
+def test_an_effect_is_rendered_into_the_stored_photo_and_previewed(client, images, upload_dir):
+    phone = client()
+    check_json(phone.register(unique_name("fx"), app_password("fx")), "register")
+    effects = [e["effect"] for e in check_json(phone.call({"command": "effects"}), "effects")["result"]]
+    assert "sepia" in effects and len(effects) >= 8, effects
+    r = phone.call({"command": "upload", "title": "mono", "effect": "mono"}, file=images.photo)
+    assert r.body == b'{"successful":1}', r.body
+    [row] = [p for p in check_json(phone.call({"command": "stream", "count": "1", "extras": "width,height"}),
+                                   "stream")["result"]]
+    stored = phone.get("upload/%s.jpg" % row["IdPhoto"]).body
+    assert (int(row["width"]), int(row["height"])) == jpeg_size(stored) == jpeg_size(images.photo)
+    w, h, rgb = images.rgb_pixels(stored)
+    assert max(max(rgb[i:i + 3]) - min(rgb[i:i + 3]) for i in range(0, len(rgb), 3 * 97)) <= 6, "not gray"
+    r = phone.call({"command": "preview", "effect": "sepia"}, file=images.photo)
+    assert r.status == 200 and r.header("Content-Type") == "image/jpeg" and jpeg_size(r.body), r.headers
+    r = phone.call({"command": "upload", "title": "x", "effect": "oilpaint"}, file=images.photo)
+    assert r.json() == {"error": "Unknown effect: the effects command lists them"}, r.body

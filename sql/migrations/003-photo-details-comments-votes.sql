@@ -1,7 +1,7 @@
 -- What the tutorial left for later (issue 15): photo details, comments and
--- votes. Additive: new InnoDB tables (they work beside the original MyISAM
--- `login` and `photos` too) and one index on `photos`; no original column
--- changes, so the PHP version keeps running on the same database.
+-- votes. Additive: new InnoDB tables only (they work beside the original
+-- MyISAM `login` and `photos` too); nothing of the original tables changes,
+-- so the PHP version keeps running on the same database.
 -- Idempotent (IF NOT EXISTS), applied by `make up` and the test stack; on an
 -- existing database: mariadb iReport < sql/migrations/003-photo-details-comments-votes.sql
 --
@@ -49,7 +49,3 @@ CREATE TABLE IF NOT EXISTS `comments` (
   -- a photo's comments, paged by id (cursors)
   KEY `IdPhoto_IdComment` (`IdPhoto`, `IdComment`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
-
--- One person's photos, paged by id (`stream` with `IdUser`): an index range
--- on both engines (MyISAM's secondary keys do not carry the primary key).
-CREATE INDEX IF NOT EXISTS `IdUser_IdPhoto` ON `photos` (`IdUser`, `IdPhoto`);

@@ -4,12 +4,24 @@
 /// logged and answered as "temporarily unavailable".
 public protocol APIFailure: Error {
     var message: String { get }
+    /// What kind of failure it is (the JSON-RPC error code); `.other` unless a type says.
+    var kind: FailureKind { get }
+}
+
+extension APIFailure {
+    public var kind: FailureKind { .other }
 }
 
 /// The original's answer to a command that needs a login, when there is
 /// none: the app shows its login screen on this exact text.
 public struct AuthorizationRequired: APIFailure {
     public var message: String { "Authorization required" }
+}
+
+/// A state-changing command sent by a browser from another web site
+/// (cross-site request forgery): refused before it runs.
+public struct CrossOriginRefused: APIFailure {
+    public var message: String { "Requests from other web sites are not allowed" }
 }
 
 /// What the client is told when the database or the disk failed.

@@ -3,10 +3,15 @@
 public struct APIResponse: Equatable, Sendable {
     public var body: [UInt8]
     public var setCookie: [String] = []
+    /// `application/json`, except for a rendered image (`preview`).
+    public var contentType = "application/json"
+    /// 200, except for a JSON-RPC batch of notifications only (204: no body at all).
+    public var status = 200
 
-    public init(body: [UInt8], setCookie: [String] = []) {
+    public init(body: [UInt8], setCookie: [String] = [], contentType: String = "application/json") {
         self.body = body
         self.setCookie = setCookie
+        self.contentType = contentType
     }
 
     public static let empty = APIResponse(body: [])

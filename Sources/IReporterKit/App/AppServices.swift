@@ -44,6 +44,8 @@ public struct AppServices {
     public var databaseMicros: () -> Int64
     /// Unix seconds, for the times stored with photos and comments.
     public var now: () -> Int64 = { Int64(time(nil)) }
+    /// Where new photos are announced (`live_publish_url`); nil: nowhere.
+    public var live: (any LiveFeed)?
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, sessions: any SessionStore,

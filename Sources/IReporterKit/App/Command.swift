@@ -6,6 +6,12 @@ public protocol CommandInput {
 /// A command's typed result; `Results.swift` renders each as the original's JSON.
 public protocol CommandOutput {
     var json: [UInt8] { get }
+    /// `application/json` unless the output is something else (an image).
+    var contentType: String { get }
+}
+
+extension CommandOutput {
+    public var contentType: String { "application/json" }
 }
 
 /// A command anyone may send.

@@ -11,6 +11,9 @@ public final class CommandContext {
     public let isSecure: Bool
     /// The client's address as the web server saw it (throttling).
     public let clientAddress: String
+    /// A browser said the request comes from another web site (`Origin`,
+    /// `Sec-Fetch-Site`): only commands that change nothing may run.
+    public let isCrossOrigin: Bool
 
     /// Set by a command that logs in or out: the answer carries the cookie.
     public var sessionChange: SessionChange?
@@ -19,10 +22,11 @@ public final class CommandContext {
     /// Temporary files of this request, removed once it is answered.
     private var temporaryFiles: [String] = []
 
-    public init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-") {
+    public init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-", isCrossOrigin: Bool = false) {
         self.sessionCookie = sessionCookie
         self.isSecure = isSecure
         self.clientAddress = clientAddress
+        self.isCrossOrigin = isCrossOrigin
     }
 
     public enum SessionChange: Equatable {

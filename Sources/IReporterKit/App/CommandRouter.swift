@@ -7,6 +7,8 @@ public struct CommandRouter {
 
     private let sessions: any SessionStore
     private var handlers: [String: Handler] = [:]
+    /// Commands a browser may send from another web site: those that change nothing.
+    private var crossOriginAllowed: Set<String> = []
 
     public init(sessions: any SessionStore) { self.sessions = sessions }
 
@@ -24,24 +26,52 @@ public struct CommandRouter {
     /// Runs the named command. An unknown or missing name gets the empty
     /// answer the original's switch (without a default) gave.
     public func route(_ parameters: any RequestParameters, in context: CommandContext) -> APIResponse {
-        guard let name = parameters.field("command"), let handler = handlers[String(decoding: name, as: UTF8.self)] else {
+        guard let name = parameters.field("command"),
+              let outcome = invoke(String(decoding: name, as: UTF8.self), parameters, in: context) else {
             return .empty
         }
         var response: APIResponse
-        do {
-            response = APIResponse(body: try handler(parameters, context).json)
-        } catch let failure as any APIFailure {
-            response = .failure(failure)
-        } catch {
-            Log.error("\(String(decoding: name.prefix(16), as: UTF8.self)): \(error)")
-            response = .failure(ServiceUnavailable())
+        switch outcome {
+        case .output(let output): response = APIResponse(body: output.json, contentType: output.contentType)
+        case .failure(let failure): response = .failure(failure)
         }
-        switch context.sessionChange {
-        case .started(let id)?: response.setCookie.append(SessionCookie.started(id, secure: context.isSecure))
-        case .ended?: response.setCookie.append(SessionCookie.expired(secure: context.isSecure))
-        case nil: break
-        }
+        response.setCookie += Self.cookies(for: context)
         return response
+    }
+
+    /// The names of the commands, in no particular order.
+    public var names: [String] { Array(handlers.keys) }
+
+    public mutating func allowFromOtherWebSites(_ names: Set<String>) { crossOriginAllowed.formUnion(names) }
+
+    /// What a command answered.
+    public enum Outcome {
+        case output(any CommandOutput)
+        case failure(any APIFailure)
+    }
+
+    /// The named command's output, or the failure to answer; nil when there
+    /// is no such command. (The form API and JSON-RPC both run commands so.)
+    public func invoke(_ name: String, _ parameters: any RequestParameters, in context: CommandContext) -> Outcome? {
+        guard let handler = handlers[name] else { return nil }
+        if context.isCrossOrigin && !crossOriginAllowed.contains(name) { return .failure(CrossOriginRefused()) }
+        do {
+            return .output(try handler(parameters, context))
+        } catch let failure as any APIFailure {
+            return .failure(failure)
+        } catch {
+            Log.error("\(name.prefix(16)): \(error)")
+            return .failure(ServiceUnavailable())
+        }
+    }
+
+    /// The `Set-Cookie` values for a session the command started or ended.
+    static func cookies(for context: CommandContext) -> [String] {
+        switch context.sessionChange {
+        case .started(let id)?: [SessionCookie.started(id, secure: context.isSecure)]
+        case .ended?: [SessionCookie.expired(secure: context.isSecure)]
+        case nil: []
+        }
     }
 
     /// The session's user, or "Authorization required".

@@ -4,6 +4,7 @@
 public final class IReporterAPI {
     public let services: AppServices
     private let router: CommandRouter
+    private let rpc: JSONRPCService
     /// Time the last request spent in the database and in image work.
     public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
 
@@ -23,16 +24,34 @@ public final class IReporterAPI {
         router.on("dislike", VoteCommand(services, vote: .dislike))
         router.on("unvote", VoteCommand(services, vote: nil))
         router.on("delete", DeleteCommand(services))
+        router.on("effects", EffectsCommand())
+        router.on("preview", PreviewCommand(services))
+        router.allowFromOtherWebSites(["stream", "comments", "effects"])
         self.router = router
+        rpc = JSONRPCService(router: router, methods: router.names)
     }
 
     public func handle(_ request: APIRequest) -> APIResponse {
         let databaseBefore = services.databaseMicros()
         let context = CommandContext(sessionCookie: request.sessionCookie, isSecure: request.isSecure,
-                                     clientAddress: request.clientAddress)
+                                     clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
         let response = router.route(request.parameters, in: context)
         context.removeTemporaryFiles()
         lastTimings = (services.databaseMicros() - databaseBefore, context.imageMicros)
+        return response
+    }
+
+    /// A JSON-RPC 2.0 body (`POST /iReporter/rpc`): one call or a batch.
+    public func handle(jsonRPC body: [UInt8], of request: APIRequest) -> APIResponse {
+        let databaseBefore = services.databaseMicros()
+        var imageMicros: Int64 = 0
+        let (answer, sessionChanged) = rpc.answer(body, sessionCookie: request.sessionCookie) { cookie in
+            CommandContext(sessionCookie: cookie, isSecure: request.isSecure, clientAddress: request.clientAddress,
+                           isCrossOrigin: request.isCrossOrigin)
+        } finished: { imageMicros += $0.imageMicros }
+        lastTimings = (services.databaseMicros() - databaseBefore, imageMicros)
+        var response = APIResponse(body: answer ?? [], setCookie: sessionChanged.map(CommandRouter.cookies(for:)) ?? [])
+        if answer == nil { response.status = 204 }
         return response
     }
 }
@@ -47,12 +66,15 @@ public struct APIRequest {
     public var isSecure: Bool
     /// The client's address as the web server saw it (login throttling).
     public var clientAddress: String
+    /// A browser sent it from another web site (`Origin`, `Sec-Fetch-Site`).
+    public var isCrossOrigin: Bool
 
     public init(parameters: any RequestParameters, sessionCookie: [UInt8]? = nil, isSecure: Bool = false,
-                clientAddress: String = "-") {
+                clientAddress: String = "-", isCrossOrigin: Bool = false) {
         self.parameters = parameters
         self.sessionCookie = sessionCookie
         self.isSecure = isSecure
         self.clientAddress = clientAddress
+        self.isCrossOrigin = isCrossOrigin
     }
 }

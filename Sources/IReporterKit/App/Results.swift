@@ -25,14 +25,7 @@ public struct PhotoList: CommandOutput {
         json.raw("{\"result\":[")
         for (index, photo) in photos.enumerated() {
             if index > 0 { json.raw(",") }
-            json.raw("{\"IdPhoto\":")
-            json.string(String(photo.id))
-            json.raw(",\"title\":")
-            json.nullableString(photo.title)
-            json.raw(",\"IdUser\":")
-            json.string(String(photo.userID))
-            json.raw(",\"username\":")
-            json.nullableString(photo.username)
+            json.photoFields(photo)
             json.raw("}")
         }
         json.raw("]}")
@@ -70,14 +63,7 @@ public struct PhotoListWithExtras: CommandOutput {
         json.raw("{\"result\":[")
         for (index, (photo, extras)) in photos.enumerated() {
             if index > 0 { json.raw(",") }
-            json.raw("{\"IdPhoto\":")
-            json.string(String(photo.id))
-            json.raw(",\"title\":")
-            json.nullableString(photo.title)
-            json.raw(",\"IdUser\":")
-            json.string(String(photo.userID))
-            json.raw(",\"username\":")
-            json.nullableString(photo.username)
+            json.photoFields(photo)
             for field in fields {
                 switch field {
                 case .likes: json.number("likes", extras.likes)
@@ -142,6 +128,18 @@ public struct CommentList: CommandOutput {
 }
 
 extension PHPJSONWriter {
+    /// `{"IdPhoto":…,"title":…,"IdUser":…,"username":…` (the object left open).
+    mutating func photoFields(_ photo: PhotoRecord) {
+        raw("{\"IdPhoto\":")
+        string(String(photo.id))
+        raw(",\"title\":")
+        nullableString(photo.title)
+        raw(",\"IdUser\":")
+        string(String(photo.userID))
+        raw(",\"username\":")
+        nullableString(photo.username)
+    }
+
     /// `,"name":"value"`, or `,"name":null`: a number as mysqli gave one.
     mutating func number(_ name: StaticString, _ value: Int64?) {
         raw(",\"")
@@ -149,4 +147,31 @@ extension PHPJSONWriter {
         raw("\":")
         if let value { string(String(value)) } else { raw("null") }
     }
+}
+
+/// `{"result":[{"effect":"sepia","summary":"…"},…]}`
+public struct EffectList: CommandOutput {
+    public let effects: [PhotoEffect]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[")
+        for (index, effect) in effects.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"effect\":")
+            json.string(effect.rawValue)
+            json.raw(",\"summary\":")
+            json.string(effect.summary)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+/// A rendered image (`preview`), answered as `image/jpeg`.
+public struct JPEGImage: CommandOutput {
+    public let jpeg: [UInt8]
+    public var json: [UInt8] { jpeg }
+    public var contentType: String { "image/jpeg" }
 }

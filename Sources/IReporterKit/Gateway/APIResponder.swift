@@ -55,6 +55,14 @@ final class APIResponder {
             record.totalMicros = monotonicMicros() - started
             return record
         }
+        if Self.isJSONRPC(record.uri) {
+            record.command = "rpc"
+            let response = answerJSONRPC(request, record: &record)
+            request.write(Self.head(for: response) + response.body)
+            record.bytes = response.body.count
+            record.totalMicros = monotonicMicros() - started
+            return record
+        }
         var response: APIResponse
         var spooled: [String] = []
         let refusedByWebServer = request.param("REDIRECT_STATUS") == "413"
@@ -63,11 +71,7 @@ final class APIResponder {
         switch form {
         case .success(let form):
             record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"
-            response = api.handle(APIRequest(parameters: form,
-                                             sessionCookie: Cookies.sessionID(request.param("HTTP_COOKIE")),
-                                             isSecure: cookieSecureAlways
-                                                 || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
-                                             clientAddress: record.client))
+            response = api.handle(apiRequest(request, parameters: form, client: record.client))
             spooled = form.spooledPaths
             record.databaseMicros = api.lastTimings.databaseMicros
             record.imageMicros = api.lastTimings.imageMicros
@@ -107,10 +111,74 @@ final class APIResponder {
         }
     }
 
+    /// What the command needs to know of the request besides its parameters.
+    private func apiRequest(_ request: GatewayRequest, parameters: any RequestParameters, client: String) -> APIRequest {
+        APIRequest(parameters: parameters, sessionCookie: Cookies.sessionID(request.param("HTTP_COOKIE")),
+                   isSecure: cookieSecureAlways || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
+                   clientAddress: client, isCrossOrigin: Self.isCrossOrigin(request))
+    }
+
+    /// Whether a browser says the request comes from another web site: its
+    /// `Sec-Fetch-Site` is not `same-origin` (or `none`, typed by the
+    /// user), or its `Origin` names another host than `Host` (another port
+    /// of the same host counts as the same when the web server passes the
+    /// host without its port). The 2012 app (and curl) send neither.
+    static func isCrossOrigin(_ request: GatewayRequest) -> Bool {
+        if let site = request.param("HTTP_SEC_FETCH_SITE")?.lowercased(), site != "same-origin" && site != "none" {
+            return true
+        }
+        guard let origin = request.param("HTTP_ORIGIN") else { return false }
+        let parts = origin.lowercased().split(separator: "/", omittingEmptySubsequences: false) // scheme:, "", host[:port]
+        guard let host = request.param("HTTP_HOST")?.lowercased(), parts.count == 3, parts[0].hasSuffix(":"),
+              parts[1].isEmpty else { return true }
+        // Debian's fastcgi_params pass nginx's $host, without the port: then only the names are compared.
+        return hostName(host[...]) == host[...] ? hostName(parts[2]) != host[...] : parts[2] != host[...]
+    }
+
+    /// `example.com` of `example.com:8080`, `[::1]` of `[::1]:8080`.
+    private static func hostName(_ authority: Substring) -> Substring {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { return authority[...close] }
+        return authority.prefix { $0 != ":" }
+    }
+
+    /// `POST …/rpc`: the JSON-RPC endpoint (`/iReporter/rpc`).
+    static func isJSONRPC(_ uri: String) -> Bool {
+        (uri.firstIndex(of: "?").map { uri[..<$0] } ?? uri[...]).hasSuffix("/rpc")
+    }
+
+    /// A JSON-RPC request: a bounded `application/json` POST body. Whatever
+    /// is wrong with it is answered in JSON-RPC's own terms.
+    private func answerJSONRPC(_ request: GatewayRequest, record: inout Record) -> APIResponse {
+        let started = monotonicMicros()
+        func refused(_ detail: String) -> APIResponse {
+            APIResponse(body: JSONRPCService.error(.invalidRequest, detail: detail, id: nil))
+        }
+        guard request.param("REQUEST_METHOD") == "POST" else { return refused("send a POST") }
+        let contentType = (request.param("CONTENT_TYPE") ?? "").lowercased()
+        guard contentType.hasPrefix("application/json") else { return refused("the body must be application/json") }
+        let limit = JSONRPCService.maxBodyBytes
+        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > limit {
+            return refused("the body is over \(limit / 1024) KiB")
+        }
+        var body: [UInt8] = []
+        while true {
+            let count = request.read(into: buffer)
+            body.append(contentsOf: buffer[..<max(count, 0)])
+            if body.count > limit { return refused("the body is over \(limit / 1024) KiB") }
+            if count < buffer.count { break }
+        }
+        record.parseMicros = monotonicMicros() - started
+        let response = api.handle(jsonRPC: body, of: apiRequest(request, parameters: FormData(), client: record.client))
+        record.databaseMicros = api.lastTimings.databaseMicros
+        record.imageMicros = api.lastTimings.imageMicros
+        return response
+    }
+
     /// The headers every answer of index.php carried (session_start() sent the
     /// cache headers), plus Content-Length and our cookie.
     static func head(for response: APIResponse) -> [UInt8] {
-        var head = "Content-Type: application/json\r\nContent-Length: \(response.body.count)\r\n"
+        var head = response.status == 204 ? "Status: 204 No Content\r\n" : ""
+        head += "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
         for cookie in response.setCookie { head += "Set-Cookie: \(cookie)\r\n" }
         head += "Expires: Thu, 19 Nov 1981 08:52:00 GMT\r\nCache-Control: no-store, no-cache, must-revalidate\r\nPragma: no-cache\r\n\r\n"
         return Array(head.utf8)

@@ -6,3 +6,12 @@
 public final class DecodeGate: SlotGate, @unchecked Sendable {
     public convenience init() { self.init(purpose: "image decoding slots") }
 }
+
+extension Optional where Wrapped == DecodeGate {
+    /// Runs `decode` holding one of the gate's `limit` slots (at once when
+    /// there is no gate): at most `limit` decodes' buffers at once.
+    func decoding<R>(limit: Int, _ decode: () throws -> R) throws -> R {
+        guard let gate = self else { return try decode() }
+        return try gate.withSlot(limit: limit) { Result(catching: decode) }.get()
+    }
+}

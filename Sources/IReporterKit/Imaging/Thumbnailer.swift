@@ -77,23 +77,10 @@ public struct Thumbnailer: Sendable {
 
     /// The same, with the source photo's header. Throws only `JPEGImageError`.
     public func thumbnail(ofFileAt path: String, maxPixels: Int) throws -> JPEGThumbnail {
-        var info = ir_jpeg_info()
-        var image: gdImagePtr? = nil
-        var message = [CChar](repeating: 0, count: Int(IR_JPEG_MSG_LEN))
-        let status = path.withCString { cPath in
-            ir_jpeg_decode_scaled(cPath, Int32(clamping: side), Int64(maxPixels), Int64(maxDecodeBytes),
-                                  &image, &info, &message, message.count)
-        }
-        if let error = JPEGImageError(status: status, message: Self.string(message),
-                                      info: info, limit: maxPixels, memoryLimit: maxDecodeBytes) {
-            throw error
-        }
-        guard let image else { throw JPEGImageError.outOfMemory("no image returned") }
-        let decoded = GDImage(owning: image)
+        let (decoded, header) = try decode(fileAt: path, minShortSide: side, maxPixels: maxPixels)
         guard let square = decoded.centreSquare(side: side) else {
             throw JPEGImageError.outOfMemory("cannot allocate the \(side)x\(side) thumbnail")
         }
-        let header = JPEGHeader(info)
         guard let upright = square.applyingEXIFOrientation(header.orientation) else {
             throw JPEGImageError.outOfMemory("cannot rotate the thumbnail")
         }
@@ -101,6 +88,25 @@ public struct Thumbnailer: Sendable {
             throw JPEGImageError.encodingFailed("gdImageJpegPtr failed")
         }
         return JPEGThumbnail(jpeg: jpeg, source: header)
+    }
+
+    /// The whole file decoded, DCT-scaled to the smallest M/8 that keeps
+    /// the short side >= `minShortSide` (full size when it is larger than
+    /// the photo), with its header. Throws only `JPEGImageError`.
+    func decode(fileAt path: String, minShortSide: Int, maxPixels: Int) throws -> (GDImage, JPEGHeader) {
+        var info = ir_jpeg_info()
+        var image: gdImagePtr? = nil
+        var message = [CChar](repeating: 0, count: Int(IR_JPEG_MSG_LEN))
+        let status = path.withCString { cPath in
+            ir_jpeg_decode_scaled(cPath, Int32(clamping: minShortSide), Int64(maxPixels), Int64(maxDecodeBytes),
+                                  &image, &info, &message, message.count)
+        }
+        if let error = JPEGImageError(status: status, message: Self.string(message),
+                                      info: info, limit: maxPixels, memoryLimit: maxDecodeBytes) {
+            throw error
+        }
+        guard let image else { throw JPEGImageError.outOfMemory("no image returned") }
+        return (GDImage(owning: image), JPEGHeader(info))
     }
 
     /// Reads only the header (markers up to the first scan) and the EXIF

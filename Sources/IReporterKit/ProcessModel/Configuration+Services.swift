@@ -37,12 +37,17 @@ extension Configuration {
     }
 
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
-        AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
+        var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
                     votes: MariaDBVoteStore(database: database), sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros })
+        if !livePublishURL.isEmpty {
+            services.live = NchanPublisher(url: livePublishURL)
+            if services.live == nil { Log.warning("live_publish_url is not http://HOST[:PORT]/PATH: no live stream") }
+        }
+        return services
     }
 
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {

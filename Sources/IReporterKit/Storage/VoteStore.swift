@@ -11,4 +11,6 @@ public protocol VoteStore: AnyObject {
     /// photo's counts and the vote afterwards, or nil when there is no such
     /// photo (then nothing is stored).
     func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras?
+    /// `userID`'s votes on these photos (those without one are absent).
+    func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
 }

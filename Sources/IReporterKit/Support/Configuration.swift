@@ -44,6 +44,8 @@ public struct Configuration: Sendable {
     public var streamCacheMillis = 1000
     public var commentRateLimit = 120
     public var voteRateLimit = 600
+    /// The Nchan publisher location new photos are posted to; empty: none.
+    public var livePublishURL = ""
     public var passwordHashing = PasswordHasher.Parameters()
     /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
     public var passwordHashConcurrency = 0
@@ -132,6 +134,8 @@ public struct Configuration: Sendable {
                 "comments per user per hour; 0 = no limit."),
         Setting("vote_rate_limit", .number(\.voteRateLimit, 0...1_000_000),
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
+        Setting("live_publish_url", .text(\.livePublishURL),
+                "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),
                 "largest photo accepted (bytes); a larger one is answered with a JSON error."),
         Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),

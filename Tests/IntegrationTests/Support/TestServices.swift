@@ -27,15 +27,15 @@ enum TestServices {
         return path
     }()
 
-    /// The tables of migration 003 (photo details, counts, votes, comments).
-    static let reactionsMigration = "migrations/003-photo-details-comments-votes.sql"
+    /// Migration 003 (photo details, counts, votes, comments) and 004 (an index for one person's photos).
+    static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql"]
 
     /// Drops every table and creates them again from a schema file in
-    /// `sql/`, then (unless `migrated` is false) with migration 003.
+    /// `sql/`, then (unless `migrated` is false) with migrations 003 and 004.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
         try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments")
         try runSQLFile(database, schema)
-        if migrated { try runSQLFile(database, reactionsMigration) }
+        if migrated { try reactionsMigrations.forEach { try runSQLFile(database, $0) } }
     }
 
     /// Runs the statements of a file in `sql/`.

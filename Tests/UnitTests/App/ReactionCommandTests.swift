@@ -91,6 +91,25 @@ struct ReactionCommandTests {
                 "no session: whose vote is unknown")
     }
 
+    @Test func theNewestPhotosCountsAreCachedUntilAVoteAndTheViewersVoteNever() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.streamCacheMillis = 60_000
+        let phone = try twoUsers(photos: 1, policy: policy)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        let stream: [(String, String)] = [("command", "stream"), ("extras", "likes,myvote")]
+        let photo = #"{"IdPhoto":"2","title":"t","IdUser":"2","username":"alice""#
+        #expect(try phone.body(stream) == #"{"result":["# + photo + #","likes":"0","myvote":"0"}]}"#)
+        _ = try phone.photos.setVote(.like, photoID: 2, userID: 2) // behind the server's back: the cache answers
+        #expect(try phone.body(stream) == #"{"result":["# + photo + #","likes":"0","myvote":"0"}]}"#)
+        try phone.send([("command", "like"), ("IdPhoto", "2")]) // through any worker: read back at once
+        #expect(try phone.body(stream) == #"{"result":["# + photo + #","likes":"2","myvote":"1"}]}"#)
+        try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        #expect(try phone.body(stream) == #"{"result":["# + photo + #","likes":"2","myvote":"1"}]}"#, "alice's own vote")
+        _ = try phone.photos.setVote(nil, photoID: 2, userID: 2)
+        #expect(try phone.body(stream) == #"{"result":["# + photo + #","likes":"2","myvote":"0"}]}"#,
+                "the viewer's vote is never cached")
+    }
+
     @Test func votesAreOnePerPersonAndIdempotent() throws {
         let phone = try twoUsers(photos: 1)
         #expect(try phone.body([("command", "like"), ("IdPhoto", "2")]) == #"{"error":"Authorization required"}"#)

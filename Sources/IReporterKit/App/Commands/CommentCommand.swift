@@ -63,6 +63,7 @@ public struct CommentCommand: SignedInCommand {
         }
         guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: input.text,
                                                     created: now()) else { throw Failure.noSuchPhoto }
+        counters.bumpStreamGeneration() // the counts of cached streams
         return CommentList(comments: [comment])
     }
 }

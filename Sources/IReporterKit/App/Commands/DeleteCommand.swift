@@ -4,14 +4,6 @@
 /// `ireporter repair` (and every start) removes; never a row without its
 /// files.
 public struct DeleteCommand: SignedInCommand {
-    public struct Input: CommandInput {
-        public let photoID: Int64
-
-        public init(from parameters: any RequestParameters) throws {
-            photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
-        }
-    }
-
     public enum Failure: APIFailure {
         case noSuchPhoto
         case notOwner
@@ -34,7 +26,7 @@ public struct DeleteCommand: SignedInCommand {
         counters = services.counters
     }
 
-    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
+    public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         switch try photos.deleteOwned(id: input.photoID, by: user.id) {
         case .notFound: throw Failure.noSuchPhoto
         case .notOwner: throw Failure.notOwner

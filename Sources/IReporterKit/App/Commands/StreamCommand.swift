@@ -28,22 +28,38 @@ public struct StreamCommand: Command {
     public static let length = 50
 
     private let photos: any PhotoStore
+    private let votes: any VoteStore
     private let sessions: any SessionStore
     private let cache: StreamCache
 
     public init(_ services: AppServices) {
         photos = services.photos
+        votes = services.votes
         sessions = services.sessions
         cache = StreamCache(counters: services.counters, maxAgeMillis: services.policy.streamCacheMillis)
+    }
+
+    /// The photos with their extras: the newest ones' counts and details from
+    /// the cache (then only the viewer's votes are asked for), any other page
+    /// in one query.
+    private func withExtras(_ input: Input, viewer: SignedInUser?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        guard input.photoID == 0, input.page == nil, input.userID == nil else {
+            let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
+            return try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id)
+        }
+        var found = try cache.photosWithExtras { try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil) }
+        if let viewer {
+            let mine = try votes.votes(by: viewer.id, on: found.map(\.photo.id))
+            for index in found.indices { found[index].extras.myVote = mine[found[index].photo.id] }
+        }
+        return found
     }
 
     public func run(_ input: Input, in context: CommandContext) throws -> RenderedJSON {
         do {
             if !input.extras.isEmpty {
                 let viewer = input.extras.contains(.myvote) ? try SignedInUser.of(context, in: sessions) : nil
-                let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
-                let found = try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID,
-                                                        viewer: viewer?.id)
+                let found = try withExtras(input, viewer: viewer)
                 return RenderedJSON(json: PhotoListWithExtras(photos: found, fields: input.extras, hasViewer: viewer != nil).json)
             }
             if input.photoID != 0 {

@@ -22,12 +22,18 @@ public struct UncommentCommand: SignedInCommand {
     }
 
     private let comments: any CommentStore
+    private let counters: any SharedCounters
 
-    public init(_ services: AppServices) { comments = services.comments }
+    public init(_ services: AppServices) {
+        comments = services.comments
+        counters = services.counters
+    }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         switch try comments.removeComment(id: input.commentID, by: user.id) {
-        case .removed: return Successful()
+        case .removed:
+            counters.bumpStreamGeneration() // the counts of cached streams
+            return Successful()
         case .notFound: throw Failure.noSuchComment
         case .notAllowed: throw Failure.notAllowed
         }

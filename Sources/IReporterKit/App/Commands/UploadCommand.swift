@@ -1,15 +1,18 @@
 /// `upload`: a logged-in user's photo (the `file` part) with its `title`.
 /// The photo is checked by decoding it whole (which makes the thumbnail),
 /// stored without its metadata, and its row committed only once both files
-/// are durably in place.
+/// are durably in place. With `effect`, the effect is rendered into the
+/// stored photo and its thumbnail (`EffectRenderer`).
 public struct UploadCommand: SignedInCommand {
     public struct Input: CommandInput {
         public let file: UploadedFile?
         public let title: [UInt8]
+        public let effect: PhotoEffect?
 
-        public init(from parameters: any RequestParameters) {
+        public init(from parameters: any RequestParameters) throws {
             file = parameters.file("file")
             title = parameters.field("title") ?? []
+            effect = try PhotoEffect.named(parameters.field("effect"))
         }
     }
 
@@ -48,7 +51,9 @@ public struct UploadCommand: SignedInCommand {
     private let counters: any SharedCounters
     private let policy: AppServices.Policy
     private let now: () -> Int64
+    private let live: (any LiveFeed)?
     private let thumbnailer: Thumbnailer
+    private let renderer: EffectRenderer
     private let decodeGate: DecodeGate?
 
     public init(_ services: AppServices) {
@@ -57,7 +62,9 @@ public struct UploadCommand: SignedInCommand {
         counters = services.counters
         policy = services.policy
         now = services.now
+        live = services.live
         thumbnailer = Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes)
+        renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
         decodeGate = services.decodeGate
     }
 
@@ -75,63 +82,57 @@ public struct UploadCommand: SignedInCommand {
             throw Failure.tooManyUploads
         }
         let imageStarted = monotonicMicros()
-        let (thumbnail, cleanPhoto, header) = try preparePhoto(spool: spool, in: context)
+        let prepared = try input.effect.map { try render($0, spool: spool, in: context) }
+            ?? preparePhoto(spool: spool, in: context)
         context.imageMicros = monotonicMicros() - imageStarted
         // Titles are stored as sent (no second urldecode: it turned `+` into
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
-        let details = PhotoDetails(created: now(), width: header.displayWidth, height: header.displayHeight)
-        _ = try photos.add(userID: user.id, title: title, details: details, publish: { id in
+        let details = PhotoDetails(created: now(), width: prepared.width, height: prepared.height)
+        let id = try photos.add(userID: user.id, title: title, details: details, publish: { id in
             do {
-                try files.publish(photoSpool: cleanPhoto, thumbnail: thumbnail, id: id)
-                context.keep(cleanPhoto)
+                try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id)
+                context.keep(prepared.photoPath)
             } catch {
                 Log.error("upload \(id): \(error)")
                 throw Failure.serverProblem
             }
         }, unpublish: files.remove)
         counters.bumpStreamGeneration()
+        announce(id)
         return Successful()
     }
 
-    /// Runs a decode holding one of the gate's slots (memory: at most
-    /// `concurrentDecodes` progressive photos' buffers at once).
-    private func decodingOneOfFew<R>(_ decode: () throws -> R) throws -> R {
-        guard let decodeGate else { return try decode() }
-        return try decodeGate.withSlot(limit: policy.concurrentDecodes) { Result(catching: decode) }.get()
+    /// Tells the live subscribers, with the photo as the stream shows it.
+    private func announce(_ id: Int64) {
+        guard let live else { return }
+        do {
+            if let photo = try photos.photo(id: id) { live.publish(PhotoList(photos: [photo]).json) }
+        } catch {
+            Log.warning("live feed: photo \(id): \(error)")
+        }
     }
 
-    /// The thumbnail, a copy of the photo without EXIF/XMP/IPTC/comments
-    /// (GPS position, camera serial), keeping the orientation as a lone tag,
-    /// and the photo's header (its size).
-    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> ([UInt8], String, JPEGHeader) {
+    /// What is published: the photo's file (a spool file of ours), its
+    /// thumbnail, its size as displayed.
+    private struct Prepared {
+        let thumbnail: [UInt8]
+        let photoPath: String
+        let width: Int
+        let height: Int
+    }
+
+    /// The thumbnail, and a copy of the photo without EXIF/XMP/IPTC/comments
+    /// (GPS position, camera serial), keeping the orientation as a lone tag.
+    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> Prepared {
         let thumbnail: JPEGThumbnail
         do {
-            thumbnail = try decodingOneOfFew { try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels) }
-        } catch let error as JPEGImageError {
-            if case .tooManyPixels = error { throw .tooManyPixels(limit: policy.maxImagePixels) }
-            if case .needsTooMuchMemory(let width, let height, let bytes, let limit) = error {
-                // The megapixels of this photo's layout that fit the limit.
-                throw .tooManyPixelsForProgressive(limit: Int(Double(limit) / Double(bytes) * Double(width * height) / 1e6))
-            }
-            guard error.isInvalidImage else {
-                Log.error("thumbnail: \(error)")
-                throw .serverProblem
-            }
-            throw .notAJPEG
+            thumbnail = try decodeGate.decoding(limit: policy.concurrentDecodes) { try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels) }
         } catch {
-            Log.error("thumbnail: \(error)")
-            throw .serverProblem
+            throw Failure(error, maxPixels: policy.maxImagePixels)
         }
-        let clean: SpoolFile
-        do {
-            clean = try files.makeSpool()
-        } catch {
-            Log.error("upload: \(error)")
-            throw .serverProblem
-        }
+        let clean = try makeSpool(in: context)
         _ = clean.close()
-        context.removeWhenAnswered(clean.path)
         do {
             try JPEGMetadataStripper.strip(from: spool, to: clean.path, orientation: thumbnail.source.orientation)
         } catch .io(let message) {
@@ -140,6 +141,60 @@ public struct UploadCommand: SignedInCommand {
         } catch {
             throw .notAJPEG
         }
-        return (thumbnail.jpeg, clean.path, thumbnail.source)
+        return Prepared(thumbnail: thumbnail.jpeg, photoPath: clean.path, width: thumbnail.source.displayWidth,
+                        height: thumbnail.source.displayHeight)
+    }
+
+    /// The photo with the effect rendered in (a new encoding: no metadata), and its thumbnail.
+    private func render(_ effect: PhotoEffect, spool: String, in context: CommandContext) throws(Failure) -> Prepared {
+        let rendered: RenderedPhoto
+        do {
+            rendered = try decodeGate.decoding(limit: policy.concurrentDecodes) { try renderer.render(fileAt: spool, effect: effect, maxPixels: policy.maxImagePixels) }
+        } catch {
+            throw Failure(error, maxPixels: policy.maxImagePixels)
+        }
+        let photo = try makeSpool(in: context)
+        let written = rendered.photo.withUnsafeBytes { photo.write($0) }
+        if let code = written ?? photo.close() {
+            Log.error("upload: \(SystemError("write \(photo.path)", code: code))")
+            throw .serverProblem
+        }
+        return Prepared(thumbnail: rendered.thumbnail, photoPath: photo.path, width: rendered.width, height: rendered.height)
+    }
+
+    /// A spool file in the upload folder, removed when the request is answered unless published.
+    private func makeSpool(in context: CommandContext) throws(Failure) -> SpoolFile {
+        let spool: SpoolFile
+        do {
+            spool = try files.makeSpool()
+        } catch {
+            Log.error("upload: \(error)")
+            throw .serverProblem
+        }
+        context.removeWhenAnswered(spool.path)
+        return spool
+    }
+}
+
+extension UploadCommand.Failure {
+    /// The answer to a photo that could not be decoded or rendered: the
+    /// photo's fault, or (logged) the server's.
+    init(_ error: any Error, maxPixels: Int) {
+        guard let error = error as? JPEGImageError else {
+            Log.error("image: \(error)")
+            self = .serverProblem
+            return
+        }
+        if case .tooManyPixels = error {
+            self = .tooManyPixels(limit: maxPixels)
+        } else if case .needsTooMuchMemory(let width, let height, let bytes, let limit) = error {
+            // The megapixels of this photo's layout that fit the limit.
+            self = .tooManyPixelsForProgressive(limit: Int(Double(limit) / Double(bytes) * Double(width * height) / 1e6))
+        } else if error.isInvalidImage {
+            self = .notAJPEG
+        } else {
+            Log.error("image: \(error)")
+            self = .serverProblem
+        }
     }
 }

@@ -3,14 +3,6 @@
 /// set or removed; sending the same again changes nothing. Answers the
 /// photo's counts and the vote.
 public struct VoteCommand: SignedInCommand {
-    public struct Input: CommandInput {
-        public let photoID: Int64
-
-        public init(from parameters: any RequestParameters) throws {
-            photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
-        }
-    }
-
     public enum Failure: APIFailure {
         case noSuchPhoto
         case tooManyVotes
@@ -36,11 +28,12 @@ public struct VoteCommand: SignedInCommand {
         perHour = services.policy.votesPerHour
     }
 
-    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
+    public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
         if perHour > 0, !counters.allow("vote:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
             throw Failure.tooManyVotes
         }
         guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
+        counters.bumpStreamGeneration() // the counts of cached streams
         return VoteTally(photoID: input.photoID, extras: tally)
     }
 }

@@ -1,5 +1,5 @@
 /// The stream's pages: an index range on `photos` (the primary key, or
-/// `IdUser_IdPhoto` of migration 003 for one person's photos), joined with
+/// `IdUser_IdPhoto` of migration 004 for one person's photos), joined with
 /// the account; with extras, each photo's counts, details and the viewer's
 /// vote joined in the same query. STRAIGHT_JOIN keeps `photos` first, so
 /// the plan is the index range whatever the tables' sizes.

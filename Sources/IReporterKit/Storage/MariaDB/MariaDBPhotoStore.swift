@@ -9,10 +9,14 @@ public final class MariaDBPhotoStore: PhotoStore {
 
     public init(database: DatabaseConnection) { self.database = database }
 
-    static let photoColumns = "SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
+    private static let photoColumns = "SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
 
+    /// The page query (`photos(in:userID:)`), whose plan is pinned: the
+    /// original's text lets MariaDB start from `login` once `photos` has an
+    /// index on IdUser (migration 004), which on a large table costs a scan
+    /// and a sort of every photo.
     public func newest(limit: Int) throws -> [PhotoRecord] {
-        try database.query("\(Self.photoColumns) ORDER BY IdPhoto DESC LIMIT \(limit)").compactMap(Self.record)
+        try photos(in: PageCursor(since: .min, count: limit), userID: nil)
     }
 
     public func photo(id: Int64) throws -> PhotoRecord? {

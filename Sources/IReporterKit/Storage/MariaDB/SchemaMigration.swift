@@ -41,15 +41,21 @@ struct SchemaMigration: Sendable {
             "CREATE TABLE IF NOT EXISTS `comments` ( `IdComment` int(11) NOT NULL AUTO_INCREMENT, `IdPhoto` int(11) NOT NULL, "
                 + "`IdUser` int(11) NOT NULL, `text` varchar(1000) CHARACTER SET latin1 NOT NULL, `created` bigint NOT NULL, "
                 + "PRIMARY KEY (`IdComment`), KEY `IdPhoto_IdComment` (`IdPhoto`, `IdComment`) ) ENGINE=InnoDB DEFAULT CHARSET=utf8",
-            "CREATE INDEX IF NOT EXISTS `IdUser_IdPhoto` ON `photos` (`IdUser`, `IdPhoto`)",
         ],
-        // The last statement's index: the ones before it ran first.
+        // The last statement's table: the ones before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'comments'
+            """)
+
+    static let indexPhotosUser = SchemaMigration(
+        file: "004-index-photos-user.sql",
+        statements: ["CREATE INDEX IF NOT EXISTS `IdUser_IdPhoto` ON `photos` (`IdUser`, `IdPhoto`)"],
         appliedQuery: """
             SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos' \
             AND INDEX_NAME = 'IdUser_IdPhoto'
             """)
 
-    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes]
+    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

@@ -95,6 +95,12 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return extras(of: photoID, viewer: userID)
     }
 
+    public func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote] {
+        var mine: [Int64: Vote] = [:]
+        for id in photoIDs { mine[id] = votes[VoteKey(photoID: id, userID: userID)] }
+        return mine
+    }
+
     // MARK: - CommentStore
 
     public func addComment(photoID: Int64, userID: Int64, text: [UInt8], created: Int64) throws -> CommentRecord? {

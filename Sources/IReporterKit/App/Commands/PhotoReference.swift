@@ -1,0 +1,8 @@
+/// The input of a command that takes one photo by its id (`IdPhoto`, required).
+public struct PhotoReference: CommandInput {
+    public let photoID: Int64
+
+    public init(from parameters: any RequestParameters) throws {
+        photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
+    }
+}

@@ -1,0 +1,53 @@
+/// `preview`: a small photo (the `file` part, as `upload` sends it) with
+/// `effect` rendered by the same code as `upload`, answered as the JPEG
+/// itself, so a client shows exactly what would be stored. For a logged-in
+/// user (it costs a decode and an encode).
+public struct PreviewCommand: SignedInCommand {
+    public struct Input: CommandInput {
+        public let file: UploadedFile?
+        public let effect: PhotoEffect?
+
+        public init(from parameters: any RequestParameters) throws {
+            file = parameters.file("file")
+            effect = try PhotoEffect.named(parameters.field("effect"))
+        }
+    }
+
+    public enum Failure: APIFailure {
+        case noFile
+        case noEffect
+
+        public var message: String {
+            switch self {
+            case .noFile: "Preview needs a photo in the file field"
+            case .noEffect: "Preview needs an effect: the effects command lists them"
+            }
+        }
+    }
+
+    private let renderer: EffectRenderer
+    private let maxPixels: Int
+    private let decodeGate: DecodeGate?
+    private let concurrentDecodes: Int
+
+    public init(_ services: AppServices) {
+        maxPixels = services.policy.maxImagePixels
+        renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
+        decodeGate = services.decodeGate
+        concurrentDecodes = services.policy.concurrentDecodes
+    }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> JPEGImage {
+        guard let spool = input.file?.spoolPath else { throw Failure.noFile }
+        guard let effect = input.effect else { throw Failure.noEffect }
+        let started = monotonicMicros()
+        defer { context.imageMicros = monotonicMicros() - started }
+        do {
+            return JPEGImage(jpeg: try decodeGate.decoding(limit: concurrentDecodes) {
+                try renderer.preview(fileAt: spool, effect: effect, maxPixels: maxPixels)
+            })
+        } catch let error as JPEGImageError {
+            throw UploadCommand.Failure(error, maxPixels: maxPixels)
+        }
+    }
+}
