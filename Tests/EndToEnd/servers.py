@@ -322,9 +322,19 @@ class Database:
 
     def stop(self):
         if self.directory is not None:
+            # Another checkout's runs keep the account's password in this file:
+            # leave the account as they expect it (see start_database).
+            kept = self.directory / "ireport.password"
+            if kept.is_file():
+                self.sql(_set_password(kept.read_text().strip()))
             subprocess.run([str(REPO / "scripts/mariadb.sh"), "stop", str(self.directory)],
                            capture_output=True, timeout=90)
             self.directory = None
+
+
+def _set_password(password: str) -> str:
+    quoted = password.replace("\\", "\\\\").replace("'", "\\'")
+    return "".join(f"ALTER USER 'ireport'@'{host}' IDENTIFIED BY '{quoted}';\n" for host in ("localhost", "127.0.0.1"))
 
 
 def start_database() -> Database:
@@ -343,9 +353,12 @@ def start_database() -> Database:
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
     # Our own database: empty tables as installed (repair's table of rows set
-    # aside too), for every module.
+    # aside too), for every module. The directory is shared by the test runs
+    # of every checkout on this machine, which may have given the account
+    # another password: it gets the one this URL names (and back at stop).
     db = Database(f"mysql://ireport:ireport@localhost/iReport?socket={directory}/mysqld.sock", directory, port)
-    db.sql("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`;\n" + (REPO / "sql" / "schema.sql").read_text())
+    db.sql(_set_password("ireport") + "DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`;\n"
+           + (REPO / "sql" / "schema.sql").read_text())
     return db
 
 
@@ -407,9 +420,10 @@ class OurServer:
             if self.proc.poll() is not None:
                 raise AssertionError(f"ireporter exited with {self.proc.returncode} during start-up\n"
                                      + tail(self.log_path))
-            return self.socket_path.is_socket() and self.pid_file.is_file() and self.pid_file.read_text().strip()
+            # (A server killed outright leaves its pid file: this one's pid, not any.)
+            return self.socket_path.is_socket() and self.pid_file.is_file() \
+                and self.pid_file.read_text().strip() == str(self.proc.pid)
         wait_for(ready, timeout, what=f"ireporter to listen on {self.socket_path}")
-        assert int(self.pid_file.read_text()) == self.proc.pid
         self.workers()  # remember them for the cleanup
         return self
 

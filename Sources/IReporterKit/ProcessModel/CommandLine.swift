@@ -48,9 +48,13 @@ public enum IReporterCommandLine {
         if arguments.contains("--help") || arguments.contains("-h") { print(usage, terminator: ""); return 0 }
         if arguments.contains("--version") { print("ireporter \(Server.version)"); return 0 }
         let checkOnly = arguments.contains("--check-config")
-        let subcommand = ["migrate", "migrate-passwords", "repair"].first { $0 == arguments.first }
         var options = arguments.filter { $0 != "--check-config" }
-        if subcommand != nil { options.removeFirst() }
+        // Before or after the options (`ireporter --config FILE repair`), never an option's value.
+        let subcommandIndex = options.indices.first { index in
+            ["migrate", "migrate-passwords", "repair"].contains(options[index])
+                && (index == 0 || !["--config", "--listen", "--workers", "--grace"].contains(options[index - 1]))
+        }
+        let subcommand = subcommandIndex.map { options.remove(at: $0) }
         var flags: Set<String> = []
         if subcommand == "repair" {
             flags = Set(options.filter { ["--yes", "--dry-run", "--force"].contains($0) })
