@@ -26,8 +26,9 @@ public enum IReporterCommandLine {
         into the table photos_removed. --dry-run changes nothing at all. It
         refuses when the damage looks like a wrong upload_dir, a disk that is
         not mounted or the wrong database (--force: go on all the same).
-        Files younger than --grace seconds (default 60) are left alone. A
-        start of the server does the same, except for the rows.
+        Files younger than --grace seconds (default 60) are left alone. The
+        server does the same at start and every 10 minutes, except for the
+        rows.
 
         migrate applies sql/migrations to the database (the PHP version's
         too): 001 widens login.pass, 002 indexes login.username. Those

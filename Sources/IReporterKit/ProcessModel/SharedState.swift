@@ -9,37 +9,41 @@ struct SharedState: Sendable {
     let counters: SharedMemoryCounters
     /// Bounds the Argon2 hashes computed at once (memory).
     let hashingGate: HashingGate
+    /// One sweep of the upload folder per interval, whichever process runs it.
+    let sweepClock: SweepClock
     /// The file it lives in; nil when it is this process tree's own.
     let file: SharedMemoryFile?
 
     static let counterCapacity = 8192
     /// Bump when the meaning of the layout changes without its size.
-    private static let layoutVersion: UInt64 = 1
+    private static let layoutVersion: UInt64 = 2
     private static let countersBytes = (SharedMemoryCounters.bytes(capacity: counterCapacity) + 63) / 64 * 64
 
     /// Identifies the layout below: a file of another layout is set up anew.
     private static var layout: UInt64 {
-        layoutVersion << 56 ^ UInt64(countersBytes) << 20 ^ UInt64(HashingGate.bytes)
+        layoutVersion << 56 ^ UInt64(countersBytes) << 20 ^ UInt64(HashingGate.bytes) << 4 ^ UInt64(SweepClock.bytes)
     }
+    private static let payloadBytes = countersBytes + HashingGate.bytes + SweepClock.bytes
 
     /// The installation's state in the file at `path`, made or checked
     /// (see `SharedMemoryFile`).
     static func open(file path: String) throws(SharedMemoryFile.OpenError) -> SharedState {
-        let file = try SharedMemoryFile.open(path: path, payloadBytes: countersBytes + HashingGate.bytes,
-                                             layout: layout) { memory in
-            _ = parts(at: memory, initialize: true)
+        let file = try SharedMemoryFile.open(path: path, payloadBytes: payloadBytes, layout: layout) { memory in
+            _ = SharedState(at: memory, initialize: true, file: nil)
         }
-        let (counters, gate) = parts(at: file.payload, initialize: false)
-        return SharedState(counters: counters, hashingGate: gate, file: file)
+        return SharedState(at: file.payload, initialize: false, file: file)
     }
 
     /// State for this process and the ones it forks only.
     static func privateToThisProcess() -> SharedState {
-        SharedState(counters: SharedMemoryCounters(capacity: counterCapacity), hashingGate: HashingGate(), file: nil)
+        SharedState(at: sharedMemory(bytes: payloadBytes, for: "shared state"), initialize: true, file: nil)
     }
 
-    private static func parts(at memory: UnsafeMutableRawPointer, initialize: Bool) -> (SharedMemoryCounters, HashingGate) {
-        (SharedMemoryCounters(memory: memory, capacity: counterCapacity, initialize: initialize),
-         HashingGate(memory: memory + countersBytes, initialize: initialize))
+    /// The parts at `memory` (`payloadBytes`): set up there when `initialize`.
+    private init(at memory: UnsafeMutableRawPointer, initialize: Bool, file: SharedMemoryFile?) {
+        counters = SharedMemoryCounters(memory: memory, capacity: Self.counterCapacity, initialize: initialize)
+        hashingGate = HashingGate(memory: memory + Self.countersBytes, initialize: initialize)
+        sweepClock = SweepClock(memory: memory + Self.countersBytes + HashingGate.bytes)
+        self.file = file
     }
 }
