@@ -89,7 +89,9 @@ def main() -> int:
                 os.setsid()
                 env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
                 if listener is not None:
-                    os.dup2(listener.fileno(), 3, inheritable=True)
+                    if listener.fileno() != 3:
+                        os.dup2(listener.fileno(), 3)
+                    os.set_inheritable(3, True)
                     env.update(LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
                 os.setgroups([])
                 os.setgid(gid)
@@ -115,13 +117,19 @@ def main() -> int:
         failed = os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0
         # The unit's "cgroup": the workers left behind, re-parented to us.
         deadline = time.monotonic() + args.timeout_stop
+        reported = False
         while children() and time.monotonic() < deadline:
+            if not reported and time.monotonic() > deadline - args.timeout_stop + 1:
+                reported = True
+                event("waiting", left=[(p, open(f"/proc/{p}/cmdline").read().replace("\0", " "))
+                                       for p in children()])
             reap()
             time.sleep(0.01)
-        for orphan in children():
+        left = children()
+        for orphan in left:
             os.kill(orphan, signal.SIGKILL)
         reap()
-        event("empty")
+        event("empty", killed=left)
         if state["stopping"] or not failed:
             return 0
         time.sleep(args.restart_sec)

@@ -58,17 +58,26 @@ done
 """,
     "systemctl": r"""#!/bin/sh
 # systemctl on a host without systemd: what the units of apache2 and nginx do.
-running() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Alive and not a zombie (PID 1 here may not reap the daemons it inherits).
+alive() { state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$state" ] && [ "$state" != Z ]; }
+running() { [ -s "$1" ] && alive "$(cat "$1")"; }
+stop_apache() {
+    running /run/apache2/apache2.pid || return 0
+    pid=$(cat /run/apache2/apache2.pid)
+    apachectl stop
+    i=0
+    while alive "$pid" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+}
 case "$1 ${2%.service}" in
-    "start apache2"|"reload apache2"|"restart apache2")
-        if running /run/apache2/apache2.pid; then exec apachectl graceful; else exec apachectl start; fi ;;
-    "stop apache2") exec apachectl stop ;;
-    "start nginx"|"reload nginx"|"restart nginx")
-        if running /run/nginx.pid; then exec nginx -s reload; else exec nginx; fi ;;
-    "stop nginx") exec nginx -s quit ;;
+    "start apache2") running /run/apache2/apache2.pid || apachectl start ;;
+    "reload apache2") if running /run/apache2/apache2.pid; then apachectl graceful; else apachectl start; fi ;;
+    "restart apache2") stop_apache && apachectl start ;;
+    "stop apache2") stop_apache ;;
+    "start nginx") running /run/nginx.pid || nginx ;;
+    "reload nginx"|"restart nginx") if running /run/nginx.pid; then nginx -s reload; else nginx; fi ;;
+    "stop nginx") nginx -s quit ;;
+    *) echo "systemctl (test stand-in): '$*' is not emulated" >&2; exit 1 ;;
 esac
-echo "systemctl (test stand-in): '$*' is not emulated" >&2
-exit 1
 """,
 }
 

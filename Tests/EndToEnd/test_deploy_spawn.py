@@ -61,8 +61,9 @@ def spawn_env():
             assert old in text, f"deploy/ireporter.conf.example no longer contains {old}"
         text = text.replace("/var/www/iReporter/upload", str(upload))
         text = text.replace("/var/lib/ireporter/sessions", str(sessions))
+        # No upload rate limit: the load tests upload hundreds of photos a minute.
         text = servers.set_config_keys(text, {"listen": "", "user": "", "pid_file": "", "workers": WORKERS,
-                                              "db_url": db.url, "log_file": log})
+                                              "db_url": db.url, "log_file": log, "upload_rate_limit": 0})
         conf.write_text(text)
         os.chown(conf, 0, servers.grp_id(WWW))
         conf.chmod(0o640)
@@ -175,15 +176,21 @@ def test_systemd_units_verify(spawn_env):
     assert p.returncode == 0 and not ours, f"systemd-analyze verify: rc={p.returncode}\n{p.stderr}"
 
 
-def test_systemd_socket_activation(spawn_env):
-    tool = servers.need_tool("systemd-socket-activate", "systemd")
+def rendered_units(spawn_env, name: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The service and socket units with the module's paths: their values."""
     service = unit_values(servers.render(
-        servers.DEPLOY / "systemd" / "ireporter.service", spawn_env["base"] / "ireporter.service",
+        servers.DEPLOY / "systemd" / "ireporter.service", spawn_env["base"] / f"{name}.service",
         {"/usr/local/bin/ireporter": str(spawn_env["binary"]),
          "/etc/ireporter/ireporter.conf": str(spawn_env["conf"])}))
     sock = unit_values(servers.render(
-        servers.DEPLOY / "systemd" / "ireporter.socket", spawn_env["base"] / "ireporter.socket",
+        servers.DEPLOY / "systemd" / "ireporter.socket", spawn_env["base"] / f"{name}.socket",
         {"/run/ireporter/fcgi.sock": str(spawn_env["socket"])}))
+    return service, sock
+
+
+def test_systemd_socket_activation(spawn_env):
+    tool = servers.need_tool("systemd-socket-activate", "systemd")
+    service, sock = rendered_units(spawn_env, "ireporter")
     user, group = service["User"][0], service["Group"][0]
     assert (user, group) == (WWW, WWW)
     assert sock["ListenStream"] == [str(spawn_env["socket"])] and sock.get("Accept", ["no"]) == ["no"]
@@ -301,13 +308,7 @@ def test_a_supervisor_killed_under_load_is_replaced_at_once(spawn_env, socket_un
     the units configure (Restart=on-failure, RestartSec, TimeoutStopSec,
     the socket kept). Measured: the window of failed requests; the target
     is under two seconds."""
-    service = unit_values(servers.render(
-        servers.DEPLOY / "systemd" / "ireporter.service", spawn_env["base"] / "crash.service",
-        {"/usr/local/bin/ireporter": str(spawn_env["binary"]),
-         "/etc/ireporter/ireporter.conf": str(spawn_env["conf"])}))
-    sock = unit_values(servers.render(
-        servers.DEPLOY / "systemd" / "ireporter.socket", spawn_env["base"] / "crash.socket",
-        {"/run/ireporter/fcgi.sock": str(spawn_env["socket"])}))
+    service, sock = rendered_units(spawn_env, "crash")
     assert service["Restart"] == ["on-failure"]
     restart_sec = unit_duration(service["RestartSec"][0])
     command = shlex.split(service["ExecStart"][0])
@@ -338,7 +339,8 @@ def test_a_supervisor_killed_under_load_is_replaced_at_once(spawn_env, socket_un
         def kill():
             killed.append(time.monotonic())
             os.kill(first["pid"], signal.SIGKILL)
-        load = servers.Load(spawn_env["url"], user, password, expected, clients=6, seconds=6.0, uploads=True)
+        load = servers.Load(spawn_env["url"], user, password, expected, clients=6, seconds=6.0, max_requests=5000,
+                            uploads=True)
         outcomes = load.run(during=kill, at=2.0)
         failed, window = servers.Load.failure_window(outcomes)
         starts = [e for e in events() if e["event"] == "start"]

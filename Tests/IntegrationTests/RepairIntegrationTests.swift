@@ -26,8 +26,10 @@ extension DatabaseTests {
             try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'no file')") // 4
             let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
 
-            let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true, setAsideRows: true))
+            // What the start-up sweep does: files only.
+            let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true))
             #expect(young.spools.isEmpty && young.filesWithoutRow.isEmpty, "files younger than the grace time are left alone")
+            #expect(young.rowsWithoutPhoto == [4] && !young.applied.contains(.rows))
 
             let dry = try repair.run(graceSeconds: 0, actions: .dryRun)
             #expect(dry.filesWithoutRow == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])

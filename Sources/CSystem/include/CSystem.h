@@ -16,10 +16,14 @@ int csystem_timed_join(pthread_t thread, const struct timespec *deadline);
 long csystem_find(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
 
 /* Sequentially consistent operations on 64-bit words in memory shared
-   between processes (the worker scoreboard). */
+   between processes (the worker scoreboard, the shared state). */
 static inline long long csystem_load(const long long *word) { return __atomic_load_n(word, __ATOMIC_SEQ_CST); }
 static inline void csystem_store(long long *word, long long value) { __atomic_store_n(word, value, __ATOMIC_SEQ_CST); }
 static inline long long csystem_add(long long *word, long long delta) { return __atomic_add_fetch(word, delta, __ATOMIC_SEQ_CST); }
+/* Sets *word to desired if it still holds expected; 1 if it did. */
+static inline int csystem_compare_exchange(long long *word, long long expected, long long desired) {
+    return __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 
 /* prctl(PR_SET_PDEATHSIG): signal_number is sent to this process when the
    parent that forked it dies. Returns 0, or -1 when the parent is already

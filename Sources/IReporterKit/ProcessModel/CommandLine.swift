@@ -26,8 +26,9 @@ public enum IReporterCommandLine {
         into the table photos_removed. --dry-run changes nothing at all. It
         refuses when the damage looks like a wrong upload_dir, a disk that is
         not mounted or the wrong database (--force: go on all the same).
-        Files younger than --grace seconds (default 60) are left alone. A
-        start of the server does the same, except for the rows.
+        Files younger than --grace seconds (default 60) are left alone. The
+        server does the same at start and every 10 minutes, except for the
+        rows.
 
         migrate applies sql/migrations to the database (the PHP version's
         too): 001 widens login.pass, 002 indexes login.username. Those
@@ -48,9 +49,13 @@ public enum IReporterCommandLine {
         if arguments.contains("--help") || arguments.contains("-h") { print(usage, terminator: ""); return 0 }
         if arguments.contains("--version") { print("ireporter \(Server.version)"); return 0 }
         let checkOnly = arguments.contains("--check-config")
-        let subcommand = ["migrate", "migrate-passwords", "repair"].first { $0 == arguments.first }
         var options = arguments.filter { $0 != "--check-config" }
-        if subcommand != nil { options.removeFirst() }
+        // Before or after the options (`ireporter --config FILE repair`), never an option's value.
+        let subcommandIndex = options.indices.first { index in
+            ["migrate", "migrate-passwords", "repair"].contains(options[index])
+                && (index == 0 || !["--config", "--listen", "--workers", "--grace"].contains(options[index - 1]))
+        }
+        let subcommand = subcommandIndex.map { options.remove(at: $0) }
         var flags: Set<String> = []
         if subcommand == "repair" {
             flags = Set(options.filter { ["--yes", "--dry-run", "--force"].contains($0) })

@@ -11,40 +11,42 @@ struct SharedState: Sendable {
     let hashingGate: HashingGate
     /// Bounds the JPEG decodes run at once (memory).
     let decodeGate: DecodeGate
+    /// One sweep of the upload folder per interval, whichever process runs it.
+    let sweepClock: SweepClock
     /// The file it lives in; nil when it is this process tree's own.
     let file: SharedMemoryFile?
 
     static let counterCapacity = 65536
     /// Bump when the meaning of the layout changes without its size.
-    private static let layoutVersion: UInt64 = 3
+    private static let layoutVersion: UInt64 = 4
     private static let countersBytes = (SharedMemoryCounters.bytes(capacity: counterCapacity) + 63) / 64 * 64
 
     /// Identifies the layout below: a file of another layout is set up anew.
     private static var layout: UInt64 {
-        layoutVersion << 56 ^ UInt64(countersBytes) << 20 ^ UInt64(2 * SlotGate.bytes)
+        layoutVersion << 56 ^ UInt64(countersBytes) << 20 ^ UInt64(2 * SlotGate.bytes) << 4 ^ UInt64(SweepClock.bytes)
     }
+    private static let payloadBytes = countersBytes + 2 * SlotGate.bytes + SweepClock.bytes
 
     /// The installation's state in the file at `path`, made or checked
     /// (see `SharedMemoryFile`).
     static func open(file path: String) throws(SharedMemoryFile.OpenError) -> SharedState {
-        let file = try SharedMemoryFile.open(path: path, payloadBytes: countersBytes + 2 * SlotGate.bytes,
-                                             layout: layout) { memory in
-            _ = parts(at: memory, initialize: true)
+        let file = try SharedMemoryFile.open(path: path, payloadBytes: payloadBytes, layout: layout) { memory in
+            _ = SharedState(at: memory, initialize: true, file: nil)
         }
-        let (counters, hashing, decoding) = parts(at: file.payload, initialize: false)
-        return SharedState(counters: counters, hashingGate: hashing, decodeGate: decoding, file: file)
+        return SharedState(at: file.payload, initialize: false, file: file)
     }
 
     /// State for this process and the ones it forks only.
     static func privateToThisProcess() -> SharedState {
-        SharedState(counters: SharedMemoryCounters(capacity: counterCapacity), hashingGate: HashingGate(),
-                    decodeGate: DecodeGate(), file: nil)
+        SharedState(at: sharedMemory(bytes: payloadBytes, for: "shared state"), initialize: true, file: nil)
     }
 
-    private static func parts(at memory: UnsafeMutableRawPointer,
-                              initialize: Bool) -> (SharedMemoryCounters, HashingGate, DecodeGate) {
-        (SharedMemoryCounters(memory: memory, capacity: counterCapacity, initialize: initialize),
-         HashingGate(memory: memory + countersBytes, initialize: initialize),
-         DecodeGate(memory: memory + countersBytes + SlotGate.bytes, initialize: initialize))
+    /// The parts at `memory` (`payloadBytes`): set up there when `initialize`.
+    private init(at memory: UnsafeMutableRawPointer, initialize: Bool, file: SharedMemoryFile?) {
+        counters = SharedMemoryCounters(memory: memory, capacity: Self.counterCapacity, initialize: initialize)
+        hashingGate = HashingGate(memory: memory + Self.countersBytes, initialize: initialize)
+        decodeGate = DecodeGate(memory: memory + Self.countersBytes + SlotGate.bytes, initialize: initialize)
+        sweepClock = SweepClock(memory: memory + Self.countersBytes + 2 * SlotGate.bytes)
+        self.file = file
     }
 }

@@ -39,7 +39,6 @@ final class Supervisor {
         for signal in [SIGTERM, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
         pthread_sigmask(SIG_BLOCK, &handled, nil)
 
-        sweepUploadsInBackground()
         for _ in 0..<configuration.workers { spawnWorker() }
         Log.info("ireporter \(Server.version) serving with \(configuration.workers) worker processes on \(listenDescription)")
 
@@ -186,12 +185,12 @@ final class Supervisor {
         }
     }
 
-    /// At start and every 10 minutes: what a crash or a failing disk left in
-    /// the upload folder, cleared by a separate process so that serving goes
-    /// on. Only files older than any request can be are touched; files
-    /// without a row are set aside (`.removed/`), rows without a file only
-    /// reported (`ireporter repair --yes` sets them aside); nothing at all
-    /// when it looks like a wrong path (see `UploadRepair`).
+    /// What a crash or a failing disk left in the upload folder, cleared by
+    /// a separate process so that serving goes on. Only files older than
+    /// any request can be are touched; files without a row are set aside
+    /// (`.removed/`), rows without a file only reported (`ireporter repair
+    /// --yes` sets them aside); nothing at all when it looks like a wrong
+    /// path (see `UploadRepair`).
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -199,6 +198,11 @@ final class Supervisor {
         let pid = fork()
         guard pid == 0 else { return }
         if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
+        // The supervisor holds SIGTERM back for sigtimedwait: this process must not.
+        var terminate = sigset_t()
+        sigemptyset(&terminate)
+        sigaddset(&terminate, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
         let repair = configuration.uploadRepair()
         do {
             let report = try repair.run(graceSeconds: graceSeconds, actions: UploadRepair.Actions(setAsideFiles: true))
@@ -217,11 +221,14 @@ final class Supervisor {
         _exit(0)
     }
 
+    /// At start and every 10 minutes: the sessions, and the upload folder
+    /// unless a process of the installation began its sweep less than 10
+    /// minutes ago (`SweepClock`).
     private func sweepPeriodically() {
         let now = monotonicMillis()
         guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
-        if lastSweep != 0 { sweepUploadsInBackground() } // the first one ran at start
         lastSweep = now
+        if shared.sweepClock.claim(now: Int64(time(nil)), intervalSeconds: 600) { sweepUploadsInBackground() }
         let removed = configuration.sessionStore.sweep()
         if removed > 0 { Log.info("removed \(removed) expired session files") }
     }

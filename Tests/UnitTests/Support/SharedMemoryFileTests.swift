@@ -101,6 +101,15 @@ struct SharedMemoryFileTests {
         #expect(throws: SharedMemoryFile.OpenError.self) { _ = try SharedState.open(file: path) }
     }
 
+    @Test func oneSweepPerIntervalWhicheverProcessAsks() throws {
+        let first = try SharedState.open(file: path)
+        let second = try SharedState.open(file: path)
+        #expect(first.sweepClock.claim(now: 1_000_000, intervalSeconds: 600))
+        #expect(!second.sweepClock.claim(now: 1_000_001, intervalSeconds: 600), "another process swept a second ago")
+        #expect(second.sweepClock.claim(now: 1_000_600, intervalSeconds: 600))
+        #expect(first.sweepClock.claim(now: 999_000, intervalSeconds: 600), "a clock set back does not stop the sweeps")
+    }
+
     @Test func aSlotHeldByAProcessThatDiedIsTakenOver() throws {
         let state = try SharedState.open(file: path)
         // The child dies holding every slot; the robust mutexes hand them on.

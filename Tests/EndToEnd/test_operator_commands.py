@@ -1,0 +1,137 @@
+"""The operator's long commands on a large installation: `ireporter migrate`,
+`migrate-passwords` and `repair` show their progress, stop on Ctrl-C
+(SIGINT) with nothing half-done, and the same command run again goes on
+where it stopped. The binary as an operator runs it (as root, a
+configuration file), against a private MariaDB (servers.start_database),
+on tables and folders big enough to take seconds.
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest --noconftest -q Tests/EndToEnd/test_operator_commands.py
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import servers
+
+
+@pytest.fixture(scope="module")
+def site():
+    servers.need_root()
+    binary = servers.binary()
+    db = servers.start_database()
+    if db.directory is None:
+        pytest.fail("these tests need a database they can reach as root: unset IREPORTER_TEST_DB_URL", pytrace=False)
+    base = servers.make_workdir("operator")
+    try:
+        upload, sessions = servers.app_dirs(base)
+        conf = base / "ireporter.conf"
+        # Cheap Argon2 parameters: thousands of hashes in seconds.
+        conf.write_text(f"db_url = {db.url}\nupload_dir = {upload}\nsession_dir = {sessions}\n"
+                        "password_hash_memory_kib = 1024\npassword_hash_iterations = 1\n")
+        yield {"binary": binary, "db": db, "conf": conf, "upload": upload, "base": base}
+    finally:
+        db.stop()
+        servers.remove_workdir(base)
+
+
+def run(site, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(site["binary"]), *args, "--config", str(site["conf"])], env=servers.clean_env(),
+                          capture_output=True, text=True, timeout=600)
+
+
+def stopped_midway(site, *args: str, when: str) -> tuple[int, str]:
+    """Runs the command, sends SIGINT once a line containing `when` (a
+    progress line) is out, and returns its exit status and output."""
+    proc = subprocess.Popen([str(site["binary"]), *args, "--config", str(site["conf"])], env=servers.clean_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    deadline = time.monotonic() + 300
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if when in line:
+                proc.send_signal(signal.SIGINT)
+                break
+            assert time.monotonic() < deadline, "".join(lines)
+        rest, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    return proc.returncode, "".join(lines) + rest
+
+
+def test_migrate_shows_progress_stops_and_goes_on(site):
+    db = site["db"]
+    # The PHP version's MyISAM table with two million accounts: widening
+    # pass copies it (seconds), and MariaDB reports the copy's progress.
+    db.sql("DROP TABLE IF EXISTS login, photos;\n" + (servers.REPO / "sql" / "original-myisam.sql").read_text()
+           + "INSERT INTO login (username, pass) SELECT CONCAT('user', seq), SHA1(seq) FROM seq_1_to_2097152;\n")
+    assert db.sql("SELECT COUNT(*) FROM login").strip() == str(2 ** 21)
+    width = "SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'iReport' " \
+            "AND TABLE_NAME = 'login' AND COLUMN_NAME = 'pass'"
+
+    status, out = stopped_midway(site, "migrate", when="001-widen-pass: stage")
+    assert status == 130, out
+    # Stopped mid-copy: undone by the server. (A stop in the statement's
+    # last instants cannot interrupt it: then it is applied whole, and the
+    # stop comes before the next one.)
+    if "stopped (001-widen-pass not applied: the server undid it)" in out:
+        assert db.sql(width).strip() == "45", "a stopped migration leaves the table as it was"
+        done_first = False
+    else:
+        assert "001-widen-pass: applied" in out and "stopped (002-index-username not applied" in out, out
+        done_first = True
+
+    p = run(site, "migrate")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ("001-widen-pass: already applied" if done_first else "001-widen-pass: applied in") in p.stdout, p.stdout
+    assert "002-index-username: applied" in p.stdout, p.stdout
+    assert db.sql(width).strip() == "255"
+    p = run(site, "migrate")
+    assert p.stdout.splitlines() == ["001-widen-pass: already applied", "002-index-username: already applied"], p.stdout
+
+
+def test_migrate_passwords_shows_progress_stops_and_goes_on(site):
+    db = site["db"]
+    rows = ",".join(f"('user{n}', '{servers.app_password(str(n))}')" for n in range(4000))
+    db.sql("DROP TABLE IF EXISTS login, photos;\n" + (servers.REPO / "sql" / "original-myisam.sql").read_text()
+           + f"INSERT INTO login (username, pass) VALUES {rows};\n")
+    legacy = "SELECT COUNT(*) FROM login WHERE pass NOT LIKE BINARY '$argon2id$%'"
+
+    status, out = stopped_midway(site, "migrate-passwords", when="re-hashing passwords:")
+    assert status == 130 and "migrate-passwords: stopped (" in out, out
+    left = int(db.sql(legacy))
+    assert 0 < left < 4000, f"{left} left: the stop was not in the middle\n{out}"
+
+    p = run(site, "migrate-passwords")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"re-hashed {left} of {left} passwords stored as sent" in p.stdout, p.stdout
+    assert db.sql(legacy).strip() == "0"
+
+
+def test_repair_shows_progress_stops_and_goes_on(site):
+    db, upload = site["db"], site["upload"]
+    db.sql("DROP TABLE IF EXISTS login, photos, photos_removed;\n" + (servers.REPO / "sql" / "schema.sql").read_text()
+           + "INSERT INTO photos (title, IdUser) VALUES " + ",".join(["('seeded', 1)"] * 6000) + ";\n")
+    source = site["base"] / "photo.jpg"
+    source.write_bytes(servers.small_photo())
+    ids = db.sql("SELECT IdPhoto FROM photos").split()
+    for id_photo in ids:  # photos without their thumbnails: repair makes them (milliseconds each)
+        os.link(source, upload / f"{id_photo}.jpg")
+    status, out = stopped_midway(site, "repair", "--grace", "0", when="making thumbnails:")
+    assert status == 130 and "repair: stopped (" in out, out
+    made = len(list(upload.glob("*-thumb.jpg")))
+    assert 0 < made < len(ids), f"{made} thumbnails made before the stop\n{out}"
+
+    p = run(site, "repair", "--grace", "0")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"{len(ids) - made} missing thumbnails (made)" in p.stdout, p.stdout
+    assert len(list(upload.glob("*-thumb.jpg"))) == len(ids)
+    assert "0 missing thumbnails" in run(site, "repair", "--dry-run").stdout
