@@ -376,8 +376,11 @@ class AppClient:
     """One 'phone': its own cookie jar and (by default) one keep-alive connection."""
 
     def __init__(self, endpoint: Endpoint, keep_alive: bool = True, timeout: float = DEFAULT_TIMEOUT,
-                 user_agent: str = APP_USER_AGENT):
+                 user_agent: str = APP_USER_AGENT, source: Optional[str] = None):
+        """source: the local address to connect from (any 127.x.y.z reaches a
+        loopback server: phones behind one NAT, or many addresses)."""
         self.ep = endpoint
+        self.source = source
         self.jar = CookieJar()
         self.keep_alive = keep_alive
         self.timeout = timeout
@@ -402,7 +405,8 @@ class AppClient:
         self.close()
 
     def _connect(self):
-        self._sock = socket.create_connection((self.ep.host, self.ep.port), timeout=self.timeout)
+        self._sock = socket.create_connection((self.ep.host, self.ep.port), timeout=self.timeout,
+                                              source_address=(self.source, 0) if self.source else None)
 
     def build_request(self, method: str, path: str, body: bytes = b"", content_type: Optional[str] = None,
                       cookie: Union[str, None, bool] = True, extra_headers: Sequence[tuple[str, str]] = (),

@@ -113,6 +113,62 @@ extension DatabaseTests {
                 == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
     }
 
+    @Test func theInMemoryStoreComparesNamesAsMariaDBDoes() throws {
+        let phone = try APIHarness()
+        let users = MariaDBUserStore(database: phone.database)
+        for byte in UInt8.min...UInt8.max {
+            #expect(try users.accountKey(for: [0x61, byte]) == Latin1SwedishCollation.weights(of: [0x61, byte]), "byte \(byte)")
+        }
+        let names: [[UInt8]] = [Array("carol".utf8), Array("CAROL  ".utf8), [0x63, 0xC3, 0x72, 0xD5, 0x6C], Array("carol\t".utf8),
+                                Array("é".utf8), [0xE9], [], Array("  ".utf8), Array("ss".utf8), [0xDF]]
+        for name in names { #expect(try users.accountKey(for: name) == Latin1SwedishCollation.weights(of: name), "\(name)") }
+        // Equal keys exactly when the column matches the names alike.
+        try phone.database.execute("INSERT INTO login (username, pass) VALUES ('carol', 'x')")
+        for name in names {
+            let matches = try !users.accounts(named: name).isEmpty
+            #expect(matches == (try users.accountKey(for: name) == users.accountKey(for: Array("carol".utf8))), "\(name)")
+        }
+    }
+
+    @Test func everySpellingOfANameSharesItsCounters() throws {
+        let phone = try APIHarness(hashedPasswords: true)
+        _ = try phone.send([("command", "register"), ("username", "carol"), ("password", "right")])
+        phone.cookie = nil
+        // c\xC3r\xD5l (invalid UTF-8) is carol to the column: it logs in ...
+        #expect(try phone.body([("command", "login"), ("username", "c%C3r%D5l"), ("password", "right")])
+                == #"{"result":[{"IdUser":"1","username":"carol"}]}"#)
+        // ... so its failures count against carol, whatever the spelling.
+        phone.address = "198.51.100.10"
+        for spelling in ["c%C3r%D5l", "CAROL", "carol ", "c%E3r%F5l", "%C7%C0R%D3L"] {
+            #expect(try phone.body([("command", "login"), ("username", spelling), ("password", "guess")]) == #"{"error":"Authorization failed"}"#)
+        }
+        let blocked = try phone.body([("command", "login"), ("username", "carol"), ("password", "right")])
+        #expect(blocked.hasPrefix(#"{"error":"Too many failed logins, try again in "#), "\(blocked)")
+    }
+
+    @Test func aBackOffSurvivesAFloodOfFreshKeys() throws {
+        let phone = try APIHarness(hashedPasswords: true)  // counters: a table of 1,024 entries
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "right")])
+        // Backed off for 128 s: 12 failures (a guesser waiting out each block,
+        // or guesses in flight together, get there).
+        let throttle = LoginThrottle(counters: phone.counters)
+        let alice = try MariaDBUserStore(database: phone.database).accountKey(for: Array("alice".utf8))
+        for _ in 0..<12 { throttle.failed(account: alice, address: "198.51.100.10") }
+        #expect((127...128).contains(throttle.wait(account: alice, address: "198.51.100.10") ?? 0))
+        phone.address = "198.51.100.10"
+        let before = try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
+        #expect(before.hasPrefix(#"{"error":"Too many failed logins, try again in "#), "\(before)")
+        // The issue's attack: 3,000 failed logins with fresh names from 3,000 addresses (9,000 keys).
+        for index in 0..<3000 {
+            phone.address = "10.0.\(index / 256).\(index % 256)"
+            #expect(try phone.body([("command", "login"), ("username", "fresh\(index)"), ("password", "x")])
+                    == #"{"error":"Authorization failed"}"#)
+        }
+        phone.address = "198.51.100.10"
+        let after = try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
+        #expect(after.hasPrefix(#"{"error":"Too many failed logins, try again in "#), "\(after): the block was wiped")
+    }
+
     @Test func uploadsPerUserAreLimited() throws {
         var policy = APIHarness.fastHashing
         policy.uploadsPerHour = 2

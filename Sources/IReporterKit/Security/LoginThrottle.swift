@@ -1,33 +1,68 @@
-/// Login throttling with exponential back-off, so that guessing is slow but
-/// nobody can lock a user out for long:
-/// - a name from one address: from the 5th failure, up to 15 minutes;
-/// - one address, any names: from the 20th failure, up to 15 minutes;
-/// - one name from any address (a distributed attack): from the 100th
-///   failure, at most a minute, so the real user always gets in soon.
-/// A successful login clears its name-and-address counter.
+/// Login throttling with exponential back-off. Each counter answers one
+/// kind of attack and blocks only what that attack looks like, so people
+/// sharing an address (carrier NAT, an office) are not locked out by one
+/// guesser or by each other's typos:
+/// - one account from one network (guessing its password): from the 5th
+///   failure, 1 s doubling up to 15 minutes; the account's own successful
+///   login there clears it;
+/// - one network, many accounts (credential stuffing): from the 20th account
+///   that failed there and has not logged in there since, up to 15 minutes.
+///   A typo followed by the right password is taken back, so a busy NAT's
+///   honest mistakes do not add up;
+/// - one account from any network (a distributed guesser): from the 100th
+///   failure, at most a minute at a time, so the real user gets in soon.
+/// Every counter forgets its threshold's worth of attempts an hour, so only
+/// a rate above it is ever blocked. Accounts are keyed as the user store
+/// matches names (`UserStore.accountKey`): every spelling that logs into an
+/// account counts against the same counters. Networks: `ClientNetwork`.
 public struct LoginThrottle: Sendable {
+    struct Rule {
+        let threshold: Int64
+        let maxBlockSeconds: Int64
+    }
+
+    static let accountFromNetwork = Rule(threshold: 5, maxBlockSeconds: 900)
+    static let network = Rule(threshold: 20, maxBlockSeconds: 900)
+    static let account = Rule(threshold: 100, maxBlockSeconds: 60)
+
     let counters: any SharedCounters
 
     public init(counters: any SharedCounters) { self.counters = counters }
 
-    private func keys(username: [UInt8], address: String) -> [(String, threshold: Int64, maxBlock: Int64)] {
-        let name = String(decoding: PasswordHasher.normalized(username), as: UTF8.self)
-        return [("login:\(name)\u{0}\(address)", 5, 900), ("login-address:\(address)", 20, 900),
-                ("login-name:\(name)", 100, 60)]
-    }
+    private struct Keys {
+        let accountFromNetwork: String
+        let network: String
+        let account: String
 
-    /// Seconds to wait, if this attempt is not allowed now.
-    public func wait(username: [UInt8], address: String) -> Int64? {
-        keys(username: username, address: address).compactMap { counters.blockedFor($0.0) }.max()
-    }
-
-    public func failed(username: [UInt8], address: String) {
-        for (key, threshold, maxBlock) in keys(username: username, address: address) {
-            counters.recordFailure(key, threshold: threshold, maxBlockSeconds: maxBlock)
+        init(account: [UInt8], address: String) {
+            let accountHex = account.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            let network = ClientNetwork(address: address)
+            accountFromNetwork = "login:\(accountHex)@\(network)"
+            self.network = "login-network:\(network)"
+            self.account = "login-account:\(accountHex)"
         }
     }
 
-    public func succeeded(username: [UInt8], address: String) {
-        counters.reset(keys(username: username, address: address)[0].0)
+    /// Seconds to wait, if this attempt is not allowed now.
+    public func wait(account: [UInt8], address: String) -> Int64? {
+        let keys = Keys(account: account, address: address)
+        return [keys.accountFromNetwork, keys.network, keys.account].compactMap { counters.blockedFor($0) }.max()
+    }
+
+    public func failed(account: [UInt8], address: String) {
+        let keys = Keys(account: account, address: address)
+        // The network counts accounts, not failures: only an account's first failure there.
+        if record(keys.accountFromNetwork, Self.accountFromNetwork) == 1 { record(keys.network, Self.network) }
+        record(keys.account, Self.account)
+    }
+
+    public func succeeded(account: [UInt8], address: String) {
+        let keys = Keys(account: account, address: address)
+        if counters.reset(keys.accountFromNetwork) > 0 { counters.forgive(keys.network) }
+    }
+
+    @discardableResult
+    private func record(_ key: String, _ rule: Rule) -> Int64 {
+        counters.recordFailure(key, threshold: rule.threshold, maxBlockSeconds: rule.maxBlockSeconds)
     }
 }

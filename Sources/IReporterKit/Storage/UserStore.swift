@@ -15,7 +15,7 @@ public struct UserRecord: Sendable, Equatable {
 
 /// What `register` did.
 public enum RegistrationOutcome: Sendable, Equatable {
-    case created
+    case created(UserRecord)
     /// An account with this name (as the store compares names) exists.
     case nameTaken
     /// The password value does not fit where passwords are stored (now).
@@ -30,6 +30,9 @@ public protocol UserStore: AnyObject {
     func storesPasswordHashes() throws -> Bool
     /// The accounts with this name, in the order the original's `LIMIT 1` saw them.
     func accounts(named username: [UInt8]) throws -> [UserRecord]
+    /// The name as the store compares names: two names have the same key
+    /// exactly when they find the same accounts (the throttles count by it).
+    func accountKey(for username: [UInt8]) throws -> [UInt8]
     /// Adds an account unless the name is taken (atomically, across every server on the store).
     func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome
     /// Replaces a stored password, unless it changed meanwhile or does not fit; true when replaced.

@@ -18,14 +18,14 @@ final class AppHarness {
     var cookie: [UInt8]?
     var address = "192.0.2.1"
 
-    init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy) throws {
+    init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy, hashingGate: HashingGate? = nil) throws {
         users = InMemoryUserStore(hashesPasswords: hashesPasswords)
         photos = InMemoryPhotoStore(users: users)
         files = try InMemoryPhotoFiles()
         sessions = InMemorySessionStore()
         counters = InMemoryCounters()
         services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
-                               sessions: sessions, counters: counters, policy: policy)
+                               sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate)
         api = IReporterAPI(services: services)
     }
 

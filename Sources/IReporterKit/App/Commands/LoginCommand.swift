@@ -26,15 +26,22 @@ public struct LoginCommand: Command {
     }
 
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
-        if let wait = throttle.wait(username: input.username, address: context.clientAddress) {
+        let account = try users.accountKey(for: input.username)
+        if let wait = throttle.wait(account: account, address: context.clientAddress) {
             throw Failure.tooManyAttempts(seconds: wait)
         }
         guard let user = try authenticate(username: input.username, password: input.password) else {
-            throttle.failed(username: input.username, address: context.clientAddress)
+            throttle.failed(account: account, address: context.clientAddress)
             throw Failure.authorizationFailed
         }
-        throttle.succeeded(username: input.username, address: context.clientAddress)
-        // A fresh session id at every login: a planted id is never logged in.
+        throttle.succeeded(account: account, address: context.clientAddress)
+        return try signIn(user, in: context)
+    }
+
+    /// Starts `user`'s session under a fresh id (a planted id is never
+    /// logged in) and ends the one the request came with. `register` signs
+    /// its new account in with it: no second hash, no throttle.
+    func signIn(_ user: UserRecord, in context: CommandContext) throws -> SignedIn {
         let session = try sessions.create([("IdUser", .string(Array(String(user.id).utf8)))])
         if let old = context.sessionCookie, SessionID.isWellFormed(old) {
             sessions.destroy(id: String(decoding: old, as: UTF8.self))

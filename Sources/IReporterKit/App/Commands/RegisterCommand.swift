@@ -1,16 +1,20 @@
 /// `register`: adds an account (the password hashed once `login.pass` can
-/// hold hashes), then logs it in as `login` does.
+/// hold hashes) and signs it in, as the original's register-then-login did.
+/// Registrations are counted per network (`RegistrationThrottle`), and a
+/// taken name is refused before any hash is computed.
 public struct RegisterCommand: Command {
     public enum Failure: APIFailure {
         case usernameExists
         case registrationFailed
         case invalidUsername
+        case tooManyRegistrations(seconds: Int64)
 
         public var message: String {
             switch self {
             case .usernameExists: "Username already exists"
             case .registrationFailed: "Registration failed"
             case .invalidUsername: "Usernames cannot contain control characters"
+            case .tooManyRegistrations(let seconds): "Too many registrations, try again in \(seconds) seconds"
             }
         }
     }
@@ -24,11 +28,13 @@ public struct RegisterCommand: Command {
 
     private let users: any UserStore
     private let hasher: PasswordHasher
+    private let throttle: RegistrationThrottle
     private let login: LoginCommand
 
     public init(_ services: AppServices, login: LoginCommand) {
         users = services.users
         hasher = services.hasher
+        throttle = RegistrationThrottle(counters: services.counters)
         self.login = login
     }
 
@@ -41,10 +47,14 @@ public struct RegisterCommand: Command {
               input.password.count <= (hashing ? Self.maxHashedPasswordBytes : Self.maxPasswordBytes) else {
             throw Failure.registrationFailed
         }
+        if let wait = throttle.wait(address: context.clientAddress) { throw Failure.tooManyRegistrations(seconds: wait) }
+        throttle.attempted(address: context.clientAddress)
+        // A taken name costs no hash (the store checks again under its lock).
+        guard try users.accounts(named: input.username).isEmpty else { throw Failure.usernameExists }
         let stored = hashing ? hasher.hash(input.password) : input.password
         switch try users.register(username: input.username, password: stored) {
-        case .created: return try login.run(input, in: context)
-        case .nameTaken: throw Failure.usernameExists
+        case .created(let account): return try login.signIn(account, in: context)
+        case .nameTaken: throw Failure.usernameExists // registered meanwhile
         case .passwordDoesNotFit: throw Failure.registrationFailed // narrowed since we looked
         }
     }

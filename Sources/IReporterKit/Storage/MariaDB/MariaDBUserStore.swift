@@ -36,6 +36,17 @@ public final class MariaDBUserStore: UserStore {
             }
     }
 
+    /// The name's weight string in the column's collation (latin1_swedish_ci,
+    /// as both schemas declare `username`), without trailing spaces (the
+    /// collation pads): equal exactly when `username = ?` finds the same
+    /// accounts, so `c\xC3r\xD5l`, `CAROL ` and `carol` have one key. The
+    /// parameter is converted to latin1 first, as the comparison converts it.
+    public func accountKey(for username: [UInt8]) throws -> [UInt8] {
+        let rows = try database.query(
+            "SELECT WEIGHT_STRING(RTRIM(CONVERT(? USING latin1)) COLLATE latin1_swedish_ci) AS accountKey", [.bytes(username)])
+        return rows.first?["accountKey"] ?? []
+    }
+
     /// Serialised across workers and servers by a named lock, so that two
     /// concurrent registrations of one name cannot both pass the check (the
     /// original table has no unique index to do it).
@@ -48,11 +59,14 @@ public final class MariaDBUserStore: UserStore {
         if !(try database.query("SELECT username FROM login WHERE username = ? LIMIT 1", [.bytes(username)])).isEmpty {
             return .nameTaken
         }
-        let inserted = try database.execute(
+        let insert = try database.execute(
             "INSERT INTO login (username, pass) SELECT ?, ? FROM DUAL WHERE \(Self.fitsPassColumn)",
-            [.bytes(username), .bytes(password), .bytes(password)]).affectedRows == 1
-        if !inserted { passwordColumn = nil } // narrowed since we looked: look again
-        return inserted ? .created : .passwordDoesNotFit
+            [.bytes(username), .bytes(password), .bytes(password)])
+        guard insert.affectedRows == 1 else {
+            passwordColumn = nil // narrowed since we looked: look again
+            return .passwordDoesNotFit
+        }
+        return .created(UserRecord(id: Int64(insert.insertID), username: username, password: password))
     }
 
     /// Replaces a stored password, unless it changed meanwhile or the new

@@ -1,53 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Shared counters for one process, in a dictionary: for the App's unit
-/// tests, with the same back-off and window rules as the shared-memory table.
+/// tests, with the same counting and blocking rules (`CounterEntry`) as the
+/// shared-memory table; being unbounded, it never has to refuse a key. A
+/// test may set the time it counts at (`frozenTime`).
 public final class InMemoryCounters: SharedCounters {
-    private struct Entry {
-        var count: Int64 = 0
-        var windowStart: Int64
-        var blockedUntil: Int64 = 0
-    }
-
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries: [String: CounterEntry] = [:]
         var generation: Int64 = 0
+        var frozenTime: Int64?
+
+        var now: Int64 { frozenTime ?? Int64(time(nil)) }
+
+        /// The key's entry, a fresh one if it has none or it was forgotten.
+        func entry(_ key: String, now: Int64) -> CounterEntry {
+            guard let entry = entries[key], !entry.isForgotten(now: now) else { return CounterEntry(now: now) }
+            return entry
+        }
     }
 
     private let state = Mutex(State())
 
     public init() {}
 
+    /// When set, the time the methods without `now:` count at (seconds can
+    /// then be stepped through, never crossed by chance).
+    public var frozenTime: Int64? {
+        get { state.withLock { $0.frozenTime } }
+        set { state.withLock { $0.frozenTime = newValue } }
+    }
+
+    public var currentTime: Int64 { state.withLock { $0.now } }
+
     public func blockedFor(_ key: String, now: Int64) -> Int64? {
+        state.withLock { $0.entry(key, now: now).wait(now: now) }
+    }
+
+    @discardableResult
+    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) -> Int64 {
         state.withLock { state in
-            guard let entry = state.entries[key], entry.blockedUntil > now else { return nil }
-            return entry.blockedUntil - now
+            var entry = state.entry(key, now: now)
+            defer { state.entries[key] = entry }
+            return entry.recordFailure(threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: now)
         }
     }
 
-    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) {
-        state.withLock { state in
-            var entry = state.entries[key] ?? Entry(windowStart: now)
-            entry.count += 1
-            if let block = Backoff.blockSeconds(failures: entry.count, threshold: threshold, maxBlockSeconds: maxBlockSeconds) {
-                entry.blockedUntil = now + block
-            }
-            state.entries[key] = entry
-        }
+    public func forgive(_ key: String, now: Int64) {
+        state.withLock { state in state.entries[key]?.forgive() }
     }
 
-    public func reset(_ key: String) {
-        state.withLock { _ = $0.entries.removeValue(forKey: key) }
+    @discardableResult
+    public func reset(_ key: String) -> Int64 {
+        state.withLock { state in
+            defer { state.entries[key] = nil }
+            return state.entry(key, now: state.now).count
+        }
     }
 
     public func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64) -> Bool {
         state.withLock { state in
-            var entry = state.entries[key] ?? Entry(windowStart: now)
-            if now - entry.windowStart >= windowSeconds { entry = Entry(windowStart: now) }
-            guard entry.count < limit else { return false }
-            entry.count += 1
-            state.entries[key] = entry
-            return true
+            var entry = state.entry(key, now: now)
+            defer { state.entries[key] = entry }
+            return entry.allow(limit: limit, windowSeconds: windowSeconds, now: now)
         }
     }
 

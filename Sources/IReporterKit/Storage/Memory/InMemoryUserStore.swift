@@ -1,6 +1,6 @@
 /// Accounts in memory, for the App's unit tests. Names compare as the
-/// `login` table's latin1_swedish_ci column does for ASCII: case and
-/// trailing spaces ignored.
+/// `login` table's latin1_swedish_ci column compares them (`Latin1SwedishCollation`):
+/// case, accents and trailing spaces ignored.
 public final class InMemoryUserStore: UserStore {
     public private(set) var accounts: [UserRecord] = []
     /// Whether passwords are stored hashed (false: the original's narrow column).
@@ -16,15 +16,18 @@ public final class InMemoryUserStore: UserStore {
     public func storesPasswordHashes() throws -> Bool { hashesPasswords }
 
     public func accounts(named username: [UInt8]) throws -> [UserRecord] {
-        let key = PasswordHasher.normalized(username)
-        return accounts.filter { PasswordHasher.normalized($0.username) == key }
+        let key = Latin1SwedishCollation.weights(of: username)
+        return accounts.filter { Latin1SwedishCollation.weights(of: $0.username) == key }
     }
+
+    public func accountKey(for username: [UInt8]) throws -> [UInt8] { Latin1SwedishCollation.weights(of: username) }
 
     public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
         if try !accounts(named: username).isEmpty { return .nameTaken }
         guard password.count <= passwordCapacity else { return .passwordDoesNotFit }
-        accounts.append(UserRecord(id: Int64(accounts.count + 1), username: username, password: password))
-        return .created
+        let account = UserRecord(id: Int64(accounts.count + 1), username: username, password: password)
+        accounts.append(account)
+        return .created(account)
     }
 
     @discardableResult

@@ -1,0 +1,68 @@
+/// One key's count and block in the shared counters, and the rules both
+/// counter stores apply to it (the shared-memory table keeps these values
+/// as they are, the in-memory store in a dictionary).
+struct CounterEntry {
+    /// An entry idle this long, and not blocking, is forgotten.
+    static let forgetAfterSeconds: Int64 = 3600
+
+    var count: Int64 = 0
+    /// `allow`: when the window started. `recordFailure`: when the count last leaked.
+    var since: Int64
+    var lastEvent: Int64
+    /// Until when the key is refused; 0 if it never was. Kept once the block
+    /// is over: the count still says how long the next one will be.
+    var blockedUntil: Int64 = 0
+
+    init(now: Int64) {
+        since = now
+        lastEvent = now
+    }
+
+    func wait(now: Int64) -> Int64? { blockedUntil > now ? blockedUntil - now : nil }
+
+    /// Idle for an hour and blocking nothing: as good as absent.
+    func isForgotten(now: Int64) -> Bool { now - lastEvent > Self.forgetAfterSeconds && blockedUntil <= now }
+
+    /// Blocks now, or blocked once and is not forgotten yet (its count is an
+    /// escalation: forgetting it would give a guesser a fresh start).
+    func holdsBlock(now: Int64) -> Bool { blockedUntil != 0 && !isForgotten(now: now) }
+
+    /// When `holdsBlock` turns false if nothing happens meanwhile.
+    var releasedAt: Int64 { max(blockedUntil, lastEvent + Self.forgetAfterSeconds + 1) }
+
+    /// Counts an attempt and returns the count. The count first forgets
+    /// `threshold` attempts an hour (one every 3600/threshold seconds), so
+    /// only a rate above `threshold` an hour is ever blocked; from the
+    /// threshold on, the key is blocked for 1, 2, 4, … seconds, never longer
+    /// than `maxBlockSeconds`.
+    mutating func recordFailure(threshold: Int64, maxBlockSeconds: Int64, now: Int64) -> Int64 {
+        let leakInterval = max(1, Self.forgetAfterSeconds / max(threshold, 1))
+        let leaked = (now - since) / leakInterval
+        if leaked > 0 {
+            count = max(0, count - leaked)
+            since = count == 0 ? now : since + leaked * leakInterval
+        }
+        count += 1
+        lastEvent = now
+        let excess = count - threshold
+        if excess >= 0 { blockedUntil = now + min(Int64(1) << min(excess, 30), maxBlockSeconds) }
+        return count
+    }
+
+    /// Takes one attempt back; a block in force stays.
+    mutating func forgive() { count = max(0, count - 1) }
+
+    /// Counts one event in a fixed window; false once `limit` events happened
+    /// in the current one (the key then blocks until the window ends).
+    mutating func allow(limit: Int64, windowSeconds: Int64, now: Int64) -> Bool {
+        if now - since >= windowSeconds {
+            since = now
+            count = 0
+        }
+        lastEvent = now
+        guard count < limit else { return false }
+        count += 1
+        if count == limit { blockedUntil = since + windowSeconds }
+        return true
+    }
+}
