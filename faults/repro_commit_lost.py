@@ -143,7 +143,9 @@ def main() -> int:
 
         # Point the server at the proxy (this run's own config file) and reload it (SIGUSR2).
         conf = stack.conf.read_text().splitlines()
-        conf = [f"db_url = mysql://ireport:ireport@127.0.0.1:{args.proxy_port}/iReport"
+        # (the same user and password as the stack's own db_url, through the proxy's port)
+        password = (stack.db_dir / "ireport.password").read_text().strip()
+        conf = [f"db_url = mysql://ireport:{password}@127.0.0.1:{args.proxy_port}/iReport"
                 if line.startswith("db_url") else line for line in conf]
         stack.conf.write_text("\n".join(conf) + "\n")
         www = pwd.getpwnam("www-data")

@@ -76,10 +76,12 @@ KNOWN_ERRORS = {
     "Username already exists", "Registration failed", "Authorization failed", "Authorization required",
     "Upload malfunction", SERVER_PROBLEM, "Photo stream is broken", NOT_JPEG,
     TOO_LARGE, "Malformed request", UNAVAILABLE, "Too many uploads, please try again later",
-    "Usernames cannot contain control characters", "Titles cannot contain control characters",
+    "Usernames cannot contain control or invisible characters", "Titles cannot contain control characters",
 }
 KNOWN_ERROR_PATTERNS = [re.compile(r"Too many failed logins, try again in \d+ seconds"),
-                        re.compile(r"The photo has too many pixels \(the limit is \d+ megapixels\)")]
+                        re.compile(r"The photo has too many pixels \(the limit is \d+ megapixels\)"),
+                        re.compile(r"The photo has too many pixels for a progressive JPEG "
+                                   r"\(the limit is \d+ megapixels for this one\)")]
 
 HOST_FAULTS = ["db_restart", "db_kill", "db_restart_idle", "kill_worker", "disk_full", "readonly"]
 CLIENT_FAULTS = ["drop_mid_body", "abandon", "slow_body", "stalled_body", "cl_short", "cl_long",

@@ -21,6 +21,29 @@ die() { printf '[%s] ERROR: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "run as root (${1:-starts daemons that switch to other users})"; }
 
+# root_dir DIR MODE: DIR as a directory of root's, mode MODE. Made if it is
+# missing (its parent must exist); an existing one must be a real directory
+# (not a link) owned by root, else we stop: these scripts run as root in
+# predictable /tmp paths, and a folder someone else made there could hold
+# links that make root overwrite or chmod any file.
+root_dir() {
+  local dir="$1" mode="$2"
+  if [ ! -e "$dir" ] && [ ! -L "$dir" ]; then
+    mkdir -m "$mode" "$dir" || die "cannot create $dir"
+  fi
+  [ -d "$dir" ] && [ ! -L "$dir" ] || die "$dir is not a directory (a link, or a file): refusing to use it"
+  [ "$(stat -c %u "$dir")" = 0 ] || die "$dir belongs to $(stat -c %U "$dir"), not root: refusing to use it (remove it, or choose another folder)"
+  chmod "$mode" "$dir"
+}
+
+# write_file PATH: stdin into PATH, which is replaced, never followed: the
+# content goes to a new file beside it, renamed over PATH.
+write_file() {
+  local path="$1" tmp
+  tmp="$(mktemp "$path.XXXXXX")" || die "cannot write next to $path"
+  cat > "$tmp" && mv -fT "$tmp" "$path" || { rm -f "$tmp"; die "cannot write $path"; }
+}
+
 # proc_alive PID: the process exists and is not a zombie.
 proc_alive() {
   local pid="$1" stat state

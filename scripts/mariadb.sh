@@ -2,19 +2,22 @@
 # mariadb.sh - a private MariaDB for iReporter's dev and test stacks.
 #
 #   scripts/mariadb.sh start  DIR PORT   initialise (once) and start; create
-#                                        database iReport, user ireport/ireport
-#                                        (@localhost, @127.0.0.1) and load
-#                                        sql/schema.sql + sql/migrations/*.sql.
-#                                        Idempotent.
+#                                        database iReport, user ireport with a
+#                                        random password (@localhost,
+#                                        @127.0.0.1) and load sql/schema.sql +
+#                                        sql/migrations/*.sql. Idempotent.
 #   scripts/mariadb.sh stop   DIR [PORT] stop it (pid file + command-line check)
 #   scripts/mariadb.sh status DIR [PORT] exit 0 if running, 3 if not
 #   scripts/mariadb.sh sql    DIR PORT [MARIADB ARGS...]
 #                                        root client on database iReport
 #                                        (stdin/args as for `mariadb`)
+#   scripts/mariadb.sh url    DIR        the server's db_url (user ireport,
+#                                        its password, the socket)
 #
 # Layout: DIR/my.cnf (rendered on each start), DIR/data, DIR/mysqld.sock,
-# DIR/mariadbd.pid, DIR/error.log; listens on 127.0.0.1:PORT too. Runs as
-# user mysql. The root account uses unix-socket auth, so the root client is
+# DIR/mariadbd.pid, DIR/error.log, DIR/ireport.password (root's, 0600: made
+# once from /dev/urandom, never the well-known ireport/ireport); listens on
+# 127.0.0.1:PORT too. Runs as user mysql. The root account uses unix-socket auth, so the root client is
 #   mariadb --defaults-file=DIR/my.cnf -u root iReport
 # Modelled on the PHP reference's up.sh / down.sh.
 set -euo pipefail
@@ -23,9 +26,8 @@ LOG_TAG=mariadb
 
 DB_NAME=iReport
 DB_USER=ireport
-DB_PASS=ireport
 
-usage() { echo "usage: $0 start|stop|status|sql DIR PORT [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|status|sql DIR PORT [ARGS...] | url DIR" >&2; exit 2; }
 (($# >= 2)) || usage
 cmd="$1"; DIR="$2"; PORT="${3:-}"
 shift 2; (($# > 0)) && shift
@@ -33,11 +35,22 @@ case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
 DIR="${DIR%/}"
 CNF="$DIR/my.cnf"
 PIDFILE="$DIR/mariadbd.pid"
+PASSFILE="$DIR/ireport.password"
 PATTERN="--defaults-file=$CNF"
 CLIENT=(mariadb --defaults-file="$CNF" -u root)
 
+# The application user's password: random, made once, kept beside the data.
+db_password() {
+  if [ ! -s "$PASSFILE" ]; then
+    od -An -tx1 -N16 /dev/urandom | tr -d ' \n' | write_file "$PASSFILE"
+  fi
+  [ ! -L "$PASSFILE" ] && [ "$(stat -c %u "$PASSFILE")" = 0 ] || die "$PASSFILE is not root's own file"
+  chmod 600 "$PASSFILE"
+  cat "$PASSFILE"
+}
+
 write_cnf() {
-  cat > "$CNF" <<EOF
+  write_file "$CNF" <<EOF
 # Private MariaDB for iReporter (written by scripts/mariadb.sh; read with
 # --defaults-file, so nothing from /etc/mysql is used).
 
@@ -111,10 +124,15 @@ do_start() {
     ping_db || { tail -20 "$DIR/error.log" >&2 2>/dev/null; die "MariaDB did not come up (log: $DIR/error.log)"; }
   fi
 
+  local password
+  password="$(db_password)"
+  # ALTER too: a data directory made before the password was random.
   "${CLIENT[@]}" <<SQL
 CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;
-CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${DB_PASS}';
-CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASS}';
+CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
+CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
+ALTER USER '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
+ALTER USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
 GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
 GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
 SQL
@@ -122,7 +140,7 @@ SQL
   for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do     # each one idempotent
     "${CLIENT[@]}" "$DB_NAME" < "$migration"
   done
-  log "ready: db $DB_NAME, user $DB_USER/$DB_PASS, socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
+  log "ready: db $DB_NAME, user $DB_USER (password in $PASSFILE), socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
 }
 
 case "$cmd" in
@@ -135,5 +153,7 @@ case "$cmd" in
       echo "MariaDB not running ($DIR)"; exit 3
     fi ;;
   sql)    exec "${CLIENT[@]}" "$DB_NAME" "$@" ;;
+  url)    password="$(db_password)"
+          printf 'mysql://%s:%s@localhost/%s?socket=%s\n' "$DB_USER" "$password" "$DB_NAME" "$DIR/mysqld.sock" ;;
   *)      usage ;;
 esac

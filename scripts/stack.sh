@@ -29,6 +29,12 @@
 # Logs: $RUN_DIR/ireporter.log (server stderr), $RUN_DIR/nginx/error.log,
 # $RUN_DIR/mariadb/error.log, $RUN_DIR/build.log.
 #
+# It runs as root in a predictable path: RUN_DIR, its bin/ and nginx/ are
+# root's (made 0711/0755; an existing one owned by anyone else is refused),
+# and where the daemons' users own a folder (the socket's, nginx's temp
+# folders) root never follows a link (chown -h, files replaced by rename).
+# The private MariaDB's password is random (scripts/mariadb.sh).
+#
 # Also sourced by scripts/test.sh (then it only defines the stack_* functions).
 
 LOG_TAG=stack
@@ -75,7 +81,6 @@ stack_build() {
   else
     command -v swift >/dev/null 2>&1 || die "swift is not on PATH"
     log "swift build -c release (log: $RUN_DIR/build.log)"
-    mkdir -p "$RUN_DIR"
     if ! (cd "$IREPORTER_REPO" && swift build -c release) > "$RUN_DIR/build.log" 2>&1; then
       cat "$RUN_DIR/build.log" >&2
       die "swift build -c release failed"
@@ -90,30 +95,32 @@ stack_build() {
 # Render deploy/nginx/ireporter.conf for this stack: only the two literal
 # paths an operator would edit are replaced.
 stack_render_nginx() {
+  root_dir "$NGX_DIR" 0755
   mkdir -p "$NGX_DIR"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
-  chown -R www-data:www-data "$NGX_DIR/tmp"
+  chown -hR www-data:www-data "$NGX_DIR/tmp"
   sed -e "s#/run/ireporter/fcgi\.sock#$SRV_SOCK#g" \
       -e "s#/var/www/iReporter/upload/#$UPLOAD_DIR/#g" \
-      "$IREPORTER_REPO/deploy/nginx/ireporter.conf" > "$NGX_DIR/ireporter.conf"
-  grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter.conf" && grep -qF "alias $UPLOAD_DIR/;" "$NGX_DIR/ireporter.conf" \
+      "$IREPORTER_REPO/deploy/nginx/ireporter.conf" | write_file "$NGX_DIR/ireporter.conf"
+  grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter.conf" && grep -qF "alias $UPLOAD_DIR/" "$NGX_DIR/ireporter.conf" \
     || die "rendering deploy/nginx/ireporter.conf did not replace its socket / upload paths"
   # The snippet says `include fastcgi_params;`, which nginx resolves next to
   # the main config file.
-  cp /etc/nginx/fastcgi_params "$NGX_DIR/fastcgi_params"
+  write_file "$NGX_DIR/fastcgi_params" < /etc/nginx/fastcgi_params
   # The browser client: a copy of web/ that nginx's workers can read.
   rm -rf "$RUN_DIR/web"
   cp -r "$IREPORTER_REPO/web" "$RUN_DIR/web"
   chmod -R a+rX "$RUN_DIR/web"
   sed -e "s#/usr/share/ireporter/web#$RUN_DIR/web#g" \
-      "$IREPORTER_REPO/deploy/nginx/ireporter-web.conf" > "$NGX_DIR/ireporter-web.conf"
+      "$IREPORTER_REPO/deploy/nginx/ireporter-web.conf" | write_file "$NGX_DIR/ireporter-web.conf"
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
-      "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" > "$NGX_DIR/nginx.conf"
+      "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
+  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf"
 }
 
 stack_write_config() {
   local db_url="$DB_URL"
-  [ -n "$db_url" ] || db_url="mysql://ireport:ireport@localhost/iReport?socket=$DB_DIR/mysqld.sock"
-  cat > "$SRV_CONF" <<EOF
+  [ -n "$db_url" ] || db_url="$("$IREPORTER_REPO/scripts/mariadb.sh" url "$DB_DIR")"
+  write_file "$SRV_CONF" <<EOF
 # iReporter server configuration for the private stack in $RUN_DIR
 # (written by scripts/stack.sh up; keys: docs/CONFIGURATION.md).
 listen = $SRV_SOCK
@@ -152,8 +159,10 @@ stack_start_server() {
   stack_stop_server
   # Install a copy (not a link into .build): www-data must be able to exec
   # it, and a rebuild must not change the binary under a running server.
-  mkdir -p "$RUN_DIR/bin" "$SRV_RUN"
-  chown www-data:www-data "$SRV_RUN"
+  root_dir "$RUN_DIR/bin" 0755
+  [ -e "$SRV_RUN" ] || mkdir "$SRV_RUN"
+  [ -d "$SRV_RUN" ] && [ ! -L "$SRV_RUN" ] || die "$SRV_RUN is not a directory"
+  chown -h www-data:www-data "$SRV_RUN"
   chmod 0755 "$SRV_RUN"
   cp "$BINARY" "$SRV_BIN.new"
   chmod 755 "$SRV_BIN.new"
@@ -186,7 +195,7 @@ stack_start_server() {
     || warn "pid file $SRV_PID says $(cat "$SRV_PID"), launched pid was $pid"
   # nginx's workers run as www-data: make sure they can connect (the server
   # chowns the socket it creates to its `user` already).
-  chown www-data:www-data "$SRV_SOCK"
+  chown -h www-data:www-data "$SRV_SOCK"
 }
 
 stack_start_nginx() {
@@ -217,9 +226,10 @@ stack_check() {
 
 stack_up() {
   need_root "starts daemons that switch to the mysql / www-data users"
+  mkdir -p "$(dirname "$RUN_DIR")"
+  # www-data (nginx, the server) and mysql traverse it; no one lists it.
+  root_dir "$RUN_DIR" 0711
   "$IREPORTER_REPO/scripts/deps.sh"
-  mkdir -p "$RUN_DIR"
-  chmod 755 "$RUN_DIR"   # www-data (nginx, server) and mysql traverse it
   stack_build
 
   if [ -n "$DB_URL" ]; then
@@ -229,7 +239,8 @@ stack_up() {
   fi
 
   mkdir -p "$UPLOAD_DIR" "$SESSION_DIR"
-  chown www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
+  [ ! -L "$UPLOAD_DIR" ] && [ ! -L "$SESSION_DIR" ] || die "UPLOAD_DIR and SESSION_DIR must not be links"
+  chown -h www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
   chmod 0755 "$UPLOAD_DIR"
   chmod 0700 "$SESSION_DIR"
   runuser -u www-data -- test -w "$UPLOAD_DIR" -a -x "$UPLOAD_DIR" \

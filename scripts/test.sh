@@ -114,6 +114,10 @@ banner "test stack in $RUN_DIR"
 case "$RUN_DIR" in
   /|/tmp|/root|/home|/var|/usr|/etc) die "refusing to wipe RUN_DIR=$RUN_DIR" ;;
 esac
+if [ -e "$RUN_DIR" ] || [ -L "$RUN_DIR" ]; then
+  [ -d "$RUN_DIR" ] && [ ! -L "$RUN_DIR" ] && [ "$(stat -c %u "$RUN_DIR")" = 0 ] \
+    || die "$RUN_DIR is not root's own directory: refusing to use it"
+fi
 stack_down > /dev/null
 rm -rf "$RUN_DIR"
 stack_state="failed to start"
@@ -132,7 +136,7 @@ fi
 # ------------------------------------------------------------- swift test --
 stage="swift test"
 banner "swift test"
-IREPORTER_TEST_DB_URL="mysql://ireport:ireport@localhost/iReport?socket=$DB_DIR/mysqld.sock" \
+IREPORTER_TEST_DB_URL="$("$REPO/scripts/mariadb.sh" url "$DB_DIR")" \
 IREPORTER_TEST_MYSQL_ROOT="$MYSQL_ROOT_CMD" \
 IREPORTER_REQUIRE_SERVICES=1 \
   swift test 2>&1 | tee "$RUN_DIR/swift-test.log"

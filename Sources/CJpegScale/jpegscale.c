@@ -87,8 +87,9 @@ static int status_for_code(int code) {
     case JERR_ARITH_NOTIMPL:
     case JERR_CCIR601_NOTIMPL:
     case JERR_FRACT_SAMPLE_NOTIMPL:
-    case JERR_NO_BACKING_STORE:
         return IR_JPEG_ERR_UNSUPPORTED;
+    case JERR_NO_BACKING_STORE:     /* a buffer past max_memory_to_use */
+        return IR_JPEG_ERR_TOO_MUCH_MEMORY;
     default:
         return IR_JPEG_ERR_CORRUPT;
     }
@@ -256,6 +257,22 @@ static int colorspace_of(J_COLOR_SPACE cs) {
     }
 }
 
+/* What libjpeg's coefficient controller allocates for a file it must
+ * buffer whole (jdcoefct.c): each component's blocks, rounded up to whole
+ * MCUs, 64 JCOEFs a block. 0 for a single-scan file, decoded a row of MCUs
+ * at a time. Valid after jpeg_read_header (jdinput.c's initial_setup). */
+static long long coefficient_bytes(j_decompress_ptr cinfo) {
+    if (!jpeg_has_multiple_scans(cinfo)) return 0;
+    long long total = 0;
+    for (int i = 0; i < cinfo->num_components; i++) {
+        jpeg_component_info *comp = &cinfo->comp_info[i];
+        long long wide = (comp->width_in_blocks + comp->h_samp_factor - 1) / comp->h_samp_factor * comp->h_samp_factor;
+        long long high = (comp->height_in_blocks + comp->v_samp_factor - 1) / comp->v_samp_factor * comp->v_samp_factor;
+        total += wide * high * (long long)sizeof(JBLOCK);
+    }
+    return total;
+}
+
 static void fill_info(j_decompress_ptr cinfo, ir_jpeg_info *info) {
     if (info == NULL) return;
     info->width = (int)cinfo->image_width;
@@ -263,6 +280,8 @@ static void fill_info(j_decompress_ptr cinfo, ir_jpeg_info *info) {
     info->components = cinfo->num_components;
     info->colorspace = colorspace_of(cinfo->jpeg_color_space);
     info->progressive = cinfo->progressive_mode ? 1 : 0;
+    info->multi_scan = jpeg_has_multiple_scans(cinfo) ? 1 : 0;
+    info->coefficient_bytes = coefficient_bytes(cinfo);
 }
 
 static void ctx_init(ir_ctx *c, char *msg, size_t msg_len) {
@@ -344,7 +363,7 @@ static void cmyk_row_to_gd(const JSAMPLE *src, int *dst, JDIMENSION width, int i
 }
 
 static int decode_impl(ir_ctx *c, FILE *fp, int min_short_side, long long max_pixels,
-                       ir_jpeg_info *info) {
+                       long long max_decode_bytes, ir_jpeg_info *info) {
     if (setjmp(c->err.jump)) return c->err.status;
     j_decompress_ptr cinfo = &c->cinfo;
     start(c, fp, info);
@@ -355,6 +374,20 @@ static int decode_impl(ir_ctx *c, FILE *fp, int min_short_side, long long max_pi
                 cinfo->image_width, cinfo->image_height, pixels, max_pixels);
         return IR_JPEG_ERR_TOO_MANY_PIXELS;
     }
+    if (cinfo->arith_code) {
+        set_msg(&c->err, "arithmetic-coded JPEG (SOF%d) is not accepted", cinfo->progressive_mode ? 10 : 9);
+        return IR_JPEG_ERR_UNSUPPORTED;
+    }
+    long long coefficients = coefficient_bytes(cinfo);
+    if (max_decode_bytes > 0 && coefficients > max_decode_bytes) {
+        set_msg(&c->err, "%s JPEG of %ux%u needs %lld bytes of coefficients, more than the limit of %lld",
+                cinfo->progressive_mode ? "progressive" : "multi-scan",
+                cinfo->image_width, cinfo->image_height, coefficients, max_decode_bytes);
+        return IR_JPEG_ERR_TOO_MUCH_MEMORY;
+    }
+    /* Second line: libjpeg refuses any whole-image buffer past this (it has
+     * no backing store: JERR_NO_BACKING_STORE). Room for the small buffers. */
+    if (max_decode_bytes > 0) cinfo->mem->max_memory_to_use = (long)(max_decode_bytes + (8L << 20));
 
     int cmyk = 0;
     switch (cinfo->jpeg_color_space) {
@@ -431,13 +464,13 @@ static int decode_impl(ir_ctx *c, FILE *fp, int min_short_side, long long max_pi
 }
 
 ir_jpeg_status ir_jpeg_decode_scaled_file(FILE *fp, int min_short_side, long long max_pixels,
-                               gdImagePtr *out, ir_jpeg_info *info,
+                               long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
                                char *msg, size_t msg_len) {
     if (out != NULL) *out = NULL;
     if (info != NULL) { memset(info, 0, sizeof *info); info->orientation = 1; }
     ir_ctx c;
     ctx_init(&c, msg, msg_len);
-    c.err.status = decode_impl(&c, fp, min_short_side, max_pixels, info);
+    c.err.status = decode_impl(&c, fp, min_short_side, max_pixels, max_decode_bytes, info);
     int status = c.err.status;
     if (status == IR_JPEG_OK) {
         if (out != NULL) *out = c.im;
@@ -480,14 +513,14 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info, char *m
 }
 
 ir_jpeg_status ir_jpeg_decode_scaled(const char *path, int min_short_side, long long max_pixels,
-                          gdImagePtr *out, ir_jpeg_info *info,
+                          long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
                           char *msg, size_t msg_len) {
     int status;
     if (out != NULL) *out = NULL;
     if (info != NULL) { memset(info, 0, sizeof *info); info->orientation = 1; }
     FILE *fp = open_jpeg(path, msg, msg_len, &status);
     if (fp == NULL) return status;
-    status = ir_jpeg_decode_scaled_file(fp, min_short_side, max_pixels, out, info, msg, msg_len);
+    status = ir_jpeg_decode_scaled_file(fp, min_short_side, max_pixels, max_decode_bytes, out, info, msg, msg_len);
     fclose(fp);
     return status;
 }

@@ -74,7 +74,7 @@ def reset_state(env: e2e.Env, db: e2e.DB):
     uploaded files, no session files."""
     db.reset(env.schema_sql())
     e2e.clear_dir(env.upload_dir)
-    e2e.clear_dir(env.session_dir, r"sess_.*")
+    e2e.clear_dir(env.session_dir, r"(sess_|ireporter-sessions-).*")
 
 
 @pytest.fixture(scope="module")

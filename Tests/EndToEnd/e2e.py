@@ -65,6 +65,8 @@ OUR_NEW_COOKIE = re.compile(r"PHPSESSID=([0-9a-v]{32}); path=/; HttpOnly; SameSi
 OUR_DELETE_COOKIE = "PHPSESSID=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; HttpOnly; SameSite=Lax"
 PHP_NEW_COOKIE = re.compile(r"PHPSESSID=([0-9a-v]{26}); path=/")
 OUR_SESSION_FILE = re.compile(r"sess_[0-9a-v]{32}")
+# a user's index of live sessions (session_max_per_user)
+OUR_SESSION_INDEX = re.compile(r"ireporter-sessions-[0-9]+")
 
 
 def check_api_headers(r: Response):

@@ -342,7 +342,9 @@ def start_database() -> Database:
                        capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         pytest.fail(f"resetting the database in {directory} failed:\n{p.stderr}", pytrace=False)
-    return Database(f"mysql://ireport:ireport@localhost/iReport?socket={directory}/mysqld.sock", directory)
+    url = subprocess.run([str(REPO / "scripts/mariadb.sh"), "url", str(directory)],
+                         capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    return Database(url, directory)
 
 
 # --------------------------------------------------------------- the server
@@ -494,7 +496,7 @@ CustomLog "{root}/logs/access.log" timed
 class Apache:
     """apache2 -f ROOT/httpd.conf -k start|stop, with only the given modules."""
 
-    BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "alias", "dir", "log_config"]
+    BASE_MODULES = ["mpm_event", "authz_core", "authz_host", "mime", "alias", "dir", "log_config", "headers"]
 
     def __init__(self, root: Path, ports: list[int], modules: list[str], body: str):
         self.root = root
@@ -558,7 +560,8 @@ class Nginx:
     """A private nginx (deploy/nginx/nginx-private.conf.in, as scripts/stack.sh
     renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
 
-    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path):
+    def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
+                 edits: Optional[dict[str, str]] = None):
         self.exe = need_tool("/usr/sbin/nginx", "nginx")
         self.dir = run_dir / "nginx"
         self.port = port
@@ -568,7 +571,7 @@ class Nginx:
         chown_www(self.dir / "tmp")
         render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
                {"/run/ireporter/fcgi.sock": str(socket_path),
-                "/var/www/iReporter/upload/": f"{upload_dir}/"})
+                "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
         shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
         # The web client's snippet, serving the repository's web/ as it is.
         render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
@@ -694,12 +697,28 @@ def _app_flow(base_url: str, upload_dir: Optional[Path], tag: str) -> int:
             r = phone.get("upload/" + name)
             assert r.status == 200, f"GET upload/{name}: HTTP {r.status} {r.body[:200]!r}"
             assert r.header("Content-Type") == "image/jpeg", (name, r.headers)
+            # every shipped web-server configuration sends these with a photo
+            assert r.header("X-Content-Type-Options") == "nosniff", (name, r.headers)
+            assert r.header("Content-Security-Policy") == "default-src 'none'; sandbox", (name, r.headers)
             assert jpeg_size(r.body) == size, (name, jpeg_size(r.body))
             if upload_dir is not None:
                 on_disk = upload_dir / name
                 assert on_disk.is_file(), f"{on_disk} missing"
                 assert on_disk.read_bytes() == r.body
                 assert on_disk.owner() == WWW, f"{on_disk} is owned by {on_disk.owner()}"
+
+        if upload_dir is not None:
+            # Anything else in the folder (a spool file: the original with
+            # its EXIF, while an upload is checked) is never served.
+            spool = upload_dir / ".spool-e2e123"
+            spool.write_bytes(jpeg)
+            chown_www(spool)
+            try:
+                for name in (spool.name, "notes.txt", f"{id_photo}.jpeg", f"{id_photo}-big.jpg"):
+                    r = phone.get("upload/" + name)
+                    assert r.status in (403, 404) and r.body[:2] != b"\xff\xd8", (name, r.status)
+            finally:
+                spool.unlink()
 
         r = phone.logout()
         assert r.status == 200, f"logout: HTTP {r.status}"

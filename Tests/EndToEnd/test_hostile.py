@@ -1,5 +1,7 @@
 """Hostile input through nginx: cookies, malformed multipart bodies,
-injection strings in every field, one session used concurrently.
+injection strings in every field, one session used concurrently, forged
+session files, a login loop, text that hides or impersonates, progressive
+JPEG memory bombs, the upload folder's other files.
 
 Always: HTTP 200 from the API (never 5xx), an answer within 10 s, a clean
 JSON body (or the no-command empty answer), no file outside the session dir,
@@ -57,7 +59,8 @@ def world(fresh_db, endpoint, images, env):
         suspicious = [n for n in appeared if n.startswith("sess") or "passwd" in n or n.startswith(".")]
         assert not suspicious, f"files appeared next to the session dir: {suspicious}"
         if OURS:
-            bad = [n for n in e2e.listing(sd) if not e2e.OUR_SESSION_FILE.fullmatch(n)]
+            bad = [n for n in e2e.listing(sd) if not e2e.OUR_SESSION_FILE.fullmatch(n)
+                   and not e2e.OUR_SESSION_INDEX.fullmatch(n)]
             assert not bad, f"unexpected files in the session dir: {bad}"
 
 
@@ -116,6 +119,8 @@ def test_hostile_cookie_is_no_session(world, client, env, images, name):
     # and that id works
     r = c.upload(images.photo, f"after hostile cookie {name}")
     check_api(r, SUCCESS)
+    # (alice keeps at most 20 live sessions: the world's phone must stay one of them)
+    c.logout()
 
 
 def test_hostile_cookie_10k(world, client):
@@ -148,6 +153,7 @@ def test_several_session_cookies(world, client, images, env):
     check_api(r, expect(AUTH_REQUIRED, SUCCESS), "none")
     if OURS:
         assert e2e.listing(env.upload_dir) == uploads
+    phone.logout()  # (see above: alice's live sessions are capped)
 
 
 # ------------------------------------------------------- malformed multipart
@@ -403,3 +409,124 @@ def test_concurrent_registrations(endpoint, env):
     if OURS and env.session_dir:
         for s in sids:
             assert e2e.session_file(env, s).is_file()
+
+
+# ------------------------------------------------- forged and piled-up sessions
+
+def test_a_session_file_someone_else_wrote_is_no_session(world, client, env, images):
+    """Debian's /var/lib/php/sessions is 1733: a local user can create
+    sess_<id> there, and must not become user 1 by it."""
+    if not OURS or not env.session_dir:
+        pytest.skip("needs our server and its session dir")
+    sid = "forgedforgedforgedforgedforged12"
+    forged = env.session_dir / f"sess_{sid}"
+    forged.write_text('IdUser|s:1:"1";')
+    try:
+        for uid, mode in ((65534, 0o600), (os.stat(env.session_dir).st_uid, 0o666)):
+            os.chown(forged, uid, uid)
+            forged.chmod(mode)
+            r = client().call({"command": "upload", "title": "forged"}, file=images.photo, cookie=f"PHPSESSID={sid}")
+            check_api(r, AUTH_REQUIRED, "none")
+    finally:
+        forged.unlink()
+
+
+def test_a_login_loop_keeps_at_most_20_sessions(world, client, env):
+    """session_max_per_user (20): every login makes a session, the oldest go."""
+    if not OURS or not env.session_dir:
+        pytest.skip("needs our server and its session dir")
+    r = client().register("looper", "pw")
+    assert r.json()["result"][0]["username"] == "looper", r.body
+    ids = []
+    for _ in range(25):
+        r = client().login("looper", "pw")
+        ids.append(check_api(r, r.body, "new"))
+    live = [i for i in ids if e2e.session_file(env, i).exists()]
+    assert live == ids[-20:], f"{len(live)} of the loop's sessions live"
+
+
+# -------------------------------------------------------- text that hides
+
+# (text, whether a title refuses it too: titles keep zero-width characters,
+# which emoji sequences are made of, and refuse controls and bidi overrides)
+HIDDEN = {"nel": ("a\u0085b", True), "csi": ("a\u009bb", True), "line-separator": ("a\u2028b", True),
+          "rlo": ("evil\u202egnp.jpg", True), "zero-width": ("ad\u200bmin", False), "tab": ("a\tb", True)}
+
+
+@pytest.mark.parametrize("name", list(HIDDEN))
+def test_hidden_characters_in_usernames_and_titles(world, client, db, images, name):
+    text, title_refused = HIDDEN[name]
+    if not OURS:
+        return  # the PHP original stores them
+    users = db.count("login")
+    check_api(client().register(text, "pw"), b'{"error":"Usernames cannot contain control or invisible characters"}')
+    assert db.count("login") == users
+    phone = world["phone"]
+    before = phone.stream().body
+    if title_refused:
+        check_api(phone.upload(images.photo, text), b'{"error":"Titles cannot contain control characters"}')
+        assert phone.stream().body == before
+    else:
+        check_api(phone.upload(images.photo, text), SUCCESS)
+
+
+def test_invalid_utf8_is_refused(world, client, db, images):
+    if not OURS:
+        return  # the PHP original stores it and shows everyone null
+    users = db.count("login")
+    # urldecoded once more, as PHP did: the name would be the byte 0xFF + "evil"
+    check_api(client().register("%FFevil", "pw"), b'{"error":"Usernames must be UTF-8 text"}')
+    assert db.count("login") == users
+    phone = world["phone"]
+    before = phone.stream().body
+    check_api(phone.upload(images.photo, b"\xffevil"), b'{"error":"Titles must be UTF-8 text"}')
+    assert phone.stream().body == before
+
+
+@pytest.mark.parametrize("name,error", [
+    ("\uff41\uff44\uff4d\uff49\uff4e", "Username is too similar to an existing one"),  # full-width
+    ("\u0430dmin", "Username is too similar to an existing one"),                          # Cyrillic a
+    ("admin\u00a0", "Usernames cannot begin or end with a space"),                          # no-break space
+    (" admin", "Usernames cannot begin or end with a space"),
+    ("ADMIN", "Username already exists"),
+])
+def test_look_alikes_of_an_existing_name(world, client, db, name, error):
+    if not OURS:
+        return  # the PHP original registers them all
+    r = client().register("admin", "pw")
+    assert r.status == 200 and (b'"username":"admin"' in r.body or r.body == b'{"error":"Username already exists"}')
+    users = db.count("login")
+    check_api(client().register(name, "pw"), php_json({"error": error}))
+    assert db.count("login") == users
+
+
+def test_names_are_stored_in_nfc(world, client, db):
+    if not OURS:
+        return
+    r = client().register("jose\u0301", "pw")  # e + combining acute
+    assert r.json()["result"][0]["username"] == "jos\u00e9"
+    check_api(client().login("jos\u00e9", "pw"), r.body, "new")
+
+
+# ------------------------------------------------- the upload folder, served
+
+def test_only_published_photos_are_served(world, env, client, images):
+    """A spool file holds the original (EXIF, GPS) while an upload is
+    checked: nginx serves nothing of the folder but <id>.jpg, <id>-thumb.jpg."""
+    if not OURS or not env.upload_dir:
+        pytest.skip("our deploy/nginx/ireporter.conf, and the upload dir")
+    c = client()
+    spool = env.upload_dir / ".spool-hostile"
+    spool.write_bytes(images.photo)
+    try:
+        for name in (spool.name, "2.jpg.bak", "2-thumb.jpeg", "2.JPG"):
+            r = c.get("upload/" + name)
+            assert r.status == 404 and r.body[:2] != b"\xff\xd8", (name, r.status)
+    finally:
+        spool.unlink()
+    for name in ("2.jpg", "2-thumb.jpg"):
+        r = c.get("upload/" + name)
+        assert r.status == 200 and r.body[:2] == b"\xff\xd8", (name, r.status)
+        assert r.header("X-Content-Type-Options") == "nosniff"
+        assert r.header("Content-Security-Policy") == "default-src 'none'; sandbox"
+

@@ -13,10 +13,13 @@ snippet) tells which worker is busy.
   - SIGUSR2 under load: no failed request, new worker pids, new configuration;
   - a worker's peak memory after uploads of 1000x750, 8000x6000 (48 MP) and
     a 16 MB non-image: bounded, whatever the body's size or the pixel count;
+  - progressive JPEG memory bombs from several clients at once: refused,
+    the workers' memory unmoved, the stream as fast as ever;
   - a reload signal while a worker reads a request's FastCGI parameters
     (raw FastCGI on the socket, parameters sent in two halves): answered
     whole, not cut short; a client that stalls there meets the watchdog;
-  - max_requests recycling under load: no failed request.
+  - max_requests recycling under load: no failed request;
+  - the status page counts only the connections really accepted.
 
 Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
 loopback only.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import random
 import signal
 import socket
+import threading
 import time
 
 import pytest
@@ -347,6 +351,78 @@ def test_an_uploads_size_does_not_grow_a_worker(start_server, module_env):
     assert grown < 12 * 1024, f"worker peak grew by {grown} kB"
 
 
+def progressive_bomb(side: int = 7071, components: int = 4, cut: bool = False) -> bytes:
+    """The issue's file: a progressive CMYK JPEG of 7071x7071 in ~400 KB
+    (libjpeg must keep its 400 MB of coefficients), or the same cut short.
+    Only its header matters to the server: refused before any scan."""
+    sof = bytes([0xFF, 0xC2, 0, 8 + 3 * components, 8, side >> 8, side & 0xFF, side >> 8, side & 0xFF, components])
+    sof += b"".join(bytes([i, 0x11, 0]) for i in range(1, components + 1))
+    dqt = bytes([0xFF, 0xDB, 0, 67, 0]) + bytes([1] * 64)
+    dht = bytes([0xFF, 0xC4, 0, 20, 0x00]) + bytes([0, 1] + [0] * 14) + bytes([0])
+    sos = bytes([0xFF, 0xDA, 0, 8 + 2 * (components - 1), components])
+    sos += b"".join(bytes([i, 0]) for i in range(1, components + 1)) + bytes([0, 0, 0])
+    data = b"\xff\xd8" + dqt + sof + dht + sos + bytes(400 * 1024) + b"\xff\xd9"
+    return data[:-2] if cut else data
+
+
+def test_progressive_memory_bombs_from_several_clients(start_server, module_env):
+    """Four clients upload the 7071x7071 progressive CMYK file (and the same
+    cut short) at once, three times each: every one is refused as too many
+    pixels from its header, no worker's memory grows, and the stream answers
+    as fast as ever meanwhile. A 12 MP progressive photo still passes."""
+    server = start_server(workers=4, image_decode_concurrency=2)
+    user, password, expected = prepare_load_user(API, "bombs")
+    cookie = logged_in_cookie(user, password)
+    workers = server.workers()
+    # Each worker has served an upload: its peak includes an ordinary decode.
+    with AppClient(Endpoint(API), timeout=60) as phone:
+        for i in range(8):
+            assert "successful" in phone.call({"command": "upload", "title": f"warm-up {i}"}, file=servers.photo(),
+                                              cookie=cookie).json()
+    before = {w: peak_memory_kb(w) for w in workers}
+    refused = b'{"error":"The photo has too many pixels for a progressive JPEG (the limit is '
+    answers, stream_seconds = [], []
+    stop = threading.Event()
+
+    def bomber(n: int):
+        with AppClient(Endpoint(API), timeout=60) as phone:
+            for i in range(3):
+                r = phone.call({"command": "upload", "title": f"bomb {n}.{i}"},
+                               file=progressive_bomb(cut=(i == 1)), cookie=cookie)
+                answers.append((r.status, r.body))
+
+    def streamer():
+        with AppClient(Endpoint(API), timeout=60) as phone:
+            for _ in range(200):
+                if stop.is_set():
+                    break
+                t0 = time.monotonic()
+                assert phone.stream().status == 200
+                stream_seconds.append(time.monotonic() - t0)
+
+    watcher = threading.Thread(target=streamer, daemon=True)
+    watcher.start()
+    bombers = [threading.Thread(target=bomber, args=(n,), daemon=True) for n in range(4)]
+    for t in bombers:
+        t.start()
+    for t in bombers:
+        t.join(60)
+    stop.set()
+    watcher.join(60)
+    assert len(answers) == 12 and all(st == 200 and body.startswith(refused) for st, body in answers), answers[:3]
+    grown = {w: peak_memory_kb(w) - before[w] for w in workers}
+    # A decode of one of them would take 400 MB; refused from the header, a
+    # worker's peak does not move beyond noise.
+    assert max(grown.values()) < 8 * 1024, f"worker peaks grew by {grown} kB"
+    assert stream_seconds and max(stream_seconds) < 1.0, f"stream took up to {max(stream_seconds):.2f} s"
+    # What a phone takes, progressive or not, passes (12 MP, 4:2:0: 34 MiB of coefficients).
+    phone_photo = servers.imagemagick("-size", "4000x3000", "gradient:#3060c0-#f0a040", "-interlace", "JPEG",
+                                      "-sampling-factor", "4:2:0", "-quality", "85", "jpeg:-")
+    with AppClient(Endpoint(API), timeout=60) as phone:
+        r = phone.call({"command": "upload", "title": "12 MP progressive"}, file=phone_photo, cookie=cookie)
+        assert r.json() == {"successful": 1}, r.body
+
+
 def fcgi_record(kind: int, content: bytes) -> bytes:
     """One FastCGI record of request 1 (version 1, no padding)."""
     return bytes([1, kind, 0, 1, len(content) >> 8, len(content) & 0xFF, 0, 0]) + content
@@ -431,6 +507,22 @@ def test_max_requests_recycling_under_load(start_server, module_env):
     assert all(proc["requests"] <= 5 for proc in p["status"]["processes"]), p["status"]
     assert p["status"]["crashed workers"] == 0, p["status"]
     assert p["status"]["accepted conn"] >= len(outcomes)
+
+
+def test_status_counts_only_accepted_requests(start_server, module_env):
+    """Every idle worker wakes for a connection and only one accepts it: the
+    others must not count a request (it was "max active processes: 27582"
+    with 4 workers)."""
+    server = start_server(workers=4)
+    user, password, expected = prepare_load_user(API, "counted")
+    before = pool(server)["status"]
+    outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
+    assert all(o.ok for o in outcomes) and len(outcomes) >= 40, Load.describe(outcomes)
+    after = pool(server)["status"]
+    # this status request is the one more
+    assert len(outcomes) <= after["accepted conn"] - before["accepted conn"] <= len(outcomes) + 1, (before, after)
+    assert after["max active processes"] <= 4, after
+    assert after["active processes"] == 1, after  # the one answering
 
 
 def test_workers_exit_when_supervisor_dies(start_server, module_env):

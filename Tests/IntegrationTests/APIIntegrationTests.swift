@@ -45,7 +45,15 @@ extension DatabaseTests {
         let phone = try APIHarness()
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
         #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", "y")]) == #"{"error":"Username already exists"}"#)
-        #expect(try phone.body([("command", "register"), ("username", "ALICE "), ("password", "y")]) == #"{"error":"Username already exists"}"#)
+        #expect(try phone.body([("command", "register"), ("username", "ALICE"), ("password", "y")]) == #"{"error":"Username already exists"}"#)
+        // (the column ignores trailing spaces; a new name may not have them at all)
+        #expect(try phone.body([("command", "register"), ("username", "ALICE "), ("password", "y")])
+                == #"{"error":"Usernames cannot begin or end with a space"}"#)
+        // Every stored name is read back for its look-alike skeleton: Cyrillic а, full-width.
+        for lookalike in ["\u{430}lice", "ａｌｉｃｅ"] {
+            #expect(try phone.body([("command", "register"), ("username", lookalike), ("password", "y")])
+                    == #"{"error":"Username is too similar to an existing one"}"#)
+        }
         // PHP decoded every SQL argument once more: `c+d%21` is the account `c d!`.
         #expect(try phone.body([("command", "register"), ("username", "c+d%21"), ("password", "p+w")])
                 == #"{"result":[{"IdUser":"2","username":"c d!"}]}"#)

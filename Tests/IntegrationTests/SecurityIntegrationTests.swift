@@ -183,7 +183,7 @@ extension DatabaseTests {
     @Test func controlCharactersAreRefused() throws {
         let phone = try APIHarness()
         #expect(try phone.body([("command", "register"), ("username", "al\nice"), ("password", "x")])
-                == #"{"error":"Usernames cannot contain control characters"}"#)
+                == #"{"error":"Usernames cannot contain control or invisible characters"}"#)
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
         #expect(try phone.body([("command", "upload"), ("title", "a\u{0}b")], file: photo) == #"{"error":"Titles cannot contain control characters"}"#)
         #expect(try phone.rowCount("photos") == 0)

@@ -30,7 +30,9 @@ typedef enum {
     IR_JPEG_ERR_CORRUPT = 3,         /* libjpeg error or warning: truncated / corrupt data */
     IR_JPEG_ERR_TOO_MANY_PIXELS = 4, /* width * height > max_pixels (checked before decoding) */
     IR_JPEG_ERR_UNSUPPORTED = 5,     /* valid JPEG this decoder does not handle (12-bit, odd colour space, ...) */
-    IR_JPEG_ERR_NO_MEMORY = 6        /* an allocation failed */
+    IR_JPEG_ERR_NO_MEMORY = 6,       /* an allocation failed */
+    IR_JPEG_ERR_TOO_MUCH_MEMORY = 7  /* a progressive / multi-scan file needs more than max_decode_bytes
+                                        for its coefficients (checked before decoding) */
 } ir_jpeg_status;
 
 /* Colour space of the JPEG data (a subset of libjpeg's J_COLOR_SPACE). */
@@ -54,6 +56,9 @@ typedef struct {
     int scaled_width;   /* ir_jpeg_decode_scaled only: size of the decoded image */
     int scaled_height;
     int scale_num;      /* ir_jpeg_decode_scaled only: decoded at scale_num / 8 */
+    int multi_scan;     /* 1 when the decoder must keep every coefficient (progressive,
+                           or components in separate scans) */
+    long long coefficient_bytes; /* what that buffer takes (0 for a single-scan file) */
 } ir_jpeg_info;
 
 /* The recommended size of the message buffer (libjpeg's JMSG_LENGTH_MAX is 200). */
@@ -75,7 +80,15 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info,
  * than that: no upscaling here).
  *
  * Refuses (IR_JPEG_ERR_TOO_MANY_PIXELS) before allocating anything when
- * width * height > max_pixels (max_pixels <= 0: no limit). Every scanline is
+ * width * height > max_pixels (max_pixels <= 0: no limit), and
+ * (IR_JPEG_ERR_TOO_MUCH_MEMORY) when a progressive or multi-scan file's
+ * whole-image coefficient buffer (64 coefficients of 2 bytes per 8x8 block of
+ * each component, as libjpeg allocates it) exceeds max_decode_bytes; libjpeg's
+ * own max_memory_to_use is set to that figure too, so nothing it allocates
+ * for the image can pass it (max_decode_bytes <= 0: no limit).
+ * Arithmetic-coded files (SOF9-SOF11) are refused as unsupported: no camera
+ * writes them, and the rest of the pipeline reads Huffman-coded files only.
+ * Every scanline is
  * decoded and jpeg_finish_decompress is called, so the entire entropy-coded
  * data is checked; any libjpeg warning fails the call.
  * Grayscale, YCbCr, RGB, CMYK and YCCK (Adobe, inverted or not) are handled.
@@ -85,13 +98,13 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info,
  * was read, also on failure (e.g. the dimensions for TOO_MANY_PIXELS).
  */
 ir_jpeg_status ir_jpeg_decode_scaled(const char *path, int min_short_side, long long max_pixels,
-                          gdImagePtr *out, ir_jpeg_info *info,
+                          long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
                           char *msg, size_t msg_len);
 
 /* The same two calls on an already open stream, read from its current position. */
 ir_jpeg_status ir_jpeg_read_header_file(FILE *fp, ir_jpeg_info *info, char *msg, size_t msg_len);
 ir_jpeg_status ir_jpeg_decode_scaled_file(FILE *fp, int min_short_side, long long max_pixels,
-                               gdImagePtr *out, ir_jpeg_info *info,
+                               long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
                                char *msg, size_t msg_len);
 
 /*

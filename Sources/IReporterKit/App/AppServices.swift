@@ -8,6 +8,10 @@ public struct AppServices {
     /// Limits and defences (configuration keys in docs/CONFIGURATION.md).
     public struct Policy: Sendable {
         public var maxImagePixels = 50_000_000
+        /// What one decode may hold for a progressive photo's coefficients.
+        public var maxDecodeBytes = Configuration().maxDecodeMemoryMiB << 20
+        /// Decodes run at once by all the workers sharing a `DecodeGate`.
+        public var concurrentDecodes = 2
         /// Uploads per user per hour; 0 = no limit.
         public var uploadsPerHour = 120
         public var passwordHashing = PasswordHasher.Parameters()
@@ -34,14 +38,17 @@ public struct AppServices {
     public var counters: any SharedCounters
     public var policy: Policy
     public var hasher: PasswordHasher
+    /// Shared by the workers of one supervisor; nil: no bound (one process).
+    public var decodeGate: DecodeGate?
     /// Time spent waiting on the database so far (the access log's db_ms).
     public var databaseMicros: () -> Int64
     /// Unix seconds, for the times stored with photos and comments.
     public var now: () -> Int64 = { Int64(time(nil)) }
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
-                comments: any CommentStore, votes: any VoteStore, sessions: any SessionStore, counters: any SharedCounters, policy: Policy = Policy(),
-                hashingGate: HashingGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
+                comments: any CommentStore, votes: any VoteStore, sessions: any SessionStore,
+                counters: any SharedCounters, policy: Policy = Policy(), hashingGate: HashingGate? = nil,
+                decodeGate: DecodeGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
         self.users = users
         self.photos = photos
         self.photoFiles = photoFiles
@@ -52,6 +59,7 @@ public struct AppServices {
         self.policy = policy
         hasher = PasswordHasher(parameters: policy.passwordHashing, gate: hashingGate,
                                 concurrentHashes: policy.concurrentHashes)
+        self.decodeGate = decodeGate
         self.databaseMicros = databaseMicros
     }
 

@@ -1,6 +1,26 @@
-/// Rules for the text people type (usernames, titles).
+/// Rules for the text people type and everyone sees (titles; usernames
+/// have stricter ones: `UsernameRules`).
 enum TextRules {
-    static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+    enum Violation: Error {
+        case notUTF8
+        /// A control character (C0, C1, DEL), a line or paragraph separator,
+        /// or a bidi control that reorders what follows it.
+        case control
+    }
+
+    /// Valid UTF-8 without control characters, line breaks or bidi
+    /// controls. (Zero-width joiners stay: emoji sequences are made of them.)
+    static func check(_ text: [UInt8]) throws(Violation) {
+        guard let string = String(validatingUTF8Bytes: text) else { throw .notUTF8 }
+        if string.unicodeScalars.contains(where: isControl) { throw .control }
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: scalar.properties.isBidiControl
+        }
+    }
 
     /// Cut to `maxBytes` without splitting a UTF-8 character (text that is
     /// not UTF-8 is cut at the byte).
@@ -21,7 +41,7 @@ extension String {
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue: continue
-            case .emptyInput: self = ""; return
+            case .emptyInput: self = String(decoding: bytes, as: UTF8.self); return
             case .error: return nil
             }
         }

@@ -4,7 +4,9 @@ public struct DatabaseSettings: Sendable, Equatable {
     public var port: UInt32 = 3306
     public var socket: String?
     public var user = "ireport"
-    public var password = "ireport"
+    /// None by default: the examples' old `ireport` is a well-known one
+    /// (`--check-config` warns about it).
+    public var password = ""
     public var database = "iReport"
     /// The original's columns are latin1 and PHP connected as latin1, so the
     /// bytes a client sends are stored and returned unchanged.

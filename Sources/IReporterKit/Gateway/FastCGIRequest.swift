@@ -25,6 +25,9 @@ final class FastCGIRequest {
     /// was none to accept (non-blocking socket) or accepting failed.
     func accept() -> Bool { FCGX_Accept_r(raw) >= 0 }
 
+    /// The accepted connection (for its peer's address).
+    var connectionFD: Int32 { raw.pointee.ipcFd }
+
     /// Ends the request: flushes the answer and closes the connection.
     func finish() { FCGX_Finish_r(raw) }
 

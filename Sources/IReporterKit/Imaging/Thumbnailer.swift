@@ -49,18 +49,22 @@ public struct JPEGThumbnail: Sendable {
 ///
 /// A value type with no shared state: call it from any thread, concurrently.
 /// Each call uses about 4 x (width/8) x (height/8) bytes for a large photo
-/// (e.g. 0.8 MB for 12 MP) plus libjpeg's own buffers.
+/// (e.g. 0.8 MB for 12 MP) plus libjpeg's own buffers, and for a progressive
+/// photo its whole coefficient buffer, at most `maxDecodeBytes`.
 public struct Thumbnailer: Sendable {
     /// Side of the square thumbnail, pixels.
     public let side: Int
     /// gd JPEG quality, 0...100.
     public let quality: Int
+    /// What a progressive (multi-scan) photo's coefficients may take; <= 0: no limit.
+    public let maxDecodeBytes: Int
 
-    public init(side: Int = 180, quality: Int = 85) {
+    public init(side: Int = 180, quality: Int = 85, maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20) {
         precondition(side >= 1 && side <= 4096, "thumbnail side out of range: \(side)")
         precondition((0...100).contains(quality), "JPEG quality out of range: \(quality)")
         self.side = side
         self.quality = quality
+        self.maxDecodeBytes = maxDecodeBytes
     }
 
     /// The encoded `side` x `side` thumbnail of the JPEG at `path`.
@@ -77,11 +81,11 @@ public struct Thumbnailer: Sendable {
         var image: gdImagePtr? = nil
         var message = [CChar](repeating: 0, count: Int(IR_JPEG_MSG_LEN))
         let status = path.withCString { cPath in
-            ir_jpeg_decode_scaled(cPath, Int32(clamping: side), Int64(maxPixels),
+            ir_jpeg_decode_scaled(cPath, Int32(clamping: side), Int64(maxPixels), Int64(maxDecodeBytes),
                                   &image, &info, &message, message.count)
         }
         if let error = JPEGImageError(status: status, message: Self.string(message),
-                                      info: info, limit: maxPixels) {
+                                      info: info, limit: maxPixels, memoryLimit: maxDecodeBytes) {
             throw error
         }
         guard let image else { throw JPEGImageError.outOfMemory("no image returned") }

@@ -56,6 +56,8 @@ public enum IReporterCommandLine {
         case "repair": return runRepair(configuration, graceSeconds: grace, dryRun: dryRun)
         default: break
         }
+        // (not at every request of a CGI program)
+        if checkOnly || !CGIRequest.isCGI { for warning in configuration.warnings { Log.warning(warning) } }
         if checkOnly {
             print("configuration OK" + (configuration.sourceFile.map { " (\($0))" } ?? " (no file)"))
             return 0

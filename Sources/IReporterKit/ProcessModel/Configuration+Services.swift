@@ -8,6 +8,9 @@ extension Configuration {
     var apiPolicy: AppServices.Policy {
         var policy = AppServices.Policy()
         policy.maxImagePixels = maxImagePixels
+        policy.maxDecodeBytes = maxDecodeMemoryMiB << 20
+        policy.concurrentDecodes = imageDecodeConcurrency > 0
+            ? imageDecodeConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         policy.uploadsPerHour = uploadRateLimit
         policy.passwordHashing = passwordHashing
         policy.concurrentHashes = passwordHashConcurrency > 0
@@ -21,7 +24,8 @@ extension Configuration {
     var sessionStore: any SessionStore {
         switch sessionBackend {
         case .files:
-            SessionFiles(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout)
+            SessionFiles(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout,
+                         maxPerUser: sessionMaxPerUser)
         }
     }
 
@@ -29,7 +33,7 @@ extension Configuration {
     func uploadRepair() -> UploadRepair {
         UploadRepair(files: UploadFolder(directory: uploadDirectory),
                      photos: MariaDBPhotoStore(database: DatabaseConnection(settings: database)),
-                     maxImagePixels: maxImagePixels)
+                     maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
     }
 
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
@@ -37,6 +41,7 @@ extension Configuration {
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
                     votes: MariaDBVoteStore(database: database), sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
+                    decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros })
     }
 

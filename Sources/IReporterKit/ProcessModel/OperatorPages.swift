@@ -65,13 +65,23 @@ final class OperatorPages {
         if full {
             figures.processes = workers.map { _, slot in
                 [("pid", String(slot.pid), true),
-                 ("state", slot.state == .busy ? "Running" : "Idle", false),
+                 ("state", Self.stateName(slot.state), false),
                  ("requests", String(slot.requests), true),
-                 ("request duration", slot.state == .busy ? String(now - slot.requestStartedMillis) : "0", true),
+                 ("request duration", slot.state == .busy || slot.state == .accepting
+                    ? String(now - slot.requestStartedMillis) : "0", true),
                  ("last request duration", String(slot.lastRequestMillis), true)]
             }
         }
         return figures
+    }
+
+    /// php-fpm's names of a process's states.
+    private static func stateName(_ state: Scoreboard.State) -> String {
+        switch state {
+        case .busy: "Running"
+        case .accepting: "Reading headers"
+        case .free, .starting, .idle: "Idle"
+        }
     }
 
     private func text(full: Bool) -> String {

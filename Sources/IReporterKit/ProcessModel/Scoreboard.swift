@@ -7,7 +7,11 @@ import CSystem
 /// worker processes (an anonymous shared mapping made before the first
 /// fork): what the status page shows and what the watchdog reads.
 final class Scoreboard: @unchecked Sendable {
-    enum State: Int64 { case free = 0, starting, idle, busy }
+    /// `accepting`: woken for a connection, in `accept()` and reading its
+    /// parameters (php-fpm's "Reading headers"); the watchdog already times
+    /// it, but it counts as a request only once the accept succeeded (the
+    /// other workers woken for the same connection find none and go idle).
+    enum State: Int64 { case free = 0, starting, idle, busy, accepting }
 
     struct Slot {
         var pid: Int32
@@ -66,7 +70,8 @@ final class Scoreboard: @unchecked Sendable {
     }
 
     func release(_ index: Int) {
-        // A worker that died busy never finished its request.
+        // A worker that died busy never finished its request (one that died
+        // accepting was never counted).
         if load(index, .state) == State.busy.rawValue { _ = csystem_add(words + Header.active.rawValue, -1) }
         store(index, .pid, 0)
         store(index, .state, State.free.rawValue)
@@ -74,8 +79,14 @@ final class Scoreboard: @unchecked Sendable {
 
     func markIdle(_ index: Int) { store(index, .state, State.idle.rawValue) }
 
-    func markBusy(_ index: Int, now: Int64) {
+    /// Woken for a connection: timed by the watchdog from here on.
+    func markAccepting(_ index: Int, now: Int64) {
         store(index, .requestStarted, now)
+        store(index, .state, State.accepting.rawValue)
+    }
+
+    /// The accept succeeded: a request, counted.
+    func markBusy(_ index: Int) {
         store(index, .state, State.busy.rawValue)
         _ = csystem_add(words + Header.accepted.rawValue, 1)
         let active = Int64(csystem_add(words + Header.active.rawValue, 1))

@@ -6,4 +6,6 @@ struct SharedState: Sendable {
     var counters = SharedMemoryCounters()
     /// Bounds the Argon2 hashes computed at once (memory).
     var hashingGate = HashingGate()
+    /// Bounds the JPEG decodes run at once (memory).
+    var decodeGate = DecodeGate()
 }

@@ -172,7 +172,7 @@ final class Supervisor {
     private func enforceRequestTimeout() {
         guard configuration.requestTimeout > 0 else { return }
         let now = monotonicMillis()
-        for (_, slot) in scoreboard.occupied where slot.state == .busy
+        for (_, slot) in scoreboard.occupied where (slot.state == .busy || slot.state == .accepting)
             && now - slot.requestStartedMillis > Int64(configuration.requestTimeout) * 1000 {
             Log.error("worker \(slot.pid): request running for more than \(configuration.requestTimeout) s, killing it")
             scoreboard.countTimeout()

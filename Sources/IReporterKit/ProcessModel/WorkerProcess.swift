@@ -50,14 +50,23 @@ enum WorkerProcess {
             scoreboard.markIdle(slot)
             guard waitForConnection(listenFD) else { continue }
             pthread_sigmask(SIG_BLOCK, &requestSignals, nil)
-            // Busy from accept on: the watchdog also ends a client that
-            // stalls while sending the parameters.
+            // Timed from accept on: the watchdog also ends a client that
+            // stalls while sending the parameters. Counted as a request only
+            // once accepted: the other workers woken for the same connection
+            // find none (the status page's figures count real requests).
             let started = monotonicMillis()
-            scoreboard.markBusy(slot, now: started)
+            scoreboard.markAccepting(slot, now: started)
             guard request.accept() else {
                 pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
                 continue
             }
+            guard configuration.listenAllowedClients.allows(connection: request.connectionFD) else {
+                Log.warning("closed a connection from a peer not in listen_allowed_clients")
+                request.finish()
+                pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+                continue
+            }
+            scoreboard.markBusy(slot)
             let record = responder.respond(to: request)
             request.finish()
             scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)

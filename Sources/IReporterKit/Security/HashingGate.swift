@@ -23,17 +23,6 @@ public final class HashingGate: @unchecked Sendable {
     /// Runs `body` holding one of the first `limit` slots: a free one if
     /// there is any, else waits for this process's own.
     func withSlot<R>(limit: Int, _ body: () -> R) -> R {
-        let count = min(max(limit, 1), Self.maxSlots)
-        let preferred = Int(getpid()) % count
-        let order = (0..<count).lazy.map { (preferred + $0) % count }
-        let held: SharedMutex
-        if let free = order.first(where: { slots[$0].tryLock() }) {
-            held = slots[free]
-        } else {
-            held = slots[preferred]
-            held.lock()
-        }
-        defer { held.unlock() }
-        return body()
+        slots.withOneHeld(limit: limit, body)
     }
 }

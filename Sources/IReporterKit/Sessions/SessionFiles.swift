@@ -8,20 +8,37 @@ import Glibc
 ///
 /// Unlike PHP's defaults it is strict: an id is only ever looked up when it
 /// is well-formed, a file is only created for a fresh id from the CSPRNG, and
-/// nothing is written for a visitor who has nothing to store.
+/// nothing is written for a visitor who has nothing to store. Only files this
+/// server's user owns, that no one else may write, are sessions: Debian's
+/// `/var/lib/php/sessions` is `1733`, where anyone may create `sess_<id>`.
+///
+/// Each user's live sessions are listed, oldest first, in an index file
+/// `ireporter-sessions-<IdUser>` beside them (PHP's clean-up only touches
+/// `sess_*`), so that a login finds that user's sessions without reading the
+/// folder and drops the oldest beyond `maxPerUser`.
 public struct SessionFiles: SessionStore, Sendable {
     public let directory: String
     public let idleTimeout: Int
     /// However active, a session ends this long after the login that made it.
     public let absoluteTimeout: Int
+    /// Live sessions kept per user (the oldest go first); 0 = no limit.
+    public let maxPerUser: Int
 
-    public init(directory: String, idleTimeout: Int, absoluteTimeout: Int = 30 * 24 * 3600) {
+    public init(directory: String, idleTimeout: Int, absoluteTimeout: Int = 30 * 24 * 3600, maxPerUser: Int = 0) {
         self.directory = directory
         self.idleTimeout = idleTimeout
         self.absoluteTimeout = absoluteTimeout
+        self.maxPerUser = maxPerUser
     }
 
     private func path(for id: String) -> String { "\(directory)/sess_\(id)" }
+    private static let indexPrefix = "ireporter-sessions-"
+    private func indexPath(user: Int64) -> String { "\(directory)/\(Self.indexPrefix)\(user)" }
+
+    /// Ours: made by this server's user, and no one else may change it.
+    private static func isOwnFile(_ info: stat) -> Bool {
+        info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & (S_IWGRP | S_IWOTH) == 0
+    }
 
     /// The session with this id, if its file exists and has not expired.
     public func load(id rawID: [UInt8]) throws(SystemError) -> Session? {
@@ -30,6 +47,11 @@ public struct SessionFiles: SessionStore, Sendable {
         let fd = open(path(for: id), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT || errno == ELOOP { return nil }
+            // Another user's file, unreadable to us: not a session either.
+            if errno == EACCES {
+                Log.warning("ignoring \(path(for: id)): not readable by uid \(geteuid()): a forged session?")
+                return nil
+            }
             throw SystemError("open session file")
         }
         defer { close(fd) }
@@ -37,7 +59,12 @@ public struct SessionFiles: SessionStore, Sendable {
         try retryingInterrupted("lock session file") { flock(fd, LOCK_SH) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SystemError("stat session file") }
-        guard info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return nil }
+        guard Self.isOwnFile(info) else {
+            Log.warning("ignoring \(path(for: id)): not a file of uid \(geteuid()) that only it may write "
+                        + "(uid \(info.st_uid), mode \(String(info.st_mode & 0o7777, radix: 8))): a forged session?")
+            return nil
+        }
+        guard info.st_size <= 1 << 20 else { return nil }
         let now = time(nil)
         if Int(now) - Int(info.st_mtim.tv_sec) > idleTimeout { return nil }
         var data = [UInt8](repeating: 0, count: Int(info.st_size))
@@ -53,8 +80,15 @@ public struct SessionFiles: SessionStore, Sendable {
         return session
     }
 
-    /// Stores the variables under a fresh id (never an id the client chose).
-    public func create(_ variables: [(String, PHPValue)]) throws(SystemError) -> Session {
+    /// Stores the variables under a fresh id (never an id the client chose),
+    /// then ends the user's oldest sessions beyond `maxPerUser`.
+    public func create(_ variables: [(String, PHPValue)], user: Int64) throws(SystemError) -> Session {
+        let session = try create(variables)
+        if maxPerUser > 0 { try keepNewest(of: user, adding: session.id) }
+        return session
+    }
+
+    private func create(_ variables: [(String, PHPValue)]) throws(SystemError) -> Session {
         let entries = variables + [(Session.createdKey, .int(Int64(time(nil))))]
         while true {
             let id = SessionID.new()
@@ -75,6 +109,40 @@ public struct SessionFiles: SessionStore, Sendable {
         }
     }
 
+    /// Adds `id` to the user's index (under its lock, so concurrent logins
+    /// each see the others), forgets the sessions that ended, and destroys
+    /// the oldest beyond `maxPerUser`.
+    private func keepNewest(of user: Int64, adding id: String) throws(SystemError) {
+        let index = indexPath(user: user)
+        let fd = open(index, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SystemError("open \(index)") }
+        defer { close(fd) }
+        try retryingInterrupted("lock \(index)") { flock(fd, LOCK_EX) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError("stat \(index)") }
+        guard Self.isOwnFile(info), info.st_size <= 1 << 20 else {
+            Log.warning("ignoring \(index): not a file of uid \(geteuid()) that only it may write; sessions are not capped")
+            return
+        }
+        var text = [UInt8](repeating: 0, count: Int(info.st_size))
+        let count = text.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count == text.count else { throw SystemError("read \(index)") }
+        var live = text.split(separator: UInt8(ascii: "\n")).filter { line in
+            var entry = stat()
+            return SessionID.isWellFormed(Array(line))
+                && lstat(path(for: String(decoding: line, as: UTF8.self)), &entry) == 0
+        }.map { String(decoding: $0, as: UTF8.self) } + [id]
+        if live.count > maxPerUser {
+            for old in live.prefix(live.count - maxPerUser) { destroy(id: old) }
+            live.removeFirst(live.count - maxPerUser)
+        }
+        let updated = Array(live.map { $0 + "\n" }.joined().utf8)
+        guard ftruncate(fd, 0) == 0,
+              updated.withUnsafeBytes({ pwrite(fd, $0.baseAddress, $0.count, 0) }) == updated.count else {
+            throw SystemError("write \(index)")
+        }
+    }
+
     /// Deletes a session's file (logout, or the old id after a login).
     public func destroy(id: String) {
         let fd = open(path(for: id), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -84,11 +152,17 @@ public struct SessionFiles: SessionStore, Sendable {
         unlink(path(for: id))
     }
 
-    /// Removes session files idle for longer than the timeout; returns how many.
+    /// Removes session files idle for longer than the timeout; returns how
+    /// many. A user's index goes once it is older than any session it lists
+    /// can live (each login rewrites it).
     @discardableResult
     public func sweep() -> Int {
         guard let entries = try? directoryEntries(directory) else { return 0 }
         let now = Int(time(nil))
+        for (name, info) in entries where name.hasPrefix(Self.indexPrefix) && Self.isOwnFile(info)
+            && now - Int(info.st_mtim.tv_sec) > absoluteTimeout {
+            unlink("\(directory)/\(name)")
+        }
         return entries.filter { name, info in
             name.hasPrefix("sess_") && now - Int(info.st_mtim.tv_sec) > idleTimeout && unlink("\(directory)/\(name)") == 0
         }.count

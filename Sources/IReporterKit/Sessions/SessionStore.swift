@@ -4,8 +4,9 @@
 public protocol SessionStore {
     /// The session with this id, if it exists and has not expired.
     func load(id: [UInt8]) throws -> Session?
-    /// Stores the variables under a fresh id (never an id the client chose).
-    func create(_ variables: [(String, PHPValue)]) throws -> Session
+    /// Stores a login's variables under a fresh id (never an id the client
+    /// chose); the user's oldest sessions beyond the store's limit end.
+    func create(_ variables: [(String, PHPValue)], user: Int64) throws -> Session
     /// Ends a session (logout, or the old id after a login).
     func destroy(id: String)
     /// Removes expired sessions; returns how many.

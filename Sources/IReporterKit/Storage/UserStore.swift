@@ -33,6 +33,8 @@ public protocol UserStore: AnyObject {
     /// The name as the store compares names: two names have the same key
     /// exactly when they find the same accounts (the throttles count by it).
     func accountKey(for username: [UInt8]) throws -> [UInt8]
+    /// Every account's name (`register` compares their look-alike skeletons).
+    func usernames() throws -> [[UInt8]]
     /// Adds an account unless the name is taken (atomically, across every server on the store).
     func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome
     /// Replaces a stored password, unless it changed meanwhile or does not fit; true when replaced.

@@ -13,6 +13,8 @@ public struct Configuration: Sendable {
     public var listen = ""
     public var listenMode: mode_t = 0o660
     public var listenBacklog: Int32 = 511
+    /// `listen_allowed_clients`: the peers a TCP `listen` accepts; empty = any.
+    public var listenAllowedClients = ClientAllowList()
     public var workers = 4
     public var database = DatabaseSettings()
     public var uploadDirectory = "/var/www/iReporter/upload"
@@ -20,6 +22,10 @@ public struct Configuration: Sendable {
     public var sessionIdleTimeout = 7 * 24 * 3600
     public var maxUploadBytes = 20 * 1024 * 1024
     public var maxImagePixels = 50_000_000
+    /// What one decode may hold for a progressive (multi-scan) JPEG's coefficients.
+    public var maxDecodeMemoryMiB = 128
+    /// JPEG decodes at once across the workers; 0 = the number of CPUs.
+    public var imageDecodeConcurrency = 0
     public var pidFile = ""
     public var user = ""
     public var listenOwner = ""
@@ -40,6 +46,8 @@ public struct Configuration: Sendable {
     /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
     public var passwordHashConcurrency = 0
     public var sessionAbsoluteTimeout = 30 * 24 * 3600
+    /// Live sessions per user; a login beyond it ends the user's oldest. 0 = no limit.
+    public var sessionMaxPerUser = 20
     /// `Secure` on the session cookie: always, or only for HTTPS requests.
     public var cookieSecureAlways = false
     /// `session_store`: which store keeps the sessions.
@@ -58,6 +66,8 @@ public struct Configuration: Sendable {
                 "permissions of a unix socket we create (octal)."),
         Setting("listen_backlog", .number(\.listenBacklog, 1...65535),
                 "`listen(2)` backlog."),
+        Setting("listen_allowed_clients", .addressList(\.listenAllowedClients),
+                "for a TCP `listen`: the web servers allowed to connect, comma-separated IPv4/IPv6 addresses (php-fpm's `listen.allowed_clients`); others are closed unanswered. Empty: any (`listen = :9000` binds every address: a warning at start says so)."),
         Setting("listen_owner", .text(\.listenOwner),
                 "owner of a unix socket we create (default: `user`)."),
         Setting("listen_group", .text(\.listenGroup),
@@ -98,6 +108,8 @@ public struct Configuration: Sendable {
                 "seconds after its last use that a session expires and its file is removed."),
         Setting("session_absolute_timeout", .number(\.sessionAbsoluteTimeout, 60...(10 * 365 * 86400)),
                 "seconds after its login that a session ends however active it is."),
+        Setting("session_max_per_user", .number(\.sessionMaxPerUser, 0...100_000),
+                "live sessions per user: a login beyond it ends that user's oldest session (a login loop cannot fill the disk). 0 = no limit."),
         Setting("cookie_secure", .choice(\.cookieSecureAlways, [("auto", false), ("always", true)]),
                 "`auto`: the session cookie gets `Secure` when the request came over HTTPS (the `HTTPS` FastCGI parameter); `always`: every time (TLS terminated in front of the web server)."),
         Setting("password_hash_memory_kib", .number(\.passwordHashing.memoryKiB, 8...(4 * 1024 * 1024)),
@@ -120,6 +132,10 @@ public struct Configuration: Sendable {
                 "largest photo accepted (bytes); a larger one is answered with a JSON error."),
         Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),
                 "largest photo accepted in pixels (width x height), checked from the header before decoding."),
+        Setting("max_decode_memory_mib", .number(\.maxDecodeMemoryMiB, 16...65536),
+                "memory one decode may take for a progressive (or multi-scan) JPEG, which libjpeg must hold whole: 2 bytes per pixel and colour channel (less with chroma subsampling), computed from the header before decoding; a larger one is refused as having too many pixels. The default takes a 12 MP photo in any layout (about 34 MiB for a phone's 4:2:0 colour, 92 MiB for CMYK); baseline photos are decoded a few rows at a time and need none of it."),
+        Setting("image_decode_concurrency", .number(\.imageDecodeConcurrency, 0...DecodeGate.maxSlots),
+                "JPEG decodes at once by all the workers together; 0 = the number of CPUs. The others wait their turn, so uploads take at most this many times `max_decode_memory_mib`, whatever `workers` is."),
         Setting("pid_file", .text(\.pidFile),
                 "write the process id here once listening."),
         Setting("user", .text(\.user),

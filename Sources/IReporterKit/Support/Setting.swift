@@ -87,6 +87,14 @@ extension Setting.Rule {
         choice(field, Value.allCases.map { ($0.rawValue, $0) })
     }
 
+    /// Comma-separated IP addresses, each checked now.
+    static func addressList(_ field: Field<ClientAllowList>) -> Self {
+        Self(parse: { configuration, key, value throws(ConfigurationError) in
+                 configuration[keyPath: field] = try ClientAllowList(value, key: key)
+             },
+             format: { $0[keyPath: field].description })
+    }
+
     /// A path that must be readable now, so that `--check-config` catches it
     /// rather than the first database connection.
     static func readableFile(_ field: Field<String?>) -> Self {

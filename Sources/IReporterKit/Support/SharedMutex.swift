@@ -38,3 +38,23 @@ struct SharedMutex {
 
     func unlock() { pthread_mutex_unlock(pointer) }
 }
+
+extension [SharedMutex] {
+    /// Runs `body` holding one of the first `limit` mutexes (a gate's slots):
+    /// a free one if there is any, else waits for this process's own, so
+    /// that at most `limit` processes run `body` at once.
+    func withOneHeld<R>(limit: Int, _ body: () -> R) -> R {
+        let count = Swift.min(Swift.max(limit, 1), self.count)
+        let preferred = Int(getpid()) % count
+        let order = (0..<count).lazy.map { (preferred + $0) % count }
+        let held: SharedMutex
+        if let free = order.first(where: { self[$0].tryLock() }) {
+            held = self[free]
+        } else {
+            held = self[preferred]
+            held.lock()
+        }
+        defer { held.unlock() }
+        return body()
+    }
+}

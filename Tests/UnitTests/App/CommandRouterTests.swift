@@ -60,9 +60,9 @@ struct CommandRouterTests {
         router.on("whoami", WhoAmI())
         #expect(route(router, ["command": "whoami"]) == #"{"error":"Authorization required"}"#)
         #expect(route(router, ["command": "whoami"], cookie: "../../etc/passwd") == #"{"error":"Authorization required"}"#)
-        let session = try services.sessions.create([("IdUser", .string(Array("7".utf8)))])
+        let session = try services.sessions.create([("IdUser", .string(Array("7".utf8)))], user: 7)
         #expect(route(router, ["command": "whoami"], cookie: session.id) == #"{"IdUser":7}"#)
-        let anonymous = try services.sessions.create([("IdUser", .string(Array("0".utf8)))])
+        let anonymous = try services.sessions.create([("IdUser", .string(Array("0".utf8)))], user: 0)
         #expect(route(router, ["command": "whoami"], cookie: anonymous.id) == #"{"error":"Authorization required"}"#)
     }
 

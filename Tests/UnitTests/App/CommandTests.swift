@@ -44,7 +44,7 @@ struct CommandTests {
         #expect(try phone.body([("command", "register"), ("username", String(repeating: "u", count: 46)), ("password", "p")])
                 == #"{"error":"Registration failed"}"#)
         #expect(try phone.body([("command", "register"), ("username", "a\tb"), ("password", "p")])
-                == #"{"error":"Usernames cannot contain control characters"}"#)
+                == #"{"error":"Usernames cannot contain control or invisible characters"}"#)
         #expect(phone.users.accounts.count == 2)
         #expect(phone.users.accounts.allSatisfy { String(decoding: $0.password, as: UTF8.self).hasPrefix("$argon2id$") })
     }

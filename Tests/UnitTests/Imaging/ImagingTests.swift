@@ -264,7 +264,7 @@ private func expectJPEGError(_ body: () throws -> some Any, _ check: (JPEGImageE
             let path = dir.write(ITCanvas(w, h).jpeg(), "s\(w).jpg")
             var info = ir_jpeg_info()
             var image: gdImagePtr? = nil
-            let status = ir_jpeg_decode_scaled(path, 180, 0, &image, &info, nil, 0)
+            let status = ir_jpeg_decode_scaled(path, 180, 0, 0, &image, &info, nil, 0)
             #expect(status == IR_JPEG_OK)
             #expect(info.scale_num == Int32(expectedNum), "\(w)x\(h)")
             #expect(info.scaled_width == Int32(ew) && info.scaled_height == Int32(eh), "\(w)x\(h)")
@@ -535,6 +535,65 @@ private func expectJPEGError(_ body: () throws -> some Any, _ check: (JPEGImageE
         // A lower limit refuses it too.
         expectJPEGError({ try thumbnailer.thumbnailJPEG(ofFileAt: path, maxPixels: 12_000_000) }) {
             if case .tooManyPixels = $0 { true } else { false }
+        }
+    }
+
+    /// The header of a file with one `marker` frame (SOF2 progressive, SOF9
+    /// arithmetic, ...) of `components` at 1x1 sampling, and its first scan:
+    /// all that libjpeg reads before the checks, no image data after it.
+    private func frameHeader(marker: UInt8, width: Int, height: Int, components: Int) -> [UInt8] {
+        var sof: [UInt8] = [0xFF, marker, 0, UInt8(8 + 3 * components), 8,
+                            UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
+                            UInt8(components)]
+        for id in 1...components { sof += [UInt8(id), 0x11, 0] }
+        let dqt: [UInt8] = [0xFF, 0xDB, 0, 67, 0] + [UInt8](repeating: 1, count: 64)
+        let sos: [UInt8] = [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0, 0]
+        return [0xFF, 0xD8] + dqt + sof + sos + [UInt8](repeating: 0, count: 64) + [0xFF, 0xD9]
+    }
+
+    /// A progressive file keeps every coefficient: 7071x7071 CMYK in 415 KB
+    /// took 395 MB to decode. Refused from its header, before any of it.
+    @Test func progressiveMemoryBombIsRefusedBeforeDecoding() throws {
+        let dir = ITTempDir()
+        let path = dir.write(frameHeader(marker: 0xC2, width: 7071, height: 7071, components: 4))
+        let bytes = 884 * 884 * 4 * 128  // blocks (7071 / 8, rounded up) x components x 64 coefficients of 2 bytes
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            expectJPEGError({ try thumbnailer.thumbnailJPEG(ofFileAt: path, maxPixels: limit) }) {
+                $0 == .needsTooMuchMemory(width: 7071, height: 7071, bytes: bytes, limit: 128 << 20) && $0.isInvalidImage
+            }
+        }
+        #expect(elapsed < .milliseconds(50), "took \(elapsed)")
+    }
+
+    /// A 12 MP phone photo, progressive (gd writes 4:2:0), passes the default
+    /// limit; the limit is exact.
+    @Test func progressivePhoneSizedPhotoPasses() throws {
+        let dir = ITTempDir()
+        let path = dir.write(ITCanvas(4000, 3000, fill: .green).jpeg(quality: 80, progressive: true))
+        let header = try Thumbnailer.readHeader(ofFileAt: path)
+        #expect(header.isProgressive)
+        _ = try thumbnailer.thumbnailJPEG(ofFileAt: path, maxPixels: limit)
+        // Y: 500x375 blocks, rounded up to whole MCUs (2x2 blocks): 500x376;
+        // Cb, Cr: 250x188 (half, rounded up); 128 bytes a block.
+        let needed = (500 * 376 + 2 * 250 * 188) * 128
+        _ = try Thumbnailer(maxDecodeBytes: needed).thumbnailJPEG(ofFileAt: path, maxPixels: limit)
+        expectJPEGError({ try Thumbnailer(maxDecodeBytes: needed - 1).thumbnailJPEG(ofFileAt: path, maxPixels: limit) }) {
+            $0 == .needsTooMuchMemory(width: 4000, height: 3000, bytes: needed, limit: needed - 1)
+        }
+        // A baseline photo is decoded a few rows at a time: no such limit.
+        let baseline = dir.write(ITCanvas(4000, 3000, fill: .green).jpeg(quality: 80), "baseline.jpg")
+        _ = try Thumbnailer(maxDecodeBytes: 1 << 20).thumbnailJPEG(ofFileAt: baseline, maxPixels: limit)
+    }
+
+    /// No camera writes arithmetic coding, and the rest of the pipeline reads
+    /// Huffman-coded files only: a baseline file relabelled SOF9 is refused.
+    @Test(arguments: [UInt8(0xC9), 0xCA])
+    func arithmeticCodingIsRefused(marker: UInt8) throws {
+        let dir = ITTempDir()
+        let path = dir.write(frameHeader(marker: marker, width: 64, height: 64, components: 3))
+        expectJPEGError({ try thumbnailer.thumbnailJPEG(ofFileAt: path, maxPixels: limit) }) {
+            if case .unsupported(let m) = $0 { m.contains("arithmetic") } else { false }
         }
     }
 

@@ -61,7 +61,7 @@ final class SessionFilesTests {
     }
 
     @Test func createLoadDestroy() throws {
-        let session = try store.create([("IdUser", .string(Array("7".utf8)))])
+        let session = try store.create([("IdUser", .string(Array("7".utf8)))], user: 7)
         let path = "\(directory)/sess_\(session.id)"
         var info = stat()
         #expect(stat(path, &info) == 0)
@@ -97,8 +97,8 @@ final class SessionFilesTests {
     }
 
     @Test func expiredSessionsAreIgnoredAndSwept() throws {
-        let old = try store.create([("IdUser", .string(Array("1".utf8)))])
-        let fresh = try store.create([("IdUser", .string(Array("2".utf8)))])
+        let old = try store.create([("IdUser", .string(Array("1".utf8)))], user: 1)
+        let fresh = try store.create([("IdUser", .string(Array("2".utf8)))], user: 2)
         var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, "\(directory)/sess_\(old.id)", &times, 0) == 0)
         #expect(try store.load(id: Array(old.id.utf8)) == nil)
@@ -107,6 +107,57 @@ final class SessionFilesTests {
         #expect(!exists("\(directory)/sess_\(old.id)"))
         #expect(exists("\(directory)/sess_\(fresh.id)"))
         #expect(exists("\(directory)/not-a-session"))
+    }
+
+    /// Debian's /var/lib/php/sessions is 1733: anyone may create a file there.
+    @Test func aFileSomeoneElseWroteIsNoSession() throws {
+        let id = "abcdefghijklmnopqrstuvwxyz012345"
+        write("sess_\(id)", #"IdUser|s:1:"7";"#)
+        #expect(try store.load(id: Array(id.utf8)) != nil)
+        #expect(chmod("\(directory)/sess_\(id)", 0o666) == 0)
+        #expect(try store.load(id: Array(id.utf8)) == nil, "others may write it")
+        #expect(chmod("\(directory)/sess_\(id)", 0o620) == 0)
+        #expect(try store.load(id: Array(id.utf8)) == nil, "its group may write it")
+        #expect(chmod("\(directory)/sess_\(id)", 0o600) == 0)
+        if geteuid() == 0 {  // (make test runs as root: give it away)
+            #expect(chown("\(directory)/sess_\(id)", 65534, 65534) == 0)
+            #expect(try store.load(id: Array(id.utf8)) == nil, "another user's file")
+        }
+    }
+
+    @Test func aUsersOldestSessionsEndBeyondTheLimit() throws {
+        let capped = SessionFiles(directory: directory, idleTimeout: 3600, maxPerUser: 3)
+        let sevens = try (0..<5).map { _ in try capped.create([("IdUser", .string(Array("7".utf8)))], user: 7) }
+        let eight = try capped.create([("IdUser", .string(Array("8".utf8)))], user: 8)
+        #expect(sevens.prefix(2).allSatisfy { !exists("\(directory)/sess_\($0.id)") })
+        #expect(sevens.suffix(3).allSatisfy { exists("\(directory)/sess_\($0.id)") })
+        #expect(exists("\(directory)/sess_\(eight.id)"))
+        // A logout frees a place: the next login ends no other session.
+        capped.destroy(id: sevens[3].id)
+        let next = try capped.create([("IdUser", .string(Array("7".utf8)))], user: 7)
+        #expect([sevens[2], sevens[4], next].allSatisfy { exists("\(directory)/sess_\($0.id)") })
+        let index = String(decoding: try #require(readFile("\(directory)/ireporter-sessions-7")), as: UTF8.self)
+        #expect(index == [sevens[2], sevens[4], next].map { $0.id + "\n" }.joined())
+    }
+
+    @Test func anIndexSomeoneElseWroteIsIgnored() throws {
+        let capped = SessionFiles(directory: directory, idleTimeout: 3600, maxPerUser: 1)
+        let victim = try capped.create([("IdUser", .string(Array("8".utf8)))], user: 8)
+        write("ireporter-sessions-7", victim.id + "\n")
+        #expect(chmod("\(directory)/ireporter-sessions-7", 0o666) == 0)
+        _ = try capped.create([("IdUser", .string(Array("7".utf8)))], user: 7)
+        #expect(exists("\(directory)/sess_\(victim.id)"), "a forged index must not end others' sessions")
+    }
+
+    @Test func staleIndexesAreSwept() throws {
+        let capped = SessionFiles(directory: directory, idleTimeout: 3600, absoluteTimeout: 7200, maxPerUser: 3)
+        _ = try capped.create([("IdUser", .string(Array("7".utf8)))], user: 7)
+        _ = try capped.create([("IdUser", .string(Array("8".utf8)))], user: 8)
+        var times = [timespec(tv_sec: time(nil) - 7300, tv_nsec: 0), timespec(tv_sec: time(nil) - 7300, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, "\(directory)/ireporter-sessions-7", &times, 0) == 0)
+        capped.sweep()
+        #expect(!exists("\(directory)/ireporter-sessions-7"))
+        #expect(exists("\(directory)/ireporter-sessions-8"))
     }
 
     @Test func unreadableDataIsAnEmptySession() throws {

@@ -82,6 +82,8 @@ struct ConfigurationTests {
         "password_hash_iterations": "3", "password_hash_parallelism": "2", "password_hash_concurrency": "4",
         "upload_rate_limit": "0", "stream_cache_ms": "0", "comment_rate_limit": "7", "vote_rate_limit": "8", "max_upload_bytes": "1048576",
         "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",
+        "listen_allowed_clients": "127.0.0.1,::1", "session_max_per_user": "5", "max_decode_memory_mib": "64",
+        "image_decode_concurrency": "3",
     ]
 
     @Test func everyKeyRoundTripsThroughAFileAndTheEnvironment() throws {
@@ -144,4 +146,56 @@ struct ConfigurationTests {
         #expect(Configuration.settings.allSatisfy { !$0.doc.contains("|") }, "a | would split a table cell")
     }
 
+    @Test func warningsSayWhatIsProbablyNotMeant() throws {
+        let scratch = ScratchDirectory("config")
+        #expect(chmod(scratch.path, 0o1733) == 0)  // Debian's /var/lib/php/sessions
+        var configuration = Configuration()
+        configuration.sessionDirectory = scratch.path
+        configuration.listen = ":9000"
+        configuration.database = try DatabaseSettings(url: "mysql://ireport:ireport@localhost/iReport")
+        let warnings = configuration.warnings
+        #expect(warnings.count == 3)
+        #expect(warnings.contains { $0.contains("well-known") })
+        #expect(warnings.contains { $0.contains("\(scratch.path) may be written by other users (mode 1733)") })
+        #expect(warnings.contains { $0.contains("listen = :9000 accepts FastCGI connections from every address") })
+
+        #expect(chmod(scratch.path, 0o700) == 0)
+        configuration.database = try DatabaseSettings(url: "mysql://ireport:s3cret@localhost/iReport")
+        configuration.listenAllowedClients = try ClientAllowList("10.0.0.7, ::1", key: "listen_allowed_clients")
+        #expect(configuration.warnings.isEmpty)
+        configuration.listenAllowedClients = ClientAllowList()
+        configuration.listen = "127.0.0.1:9000"
+        #expect(configuration.warnings.isEmpty)
+    }
+
+    @Test func allowedClientsAreAddresses() throws {
+        let list = try ClientAllowList(" 10.0.0.7 ,::1,", key: "listen_allowed_clients")
+        #expect(list.description == "10.0.0.7,::1")
+        let error = try #require(throws: ConfigurationError.self) {
+            try ClientAllowList("10.0.0.7,web1", key: "listen_allowed_clients")
+        }
+        #expect(error.description == "listen_allowed_clients: \"web1\" is not an IPv4 or IPv6 address")
+    }
+
+    /// The peer of a real loopback connection, against the list.
+    @Test func allowedClientsAreCheckedOnTheConnection() throws {
+        let listener = try ListeningSocket.open("127.0.0.1:0", mode: 0o600, backlog: 4)
+        defer { close(listener.fd) }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener.fd, $0, &length) }
+        }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
+        }
+        #expect(connected == 0)
+        let accepted = accept(listener.fd, nil, nil)
+        defer { close(accepted) }
+        #expect(try ClientAllowList("10.0.0.7,127.0.0.1", key: "k").allows(connection: accepted))
+        #expect(!(try ClientAllowList("10.0.0.7,::1", key: "k").allows(connection: accepted)))
+        #expect(ClientAllowList().allows(connection: accepted), "empty: everyone")
+    }
 }

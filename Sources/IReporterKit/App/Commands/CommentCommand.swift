@@ -51,8 +51,13 @@ public struct CommentCommand: SignedInCommand {
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> CommentList {
         if input.text.isEmpty { throw Failure.empty }
         if input.text.count > Self.maxTextBytes { throw Failure.tooLong }
-        if input.text.contains(where: TextRules.isControl) { throw Failure.invalidText }
-        if String(validatingUTF8Bytes: input.text) == nil { throw Failure.notUTF8 }
+        do {
+            try TextRules.check(input.text)
+        } catch .notUTF8 {
+            throw Failure.notUTF8
+        } catch {
+            throw Failure.invalidText
+        }
         if perHour > 0, !counters.allow("comment:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
             throw Failure.tooManyComments
         }

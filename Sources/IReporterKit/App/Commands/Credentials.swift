@@ -9,4 +9,9 @@ public struct Credentials: CommandInput {
         username = PHPStrings.urlDecode(parameters.field("username") ?? [])
         password = PHPStrings.urlDecode(parameters.field("password") ?? [])
     }
+
+    init(username: [UInt8], password: [UInt8]) {
+        self.username = username
+        self.password = password
+    }
 }

@@ -42,7 +42,7 @@ public struct LoginCommand: Command {
     /// logged in) and ends the one the request came with. `register` signs
     /// its new account in with it: no second hash, no throttle.
     func signIn(_ user: UserRecord, in context: CommandContext) throws -> SignedIn {
-        let session = try sessions.create([("IdUser", .string(Array(String(user.id).utf8)))])
+        let session = try sessions.create([("IdUser", .string(Array(String(user.id).utf8)))], user: user.id)
         if let old = context.sessionCookie, SessionID.isWellFormed(old) {
             sessions.destroy(id: String(decoding: old, as: UTF8.self))
         }

@@ -8,13 +8,19 @@ public struct RegisterCommand: Command {
         case registrationFailed
         case invalidUsername
         case tooManyRegistrations(seconds: Int64)
+        case usernameNotUTF8
+        case usernameSpaceAtAnEnd
+        case usernameLooksTaken
 
         public var message: String {
             switch self {
             case .usernameExists: "Username already exists"
             case .registrationFailed: "Registration failed"
-            case .invalidUsername: "Usernames cannot contain control characters"
+            case .invalidUsername: "Usernames cannot contain control or invisible characters"
             case .tooManyRegistrations(let seconds): "Too many registrations, try again in \(seconds) seconds"
+            case .usernameNotUTF8: "Usernames must be UTF-8 text"
+            case .usernameSpaceAtAnEnd: "Usernames cannot begin or end with a space"
+            case .usernameLooksTaken: "Username is too similar to an existing one"
             }
         }
     }
@@ -39,7 +45,11 @@ public struct RegisterCommand: Command {
     }
 
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
-        if input.username.contains(where: TextRules.isControl) { throw Failure.invalidUsername }
+        // First, before the look-alike check reads every name: an address
+        // that registers too much is slowed, whatever it sends.
+        if let wait = throttle.wait(address: context.clientAddress) { throw Failure.tooManyRegistrations(seconds: wait) }
+        throttle.attempted(address: context.clientAddress)
+        let input = try withNewUsername(input)
         let hashing = try users.storesPasswordHashes()
         // The original let MySQL truncate the name, which then could not log
         // in. Refuse instead.
@@ -47,8 +57,6 @@ public struct RegisterCommand: Command {
               input.password.count <= (hashing ? Self.maxHashedPasswordBytes : Self.maxPasswordBytes) else {
             throw Failure.registrationFailed
         }
-        if let wait = throttle.wait(address: context.clientAddress) { throw Failure.tooManyRegistrations(seconds: wait) }
-        throttle.attempted(address: context.clientAddress)
         // A taken name costs no hash (the store checks again under its lock).
         guard try users.accounts(named: input.username).isEmpty else { throw Failure.usernameExists }
         let stored = hashing ? hasher.hash(input.password) : input.password
@@ -57,5 +65,27 @@ public struct RegisterCommand: Command {
         case .nameTaken: throw Failure.usernameExists // registered meanwhile
         case .passwordDoesNotFit: throw Failure.registrationFailed // narrowed since we looked
         }
+    }
+
+    /// The credentials with the name as it will be stored (NFC), once it
+    /// follows `UsernameRules` and reads differently from every existing
+    /// name (its skeleton; every name is read: registrations are rare).
+    private func withNewUsername(_ input: Credentials) throws -> Credentials {
+        let username: [UInt8]
+        do {
+            username = try UsernameRules.checked(input.username)
+        } catch {
+            switch error {
+            case .notUTF8: throw Failure.usernameNotUTF8
+            case .invisible: throw Failure.invalidUsername
+            case .spaceAtAnEnd: throw Failure.usernameSpaceAtAnEnd
+            }
+        }
+        if let existing = UsernameRules.lookalike(of: username, among: try users.usernames()) {
+            // The same name (as the column compares) is the usual answer.
+            throw PasswordHasher.normalized(existing) == PasswordHasher.normalized(username)
+                ? Failure.usernameExists : Failure.usernameLooksTaken
+        }
+        return Credentials(username: username, password: input.password)
     }
 }

@@ -18,8 +18,12 @@ public struct UploadCommand: SignedInCommand {
         case serverProblem
         case notAJPEG
         case tooManyPixels(limit: Int)
+        /// A progressive photo beyond what one decode may hold; `limit` in
+        /// megapixels for a photo of its layout (components, subsampling).
+        case tooManyPixelsForProgressive(limit: Int)
         case tooManyUploads
         case invalidTitle
+        case titleNotUTF8
 
         public var message: String {
             switch self {
@@ -27,8 +31,11 @@ public struct UploadCommand: SignedInCommand {
             case .serverProblem: "Upload on server problem"
             case .notAJPEG: "The photo is not a valid JPEG image"
             case .tooManyPixels(let limit): "The photo has too many pixels (the limit is \(limit / 1_000_000) megapixels)"
+            case .tooManyPixelsForProgressive(let limit):
+                "The photo has too many pixels for a progressive JPEG (the limit is \(limit) megapixels for this one)"
             case .tooManyUploads: "Too many uploads, please try again later"
             case .invalidTitle: "Titles cannot contain control characters"
+            case .titleNotUTF8: "Titles must be UTF-8 text"
             }
         }
     }
@@ -41,7 +48,8 @@ public struct UploadCommand: SignedInCommand {
     private let counters: any SharedCounters
     private let policy: AppServices.Policy
     private let now: () -> Int64
-    private let thumbnailer = Thumbnailer()
+    private let thumbnailer: Thumbnailer
+    private let decodeGate: DecodeGate?
 
     public init(_ services: AppServices) {
         photos = services.photos
@@ -49,11 +57,19 @@ public struct UploadCommand: SignedInCommand {
         counters = services.counters
         policy = services.policy
         now = services.now
+        thumbnailer = Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes)
+        decodeGate = services.decodeGate
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         guard let spool = input.file?.spoolPath else { throw Failure.malfunction }
-        if input.title.contains(where: TextRules.isControl) { throw Failure.invalidTitle }
+        do {
+            try TextRules.check(input.title)
+        } catch .notUTF8 {
+            throw Failure.titleNotUTF8
+        } catch {
+            throw Failure.invalidTitle
+        }
         if policy.uploadsPerHour > 0,
            !counters.allow("upload:\(user.id)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
             throw Failure.tooManyUploads
@@ -78,15 +94,26 @@ public struct UploadCommand: SignedInCommand {
         return Successful()
     }
 
+    /// Runs a decode holding one of the gate's slots (memory: at most
+    /// `concurrentDecodes` progressive photos' buffers at once).
+    private func decodingOneOfFew<R>(_ decode: () throws -> R) throws -> R {
+        guard let decodeGate else { return try decode() }
+        return try decodeGate.withSlot(limit: policy.concurrentDecodes) { Result(catching: decode) }.get()
+    }
+
     /// The thumbnail, a copy of the photo without EXIF/XMP/IPTC/comments
     /// (GPS position, camera serial), keeping the orientation as a lone tag,
     /// and the photo's header (its size).
     private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> ([UInt8], String, JPEGHeader) {
         let thumbnail: JPEGThumbnail
         do {
-            thumbnail = try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels)
+            thumbnail = try decodingOneOfFew { try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels) }
         } catch let error as JPEGImageError {
             if case .tooManyPixels = error { throw .tooManyPixels(limit: policy.maxImagePixels) }
+            if case .needsTooMuchMemory(let width, let height, let bytes, let limit) = error {
+                // The megapixels of this photo's layout that fit the limit.
+                throw .tooManyPixelsForProgressive(limit: Int(Double(limit) / Double(bytes) * Double(width * height) / 1e6))
+            }
             guard error.isInvalidImage else {
                 Log.error("thumbnail: \(error)")
                 throw .serverProblem

@@ -38,13 +38,15 @@ public struct UploadRepair {
 
     let files: UploadFolder
     let photos: any PhotoStore
-    let thumbnailer = Thumbnailer()
+    let thumbnailer: Thumbnailer
     let maxImagePixels: Int
 
-    public init(files: UploadFolder, photos: any PhotoStore, maxImagePixels: Int) {
+    public init(files: UploadFolder, photos: any PhotoStore, maxImagePixels: Int,
+                maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20) {
         self.files = files
         self.photos = photos
         self.maxImagePixels = maxImagePixels
+        thumbnailer = Thumbnailer(maxDecodeBytes: maxDecodeBytes)
     }
 
     public func run(graceSeconds: Int, deleteRows: Bool, dryRun: Bool = false) throws -> Report {

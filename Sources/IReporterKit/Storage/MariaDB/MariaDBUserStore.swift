@@ -47,6 +47,12 @@ public final class MariaDBUserStore: UserStore {
         return rows.first?["accountKey"] ?? []
     }
 
+    /// Every name (the `username` index of sql/migrations/002 makes it a
+    /// scan of the index only).
+    public func usernames() throws -> [[UInt8]] {
+        try database.query("SELECT username FROM login").compactMap { $0["username"] }
+    }
+
     /// Serialised across workers and servers by a named lock, so that two
     /// concurrent registrations of one name cannot both pass the check (the
     /// original table has no unique index to do it).

@@ -21,6 +21,7 @@ public final class InMemoryUserStore: UserStore {
     }
 
     public func accountKey(for username: [UInt8]) throws -> [UInt8] { Latin1SwedishCollation.weights(of: username) }
+    public func usernames() throws -> [[UInt8]] { accounts.map(\.username) }
 
     public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
         if try !accounts(named: username).isEmpty { return .nameTaken }

@@ -1,0 +1,64 @@
+/// What a new username must be, so that no name hides text or passes for
+/// another one (docs/SECURITY.md). Only `register` applies them: the names
+/// the PHP version stored keep logging in as they are, compared by the
+/// column's collation.
+enum UsernameRules {
+    enum Violation: Error {
+        case notUTF8
+        /// A control, format (bidi override, zero width), separator or
+        /// unassigned character.
+        case invisible
+        /// White space first or last (a name looks the same without it).
+        case spaceAtAnEnd
+    }
+
+    /// The name to store: its NFC form (the stdlib's normalisation, which
+    /// `String` comparison uses), once it follows the rules.
+    static func checked(_ name: [UInt8]) throws(Violation) -> [UInt8] {
+        guard let text = String(validatingUTF8Bytes: name) else { throw .notUTF8 }
+        let scalars = text.unicodeScalars
+        if scalars.contains(where: isInvisible) { throw .invisible }
+        if let first = scalars.first, let last = scalars.last,
+           first.properties.isWhitespace || last.properties.isWhitespace {
+            throw .spaceAtAnEnd
+        }
+        return text._nfcCodeUnits
+    }
+
+    /// A name's look-alike skeleton (Unicode TR 39's idea, on our own table:
+    /// `ConfusableTable`): each character replaced by the one it is drawn
+    /// like, then NFC, ASCII letters lower-cased (the column's collation
+    /// ignores case), white space as single spaces and none at the ends.
+    /// Two names with one skeleton read the same to a person.
+    static func skeleton(of name: [UInt8]) -> [UInt8] {
+        var mapped = String.UnicodeScalarView()
+        for scalar in String(decoding: String(decoding: name, as: UTF8.self)._nfcCodeUnits, as: UTF8.self).unicodeScalars {
+            if let prototype = ConfusableTable.prototypes[scalar.value] {
+                mapped.append(contentsOf: prototype)
+            } else {
+                mapped.append(scalar.properties.isWhitespace ? " " : scalar)
+            }
+        }
+        var skeleton: [UInt8] = []
+        for byte in String(mapped)._nfcCodeUnits where !(byte == 0x20 && (skeleton.last ?? 0x20) == 0x20) {
+            skeleton.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+        }
+        if skeleton.last == 0x20 { skeleton.removeLast() }
+        return skeleton
+    }
+
+    /// The first of `names` that reads the same as `name` (same skeleton).
+    static func lookalike(of name: [UInt8], among names: [[UInt8]]) -> [UInt8]? {
+        let target = skeleton(of: name)
+        return names.first { skeleton(of: $0) == target }
+    }
+
+    /// Characters that hide (zero width, soft hyphen), reorder (bidi
+    /// overrides and isolates), break lines, or have no meaning yet.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: true
+        default: scalar.properties.isDefaultIgnorableCodePoint
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a configuration allows that is probably not meant: said by
+/// `--check-config` and at every start, never refused (each has its uses).
+extension Configuration {
+    /// The password of the examples and of older `make up` stacks.
+    static let wellKnownDatabasePassword = "ireport"
+
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if database.password == Self.wellKnownDatabasePassword {
+            warnings.append("the database password is the well-known one of the examples (\(Self.wellKnownDatabasePassword)): "
+                            + "choose your own (ALTER USER ... IDENTIFIED BY, then db_url)")
+        }
+        if let mode = Self.mode(of: sessionDirectory), mode & (S_IWGRP | S_IWOTH) != 0 {
+            warnings.append("session_dir \(sessionDirectory) may be written by other users (mode \(String(mode & 0o7777, radix: 8))): "
+                            + "this server ignores session files it does not own, but give it a folder of its own "
+                            + "(owned by its user, 0700; docs/SECURITY.md, Sessions)")
+        }
+        if listensOnEveryAddress && listenAllowedClients.isEmpty {
+            warnings.append("listen = \(listen) accepts FastCGI connections from every address: "
+                            + "set listen_allowed_clients to your web servers (or listen on 127.0.0.1 or a unix socket)")
+        }
+        return warnings
+    }
+
+    /// A TCP `listen` without a host, or on the wildcard address.
+    private var listensOnEveryAddress: Bool {
+        guard !listen.isEmpty, !listen.hasPrefix("/"), !listen.hasPrefix("."), let colon = listen.lastIndex(of: ":") else {
+            return false
+        }
+        return ["", "*", "0.0.0.0", "[::]", "::"].contains(String(listen[..<colon]))
+    }
+
+    private static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode : nil
+    }
+}

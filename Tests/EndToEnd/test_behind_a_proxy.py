@@ -1,0 +1,80 @@
+"""Behind a TLS terminator or load balancer on the same host, every client
+arrives from 127.0.0.1. deploy/nginx/ireporter.conf's realip lines, enabled
+as its comment says, give the server the client's own address again:
+
+  - the login throttle tells clients apart (one blocked, another not);
+  - the loopback-only status page stays closed to a forwarded client.
+
+The test's client plays the proxy: it connects from 127.0.0.1 and sends
+X-Forwarded-For. Loopback only, a bounded number of requests.
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_behind_a_proxy.py
+"""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+import servers
+
+PORT = servers.http_port(3)
+API = f"http://127.0.0.1:{PORT}/iReporter/"
+REALIP = {f"#{line}": line for line in ("set_real_ip_from 127.0.0.1;", "set_real_ip_from ::1;",
+                                        "real_ip_header X-Forwarded-For;", "real_ip_recursive on;")}
+
+
+@pytest.fixture(scope="module")
+def proxied():
+    servers.need_root()
+    db = servers.start_database()
+    base = servers.make_workdir("proxy")
+    server = nginx = None
+    try:
+        server = servers.OurServer(base / "server", servers.binary(), db.url, workers=2).start()
+        nginx = servers.Nginx(base, PORT, server.socket_path, server.upload_dir, edits=REALIP).start()
+        yield server
+    finally:
+        if nginx:
+            nginx.stop()
+        if server:
+            server.stop()
+        db.stop()
+        servers.remove_workdir(base)
+
+
+def post(fields: dict[str, str], client: str) -> dict:
+    request = urllib.request.Request(API, data=urllib.parse.urlencode(fields).encode(),
+                                     headers={"X-Forwarded-For": client})
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def test_the_throttle_tells_forwarded_clients_apart(proxied):
+    user, password = servers.unique_name("proxied"), servers.app_password("right")
+    assert post({"command": "register", "username": user, "password": password}, "203.0.113.1")["result"]
+    blocked = None
+    for attempt in range(12):
+        answer = post({"command": "login", "username": user, "password": "wrong"}, "203.0.113.66")
+        if "Too many failed logins" in answer.get("error", ""):
+            blocked = attempt
+            break
+    assert blocked is not None, "the guessing client was never slowed down"
+    # The guesser is held back, even with the right password ...
+    assert "Too many failed logins" in post({"command": "login", "username": user, "password": password},
+                                            "203.0.113.66")["error"]
+    # ... the real user, from another address behind the same proxy, is not.
+    assert post({"command": "login", "username": user, "password": password}, "198.51.100.7")["result"]
+
+
+def test_the_status_page_stays_loopback_only(proxied):
+    status = f"http://127.0.0.1:{PORT}/ireporter-status"
+    with urllib.request.urlopen(status, timeout=10) as r:  # the operator, on the host
+        assert r.status == 200
+    request = urllib.request.Request(status, headers={"X-Forwarded-For": "203.0.113.9"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 403
