@@ -145,7 +145,7 @@ def test_the_journey(site, desktop, phone, images, tmp_path):
 
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>alert('x')</script>", "\"><svg onload=alert(2)>",
-           "javascript:alert(3)", "Ω ‮evil‬ \U0001F600"]
+           "javascript:alert(3)", "Ω «evil» \U0001F600"]
 
 
 def test_hostile_texts_are_shown_as_text(site, desktop, client, images):
