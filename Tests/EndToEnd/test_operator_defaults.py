@@ -61,25 +61,31 @@ def check_config(binary: Path, conf: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=30)
 
 
+def check_password_file(directory: Path) -> str:
+    """scripts/mariadb.sh's password: random hex, root's own, 0600."""
+    path = directory / "ireport.password"
+    password = path.read_text().strip()
+    assert len(password) == 32 and int(password, 16) >= 0, password
+    st = path.stat()
+    assert st.st_uid == 0 and (st.st_mode & 0o777) == 0o600
+    return password
+
+
 def test_the_private_database_password_is_random():
-    """scripts/mariadb.sh: a random password, kept root's own beside the data;
-    the stack's configuration uses it (the test stack's, or one started here)."""
+    """The deployment tests' MariaDB (scripts/mariadb.sh) and the test stack
+    (scripts/stack.sh, IREPORTER_RUN_DIR): a random password, which the
+    stack's configuration uses; never ireport:ireport."""
     db = servers.start_database()
     try:
-        run_dir = os.environ.get("IREPORTER_RUN_DIR")
-        directory = db.directory or (Path(run_dir) / "mariadb" if run_dir else None)
         assert "ireport:ireport@" not in db.url, db.url
-        if directory is None:
-            return  # someone else's database
-        password = (directory / "ireport.password").read_text().strip()
-        assert len(password) == 32 and int(password, 16) >= 0
-        assert f"ireport:{password}@" in db.url
-        st = (directory / "ireport.password").stat()
-        assert st.st_uid == 0 and (st.st_mode & 0o777) == 0o600
-        if run_dir and (Path(run_dir) / "ireporter.conf").is_file():
-            assert f"ireport:{password}@" in (Path(run_dir) / "ireporter.conf").read_text()
+        if db.directory is not None:
+            assert f"ireport:{check_password_file(db.directory)}@" in db.url
     finally:
         db.stop()
+    run_dir = Path(os.environ.get("IREPORTER_RUN_DIR", "/nonexistent"))
+    if (run_dir / "mariadb" / "ireport.password").exists():
+        password = check_password_file(run_dir / "mariadb")
+        assert f"db_url = mysql://ireport:{password}@" in (run_dir / "ireporter.conf").read_text()
 
 
 def test_check_config_warns_about_the_well_known_password_and_open_session_folders(tmp_path):

@@ -35,6 +35,7 @@ import pytest
 
 import e2e
 import servers
+from conftest import reset_state
 from appclient import AppClient
 from e2e import AUTH_FAILED, OURS, USER_EXISTS, check_api_headers
 
@@ -49,18 +50,27 @@ def signed_in(id_user, name: str) -> bytes:
     return b'{"result":[{"IdUser":"%d","username":"%s"}]}' % (int(id_user), name.encode())
 
 
+def reload_workers(base: str):
+    """SIGUSR2 to the supervisor (the workers' parent), then wait for the new pool."""
+    before = {p["pid"] for p in servers.status(base)["processes"]}
+    stat = Path(f"/proc/{next(iter(before))}/stat").read_text()
+    os.kill(int(stat.rsplit(")", 1)[1].split()[1]), signal.SIGUSR2)
+    servers.wait_for(lambda: not {p["pid"] for p in servers.status(base)["processes"]} & before, 20,
+                     interval=0.2, what="a new pool of workers")
+
+
 @pytest.fixture(scope="module")
 def hashing_stack(fresh_db, env, db, endpoint):
     """The schema with login.pass widened (passwords hashed, as after
     `migrate-passwords`), and workers that know it: each looks at the
-    column at most once a minute, so the pool is replaced (SIGUSR2)."""
-    db.run((e2e.REPO_ROOT / "sql/migrations/001-widen-pass.sql").read_text())
+    column at most once a minute, so the pool is replaced. Afterwards the
+    stack is left as the other modules leave it (narrow, plain values)."""
     base = f"http://{endpoint.host_header}/"
-    before = {p["pid"] for p in servers.status(base)["processes"]}
-    stat = Path(f"/proc/{next(iter(before))}/stat").read_text()
-    os.kill(int(stat.rsplit(")", 1)[1].split()[1]), signal.SIGUSR2)  # the workers' parent: the supervisor
-    servers.wait_for(lambda: not {p["pid"] for p in servers.status(base)["processes"]} & before, 20,
-                     interval=0.2, what="a new pool of workers")
+    db.run((e2e.REPO_ROOT / "sql/migrations/001-widen-pass.sql").read_text())
+    reload_workers(base)
+    yield
+    reset_state(env, db)
+    reload_workers(base)
 
 
 def add_accounts(db, names, password="pw"):

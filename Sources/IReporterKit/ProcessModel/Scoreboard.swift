@@ -85,8 +85,12 @@ final class Scoreboard: @unchecked Sendable {
         store(index, .state, State.accepting.rawValue)
     }
 
-    /// The accept succeeded: a request, counted.
-    func markBusy(_ index: Int) {
+    /// The accept succeeded: a request, counted. The start is stored again:
+    /// a worker forked a moment ago may accept before the supervisor's
+    /// `claim` has run, which resets it (busy must never go with a start of 0:
+    /// the watchdog would take it for a request of hours).
+    func markBusy(_ index: Int, startedMillis: Int64) {
+        store(index, .requestStarted, startedMillis)
         store(index, .state, State.busy.rawValue)
         _ = csystem_add(words + Header.accepted.rawValue, 1)
         let active = Int64(csystem_add(words + Header.active.rawValue, 1))

@@ -70,7 +70,7 @@ enum WorkerProcess {
                 pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
                 continue
             }
-            scoreboard.markBusy(slot)
+            scoreboard.markBusy(slot, startedMillis: started)
             let record = responder.respond(to: request)
             request.finish()
             alarm(0)
