@@ -65,7 +65,7 @@ STEPS = [
     Step(20, "login with the truncated 45-character name",
          [("command", "login"), ("username", "u" * 45), ("password", "pw")], jar="H"),
     # (`delete` until issue 15 made it a command: docs/COMPATIBILITY.md)
-    Step(21, "unknown command", [("command", "purge")], jar="I"),
+    Step(21, "unknown command", [("command", "delete")], jar="I"),
     Step(22, "POST without any command", [], jar="I"),
     Step(23, "GET /iReporter/", method="GET", rel=""),
     Step(24, "GET /iReporter (no slash)", method="GET", rel=None),
