@@ -42,6 +42,8 @@ public struct CommandRouter {
     /// The names of the commands, in no particular order.
     public var names: [String] { Array(handlers.keys) }
 
+    /// Lets these commands run when a browser sent them from another web
+    /// site (`CommandContext.isCrossOrigin`): those that change nothing.
     public mutating func allowFromOtherWebSites(_ names: Set<String>) { crossOriginAllowed.formUnion(names) }
 
     /// What a command answered.
