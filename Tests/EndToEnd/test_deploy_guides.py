@@ -113,7 +113,7 @@ def php_database(db: servers.Database):
                     for n, (u, _) in enumerate(PHP_USERS))
     lib_php_account = "".join(f"ALTER USER 'ireport'@'{host}' IDENTIFIED BY 'ireport';\n"
                               for host in ("localhost", "127.0.0.1"))
-    db.sql(lib_php_account + "DROP TABLE IF EXISTS login, photos, photos_removed;\n" + schema + rows)
+    db.sql(lib_php_account + servers.DROP_ALL_TABLES + schema + rows)
 
 
 class FreshHost:
