@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TestSupport
 @testable import IReporterKit
 
 /// Login and registration defences, tried as users and attackers would
@@ -165,23 +166,20 @@ struct ThrottleTests {
         // Another worker holds the only hashing slot.
         var ready: [Int32] = [0, 0]
         #expect(pipe(&ready) == 0)
-        let holder = fork()
-        if holder == 0 {
+        let holder = ChildProcess {
             gate.withSlot(limit: 1) {
                 _ = write(ready[1], "!", 1)
                 sleep(30)
             }
-            _exit(0)
+            return 0
         }
-        var byte: UInt8 = 0
-        #expect(read(ready[0], &byte, 1) == 1)
+        var readable = pollfd(fd: ready[0], events: Int16(POLLIN), revents: 0)
+        #expect(poll(&readable, 1, 30_000) == 1, "the other worker holds the slot")
         let started = monotonicMillis()
         #expect(try phone.body([("command", "register"), ("username", "ALICE"), ("password", "x")])
                 == #"{"error":"Username already exists"}"#)
         #expect(monotonicMillis() - started < 5000, "answered without waiting for a hash")
-        kill(holder, SIGKILL)
-        var status: Int32 = 0
-        waitpid(holder, &status, 0)
+        holder.terminate()
         close(ready[0])
         close(ready[1])
     }

@@ -70,8 +70,7 @@ struct HashingGateTests {
         // runtime lock another thread held at fork time would never be freed).
         gate.withSlot(limit: limit) {}
         let children = (0..<workers).map { index in
-            let pid = fork()
-            if pid == 0 {
+            ChildProcess {
                 gate.withSlot(limit: limit) {
                     csystem_add(counters, 1)
                     usleep(25_000)
@@ -79,11 +78,10 @@ struct HashingGateTests {
                     usleep(25_000)
                     csystem_add(counters, -1)
                 }
-                _exit(0)
+                return 0
             }
-            return pid
         }
-        for pid in children { var status: Int32 = 0; waitpid(pid, &status, 0) }
+        for child in children { #expect(child.wait() == 0) }
         return (0..<workers).map { csystem_load(counters + 1 + $0) }.max() ?? 0
     }
 
@@ -96,10 +94,8 @@ struct HashingGateTests {
     @Test func aSlotHeldByAKilledWorkerIsTakenOver() {
         let gate = HashingGate()
         gate.withSlot(limit: 1) {}  // (see mostAtOnce)
-        let holder = fork()
-        if holder == 0 { gate.withSlot(limit: 1) { _exit(0) } }  // dies holding the only slot
-        var status: Int32 = 0
-        waitpid(holder, &status, 0)
+        let holder = ChildProcess { gate.withSlot(limit: 1) { () -> Int32 in _exit(0) } }  // dies holding the only slot
+        #expect(holder.wait() == 0)
         #expect(gate.withSlot(limit: 1) { true })
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TestSupport
 @testable import IReporterKit
 
 /// Both counter stores follow the same rules: the shared-memory table the
@@ -102,13 +103,11 @@ struct SharedCountersTests {
 
     @Test func countersAreSharedWithForkedWorkers() {
         let limiter = SharedMemoryCounters(capacity: 64)
-        let pid = fork()
-        if pid == 0 {
+        let worker = ChildProcess {
             for _ in 0..<5 { limiter.recordFailure("shared", threshold: 5, maxBlockSeconds: 60) }
-            _exit(0)
+            return 0
         }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        #expect(worker.wait() == 0)
         #expect(limiter.blockedFor("shared") != nil)
     }
 

@@ -15,11 +15,7 @@ struct SharedMemoryFileTests {
 
     /// Runs `body` in a forked process; true when it exited with status 0.
     private func inAnotherProcess(_ body: () -> Bool) -> Bool {
-        let pid = fork()
-        if pid == 0 { _exit(body() ? 0 : 1) }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        return status == 0
+        ChildProcess { body() ? 0 : 1 }.wait() == 0
     }
 
     @Test func twoOpeningsShareCountersGenerationAndSeed() throws {
@@ -36,20 +32,14 @@ struct SharedMemoryFileTests {
 
     @Test func processesCreatingItAtOnceEndUpWithOneState() throws {
         let children = (0..<6).map { _ in
-            let pid = fork()
-            if pid == 0 {
-                guard let state = try? SharedState.open(file: path) else { _exit(1) }
+            ChildProcess {
+                guard let state = try? SharedState.open(file: path) else { return 1 }
                 for _ in 0..<200 { state.counters.bumpStreamGeneration() }
                 _ = state.counters.allow("upload:7", limit: 1000, windowSeconds: 3600)
-                _exit(0)
+                return 0
             }
-            return pid
         }
-        for pid in children {
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            #expect(status == 0)
-        }
+        for child in children { #expect(child.wait() == 0) }
         let state = try SharedState.open(file: path)
         #expect(state.counters.streamGeneration == 1200, "no process set it up again under another")
         #expect(state.counters.allow("upload:7", limit: 7, windowSeconds: 3600), "six counted, the seventh allowed")

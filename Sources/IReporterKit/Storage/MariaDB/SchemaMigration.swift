@@ -20,13 +20,7 @@ struct SchemaMigration: Sendable {
             AND COLUMN_NAME = 'pass' AND CHARACTER_MAXIMUM_LENGTH >= \(MariaDBUserStore.hashColumnLength)
             """)
 
-    static let indexUsername = SchemaMigration(
-        file: "002-index-username.sql",
-        statements: ["CREATE INDEX IF NOT EXISTS `username` ON `login` (`username`)"],
-        appliedQuery: """
-            SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' \
-            AND INDEX_NAME = 'username'
-            """)
+    static let indexUsername = index(file: "002-index-username.sql", named: "username", on: "login", columns: "`username`")
 
     static let photoDetailsCommentsVotes = SchemaMigration(
         file: "003-photo-details-comments-votes.sql",
@@ -47,13 +41,19 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'comments'
             """)
 
-    static let indexPhotosUser = SchemaMigration(
-        file: "004-index-photos-user.sql",
-        statements: ["CREATE INDEX IF NOT EXISTS `IdUser_IdPhoto` ON `photos` (`IdUser`, `IdPhoto`)"],
-        appliedQuery: """
-            SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos' \
-            AND INDEX_NAME = 'IdUser_IdPhoto'
-            """)
+    static let indexPhotosUser = index(file: "004-index-photos-user.sql", named: "IdUser_IdPhoto", on: "photos",
+                                       columns: "`IdUser`, `IdPhoto`")
+
+    /// A migration that adds one index, applied once the index exists.
+    private static func index(file: String, named name: String, on table: String, columns: String) -> SchemaMigration {
+        SchemaMigration(
+            file: file,
+            statements: ["CREATE INDEX IF NOT EXISTS `\(name)` ON `\(table)` (\(columns))"],
+            appliedQuery: """
+                SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '\(table)' \
+                AND INDEX_NAME = '\(name)'
+                """)
+    }
 
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser]
 
