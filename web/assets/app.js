@@ -113,7 +113,7 @@ function notify(text) {
 
 /** Fields that ask for the counts, where the server offers them. */
 function extras() {
-  return state.features.extras ? 'likes,dislikes,comments,myvote,width,height' : undefined;
+  return state.features.extras ? 'likes,dislikes,comments,myvote' : undefined;
 }
 
 async function fetchPage(before) {
@@ -167,12 +167,11 @@ function renderPhotos() {
   if (state.photos.length === 0) notify(search ? 'No photos match.' : 'No photos yet.');
 }
 
-function appendPhotos(photos, { atTop = false } = {}) {
+function appendPhotos(photos) {
   const list = state.view.kind === 'search' ? $('results') : $('grid');
   // The first rows load at once (the largest paint); the rest when scrolled near.
-  const eager = atTop ? photos.length : Math.max(0, 12 - list.childElementCount);
-  const items = photos.map((photo, index) => photoItem(photo, index < eager));
-  if (atTop) list.prepend(...items); else list.append(...items);
+  const eager = Math.max(0, 12 - list.childElementCount);
+  list.append(...photos.map((photo, index) => photoItem(photo, index < eager)));
 }
 
 function photoItem(photo, eager) {
@@ -598,7 +597,10 @@ function start() {
   detectFeatures().finally(route);
 }
 
-/** A horizontal swipe of 50 px or more: -1 (to the right: previous) or 1. */
+/**
+ * A horizontal swipe of 50 px or more: -1 (to the right: previous) or 1.
+ * (The photo is not draggable: a drag would cancel the pointer.)
+ */
 function swipe(element, onSwipe) {
   let startX = null;
   element.addEventListener('pointerdown', (event) => { startX = event.clientX; });
