@@ -95,8 +95,10 @@ def console_errors(driver) -> list[str]:
 
 
 def tiles(driver) -> list[str]:
-    """The titles of the photos in the grid, in order."""
-    return [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#grid .tile .title")]
+    """The titles of the photos in the grid, in order (read in one step: the
+    page may draw the grid anew at any moment)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#grid .tile .title')].map(title => title.textContent)")
 
 
 def updates(driver) -> str | None:
@@ -114,6 +116,12 @@ def log_in(driver, site: str, username: str, password: str, register: bool):
 
 
 def post_photo(driver, path: Path, title: str, effect: str = ""):
+    choose_photo(driver, path, effect)
+    upload_photo(driver, title)
+
+
+def choose_photo(driver, path: Path, effect: str = ""):
+    """Post, pick the photo, see its preview; with an effect, the server's."""
     button(driver, "Post").click()
     by_label(driver, "Photo").send_keys(str(path))
     preview = driver.find_element(By.ID, "preview-image")
@@ -123,6 +131,9 @@ def post_photo(driver, path: Path, title: str, effect: str = ""):
         wait_for(lambda: preview.get_attribute("data-effect") == effect and loaded(driver, preview),
                  what=f"the server's preview of {effect}")
         assert preview.get_attribute("src").startswith("blob:")
+
+
+def upload_photo(driver, title: str):
     by_label(driver, "Title").send_keys(title)
     button(driver, "Upload").click()
     wait_for(lambda: title in tiles(driver), timeout=20, what=f"the photo {title!r} in the grid")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -17,7 +18,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import browser
-from browser import button, by_label, console_errors, log_in, no_dialog, post_photo, tiles, updates, wait_for
+from browser import (button, by_label, choose_photo, console_errors, log_in, no_dialog, post_photo, tiles, updates,
+                     upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -101,25 +103,37 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     button(desktop, "Comment").click()
     wait_for(lambda: "Lovely <i>light</i>" in desktop.find_element(By.ID, "comment-list").text, what="the comment")
     assert desktop.find_elements(By.CSS_SELECTOR, "#comment-list i") == []
+    # Remove it again (your own comment).
+    button(desktop, "Delete comment").click()
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#comment-list li") == [], what="the comment to go")
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(lambda: not viewer.is_displayed(), what="the view to close")
     # The author's page lists it.
     desktop.get(web_site + "#/user/1")
     wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the author's page")
 
-    # Post a second one (in colour: no effect), step between the two, delete it again.
+    # Post a second one, a camera's 2448x3264 (in colour: no effect), downscaled
+    # as offered; step between the two, delete it again.
+    camera = tmp_path / "camera.jpg"
+    camera.write_bytes(images.camera)
     desktop.get(web_site)
-    post_photo(desktop, photo, "Blurred, delete me")
+    choose_photo(desktop, camera)
+    offer = desktop.find_element(By.ID, "post-downscale-label").text
+    assert re.fullmatch(r"Downscale to 1536 × 2048 before sending \([\d.]+ [KM]B instead of [\d.]+ [KM]B\)", offer), offer
+    assert desktop.find_element(By.ID, "post-downscale").is_selected()
+    upload_photo(desktop, "Blurred, delete me")
     assert colourfulness(desktop, "#grid .tile img") > 40
     wait_for(lambda: tiles(phone) == ["Blurred, delete me", "Harbour at dawn"], timeout=15,
              what="the second photo on the second browser, once")
     desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
     title = desktop.find_element(By.ID, "viewer-title")
     wait_for(lambda: title.text == "Blurred, delete me", what="the second photo")
+    image = desktop.find_element(By.ID, "viewer-image")
+    wait_for(lambda: desktop.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 1536,
+             what="the photo as sent: downscaled")
     ActionChains(desktop).send_keys(Keys.ARROW_RIGHT).perform()
     wait_for(lambda: title.text == "Harbour at dawn", what="the next photo by the → key")
     # A swipe to the right: the previous photo (the newer one).
-    image = desktop.find_element(By.ID, "viewer-image")
     ActionChains(desktop).move_to_element(image).click_and_hold().move_by_offset(120, 0).release().perform()
     wait_for(lambda: title.text == "Blurred, delete me", what="the previous photo by a swipe")
     button(desktop, "Delete").click()
@@ -182,6 +196,8 @@ def test_focus_is_visible_and_colours_contrast(web_site, desktop):
     dialog; all their texts meet WCAG AA (4.5:1, 3:1 when large)."""
     desktop.get(web_site)
     wait_for(lambda: tiles(desktop), what="the photos")
+    if desktop.find_elements(By.CSS_SELECTOR, "#account a"):  # still logged in: the journey stopped early
+        button(desktop, "Log out").click()
     seen = []
 
     def tab_to(wanted: str):
