@@ -9,7 +9,9 @@
 #   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
 #           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
-#           test images), chromium chromium-driver (the web client's tests)
+#           test images), chromium chromium-driver firefox-esr (the web
+#           client's tests; Firefox through PyPI's marionette-driver, as
+#           Debian has no geckodriver)
 #   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
 #           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark
 set -euo pipefail
@@ -20,7 +22,7 @@ PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
       nginx libnginx-mod-nchan mariadb-server mariadb-client
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
-      chromium chromium-driver)
+      chromium chromium-driver firefox-esr)
 [ "${1:-}" = bench ] && PKGS+=(libvips-tools)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
@@ -59,22 +61,32 @@ for p in "${PKGS[@]}"; do installed "$p" || missing+=("$p"); done
 ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
 
 # Python modules for whichever python3 is first on PATH (the E2E suite runs
-# `python3 -m pytest`): pytest, and selenium for the browser tests (which
-# drive Debian's chromium through its chromedriver: no browser download).
-# Debian's own python3 is "externally managed" (PEP 668): use its package;
-# any other python3 (pyenv, a venv, ...) gets it from PyPI.
-python_module() { # MODULE DEBIAN-PACKAGE PYPI-NAME
+# `python3 -m pytest`): pytest, selenium for the browser tests (which drive
+# Debian's chromium through its chromedriver: no browser download), and
+# marionette-driver (Mozilla's client for Debian's firefox-esr).
+# Debian's own python3 is "externally managed" (PEP 668): use its package
+# where Debian has one; any other python3 (pyenv, a venv, ...) gets it from
+# PyPI, and so does Debian's for a module Debian does not package ("-").
+python_module() { # MODULE DEBIAN-PACKAGE|- PYPI-NAME
   python3 -c "import $1" >/dev/null 2>&1 && return 0
-  if python3 -c 'import sys; sys.exit(0 if sys.prefix == sys.base_prefix and sys.prefix == "/usr" else 1)'; then
+  local debian_python=0 flags=()
+  python3 -c 'import sys; sys.exit(0 if sys.prefix == sys.base_prefix and sys.prefix == "/usr" else 1)' \
+    && debian_python=1
+  if [ "$debian_python" = 1 ] && [ "$2" != - ]; then
     apt_install "$2"
   else
+    if [ "$debian_python" = 1 ]; then
+      python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+      flags=(--break-system-packages)
+    fi
     log "installing $3 with pip for $(command -v python3)"
-    python3 -m pip install -q --disable-pip-version-check "$3" || die "pip install $3 failed"
+    python3 -m pip install -q --disable-pip-version-check "${flags[@]}" "$3" || die "pip install $3 failed"
   fi
   python3 -c "import $1" >/dev/null 2>&1 || die "$1 still not importable by $(command -v python3)"
 }
 python_module pytest python3-pytest pytest
 python_module selenium python3-selenium selenium
+python_module marionette_driver - marionette-driver
 
 command -v swift >/dev/null 2>&1 \
   || warn "swift is not on PATH (install a Swift 6 toolchain, e.g. under /opt/swift, and add its usr/bin to PATH)"

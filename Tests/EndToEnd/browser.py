@@ -1,9 +1,16 @@
 """Headless Chromium (Debian's chromium + chromedriver) driven by Selenium,
-for the web client's tests: no browser is downloaded."""
+for the web client's tests: no browser is downloaded. The steps a person
+takes work with any driver that has Selenium's calls (firefox.py's too);
+the headers every test of the client checks, whoever serves it (nginx,
+Apache)."""
 from __future__ import annotations
 
+import gzip
+import re
 import shutil
 import time
+import urllib.request
+from pathlib import Path
 from typing import Callable
 
 from selenium import webdriver
@@ -11,6 +18,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.select import Select
 
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 PHONE = (390, 844)
@@ -84,3 +92,87 @@ def no_dialog(driver) -> bool:
 def console_errors(driver) -> list[str]:
     """Console messages of level SEVERE (script errors, CSP violations, failed loads)."""
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def tiles(driver) -> list[str]:
+    """The titles of the photos in the grid, in order (read in one step: the
+    page may draw the grid anew at any moment)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#grid .tile .title')].map(title => title.textContent)")
+
+
+def updates(driver) -> str | None:
+    """How the page gets new photos: 'live' (Nchan's EventSource) or 'polling'."""
+    return driver.execute_script("return document.documentElement.dataset.updates || null")
+
+
+def log_in(driver, site: str, username: str, password: str, register: bool):
+    driver.get(site)
+    wait_for(lambda: button(driver, "Log in"), what="the Log in button").click()
+    by_label(driver, "Username").send_keys(username)
+    by_label(driver, "Password").send_keys(password)
+    button(driver, "Register" if register else "Log in").click()
+    wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "#account a").text == username, what="the account name")
+
+
+def post_photo(driver, path: Path, title: str, effect: str = ""):
+    choose_photo(driver, path, effect)
+    upload_photo(driver, title)
+
+
+def choose_photo(driver, path: Path, effect: str = ""):
+    """Post, pick the photo, see its preview; with an effect, the server's."""
+    button(driver, "Post").click()
+    by_label(driver, "Photo").send_keys(str(path))
+    preview = driver.find_element(By.ID, "preview-image")
+    wait_for(lambda: driver.find_element(By.ID, "preview").is_displayed(), what="the preview")
+    if effect:
+        Select(by_label(driver, "Effect")).select_by_value(effect)
+        wait_for(lambda: preview.get_attribute("data-effect") == effect and loaded(driver, preview),
+                 what=f"the server's preview of {effect}")
+        assert preview.get_attribute("src").startswith("blob:")
+
+
+def upload_photo(driver, title: str):
+    by_label(driver, "Title").send_keys(title)
+    button(driver, "Upload").click()
+    wait_for(lambda: title in tiles(driver), timeout=20, what=f"the photo {title!r} in the grid")
+
+
+def loaded(driver, image) -> bool:
+    return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+
+
+# The policy of deploy/nginx/ireporter-web.conf and deploy/apache/ireporter-web.conf.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' blob:; script-src 'self'; style-src 'self'; "
+                           "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+                           "frame-ancestors 'none'")
+CONTENT_TYPES = {"js": ("application/javascript", "text/javascript"), "css": ("text/css",),
+                 "svg": ("image/svg+xml",)}
+
+
+def _get(url: str):
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": "gzip"}), timeout=10) as r:
+        body = r.read()
+        return r.headers, gzip.decompress(body) if r.headers.get("Content-Encoding") == "gzip" else body
+
+
+def check_headers(site: str):
+    """The page: the strict policy, nosniff, same-origin referrers, never
+    cached, compressed; each asset it names: cached a year, compressed, its
+    own type, nosniff."""
+    headers, html = _get(site)
+    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY, headers
+    assert headers["X-Content-Type-Options"] == "nosniff", headers
+    assert headers["Referrer-Policy"] == "same-origin", headers
+    assert headers["Cache-Control"] == "no-cache", headers
+    assert headers["Content-Encoding"] == "gzip", headers
+    assert b"<script type=\"module\" src=\"assets/" in html and b"<script>" not in html and b"style=" not in html
+    assets = re.findall(rb'"(assets/[0-9]+/[a-z0-9-]+\.(js|css|svg))"', html)
+    assert len(assets) == 3, assets
+    for path, kind in assets:
+        headers, _ = _get(site + path.decode())
+        assert "immutable" in headers["Cache-Control"] and "max-age=31536000" in headers["Cache-Control"], headers
+        assert headers["Content-Encoding"] == "gzip", (path, headers)
+        assert headers["Content-Type"].split(";")[0] in CONTENT_TYPES[kind.decode()], (path, headers)
+        assert headers["X-Content-Type-Options"] == "nosniff", (path, headers)

@@ -16,6 +16,7 @@ import struct
 import subprocess
 import zlib
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -52,6 +53,13 @@ def endpoint(env) -> Endpoint:
 @pytest.fixture(scope="session")
 def base_url(env) -> str:
     return env.base_url
+
+
+@pytest.fixture(scope="session")
+def web_site(env) -> str:
+    """The web client's address: the stack's nginx at / (the API is below it)."""
+    parts = urlsplit(env.base_url)
+    return f"{parts.scheme}://{parts.netloc}/"
 
 
 @pytest.fixture(scope="session")

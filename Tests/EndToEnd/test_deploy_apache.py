@@ -13,17 +13,22 @@ an operator installs (rendered with the test's paths), on a private Apache
 Each runs the app's flow (register, upload a JPEG larger than mod_fcgid's
 default request limit, stream, GET the photo and its thumbnail, logout,
 upload refused), plus what each deployment must keep private or limit.
+Each also serves the browser client at / (deploy/apache/ireporter-web.conf),
+which one test drives in Chromium (no Nchan here: it polls).
 
     IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_deploy_apache.py
 """
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
 
+import browser
 import servers
 from appclient import AppClient, Endpoint, multipart_body, multipart_content_type, read_response
 from servers import WWW, app_flow
@@ -95,12 +100,21 @@ def stack():
         proxy_docroot = base / "proxy-htdocs"
         proxy_docroot.mkdir()
 
+        # --- the browser client, served by each site
+        web = base / "web"
+        shutil.copytree(servers.REPO / "web", web)
+        web_snippet = base / "ireporter-web.conf"
+        servers.render(servers.DEPLOY / "apache/ireporter-web.conf", web_snippet,
+                       {"/usr/share/ireporter/web": str(web)})
+
         # --- the LAMP folders (sessions shared, as PHP's folder would be)
         lamp_sessions = servers.app_dirs(base / "lamp")[1]
         fcgid = Site(base, "fcgid", binary, db.url, lamp_sessions)
         cgi = Site(base, "cgi", binary, db.url, lamp_sessions)
 
         body = f"""
+Include "{web_snippet}"
+
 <VirtualHost 127.0.0.1:{PROXY_PORT}>
     DocumentRoot "{proxy_docroot}"
     Include "{proxy_snippet}"
@@ -117,7 +131,7 @@ Include "{cgi.snippet}"
 </VirtualHost>
 """
         apache = servers.Apache(base / "apache", [PROXY_PORT, FCGID_PORT, CGI_PORT],
-                                ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite"], body)
+                                ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite", "filter", "deflate"], body)
         apache.start()
         started.append(apache)
 
@@ -173,6 +187,41 @@ def oversized(total: int) -> tuple[bytes, str]:
     filler = b"\0" * (total - len(probe))
     return multipart_body([("command", "upload"), ("title", "big")], [FilePart(jpeg + filler)]), \
         multipart_content_type()
+
+
+# ------------------------------------------------------- the web client
+
+@pytest.mark.parametrize("port", [PROXY_PORT, FCGID_PORT, CGI_PORT], ids=["proxy_fcgi", "fcgid", "cgi"])
+def test_web_client_served_with_the_same_headers(stack, port):
+    browser.check_headers(url(port, "/"))
+
+
+def test_web_client_in_chromium(stack):
+    """The client through Apache and mod_proxy_fcgi: without Nchan it polls
+    `stream` with `since`, and a photo posted by a phone appears by itself
+    (once); it opens; no console error, no CSP violation. First of the
+    module: the sites share the database but not their upload folders, so
+    only now is every photo of the stream one this site serves."""
+    site = url(PROXY_PORT, "/")
+    with AppClient(Endpoint(url(PROXY_PORT))) as phone:
+        assert "result" in phone.register(servers.unique_name("webap"), "pw").json()
+        assert phone.upload(servers.photo(), title="Through Apache").json() == {"successful": 1}
+        driver = browser.start()
+        try:
+            driver.get(site)
+            browser.wait_for(lambda: "Through Apache" in browser.tiles(driver), what="the photo in the grid")
+            browser.wait_for(lambda: browser.updates(driver) == "polling", what="polling (no live stream here)")
+            assert phone.upload(servers.photo(), title="Polled in").json() == {"successful": 1}
+            browser.wait_for(lambda: browser.tiles(driver)[:2] == ["Polled in", "Through Apache"], timeout=20,
+                             what="the new photo, first and once")
+            driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+            browser.wait_for(lambda: driver.find_element(By.ID, "viewer-title").text == "Polled in",
+                             what="the photo view")
+            image = driver.find_element(By.ID, "viewer-image")
+            browser.wait_for(lambda: browser.loaded(driver, image), what="the photo itself, through Apache")
+            assert browser.console_errors(driver) == [], stack["logs"]()
+        finally:
+            driver.quit()
 
 
 # ------------------------------------------------------- the parameters

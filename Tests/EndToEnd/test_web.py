@@ -1,32 +1,31 @@
 """The web client (web/, served by nginx at /) in a real headless Chromium,
-through nginx, our server and MariaDB: the journey a person makes, hostile
-texts shown inertly, the security headers, the phone and desktop layouts,
-and the page's budgets (reported). Browsers are started once per module."""
+through nginx (with Nchan), our server and MariaDB: the journey a person
+makes, hostile texts shown inertly, the security headers, focus and
+contrast, the phone and desktop layouts, and the page's budgets (reported).
+Browsers are started once per module."""
 from __future__ import annotations
 
-import gzip
 import json
 import os
+import re
+import subprocess
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import browser
-from browser import button, by_label, console_errors, no_dialog, wait_for
+from browser import (button, by_label, choose_photo, console_errors, log_in, no_dialog, post_photo, tiles, updates,
+                     upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
-SCREENSHOTS = Path(os.environ.get("IREPORTER_RUN_DIR", "/tmp")) / "web-screenshots"
-
-
-@pytest.fixture(scope="module")
-def site(env) -> str:
-    parts = urlsplit(env.base_url)
-    return f"{parts.scheme}://{parts.netloc}/"
+# docs/web/ takes the latest: IREPORTER_WEB_SCREENSHOTS=$PWD/docs/web make test
+SCREENSHOTS = Path(os.environ.get("IREPORTER_WEB_SCREENSHOTS")
+                   or Path(os.environ.get("IREPORTER_RUN_DIR", "/tmp")) / "web-screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -44,58 +43,45 @@ def phone():
     driver.quit()
 
 
-def tiles(driver) -> list[str]:
-    """The titles of the photos in the grid, in order."""
-    return [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#grid .tile .title")]
+def colourfulness(driver, selector: str) -> int:
+    """The largest difference between two colour channels of any pixel of a
+    small copy of the image (once loaded; the grid may be drawn anew
+    meanwhile): a few units for black and white, far more for the test
+    photo (a colour plasma)."""
+    return wait_for(lambda: driver.execute_script("""
+        const image = document.querySelector(arguments[0]);
+        if (!image || !image.complete || !image.naturalWidth) return null;
+        const canvas = document.createElement('canvas');
+        canvas.width = canvas.height = 24;
+        const context = canvas.getContext('2d');
+        context.drawImage(image, 0, 0, 24, 24);
+        const pixels = context.getImageData(0, 0, 24, 24).data;
+        let most = 0;
+        for (let i = 0; i < pixels.length; i += 4) {
+            most = Math.max(most, Math.abs(pixels[i] - pixels[i + 1]), Math.abs(pixels[i + 1] - pixels[i + 2]));
+        }
+        return {most};""", selector), what=f"the image {selector}")["most"]
 
 
-def log_in(driver, site: str, username: str, password: str, register: bool):
-    driver.get(site)
-    wait_for(lambda: button(driver, "Log in"), what="the Log in button").click()
-    by_label(driver, "Username").send_keys(username)
-    by_label(driver, "Password").send_keys(password)
-    button(driver, "Register" if register else "Log in").click()
-    wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "#account a").text == username, what="the account name")
+def test_the_page_is_served_with_strict_headers(web_site):
+    browser.check_headers(web_site)
 
 
-def post_photo(driver, path: Path, title: str):
-    button(driver, "Post").click()
-    by_label(driver, "Photo").send_keys(str(path))
-    wait_for(lambda: driver.find_element(By.ID, "preview").is_displayed(), what="the preview")
-    by_label(driver, "Title").send_keys(title)
-    button(driver, "Upload").click()
-    wait_for(lambda: title in tiles(driver), timeout=20, what=f"the photo {title!r} in the grid")
-
-
-def test_the_page_is_served_with_strict_headers(site):
-    with urllib.request.urlopen(urllib.request.Request(site, headers={"Accept-Encoding": "gzip"}), timeout=10) as r:
-        headers = r.headers
-        page = r.read()
-    policy = headers["Content-Security-Policy"]
-    assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
-    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
-    assert headers["X-Content-Type-Options"] == "nosniff"
-    assert headers["Referrer-Policy"] == "same-origin"
-    assert headers["Cache-Control"] == "no-cache"
-    html = gzip.decompress(page) if headers.get("Content-Encoding") == "gzip" else page
-    assert b"<script type=\"module\" src=\"assets/1/" in html and b"<script>" not in html
-    asset = site + "assets/1/app.js"
-    with urllib.request.urlopen(urllib.request.Request(asset, headers={"Accept-Encoding": "gzip"}), timeout=10) as r:
-        assert "immutable" in r.headers["Cache-Control"] and "max-age=31536000" in r.headers["Cache-Control"]
-        assert r.headers["Content-Encoding"] == "gzip"
-        assert r.headers["Content-Type"].startswith("application/javascript")
-
-
-def test_the_journey(site, desktop, phone, images, tmp_path):
+def test_the_journey(web_site, desktop, phone, images, tmp_path):
     photo = tmp_path / "photo.jpg"
     photo.write_bytes(images.photo)
-    phone.get(site)
+    phone.get(web_site)
     wait_for(lambda: "No photos yet." in phone.find_element(By.ID, "notice").text, what="the empty stream")
+    # The second browser listens to nginx's Nchan subscription (no polling).
+    wait_for(lambda: updates(phone) == "live", what="the live stream's subscription")
 
-    log_in(desktop, site, "webalice", "s3cret-pass", register=True)
-    post_photo(desktop, photo, "Harbour at dawn")
-    # The other browser sees it appear by itself, without a reload.
+    log_in(desktop, web_site, "webalice", "s3cret-pass", register=True)
+    post_photo(desktop, photo, "Harbour at dawn", effect="mono")
+    # The other browser sees it appear by itself, without a reload: the message.
     wait_for(lambda: "Harbour at dawn" in tiles(phone), timeout=15, what="the photo on the second browser")
+    assert updates(phone) == "live"
+    # Stored with the effect the preview showed: a black and white thumbnail.
+    assert colourfulness(desktop, "#grid .tile img") < 16
 
     # Open it from the keyboard: the photo slides in with its title and author.
     tile = desktop.find_element(By.CSS_SELECTOR, "#grid .tile")
@@ -117,17 +103,39 @@ def test_the_journey(site, desktop, phone, images, tmp_path):
     button(desktop, "Comment").click()
     wait_for(lambda: "Lovely <i>light</i>" in desktop.find_element(By.ID, "comment-list").text, what="the comment")
     assert desktop.find_elements(By.CSS_SELECTOR, "#comment-list i") == []
+    # Remove it again (your own comment).
+    button(desktop, "Delete comment").click()
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#comment-list li") == [], what="the comment to go")
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(lambda: not viewer.is_displayed(), what="the view to close")
     # The author's page lists it.
-    desktop.get(site + "#/user/1")
+    desktop.get(web_site + "#/user/1")
     wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the author's page")
 
-    # Post a second one and delete it again.
-    desktop.get(site)
-    post_photo(desktop, photo, "Blurred, delete me")
+    # Post a second one, a camera's 2448x3264 (in colour: no effect), downscaled
+    # as offered; step between the two, delete it again.
+    camera = tmp_path / "camera.jpg"
+    camera.write_bytes(images.camera)
+    desktop.get(web_site)
+    choose_photo(desktop, camera)
+    offer = desktop.find_element(By.ID, "post-downscale-label").text
+    assert re.fullmatch(r"Downscale to 1536 × 2048 before sending \([\d.]+ [KM]B instead of [\d.]+ [KM]B\)", offer), offer
+    assert desktop.find_element(By.ID, "post-downscale").is_selected()
+    upload_photo(desktop, "Blurred, delete me")
+    assert colourfulness(desktop, "#grid .tile img") > 40
+    wait_for(lambda: tiles(phone) == ["Blurred, delete me", "Harbour at dawn"], timeout=15,
+             what="the second photo on the second browser, once")
     desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
-    wait_for(lambda: desktop.find_element(By.ID, "viewer-title").text == "Blurred, delete me", what="the second photo")
+    title = desktop.find_element(By.ID, "viewer-title")
+    wait_for(lambda: title.text == "Blurred, delete me", what="the second photo")
+    image = desktop.find_element(By.ID, "viewer-image")
+    wait_for(lambda: desktop.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 1536,
+             what="the photo as sent: downscaled")
+    ActionChains(desktop).send_keys(Keys.ARROW_RIGHT).perform()
+    wait_for(lambda: title.text == "Harbour at dawn", what="the next photo by the → key")
+    # A swipe to the right: the previous photo (the newer one).
+    ActionChains(desktop).move_to_element(image).click_and_hold().move_by_offset(120, 0).release().perform()
+    wait_for(lambda: title.text == "Blurred, delete me", what="the previous photo by a swipe")
     button(desktop, "Delete").click()
     desktop.switch_to.alert.accept()
     wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the deleted photo to go")
@@ -144,16 +152,86 @@ def test_the_journey(site, desktop, phone, images, tmp_path):
     assert console_errors(desktop) == [] and console_errors(phone) == []
 
 
+# WCAG 2.1's contrast ratio of every visible text on the page against what
+# is behind it (the nearest backgrounds, composited: a caption's translucent
+# black over the page's white is its worst case over a photo), and of the
+# focused element's outline against what is behind the outline.
+CONTRAST = """
+const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number).concat([1]).slice(0, 4);
+const luminance = (c) => 0.2126 * channel(c[0]) + 0.7152 * channel(c[1]) + 0.0722 * channel(c[2]);
+const channel = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+const ratio = (a, b) => {
+    const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (light + 0.05) / (dark + 0.05);
+};
+const behind = (element) => {
+    const layers = [];
+    for (let e = element; e; e = e.parentElement) {
+        const colour = rgba(getComputedStyle(e).backgroundColor);
+        if (colour[3] > 0) layers.push(colour);
+        if (colour[3] >= 1) break;
+    }
+    return layers.reverse().reduce((under, top) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])),
+                                   [255, 255, 255]);
+};
+const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility === 'visible';
+const focused = document.activeElement;
+const texts = [...document.querySelectorAll('body *')].filter(e => visible(e) && !e.disabled
+    && [...e.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()));
+const failures = texts.map(e => {
+    const style = getComputedStyle(e);
+    const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && style.fontWeight >= 700);
+    const found = ratio(rgba(style.color), behind(e));
+    return found >= (large ? 3 : 4.5) ? null : `${e.tagName}#${e.id}.${e.className} ${e.textContent.trim().slice(0, 20)}: ${found.toFixed(2)}`;
+}).filter(Boolean);
+const outline = getComputedStyle(focused);
+return {failures, checked: texts.length, focused: focused.id || focused.className || focused.tagName,
+        outline: outline.outlineStyle === 'none' ? 0 : parseFloat(outline.outlineWidth),
+        outlineContrast: ratio(rgba(outline.outlineColor), behind(focused.parentElement))};"""
+
+
+def test_focus_is_visible_and_colours_contrast(web_site, desktop):
+    """From the keyboard alone: every control reached shows a focus ring of 2 px
+    or more with 3:1 contrast, on the page, in the photo view and in the login
+    dialog; all their texts meet WCAG AA (4.5:1, 3:1 when large)."""
+    desktop.get(web_site)
+    wait_for(lambda: tiles(desktop), what="the photos")
+    if desktop.find_elements(By.CSS_SELECTOR, "#account a"):  # still logged in: the journey stopped early
+        button(desktop, "Log out").click()
+    seen = []
+
+    def tab_to(wanted: str):
+        """Tab (at most 10 times) until `wanted` (an id or class) has the focus,
+        checking the ring and the page's colours at each step."""
+        for _ in range(10):
+            ActionChains(desktop).send_keys(Keys.TAB).perform()
+            found = desktop.execute_script(CONTRAST)
+            assert found["failures"] == [], found
+            assert found["outline"] >= 2 and found["outlineContrast"] >= 3, found
+            seen.append(found["focused"])
+            if found["focused"] == wanted:
+                return
+        raise AssertionError(f"Tab never reached {wanted}: {seen}")
+    tab_to("tile")  # through the bar to the first photo
+    ActionChains(desktop).send_keys(Keys.ENTER).perform()
+    wait_for(desktop.find_element(By.ID, "viewer").is_displayed, what="the photo view")
+    tab_to("like")  # the photo view's buttons and links
+    ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+    button(desktop, "Log in").click()
+    tab_to("register-button")  # the login dialog's fields and buttons
+    ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+
+
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>alert('x')</script>", "\"><svg onload=alert(2)>",
            "javascript:alert(3)", "Ω «evil» \U0001F600"]
 
 
-def test_hostile_texts_are_shown_as_text(site, desktop, client, images):
+def test_hostile_texts_are_shown_as_text(web_site, desktop, client, images):
     phone = client()
     assert phone.register("<b>mallory</b>", "pw").json()["result"][0]["username"] == "<b>mallory</b>"
     for title in HOSTILE:
         assert phone.upload(images.photo, title=title).json() == {"successful": 1}
-    desktop.get(site)
+    desktop.get(web_site)
     wait_for(lambda: len(tiles(desktop)) >= len(HOSTILE), what="the hostile photos")
     shown = tiles(desktop)
     for title in HOSTILE:
@@ -167,22 +245,25 @@ def test_hostile_texts_are_shown_as_text(site, desktop, client, images):
     desktop.find_element(By.ID, "viewer-close").click()
 
 
-def test_layouts_and_budgets(site, desktop, phone, client, images):
+def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
     """Phone: three thumbnails a row; desktop: more. Screenshots of both; the
     first load's weight, largest contentful paint and layout shift reported
     (budgets, not timed assertions: only the weight limit is checked)."""
     # A few photos each from several people (user ids recur across the suite's
     # fresh databases, and the server's upload limit per user outlives them).
-    for number in range(50 - len(tiles_now(site))):
+    # Each with one of the server's effects, or none, as people would post.
+    effects = [""] + [e["effect"] for e in client().call({"command": "effects"}).json()["result"]]
+    for number in range(50 - len(tiles_now(web_site))):
         if number % 6 == 0:
             poster = client()
             assert "result" in poster.register(f"layout{number}", "pw").json()
-        assert poster.upload(images.photo, title=f"Photo {number}").json() == {"successful": 1}
+        fields = {"command": "upload", "title": f"Photo {number}", "effect": effects[number % len(effects)]}
+        assert poster.call(fields, file=images.photo).json() == {"successful": 1}
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     report = {}
     for name, driver in (("phone", phone), ("desktop", desktop)):
         driver.execute_cdp_cmd("Network.clearBrowserCache", {})  # a first visit
-        driver.get(site)
+        driver.get(web_site)
         wait_for(lambda: len(tiles(driver)) == 50, what=f"50 photos on the {name} (have {len(tiles(driver))})")
         tops = driver.execute_script(
             "return [...document.querySelectorAll('#grid .tile')].slice(0, 8).map(t => t.getBoundingClientRect().top)")
@@ -204,12 +285,12 @@ def test_layouts_and_budgets(site, desktop, phone, client, images):
                     cls: shifts.reduce((s, e) => s + e.value, 0), codeBytes: code + nav.transferSize,
                     thumbnailsFetched: resources.filter(r => r.name.includes('-thumb.jpg')).length};""")
         report[name] = metrics
-        driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+        screenshot(driver, SCREENSHOTS / f"{name}.png", images)
         driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
         wait_for(lambda: driver.execute_script("return document.getElementById('viewer-image').complete"), what="the photo")
         driver.execute_script("return new Promise(r => setTimeout(r, 400))")  # the slide-in
-        driver.save_screenshot(str(SCREENSHOTS / f"{name}-photo.png"))
+        screenshot(driver, SCREENSHOTS / f"{name}-photo.png", images)
         driver.find_element(By.ID, "viewer-close").click()
         assert 0 < metrics["codeBytes"] <= 60 * 1024, metrics
         # No layout shift when thumbnails arrive: every tile is a fixed square box
@@ -221,12 +302,21 @@ def test_layouts_and_budgets(site, desktop, phone, client, images):
             return [...document.querySelectorAll('#grid img')].filter(
                 i => i.getBoundingClientRect().top > innerHeight && i.loading !== 'lazy').length""")
         assert eager_below_fold == 0, "thumbnails below the fold are loaded lazily"
-    print("web budgets:", json.dumps(report))
+    with capsys.disabled():  # reported on every run, not only on failure
+        print("\nweb budgets:", json.dumps(report))
 
 
-def tiles_now(site) -> list:
+def screenshot(driver, path: Path, images):
+    """The viewport at its size in CSS pixels (390x844 on the phone, not its
+    device pixels, three times that)."""
+    driver.save_screenshot(str(path))
+    width, height = driver.execute_script("return [innerWidth, innerHeight]")
+    subprocess.run([images.convert, str(path), "-resize", f"{width}x{height}", str(path)], check=True, timeout=60)
+
+
+def tiles_now(web_site) -> list:
     """The photos the stream has now (through the API, not the page)."""
-    request = urllib.request.Request(site + "iReporter/", data=b"command=stream",
+    request = urllib.request.Request(web_site + "iReporter/", data=b"command=stream",
                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     with urllib.request.urlopen(request, timeout=10) as r:
         return json.loads(r.read())["result"]

@@ -29,25 +29,27 @@ function decode(text) {
   return json;
 }
 
-/** Sends a command; resolves to the parsed answer (null for an empty one). */
-export async function call(command, fields = {}) {
-  let response;
+async function send(command, fields) {
   try {
-    response = await fetch(API_URL, { method: 'POST', body: form(command, fields), credentials: 'same-origin' });
+    return await fetch(API_URL, { method: 'POST', body: form(command, fields), credentials: 'same-origin' });
   } catch {
     throw new APIError('The server cannot be reached. Check the connection and try again.');
   }
+}
+
+/** Sends a command; resolves to the parsed answer (null for an empty one). */
+export async function call(command, fields = {}) {
+  const response = await send(command, fields);
   if (!response.ok) throw new APIError(`The server answered HTTP ${response.status}.`);
   return decode(await response.text());
 }
 
 /** A command whose answer is an image (preview): resolves to a Blob. */
 export async function callForImage(command, fields) {
-  const response = await fetch(API_URL, { method: 'POST', body: form(command, fields), credentials: 'same-origin' });
-  const type = response.headers.get('Content-Type') || '';
-  if (!type.startsWith('image/')) decode(await response.text());
-  if (!response.ok) throw new APIError(`The server answered HTTP ${response.status}.`);
-  return response.blob();
+  const response = await send(command, fields);
+  if (response.ok && (response.headers.get('Content-Type') || '').startsWith('image/')) return response.blob();
+  decode(await response.text()); // throws the server's own error text, if it sent one
+  throw new APIError('The server sent no image.');
 }
 
 /** Upload with progress (fetch cannot report upload progress). */

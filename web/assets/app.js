@@ -4,18 +4,18 @@
 // markup.
 import { APIError, call, callForImage, upload, rows, photoURL, thumbnailURL } from './api.js';
 import { downscaled, squarePreview } from './images.js';
+import { follow } from './live.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
-const POLL_MS = 5000;
 
 const state = {
   user: loadUser(),
   features: { extras: false, search: false, effects: [] },
   view: { kind: 'stream' },   // stream | user | search
   photos: [],                 // what the grid shows, newest first
-  open: -1,                   // index in photos of the open photo, -1: none
-  pollTimer: 0,
+  current: null,              // the photo open in the view
+  unfollow: null,             // stops the stream's live updates
 };
 
 // ---------------------------------------------------------------- account --
@@ -113,7 +113,7 @@ function notify(text) {
 
 /** Fields that ask for the counts, where the server offers them. */
 function extras() {
-  return state.features.extras ? 'likes,dislikes,comments,myvote,width,height' : undefined;
+  return state.features.extras ? 'likes,dislikes,comments,myvote' : undefined;
 }
 
 async function fetchPage(before) {
@@ -125,7 +125,7 @@ async function fetchPage(before) {
 }
 
 async function refresh() {
-  stopPolling();
+  unfollow();
   notify('');
   try {
     state.photos = await fetchPage();
@@ -136,7 +136,11 @@ async function refresh() {
     renderPhotos();
     notify(failure instanceof APIError ? failure.message : 'The photos could not be loaded.');
   }
-  if (state.view.kind === 'stream') startPolling();
+  if (state.view.kind === 'stream') {
+    // How new photos come ('live' or 'polling'): for people curious, and the tests.
+    const modeChanged = (mode) => { document.documentElement.dataset.updates = mode; };
+    state.unfollow = follow({ catchUp, received: addNewer, modeChanged });
+  }
 }
 
 async function loadOlder() {
@@ -146,6 +150,7 @@ async function loadOlder() {
     const older = await fetchPage(last.IdPhoto);
     state.photos.push(...older);
     appendPhotos(older);
+    if (state.current) renderSteps();
     $('more').hidden = older.length < PAGE;
   } catch (failure) {
     notify(failure instanceof APIError ? failure.message : 'Older photos could not be loaded.');
@@ -162,12 +167,11 @@ function renderPhotos() {
   if (state.photos.length === 0) notify(search ? 'No photos match.' : 'No photos yet.');
 }
 
-function appendPhotos(photos, { atTop = false } = {}) {
+function appendPhotos(photos) {
   const list = state.view.kind === 'search' ? $('results') : $('grid');
   // The first rows load at once (the largest paint); the rest when scrolled near.
-  const eager = atTop ? photos.length : Math.max(0, 12 - list.childElementCount);
-  const items = photos.map((photo, index) => photoItem(photo, index < eager));
-  if (atTop) list.prepend(...items); else list.append(...items);
+  const eager = Math.max(0, 12 - list.childElementCount);
+  list.append(...photos.map((photo, index) => photoItem(photo, index < eager)));
 }
 
 function photoItem(photo, eager) {
@@ -199,75 +203,102 @@ function photoItem(photo, eager) {
 
 // ---------------------------------------------------- the stream refreshes --
 
-function startPolling() {
-  stopPolling();
-  state.pollTimer = setTimeout(poll, POLL_MS);
+function unfollow() {
+  if (state.unfollow) state.unfollow();
+  state.unfollow = null;
 }
 
-function stopPolling() {
-  clearTimeout(state.pollTimer);
-  state.pollTimer = 0;
+/** Shows what is newer than the newest photo shown. */
+async function catchUp() {
+  const newest = state.photos[0] ? Number(state.photos[0].IdPhoto) : 0;
+  const answer = state.features.extras
+    ? await call('stream', { since: newest || undefined, extras: extras() })
+    : await call('stream'); // the original has no `since`: its newest 50
+  addNewer(rows(answer).filter((photo) => Number(photo.IdPhoto) > newest));
 }
 
-/** New photos appear by themselves: only what is newer than the newest shown. */
-async function poll() {
+/**
+ * New photos into the grid at their place, newest first, each once (a
+ * photo may come both by a message and by a catch-up; photos committed
+ * out of order arrive out of order).
+ */
+function addNewer(photos) {
   if (state.view.kind !== 'stream') return;
-  try {
-    const newest = state.photos[0] ? Number(state.photos[0].IdPhoto) : 0;
-    const answer = state.features.extras
-      ? rows(await call('stream', { since: newest || undefined, extras: extras() }))
-      : rows(await call('stream'));
-    const fresh = answer.filter((photo) => Number(photo.IdPhoto) > newest);
-    if (fresh.length > 0) {
-      state.photos.unshift(...fresh);
-      appendPhotos(fresh, { atTop: true });
-      notify('');
+  const grid = $('grid');
+  let added = false;
+  for (const photo of photos) {
+    const id = Number(photo.IdPhoto);
+    if (state.photos.some((shown) => Number(shown.IdPhoto) === id)) continue;
+    let at = state.photos.findIndex((shown) => Number(shown.IdPhoto) < id);
+    if (at < 0) {
+      if (!$('more').hidden) continue; // older than the pages loaded: `before` brings it
+      at = state.photos.length;
     }
-  } catch { /* try again at the next tick */ }
-  if (state.view.kind === 'stream' && state.pollTimer) state.pollTimer = setTimeout(poll, POLL_MS);
+    state.photos.splice(at, 0, photo);
+    grid.insertBefore(photoItem(photo, true), grid.children[at] ?? null);
+    added = true;
+  }
+  if (!added) return;
+  if ($('notice').textContent === 'No photos yet.') notify('');
+  if (state.current) renderSteps();
 }
 
 // ------------------------------------------------------------- one photo --
 
 async function openPhoto(id) {
-  let index = state.photos.findIndex((photo) => String(photo.IdPhoto) === String(id));
-  if (index < 0) {
+  let photo = state.photos.find((shown) => String(shown.IdPhoto) === String(id));
+  const listed = Boolean(photo);
+  if (!listed) {
+    // A link to a photo not on the pages loaded: shown on its own (no stepping).
     try {
-      const [photo] = rows(await call('stream', { IdPhoto: id, extras: extras() }));
-      if (!photo) { notify('That photo is not there any more.'); return; }
-      state.photos.unshift(photo);
-      index = 0;
+      [photo] = rows(await call('stream', { IdPhoto: id, extras: extras() }));
     } catch (failure) {
       notify(failure instanceof APIError ? failure.message : 'The photo could not be loaded.');
       return;
     }
+    if (!photo) { notify('That photo is not there any more.'); return; }
   }
-  state.open = index;
-  const photo = state.photos[index];
-  const viewer = $('viewer');
+  state.current = photo;
+  $('viewer-error').hidden = true;
   $('viewer-image').src = photoURL(photo.IdPhoto);
   $('viewer-image').alt = photo.title ?? '';
   $('viewer-title').textContent = photo.title ?? '';
   $('viewer-author').textContent = photo.username ?? '';
   $('viewer-author').href = `#/user/${encodeURIComponent(photo.IdUser)}`;
-  $('viewer-prev').disabled = index === 0;
-  $('viewer-next').disabled = index === state.photos.length - 1;
+  renderSteps();
   renderVotes(photo);
   $('delete').hidden = !(state.user && String(state.user.IdUser) === String(photo.IdUser) && state.features.extras);
   renderComments(photo);
+  const viewer = $('viewer');
   if (viewer.hidden) {
     viewer.hidden = false;
     viewer.classList.add('opening');
     requestAnimationFrame(() => viewer.classList.remove('opening'));
     $('viewer-close').focus();
   }
+  if (listed && state.features.extras) refreshCounts(photo);
+}
+
+/** The counts of a photo from the grid may be old: ask again. */
+async function refreshCounts(photo) {
+  try {
+    const [fresh] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
+    if (fresh) Object.assign(photo, fresh);
+    if (state.current === photo) renderVotes(photo);
+  } catch { /* the counts shown stay */ }
+}
+
+function renderSteps() {
+  const index = state.photos.indexOf(state.current);
+  $('viewer-prev').disabled = index <= 0;
+  $('viewer-next').disabled = index < 0 || index === state.photos.length - 1;
 }
 
 function closeViewer() {
   if ($('viewer').hidden) return;
   $('viewer').hidden = true;
-  const id = state.photos[state.open]?.IdPhoto;
-  state.open = -1;
+  const id = state.current?.IdPhoto;
+  state.current = null;
   if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash());
   document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`)?.focus();
 }
@@ -280,16 +311,16 @@ function backHash() {
 }
 
 function step(offset) {
-  const next = state.open + offset;
-  if (state.open < 0 || next < 0 || next >= state.photos.length) return;
+  const index = state.photos.indexOf(state.current);
+  const next = index + offset;
+  if (index < 0 || next < 0 || next >= state.photos.length) return;
   history.replaceState(null, '', `#/photo/${encodeURIComponent(state.photos[next].IdPhoto)}`);
   openPhoto(state.photos[next].IdPhoto);
 }
 
 function renderVotes(photo) {
-  const available = state.features.extras && 'likes' in photo;
-  $('votes').hidden = !available;
-  if (!available) return;
+  $('votes').hidden = !state.features.extras;
+  if (!state.features.extras) return;
   $('like-count').textContent = String(photo.likes ?? 0);
   $('dislike-count').textContent = String(photo.dislikes ?? 0);
   $('like').setAttribute('aria-pressed', String(photo.myvote === 'like' || photo.myvote === 1 || photo.myvote === '1'));
@@ -297,36 +328,30 @@ function renderVotes(photo) {
 }
 
 async function vote(kind) {
-  const photo = state.photos[state.open];
+  const photo = state.current;
   if (!photo) return;
   if (!state.user) { openLogin(); return; }
   const pressed = $(kind).getAttribute('aria-pressed') === 'true';
   try {
-    await signedIn(pressed ? 'unvote' : kind, { IdPhoto: photo.IdPhoto });
-    const [fresh] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
-    if (fresh) Object.assign(photo, fresh);
+    const [counts] = rows(await signedIn(pressed ? 'unvote' : kind, { IdPhoto: photo.IdPhoto }));
+    if (counts) Object.assign(photo, counts);
     renderVotes(photo);
   } catch (failure) {
     notifyViewer(failure);
   }
 }
 
+/** The app's alert, in the photo's view: the server's own text, announced and shown. */
 function notifyViewer(failure) {
-  alertText(failure instanceof APIError ? failure.message : 'Something went wrong. Try again.');
-}
-
-/** The app's alert: the server's own text, announced and shown. */
-function alertText(text) {
-  notify(text);
-  $('notice').setAttribute('role', 'alert');
+  showError($('viewer-error'), failure);
 }
 
 async function deletePhoto() {
-  const photo = state.photos[state.open];
+  const photo = state.current;
   if (!photo || !window.confirm(`Delete “${photo.title ?? ''}”?`)) return;
   try {
     await signedIn('delete', { IdPhoto: photo.IdPhoto });
-    state.photos.splice(state.open, 1);
+    state.photos = state.photos.filter((shown) => shown !== photo);
     document.querySelector(`.tile[data-id="${CSS.escape(String(photo.IdPhoto))}"]`)?.parentElement.remove();
     closeViewer();
   } catch (failure) {
@@ -336,7 +361,7 @@ async function deletePhoto() {
 
 async function renderComments(photo) {
   const section = $('comments');
-  section.hidden = !(state.features.extras && 'comments' in photo);
+  section.hidden = !state.features.extras;
   $('comment-form').hidden = !state.user;
   const list = $('comment-list');
   list.replaceChildren();
@@ -375,7 +400,7 @@ function commentItem(comment, photo) {
 
 async function submitComment(event) {
   event.preventDefault();
-  const photo = state.photos[state.open];
+  const photo = state.current;
   const text = $('comment-text').value;
   if (!photo || !text.trim()) return;
   try {
@@ -389,7 +414,7 @@ async function submitComment(event) {
 
 // ------------------------------------------------------------ post a photo --
 
-const post = { file: null, sent: null };
+const post = { file: null, sent: null, previews: 0 };
 
 function openPost() {
   if (!state.user) { openLogin(); return; }
@@ -400,6 +425,7 @@ function openPost() {
   $('post-error').hidden = true;
   const effects = state.features.effects;
   $('post-effect').hidden = $('post-effect-label').hidden = effects.length === 0;
+  $('post-effect-summary').hidden = true;
   post.file = null;
   $('post-dialog').showModal();
 }
@@ -425,8 +451,13 @@ function kilobytes(bytes) {
 
 /** What will be stored: the server's own rendering of the effect, or the square crop. */
 async function showPreview() {
-  if (!post.file) return;
   const effect = $('post-effect').value;
+  const summary = $('post-effect-summary');
+  summary.textContent = state.features.effects.find((known) => known.effect === effect)?.summary ?? '';
+  summary.hidden = !summary.textContent;
+  if (!post.file) return;
+  const asked = ++post.previews;
+  $('post-error').hidden = true;
   const source = await squarePreview(post.sent ? post.sent.blob : post.file);
   let shown = source;
   if (effect && source) {
@@ -436,9 +467,11 @@ async function showPreview() {
       showError($('post-error'), failure);
     }
   }
+  if (asked !== post.previews) return; // another effect was chosen meanwhile
   const image = $('preview-image');
   if (image.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
-  image.src = shown ? URL.createObjectURL(shown) : '';
+  if (shown) image.src = URL.createObjectURL(shown); else image.removeAttribute('src');
+  image.dataset.effect = shown === source ? '' : effect;
   $('preview').hidden = !shown;
 }
 
@@ -507,12 +540,13 @@ async function detectFeatures() {
     probe('effects'), probe('search', { q: 'a' })]);
   state.features.extras = extras;
   state.features.search = search !== null;
-  state.features.effects = rows(effects).map((effect) => (typeof effect === 'string' ? { name: effect } : effect));
+  // {"effect":"sepia","summary":"brown-toned black and white …"}, …
+  state.features.effects = rows(effects).filter((effect) => typeof effect.effect === 'string');
   const select = $('post-effect');
-  for (const effect of state.features.effects) {
+  for (const { effect } of state.features.effects) {
     const option = document.createElement('option');
-    option.value = effect.name;
-    option.textContent = effect.title ?? effect.name;
+    option.value = effect;
+    option.textContent = effect[0].toUpperCase() + effect.slice(1);
     select.append(option);
   }
   $('search-form').hidden = !state.features.search;
@@ -563,7 +597,10 @@ function start() {
   detectFeatures().finally(route);
 }
 
-/** A horizontal swipe of 50 px or more: -1 (to the right: previous) or 1. */
+/**
+ * A horizontal swipe of 50 px or more: -1 (to the right: previous) or 1.
+ * (The photo is not draggable: a drag would cancel the pointer.)
+ */
 function swipe(element, onSwipe) {
   let startX = null;
   element.addEventListener('pointerdown', (event) => { startX = event.clientX; });

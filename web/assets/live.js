@@ -1,0 +1,84 @@
+// New photos appear by themselves. Where nginx has Nchan
+// (deploy/nginx/ireporter-live.conf), /iReporter/live is an EventSource
+// whose messages are the photos as they are committed; elsewhere (Apache
+// hosts), and while a subscription is down, the page polls `stream` with
+// `since` instead (docs/API.md, "Live stream").
+import { API_URL, rows } from './api.js';
+
+const LIVE_URL = `${API_URL}live`;
+const POLL_MS = 5000;
+
+/**
+ * Whether /iReporter/live is an event stream here. A fetch, not an
+ * EventSource, asks: without Nchan the path is the API, whose JSON answer
+ * an EventSource would report as an error in the console.
+ */
+async function liveAvailable() {
+  if (!('EventSource' in window)) return false;
+  const controller = new AbortController();
+  try {
+    const response = await fetch(LIVE_URL, { headers: { Accept: 'text/event-stream' }, signal: controller.signal });
+    return response.ok && (response.headers.get('Content-Type') || '').startsWith('text/event-stream');
+  } catch {
+    return false;
+  } finally {
+    controller.abort(); // only the headers were wanted
+  }
+}
+
+/**
+ * Follows the stream until the returned function is called.
+ * `catchUp()` fetches and shows what is newer than the newest shown (after
+ * each subscription opens: what came between the page's fetch and then;
+ * and on each poll); `received(photos)` shows the photos a message brought;
+ * `modeChanged('live' | 'polling')` says how new photos arrive now.
+ */
+export function follow({ catchUp, received, modeChanged }) {
+  let source = null;
+  let timer = 0;
+  let stopped = false;
+
+  const subscribed = () => source !== null && source.readyState === EventSource.OPEN;
+
+  function poll() {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      try { await catchUp(); } catch { /* again at the next tick */ }
+      if (!stopped && !subscribed()) poll();
+    }, POLL_MS);
+  }
+
+  function subscribe() {
+    source = new EventSource(LIVE_URL);
+    source.onopen = () => {
+      clearTimeout(timer);
+      modeChanged('live');
+      catchUp().catch(() => { /* the messages still come */ });
+    };
+    source.onmessage = (event) => {
+      try { received(rows(JSON.parse(event.data))); } catch { /* not a photo: ignore it */ }
+    };
+    source.onerror = () => {
+      // The browser reconnects by itself unless it gave up (CLOSED); poll meanwhile.
+      if (source.readyState === EventSource.CLOSED) source = null;
+      modeChanged('polling');
+      poll();
+    };
+  }
+
+  liveAvailable().then((live) => {
+    if (stopped) return;
+    if (live) {
+      subscribe();
+    } else {
+      modeChanged('polling');
+      poll();
+    }
+  });
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    source?.close();
+    source = null;
+  };
+}
