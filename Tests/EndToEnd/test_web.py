@@ -67,6 +67,16 @@ def test_the_page_is_served_with_strict_headers(web_site):
     browser.check_headers(web_site)
 
 
+def open_newest(driver, keyboard: bool = False):
+    """Opens the grid's first tile, found again if the grid is redrawn
+    meanwhile (a photo arriving by the live stream)."""
+    def attempt():
+        tile = driver.find_element(By.CSS_SELECTOR, "#grid .tile")
+        tile.send_keys(Keys.ENTER) if keyboard else tile.click()
+        return True
+    wait_for(attempt, what="the newest tile, opened")
+
+
 def test_the_journey(web_site, desktop, phone, images, tmp_path):
     photo = tmp_path / "photo.jpg"
     photo.write_bytes(images.photo)
@@ -83,9 +93,9 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     # Stored with the effect the preview showed: a black and white thumbnail.
     assert colourfulness(desktop, "#grid .tile img") < 16
 
-    # Open it from the keyboard: the photo slides in with its title and author.
-    tile = desktop.find_element(By.CSS_SELECTOR, "#grid .tile")
-    tile.send_keys(Keys.ENTER)
+    # Open it from the keyboard: the photo slides in with its title and author
+    # (the tile found again if the grid was redrawn meanwhile).
+    open_newest(desktop, keyboard=True)
     viewer = desktop.find_element(By.ID, "viewer")
     wait_for(viewer.is_displayed, what="the photo view")
     assert desktop.execute_script("return getComputedStyle(arguments[0]).transitionDuration", viewer) == "0s"
@@ -125,7 +135,7 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     assert colourfulness(desktop, "#grid .tile img") > 40
     wait_for(lambda: tiles(phone) == ["Blurred, delete me", "Harbour at dawn"], timeout=15,
              what="the second photo on the second browser, once")
-    desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+    open_newest(desktop)
     title = desktop.find_element(By.ID, "viewer-title")
     wait_for(lambda: title.text == "Blurred, delete me", what="the second photo")
     image = desktop.find_element(By.ID, "viewer-image")
@@ -238,7 +248,7 @@ def test_hostile_texts_are_shown_as_text(web_site, desktop, client, images):
         assert title in shown
     assert desktop.find_elements(By.CSS_SELECTOR, "#grid b, #grid script, #grid svg, #grid img[src='x']") == []
     assert "<b>mallory</b>" in [a.text for a in desktop.find_elements(By.CSS_SELECTOR, "#grid .author")]
-    desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+    open_newest(desktop)
     wait_for(desktop.find_element(By.ID, "viewer").is_displayed, what="the photo view")
     assert no_dialog(desktop), "a script ran"
     assert console_errors(desktop) == [], "script errors or CSP violations"
