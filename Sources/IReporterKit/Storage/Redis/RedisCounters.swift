@@ -77,14 +77,19 @@ public final class RedisCounters: SharedCounters {
         try withConnection { redis throws(RedisError) in
             for _ in 0..<Self.maxAttempts {
                 let result: T? = try redis.reconnectingOnce { () throws(RedisError) -> T? in
-                    try redis.command("WATCH", Self.keyPrefix + key)
-                    var entry = try Self.entry(key, now: now, redis)
-                    let result = change(&entry)
-                    // Kept while it counts: until it is forgotten (an hour idle) and blocks nothing.
-                    let lifetime = max(1, entry.releasedAt - now)
-                    try redis.command("MULTI")
-                    try redis.command("SET", Self.keyPrefix + key, entry.stored, "EX", String(lifetime))
-                    return try redis.command("EXEC") == .null ? nil : result
+                    do throws(RedisError) {
+                        try redis.command("WATCH", Self.keyPrefix + key)
+                        var entry = try Self.entry(key, now: now, redis)
+                        let result = change(&entry)
+                        // Kept while it counts: until it is forgotten (an hour idle) and blocks nothing.
+                        let lifetime = max(1, entry.releasedAt - now)
+                        try redis.command("MULTI")
+                        try redis.command("SET", Self.keyPrefix + key, entry.stored, "EX", String(lifetime))
+                        return try redis.command("EXEC") == .null ? nil : result
+                    } catch {
+                        redis.disconnect()  // never leave a WATCH or a MULTI behind on the connection
+                        throw error
+                    }
                 }
                 if let result { return result }
                 usleep(UInt32.random(in: 0...1000))  // let the others through
