@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The three C libraries are imported through module maps that include the
+// The C libraries are imported through module maps that include the
 // Debian -dev packages' headers directly (no pkg-config: gdlib's cflags carry
 // -DAVIF_DLL, which SwiftPM rejects). `scripts/deps.sh` installs them.
 let package = Package(
@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "CMariaDB", providers: [.apt(["libmariadb-dev"])]),
         .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
         .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         // libjpeg reports errors by longjmp, which Swift cannot express: this
         // small C target owns the decode and hands back a gd image or an error.
         .target(name: "CJpegScale", dependencies: ["CGD"],
@@ -23,12 +24,13 @@ let package = Package(
         // Swift's Glibc module does not import.
         .target(name: "CSystem"),
         .target(name: "IReporterKit",
-                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2"],
+                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2", "CHiredis"],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
-        // Scratch directories, file reads and test photos shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["CGD"], path: "Tests/TestSupport",
+        // Scratch directories, file reads, test photos, a private Redis and the
+        // counters' common behaviour, shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["CGD", "IReporterKit"], path: "Tests/TestSupport",
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "UnitTests", dependencies: ["IReporterKit", "TestSupport"],
                     exclude: ["Imaging/EffectReferences"], // read by path (EffectTests)

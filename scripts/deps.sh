@@ -4,25 +4,28 @@
 # packages, runs `apt-get update` only when something is missing, and prints
 # apt's output only when it fails.
 #
-#   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev (Swift
+#   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
+#           libhiredis-dev (Swift
 #           itself is not packaged by Debian: it must already be on PATH)
 #   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
+#           redis-server (sessions and counters shared by several hosts)
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
 #           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
 #           test images), chromium chromium-driver firefox-esr (the web
 #           client's tests; Firefox through PyPI's marionette-driver, as
-#           Debian has no geckodriver)
+#           Debian has no geckodriver), php-cli php-redis (PHP reading our
+#           sessions in Redis)
 #   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
 #           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark
 set -euo pipefail
 LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
-      nginx libnginx-mod-nchan mariadb-server mariadb-client
+PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev libhiredis-dev
+      nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
-      chromium chromium-driver firefox-esr)
+      chromium chromium-driver firefox-esr php-cli php-redis)
 [ "${1:-}" = bench ] && PKGS+=(libvips-tools)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

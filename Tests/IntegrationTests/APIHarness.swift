@@ -5,15 +5,16 @@ import Glibc
 import TestSupport
 
 /// The API of one worker on the real database, with scratch upload and
-/// session directories, driven the way the FastCGI layer drives it.
+/// session directories (or the session store and counters given), driven
+/// the way the FastCGI layer drives it.
 final class APIHarness {
     let database: DatabaseConnection
     let uploads = ScratchDirectory("upload")
     let sessionFiles = ScratchDirectory("sessions")
     let api: IReporterAPI
-    let sessions: SessionFiles
+    let sessions: any SessionStore
     /// Shared by the workers of one server, as the supervisor's shared memory is.
-    let counters = SharedMemoryCounters(capacity: 1024)
+    let counters: any SharedCounters
     /// The cookie jar of the one simulated phone.
     var cookie: [UInt8]?
 
@@ -23,17 +24,19 @@ final class APIHarness {
     /// `migrated`: with migration 003's tables; `hashedPasswords`: with
     /// migration 001 (login.pass widened).
     init(schema: String = "schema.sql", migrated: Bool = true, hashedPasswords: Bool = false, uploadDirectory: String? = nil,
-         policy: AppServices.Policy = fastHashing) throws {
+         policy: AppServices.Policy = fastHashing, sessions: (any SessionStore)? = nil,
+         counters: (any SharedCounters)? = nil) throws {
         database = DatabaseConnection(settings: try TestServices.settings())
         try TestServices.resetTables(database, schema: schema, migrated: migrated)
         if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
-        sessions = SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)
-        api = IReporterAPI(services: Self.services(database: database, sessions: sessions, counters: counters,
+        self.sessions = sessions ?? SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)
+        self.counters = counters ?? SharedMemoryCounters(capacity: 1024)
+        api = IReporterAPI(services: Self.services(database: database, sessions: self.sessions, counters: self.counters,
                                                    uploadDirectory: uploadDirectory ?? uploads.path, policy: policy))
     }
 
     /// The stores of a worker, on MariaDB, the session files and the upload folder.
-    static func services(database: DatabaseConnection, sessions: SessionFiles, counters: SharedMemoryCounters,
+    static func services(database: DatabaseConnection, sessions: any SessionStore, counters: any SharedCounters,
                          uploadDirectory: String, policy: AppServices.Policy) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),

@@ -153,8 +153,8 @@ extension DatabaseTests {
         // or guesses in flight together, get there).
         let throttle = LoginThrottle(counters: phone.counters)
         let alice = try MariaDBUserStore(database: phone.database).accountKey(for: Array("alice".utf8))
-        for _ in 0..<12 { throttle.failed(account: alice, address: "198.51.100.10") }
-        #expect((127...128).contains(throttle.wait(account: alice, address: "198.51.100.10") ?? 0))
+        for _ in 0..<12 { try throttle.failed(account: alice, address: "198.51.100.10") }
+        #expect((127...128).contains(try throttle.wait(account: alice, address: "198.51.100.10") ?? 0))
         phone.address = "198.51.100.10"
         let before = try phone.body([("command", "login"), ("username", "alice"), ("password", "right")])
         #expect(before.hasPrefix(#"{"error":"Too many failed logins, try again in "#), "\(before)")

@@ -64,7 +64,8 @@ public final class StreamCache {
 
     private func current<Value>(_ slot: inout Slot<Value>, _ load: () throws -> Value) rethrows -> Value {
         let now = monotonicMillis()
-        let generation = counters.streamGeneration
+        // Counters out of reach (Redis down): the stream is still served, uncached.
+        guard let generation = try? counters.streamGeneration else { return try load() }
         if maxAgeMillis > 0, slot.generation == generation, now - slot.loadedAt < maxAgeMillis { return slot.value }
         slot = Slot(value: try load(), generation: generation, loadedAt: now)
         return slot.value

@@ -26,7 +26,20 @@ extension Configuration {
         case .files:
             SessionFiles(directory: sessionDirectory, idleTimeout: sessionIdleTimeout, absoluteTimeout: sessionAbsoluteTimeout,
                          maxPerUser: sessionMaxPerUser)
+        case .redis:
+            // `load` refuses session_store = redis without redis_url.
+            RedisSessionStore(redis: RedisConnection(settings: redisSettings!), idleTimeout: sessionIdleTimeout,
+                              absoluteTimeout: sessionAbsoluteTimeout, maxPerUser: sessionMaxPerUser,
+                              locking: redisSessionLocking)
         }
+    }
+
+    /// The counters every host must see alike: in Redis when there is one,
+    /// else the host's shared memory. (The Argon2 and decode slots bound
+    /// this host's memory: they stay in `shared` whatever this says.)
+    func counters(_ shared: SharedState) -> any SharedCounters {
+        guard let redisSettings else { return shared.counters }
+        return RedisCounters(settings: redisSettings)
     }
 
     /// The repair of the upload folder, on a connection of its own.
@@ -40,7 +53,7 @@ extension Configuration {
         var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
                     votes: MariaDBVoteStore(database: database), sessions: sessionStore,
-                    counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
+                    counters: counters(shared), policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros })
         if !livePublishURL.isEmpty {

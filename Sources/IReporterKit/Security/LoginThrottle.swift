@@ -44,25 +44,25 @@ public struct LoginThrottle: Sendable {
     }
 
     /// Seconds to wait, if this attempt is not allowed now.
-    public func wait(account: [UInt8], address: String) -> Int64? {
+    public func wait(account: [UInt8], address: String) throws -> Int64? {
         let keys = Keys(account: account, address: address)
-        return [keys.accountFromNetwork, keys.network, keys.account].compactMap { counters.blockedFor($0) }.max()
+        return try [keys.accountFromNetwork, keys.network, keys.account].compactMap { try counters.blockedFor($0) }.max()
     }
 
-    public func failed(account: [UInt8], address: String) {
+    public func failed(account: [UInt8], address: String) throws {
         let keys = Keys(account: account, address: address)
         // The network counts accounts, not failures: only an account's first failure there.
-        if record(keys.accountFromNetwork, Self.accountFromNetwork) == 1 { record(keys.network, Self.network) }
-        record(keys.account, Self.account)
+        if try record(keys.accountFromNetwork, Self.accountFromNetwork) == 1 { try record(keys.network, Self.network) }
+        try record(keys.account, Self.account)
     }
 
-    public func succeeded(account: [UInt8], address: String) {
+    public func succeeded(account: [UInt8], address: String) throws {
         let keys = Keys(account: account, address: address)
-        if counters.reset(keys.accountFromNetwork) > 0 { counters.forgive(keys.network) }
+        if try counters.reset(keys.accountFromNetwork) > 0 { try counters.forgive(keys.network) }
     }
 
     @discardableResult
-    private func record(_ key: String, _ rule: Rule) -> Int64 {
-        counters.recordFailure(key, threshold: rule.threshold, maxBlockSeconds: rule.maxBlockSeconds)
+    private func record(_ key: String, _ rule: Rule) throws -> Int64 {
+        try counters.recordFailure(key, threshold: rule.threshold, maxBlockSeconds: rule.maxBlockSeconds)
     }
 }

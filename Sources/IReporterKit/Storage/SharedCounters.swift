@@ -5,27 +5,29 @@ import Glibc
 /// Counters that every process serving the installation must see alike:
 /// failures and events per key (login throttling, upload limits) and the
 /// stream's change generation (read-your-writes of the stream cache).
+/// A store on another host (Redis) throws when it cannot be reached; the
+/// host-local ones never do.
 public protocol SharedCounters: AnyObject, Sendable {
     /// Seconds until `key` may try again: it is blocked, or it cannot be
     /// counted now (a full table fails closed rather than forget a block).
-    func blockedFor(_ key: String, now: Int64) -> Int64?
+    func blockedFor(_ key: String, now: Int64) throws -> Int64?
     /// Counts an attempt (a failed login, a registration) and returns the
     /// count, 0 if it could not be counted. `threshold` attempts an hour are
     /// forgotten again; from the `threshold`-th on, blocks `key` for 1, 2,
     /// 4, … seconds, never longer than `maxBlockSeconds`.
     @discardableResult
-    func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) -> Int64
+    func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) throws -> Int64
     /// Takes one attempt back (a block in force stays).
-    func forgive(_ key: String, now: Int64)
+    func forgive(_ key: String, now: Int64) throws
     /// Forgets `key`; returns the count it had.
     @discardableResult
-    func reset(_ key: String) -> Int64
+    func reset(_ key: String) throws -> Int64
     /// Counts one event in a fixed window; false once `limit` events
     /// happened in the current `windowSeconds` (or it cannot be counted now).
-    func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64) -> Bool
+    func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64) throws -> Bool
     /// Changes whenever a photo is added through any process.
-    var streamGeneration: Int64 { get }
-    func bumpStreamGeneration()
+    var streamGeneration: Int64 { get throws }
+    func bumpStreamGeneration() throws
     /// The time (Unix seconds) the methods without `now:` count at.
     var currentTime: Int64 { get }
 }
@@ -33,13 +35,18 @@ public protocol SharedCounters: AnyObject, Sendable {
 extension SharedCounters {
     public var currentTime: Int64 { Int64(time(nil)) }
 
-    public func blockedFor(_ key: String) -> Int64? { blockedFor(key, now: currentTime) }
+    public func blockedFor(_ key: String) throws -> Int64? { try blockedFor(key, now: currentTime) }
     @discardableResult
-    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64) -> Int64 {
-        recordFailure(key, threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: currentTime)
+    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64) throws -> Int64 {
+        try recordFailure(key, threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: currentTime)
     }
-    public func forgive(_ key: String) { forgive(key, now: currentTime) }
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64) -> Bool {
-        allow(key, limit: limit, windowSeconds: windowSeconds, now: currentTime)
+    /// After a change is committed: a failure to bump is logged, not
+    /// answered (the change stands; streams show it within `stream_cache_ms`).
+    public func noteStreamChanged() {
+        do { try bumpStreamGeneration() } catch { Log.error("stream generation: \(error)") }
+    }
+    public func forgive(_ key: String) throws { try forgive(key, now: currentTime) }
+    public func allow(_ key: String, limit: Int64, windowSeconds: Int64) throws -> Bool {
+        try allow(key, limit: limit, windowSeconds: windowSeconds, now: currentTime)
     }
 }

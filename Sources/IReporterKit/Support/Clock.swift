@@ -15,3 +15,4 @@ func monotonicMicros() -> Int64 {
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
 }
+

@@ -56,6 +56,12 @@ public struct Configuration: Sendable {
     public var cookieSecureAlways = false
     /// `session_store`: which store keeps the sessions.
     public var sessionBackend = SessionBackend.files
+    /// `redis_url`: nil = no Redis (sessions and counters stay on this host).
+    public var redis: RedisSettings?
+    /// Redis connect and command timeout.
+    public var redisTimeoutMillis = 1000
+    /// `redis_session_locking`: phpredis's `redis.session.locking_enabled`.
+    public var redisSessionLocking = false
     /// Where the settings came from (for messages).
     public var sourceFile: String?
 
@@ -105,7 +111,13 @@ public struct Configuration: Sendable {
         Setting("upload_dir", .text(\.uploadDirectory),
                 "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder)."),
         Setting("session_store", .choice(\.sessionBackend),
-                "which store holds the sessions: `files`, PHP-compatible session files in `session_dir` (other backends come later)."),
+                "which store holds the sessions: `files`, PHP-compatible session files in `session_dir`; `redis`, phpredis-compatible keys `PHPREDIS_SESSION:<id>` in `redis_url` (docs/SCALING.md)."),
+        Setting("redis_url", .redisURL,
+                "`redis://[[USER]:PASS@]HOST[:PORT][/DB]` or `unix:///PATH[?db=DB&password=PASS]`: the Redis shared by the app hosts. When set, login throttling, the upload, comment and vote rate limits and the stream cache's change counter are kept there (across hosts; the Argon2 and decode slots stay per host), and `session_store = redis` may use it. Empty: no Redis."),
+        Setting("redis_timeout_ms", .number(\.redisTimeoutMillis, 10...60_000),
+                "milliseconds to connect to Redis and for each command; a request that meets a Redis down or slower than this is answered \"temporarily unavailable\"."),
+        Setting("redis_session_locking", .choice(\.redisSessionLocking, [("off", false), ("on", true)]),
+                "`on` when the PHP hosts sharing the sessions set `redis.session.locking_enabled = 1`: a session is read after a PHP request's `PHPREDIS_SESSION:<id>_LOCK` is released, and ended under that lock."),
         Setting("session_dir", .text(\.sessionDirectory),
                 "PHP-format session files `sess_<id>` (PHP's `session.save_path`)."),
         Setting("shared_state_file", .text(\.sharedStateFile),
@@ -202,6 +214,9 @@ public struct Configuration: Sendable {
         for (key, value) in flags {
             do { try configuration.set(key, value) } catch { problems.append("--\(key): \(error)") }
         }
+        if configuration.sessionBackend == .redis && configuration.redis == nil {
+            problems.append("session_store = redis needs redis_url")
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems.joined(separator: "\n")) }
         return configuration
     }
@@ -227,6 +242,15 @@ public struct Configuration: Sendable {
                             String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces))
         }
         return entries
+    }
+
+    /// The Redis to connect to, with the configured timeout; nil: none.
+    var redisSettings: RedisSettings? {
+        redis.map { settings in
+            var settings = settings
+            settings.timeoutMillis = redisTimeoutMillis
+            return settings
+        }
     }
 
     /// Where the shared state lives (`shared_state_file`).

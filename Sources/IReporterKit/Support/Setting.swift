@@ -115,4 +115,11 @@ extension Setting.Rule {
             (configuration.database.optionFile, configuration.database.optionGroup) = (previous.optionFile, previous.optionGroup)
         },
         format: { $0.database.url })
+
+    /// `redis_url`: parsed now (so `--check-config` catches a bad one); empty = none.
+    static let redisURL = Self(
+        parse: { configuration, _, value throws(ConfigurationError) in
+            configuration.redis = value.isEmpty ? nil : try RedisSettings(url: value)
+        },
+        format: { $0.redis?.url ?? "" })
 }

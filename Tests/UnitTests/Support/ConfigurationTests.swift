@@ -84,7 +84,8 @@ struct ConfigurationTests {
         "upload_rate_limit": "0", "stream_cache_ms": "0", "comment_rate_limit": "7", "vote_rate_limit": "8", "live_publish_url": "http://127.0.0.1:8080/ireporter-publish", "max_upload_bytes": "1048576",
         "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",
         "listen_allowed_clients": "127.0.0.1,::1", "session_max_per_user": "5", "max_decode_memory_mib": "64",
-        "image_decode_concurrency": "3",
+        "image_decode_concurrency": "3", "redis_url": "redis://:pw@10.0.0.7:6380/2", "redis_timeout_ms": "250",
+        "redis_session_locking": "on",
     ]
 
     @Test func everyKeyRoundTripsThroughAFileAndTheEnvironment() throws {
@@ -117,7 +118,7 @@ struct ConfigurationTests {
             workers = 0
             listen_mode = 0999
             cookie_secure = never
-            session_store = redis
+            session_store = memcached
             db_option_file = /nonexistent/my.cnf
             bogus = 1
 
@@ -129,7 +130,7 @@ struct ConfigurationTests {
             "\(file):1: workers must be a whole number in 1...256, not \"0\"",
             "\(file):2: listen_mode must be octal like 0660, not \"0999\"",
             "\(file):3: cookie_secure must be auto or always, not \"never\"",
-            "\(file):4: session_store must be one of: files, not \"redis\"",
+            "\(file):4: session_store must be files or redis, not \"memcached\"",
             "\(file):5: db_option_file /nonexistent/my.cnf is not readable",
             "\(file):6: unknown setting \"bogus\"",
         ])

@@ -58,12 +58,12 @@ public struct CommentCommand: SignedInCommand {
         } catch {
             throw Failure.invalidText
         }
-        if perHour > 0, !counters.allow("comment:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
+        if perHour > 0, try !counters.allow("comment:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
             throw Failure.tooManyComments
         }
         guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: input.text,
                                                     created: now()) else { throw Failure.noSuchPhoto }
-        counters.bumpStreamGeneration() // the counts of cached streams
+        counters.noteStreamChanged() // the counts of cached streams
         return CommentList(comments: [comment])
     }
 }

@@ -31,7 +31,7 @@ public struct DeleteCommand: SignedInCommand {
         case .notFound: throw Failure.noSuchPhoto
         case .notOwner: throw Failure.notOwner
         case .deleted:
-            counters.bumpStreamGeneration()
+            counters.noteStreamChanged()
             do {
                 try files.discard(id: input.photoID)
             } catch {

@@ -27,14 +27,14 @@ public struct LoginCommand: Command {
 
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
         let account = try users.accountKey(for: input.username)
-        if let wait = throttle.wait(account: account, address: context.clientAddress) {
+        if let wait = try throttle.wait(account: account, address: context.clientAddress) {
             throw Failure.tooManyAttempts(seconds: wait)
         }
         guard let user = try authenticate(username: input.username, password: input.password) else {
-            throttle.failed(account: account, address: context.clientAddress)
+            try throttle.failed(account: account, address: context.clientAddress)
             throw Failure.authorizationFailed
         }
-        throttle.succeeded(account: account, address: context.clientAddress)
+        try throttle.succeeded(account: account, address: context.clientAddress)
         return try signIn(user, in: context)
     }
 

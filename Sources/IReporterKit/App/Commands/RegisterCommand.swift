@@ -47,8 +47,8 @@ public struct RegisterCommand: Command {
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
         // First, before the look-alike check reads every name: an address
         // that registers too much is slowed, whatever it sends.
-        if let wait = throttle.wait(address: context.clientAddress) { throw Failure.tooManyRegistrations(seconds: wait) }
-        throttle.attempted(address: context.clientAddress)
+        if let wait = try throttle.wait(address: context.clientAddress) { throw Failure.tooManyRegistrations(seconds: wait) }
+        try throttle.attempted(address: context.clientAddress)
         let input = try withNewUsername(input)
         let hashing = try users.storesPasswordHashes()
         // The original let MySQL truncate the name, which then could not log

@@ -32,7 +32,7 @@ public struct UncommentCommand: SignedInCommand {
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         switch try comments.removeComment(id: input.commentID, by: user.id) {
         case .removed:
-            counters.bumpStreamGeneration() // the counts of cached streams
+            counters.noteStreamChanged() // the counts of cached streams
             return Successful()
         case .notFound: throw Failure.noSuchComment
         case .notAllowed: throw Failure.notAllowed

@@ -78,7 +78,7 @@ public struct UploadCommand: SignedInCommand {
             throw Failure.invalidTitle
         }
         if policy.uploadsPerHour > 0,
-           !counters.allow("upload:\(user.id)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
+           try !counters.allow("upload:\(user.id)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
             throw Failure.tooManyUploads
         }
         let imageStarted = monotonicMicros()
@@ -98,7 +98,7 @@ public struct UploadCommand: SignedInCommand {
                 throw Failure.serverProblem
             }
         }, unpublish: files.remove)
-        counters.bumpStreamGeneration()
+        counters.noteStreamChanged()
         announce(id)
         return Successful()
     }

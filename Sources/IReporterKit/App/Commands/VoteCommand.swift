@@ -29,11 +29,11 @@ public struct VoteCommand: SignedInCommand {
     }
 
     public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
-        if perHour > 0, !counters.allow("vote:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
+        if perHour > 0, try !counters.allow("vote:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
             throw Failure.tooManyVotes
         }
         guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
-        counters.bumpStreamGeneration() // the counts of cached streams
+        counters.noteStreamChanged() // the counts of cached streams
         return VoteTally(photoID: input.photoID, extras: tally)
     }
 }

@@ -1,0 +1,129 @@
+"""Sessions and counters in Redis, end to end (issue 18): two app hosts
+(each nginx + our server, `session_store = redis`, one `redis_url`) on one
+database and one private redis-server on loopback, all started here.
+
+  - the app's flow (register, upload, stream, photos, logout) through a host;
+  - a phone logged in through one host is logged in on the other, its
+    session kept as phpredis keeps it (`PHPREDIS_SESSION:<id>`);
+  - failed logins through one host block the account on the other;
+  - Redis stopped: clear JSON answers, no worker lost; started again:
+    service is back without restarting anything.
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_redis.py
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import servers
+from appclient import AppClient, Endpoint
+
+PORTS = (servers.http_port(2), servers.http_port(3))
+REDIS_PORT = 6391
+UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
+
+
+class RedisServer:
+    """A private redis-server on 127.0.0.1:REDIS_PORT, nothing kept on disk."""
+
+    def __init__(self, directory: Path):
+        servers.need_tool("redis-server", "redis-server")
+        self.directory = directory
+        self.proc = None
+
+    def start(self):
+        servers.port_free(REDIS_PORT)
+        self.proc = subprocess.Popen(["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1",
+                                      "--dir", str(self.directory), "--save", "", "--appendonly", "no",
+                                      "--logfile", str(self.directory / "redis.log")],
+                                     stdin=subprocess.DEVNULL, env=servers.clean_env(), start_new_session=True)
+        servers.wait_for(lambda: self.cli("PING") == "PONG", 10, what="redis-server")
+        return self
+
+    def cli(self, *args: str) -> str:
+        p = subprocess.run(["redis-cli", "-p", str(REDIS_PORT), *args], capture_output=True, text=True, timeout=10)
+        return p.stdout.strip()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    servers.need_root()
+    db = servers.start_database()
+    base = servers.make_workdir("redis")
+    redis = RedisServer(base).start()
+    started = []
+    try:
+        apps = []
+        for n, port in enumerate(PORTS):
+            server = servers.OurServer(base / f"host{n}", servers.binary(), db.url, workers=2,
+                                       session_store="redis", redis_url=f"redis://127.0.0.1:{REDIS_PORT}/0").start()
+            started.append(server)
+            nginx = servers.Nginx(base / f"host{n}", port, server.socket_path, server.upload_dir).start()
+            started.append(nginx)
+            apps.append((server, f"http://127.0.0.1:{port}/iReporter/"))
+        yield redis, apps
+    finally:
+        for thing in reversed(started):
+            thing.stop()
+        redis.stop()
+        db.stop()
+        servers.remove_workdir(base)
+
+
+def test_the_apps_flow_with_sessions_in_redis(hosts):
+    redis, apps = hosts
+    server, url = apps[0]
+    servers.app_flow(url, server.upload_dir, tag="redis", logs=lambda: servers.tail(server.log_path))
+    assert list(server.session_dir.glob("sess_*")) == [], "no session file: the sessions are in Redis"
+
+
+def test_a_phone_logged_in_on_one_host_is_logged_in_on_the_other(hosts):
+    redis, apps = hosts
+    user, password = servers.unique_name("redis2"), servers.app_password("secret")
+    with AppClient(Endpoint(apps[0][1]), timeout=30) as phone, AppClient(Endpoint(apps[1][1]), timeout=30) as same:
+        assert phone.register(user, password).json()["result"][0]["username"] == user
+        sid = phone.session_id
+        stored = redis.cli("GET", f"PHPREDIS_SESSION:{sid}")
+        assert stored.startswith('IdUser|s:') and "ireporter_created|i:" in stored, stored
+        assert 0 < int(redis.cli("TTL", f"PHPREDIS_SESSION:{sid}")) <= 7 * 86400
+        same.jar.update([f"PHPSESSID={sid}; path=/"])
+        r = same.upload(servers.photo(), f"via the other host {user}")
+        assert r.json() == {"successful": 1}, r.body
+        assert same.logout().status == 200
+        assert redis.cli("EXISTS", f"PHPREDIS_SESSION:{sid}") == "0"
+        assert phone.upload(servers.photo(), "after logout").json() == {"error": "Authorization required"}
+
+        # The throttle's counters are in Redis too: five failures on one host block the other.
+        for _ in range(5):
+            phone.login(user, servers.app_password("wrong"))
+        r = same.login(user, password).json()
+        assert r["error"].startswith("Too many failed logins"), r
+
+
+def test_redis_down_answers_clearly_and_service_comes_back(hosts):
+    redis, apps = hosts
+    (server, url), (_, other) = apps
+    user, password = servers.unique_name("redis3"), servers.app_password("secret")
+    workers = sorted(server.workers())
+    with AppClient(Endpoint(url), timeout=30) as phone:
+        assert phone.register(user, password).json()["result"][0]["username"] == user
+        redis.stop()
+        try:
+            assert phone.upload(servers.photo(), "while down").json() == UNAVAILABLE
+            assert phone.login(user, password).json() == UNAVAILABLE
+            assert isinstance(phone.stream().json()["result"], list), "the stream is still served"
+        finally:
+            redis.start()
+        assert sorted(server.workers()) == workers, "no worker crashed"
+        # A Redis that keeps nothing on disk forgot the session: log in again.
+        assert phone.upload(servers.photo(), "after").json() == {"error": "Authorization required"}
+        assert phone.login(user, password).json()["result"][0]["username"] == user
+        assert phone.upload(servers.photo(), "after").json() == {"successful": 1}
