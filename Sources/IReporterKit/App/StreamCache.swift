@@ -13,8 +13,9 @@
 /// answer is cut from it, so a poll that finds nothing new costs no query.
 ///
 /// And the newest photos with their counts and details, for the stream with
-/// `extras`: every vote and comment through any worker bumps the generation
-/// too, so counts read back current; the viewer's own votes are never cached.
+/// `extras`, and each viewer's votes on them: every vote and comment through
+/// any worker bumps the generation too, so counts and a viewer's own votes
+/// read back current, and a phone polling an unchanged stream costs no query.
 public final class StreamCache {
     /// A cached value, the generation it was loaded under and when.
     private struct Slot<Value> {
@@ -26,7 +27,21 @@ public final class StreamCache {
     private let counters: any SharedCounters
     private let maxAgeMillis: Int64
     private var stream = Slot<(photos: [PhotoRecord], body: [UInt8])>(value: ([], []))
-    private var withExtras = Slot<[(photo: PhotoRecord, extras: PhotoExtras)]>(value: [])
+    private var withExtras = Slot<NewestWithExtras>(value: NewestWithExtras(photos: []))
+    /// Viewers whose votes are kept per generation; beyond it they are
+    /// forgotten all at once (a few bytes each: most have none on the page).
+    static let maxViewers = 4096
+
+    /// The newest photos with their counts and details, and the votes of
+    /// the viewers asked for so far under the same generation.
+    private struct NewestWithExtras {
+        var photos: [(photo: PhotoRecord, extras: PhotoExtras)]
+        var votesByViewer: [Int64: [Int64: Vote]] = [:]
+    }
+
+    /// Photos read ahead for the single-photo calls of a JSON-RPC batch,
+    /// and the generation they were read under.
+    private var readAhead: (ids: Set<Int64>, photos: [Int64: PhotoRecord], generation: Int64)?
 
     /// `maxAgeMillis` 0 turns the cache off.
     public init(counters: any SharedCounters, maxAgeMillis: Int64) {
@@ -48,12 +63,47 @@ public final class StreamCache {
         return Array(newest.prefix { $0.id > since }.prefix(count))
     }
 
-    /// The newest photos with their counts and details (no viewer's vote),
-    /// if current, else `load()`'s, kept.
-    func photosWithExtras(_ load: () throws -> [(photo: PhotoRecord, extras: PhotoExtras)]) rethrows
-        -> [(photo: PhotoRecord, extras: PhotoExtras)] {
-        try current(&withExtras, load)
+    /// The newest photos with their counts and details, if current, else
+    /// `load()`'s, kept; with `viewer`'s votes on them (`votes`'s, kept
+    /// as long as the photos). The generation is read before either is
+    /// loaded, so what is kept is never older than the generation it is
+    /// kept under.
+    func photosWithExtras(viewer: Int64?, _ load: () throws -> [(photo: PhotoRecord, extras: PhotoExtras)],
+                          votes: (_ viewer: Int64, _ photoIDs: [Int64]) throws -> [Int64: Vote]) rethrows -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        var newest = try current(&withExtras) { NewestWithExtras(photos: try load()) }
+        guard let viewer else { return newest.photos }
+        let mine: [Int64: Vote]
+        if let known = newest.votesByViewer[viewer] {
+            mine = known
+        } else {
+            mine = try votes(viewer, newest.photos.map(\.photo.id))
+            if maxAgeMillis > 0 {
+                if withExtras.value.votesByViewer.count >= Self.maxViewers { withExtras.value.votesByViewer = [:] }
+                withExtras.value.votesByViewer[viewer] = mine
+            }
+        }
+        for index in newest.photos.indices { newest.photos[index].extras.myVote = mine[newest.photos[index].photo.id] }
+        return newest.photos
     }
+
+    /// Reads these photos with one query for the calls of a batch. A
+    /// failure is forgotten: each call then reads its own and meets its own error.
+    func readAhead(_ ids: Set<Int64>, _ load: (Set<Int64>) throws -> [Int64: PhotoRecord]) {
+        let generation = counters.streamGeneration
+        readAhead = (try? load(ids)).map { (ids, $0, generation) }
+    }
+
+    /// The photo `id` as read ahead, while no upload, deletion, vote or
+    /// comment happened since; else `load()`'s.
+    func photo(id: Int64, _ load: () throws -> PhotoRecord?) rethrows -> PhotoRecord? {
+        if let readAhead, readAhead.ids.contains(id), readAhead.generation == counters.streamGeneration {
+            return readAhead.photos[id]
+        }
+        return try load()
+    }
+
+    /// The batch is answered: what was read ahead for it is dropped.
+    func endBatch() { readAhead = nil }
 
     private func refreshed(_ load: () throws -> [PhotoRecord]) rethrows -> (photos: [PhotoRecord], body: [UInt8]) {
         try current(&stream) {
