@@ -13,9 +13,10 @@
 /// answer is cut from it, so a poll that finds nothing new costs no query.
 ///
 /// And the newest photos with their counts and details, for the stream with
-/// `extras`, and each viewer's votes on them: every vote and comment through
-/// any worker bumps the generation too, so counts and a viewer's own votes
-/// read back current, and a phone polling an unchanged stream costs no query.
+/// `extras`, and the answers rendered from them for each viewer (with their
+/// votes) and set of fields: every vote and comment through any worker bumps
+/// the generation too, so counts and a viewer's own votes read back current,
+/// and a phone polling an unchanged stream costs no query and no rendering.
 public final class StreamCache {
     /// A cached value, the generation it was loaded under and when.
     private struct Slot<Value> {
@@ -28,15 +29,21 @@ public final class StreamCache {
     private let maxAgeMillis: Int64
     private var stream = Slot<(photos: [PhotoRecord], body: [UInt8])>(value: ([], []))
     private var withExtras = Slot<NewestWithExtras>(value: NewestWithExtras(photos: []))
-    /// Viewers whose votes are kept per generation; beyond it they are
-    /// forgotten all at once (a few bytes each: most have none on the page).
-    static let maxViewers = 4096
+    /// Answers kept per generation (about 8 KiB each for 50 photos); beyond
+    /// it they are forgotten all at once.
+    static let maxAnswers = 512
 
-    /// The newest photos with their counts and details, and the votes of
-    /// the viewers asked for so far under the same generation.
+    /// The newest photos with their counts and details, and the answers
+    /// rendered from them so far under the same generation.
     private struct NewestWithExtras {
         var photos: [(photo: PhotoRecord, extras: PhotoExtras)]
-        var votesByViewer: [Int64: [Int64: Vote]] = [:]
+        var answers: [AnswerKey: [UInt8]] = [:]
+    }
+
+    /// Whose votes (nil: no one's) and which fields an answer shows.
+    private struct AnswerKey: Hashable {
+        var viewer: Int64?
+        var fields: [StreamExtra]
     }
 
     /// Photos read ahead for the single-photo calls of a JSON-RPC batch,
@@ -63,27 +70,29 @@ public final class StreamCache {
         return Array(newest.prefix { $0.id > since }.prefix(count))
     }
 
-    /// The newest photos with their counts and details, if current, else
-    /// `load()`'s, kept; with `viewer`'s votes on them (`votes`'s, kept
-    /// as long as the photos). The generation is read before either is
-    /// loaded, so what is kept is never older than the generation it is
-    /// kept under.
-    func photosWithExtras(viewer: Int64?, _ load: () throws -> [(photo: PhotoRecord, extras: PhotoExtras)],
-                          votes: (_ viewer: Int64, _ photoIDs: [Int64]) throws -> [Int64: Vote]) rethrows -> [(photo: PhotoRecord, extras: PhotoExtras)] {
-        var newest = try current(&withExtras) { NewestWithExtras(photos: try load()) }
-        guard let viewer else { return newest.photos }
-        let mine: [Int64: Vote]
-        if let known = newest.votesByViewer[viewer] {
-            mine = known
-        } else {
-            mine = try votes(viewer, newest.photos.map(\.photo.id))
-            if maxAgeMillis > 0 {
-                if withExtras.value.votesByViewer.count >= Self.maxViewers { withExtras.value.votesByViewer = [:] }
-                withExtras.value.votesByViewer[viewer] = mine
-            }
+    /// The answer of the newest photos with `fields` and `viewer`'s votes
+    /// (nil: no one's), if current; else `render`'s of the newest photos
+    /// with their counts and details (`load()`'s, kept) and the viewer's
+    /// votes on them (`votes`'s), kept. The generation is read before
+    /// either is loaded, so what is kept is never older than the
+    /// generation it is kept under.
+    func answerWithExtras(viewer: Int64?, fields: [StreamExtra],
+                          _ load: () throws -> [(photo: PhotoRecord, extras: PhotoExtras)],
+                          votes: (_ viewer: Int64, _ photoIDs: [Int64]) throws -> [Int64: Vote],
+                          render: ([(photo: PhotoRecord, extras: PhotoExtras)]) -> [UInt8]) rethrows -> [UInt8] {
+        let key = AnswerKey(viewer: viewer, fields: fields)
+        var photos = try current(&withExtras) { NewestWithExtras(photos: try load()) }.photos
+        if maxAgeMillis > 0, let answer = withExtras.value.answers[key] { return answer }
+        if let viewer {
+            let mine = try votes(viewer, photos.map(\.photo.id))
+            for index in photos.indices { photos[index].extras.myVote = mine[photos[index].photo.id] }
         }
-        for index in newest.photos.indices { newest.photos[index].extras.myVote = mine[newest.photos[index].photo.id] }
-        return newest.photos
+        let answer = render(photos)
+        if maxAgeMillis > 0 {
+            if withExtras.value.answers.count >= Self.maxAnswers { withExtras.value.answers = [:] }
+            withExtras.value.answers[key] = answer
+        }
+        return answer
     }
 
     /// Reads these photos with one query for the calls of a batch. A

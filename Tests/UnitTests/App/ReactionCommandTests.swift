@@ -128,6 +128,8 @@ struct ReactionCommandTests {
         for worker in workers { #expect(try votes(worker) == [#""1""#, #""0""#], "bob's like, on either worker") }
         try phone.send([("command", "dislike"), ("IdPhoto", "2")], through: workers[1])
         for worker in workers { #expect(try votes(worker) == [#""1""#, #""-1""#]) }
+        #expect(try phone.body([("command", "stream"), ("extras", "myvote")], through: workers[1]).hasSuffix(
+            #""username":"alice","myvote":"-1"}]}"#), "other fields: an answer of their own")
         try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
         for worker in workers { #expect(try votes(worker) == [#""0""#, #""0""#], "alice's votes, not bob's") }
         try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])

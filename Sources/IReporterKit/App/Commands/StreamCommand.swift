@@ -39,18 +39,19 @@ public struct StreamCommand: BatchReadingCommand {
         cache = StreamCache(counters: services.counters, maxAgeMillis: services.policy.streamCacheMillis)
     }
 
-    /// The photos with their extras: the newest ones' counts, details and
-    /// the viewer's votes from the cache, any other page in one query.
-    private func withExtras(_ input: Input, viewer: SignedInUser?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+    /// The answer with extras: the newest photos' from the cache (per viewer
+    /// and fields), any other page in one query.
+    private func withExtras(_ input: Input, viewer: SignedInUser?) throws -> [UInt8] {
+        let render = { PhotoListWithExtras(photos: $0, fields: input.extras, hasViewer: viewer != nil).json }
         guard input.photoID == 0, input.page == nil, input.userID == nil else {
             let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
-            return try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id)
+            return render(try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id))
         }
-        return try cache.photosWithExtras(viewer: viewer?.id) {
+        return try cache.answerWithExtras(viewer: viewer?.id, fields: input.extras) {
             try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil)
         } votes: { viewer, ids in
             try votes.votes(by: viewer, on: ids)
-        }
+        } render: { render($0) }
     }
 
     /// A batch's single-photo calls (`IdPhoto` without extras) read their
@@ -66,8 +67,7 @@ public struct StreamCommand: BatchReadingCommand {
         do {
             if !input.extras.isEmpty {
                 let viewer = input.extras.contains(.myvote) ? try SignedInUser.of(context, in: sessions) : nil
-                let found = try withExtras(input, viewer: viewer)
-                return RenderedJSON(json: PhotoListWithExtras(photos: found, fields: input.extras, hasViewer: viewer != nil).json)
+                return RenderedJSON(json: try withExtras(input, viewer: viewer))
             }
             if input.photoID != 0 {
                 let photo = try cache.photo(id: input.photoID) { try photos.photo(id: input.photoID) }
