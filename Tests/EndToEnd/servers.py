@@ -25,6 +25,7 @@ binary copy in our own test directory), never by name.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -621,6 +622,28 @@ class Nginx:
 
     def log_tail(self, n=25) -> str:
         return tail(self.dir / "error.log", n)
+
+
+@contextlib.contextmanager
+def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, str]] = None, **keys):
+    """The test database, our server (`keys`: its configuration) in a work
+    folder of its own and a private nginx on `port` in front of it; all
+    stopped, and the folder removed, afterwards."""
+    need_root()
+    db = start_database()
+    base = make_workdir(name)
+    server = nginx = None
+    try:
+        server = OurServer(base / "server", binary(), db.url, **keys).start()
+        nginx = Nginx(base, port, server.socket_path, server.upload_dir, edits=nginx_edits).start()
+        yield server
+    finally:
+        if nginx:
+            nginx.stop()
+        if server:
+            server.stop()
+        db.stop()
+        remove_workdir(base)
 
 
 # ------------------------------------------------------------------ photos

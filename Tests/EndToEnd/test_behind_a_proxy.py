@@ -29,21 +29,8 @@ REALIP = {f"#{line}": line for line in ("set_real_ip_from 127.0.0.1;", "set_real
 
 @pytest.fixture(scope="module")
 def proxied():
-    servers.need_root()
-    db = servers.start_database()
-    base = servers.make_workdir("proxy")
-    server = nginx = None
-    try:
-        server = servers.OurServer(base / "server", servers.binary(), db.url, workers=2).start()
-        nginx = servers.Nginx(base, PORT, server.socket_path, server.upload_dir, edits=REALIP).start()
+    with servers.server_behind_nginx("proxy", PORT, nginx_edits=REALIP, workers=2) as server:
         yield server
-    finally:
-        if nginx:
-            nginx.stop()
-        if server:
-            server.stop()
-        db.stop()
-        servers.remove_workdir(base)
 
 
 def post(fields: dict[str, str], client: str) -> dict:

@@ -1,13 +1,17 @@
 """The commands of issue 15 through nginx (the test stack): the new form
-commands, JSON-RPC at /iReporter/rpc, cross-origin refusal, effects."""
+commands, JSON-RPC at /iReporter/rpc, cross-origin refusal, effects; a
+vote read back through every worker of a server whose streams are cached."""
 from __future__ import annotations
 
 import pytest
 
-from appclient import jpeg_size
+import servers
+from appclient import AppClient, Endpoint, jpeg_size
 from e2e import OURS
 from reactions import cross_origin_flow, jsonrpc_flow, reactions_flow
-from servers import app_password, check_json, unique_name
+from servers import app_password, check_json, photo, unique_name
+
+CACHED_PORT = servers.http_port(1)
 
 pytestmark = [pytest.mark.usefixtures("fresh_db"),
               pytest.mark.skipif(not OURS, reason="the PHP original has no such commands")]
@@ -42,3 +46,30 @@ def test_an_effect_is_rendered_into_the_stored_photo_and_previewed(client, image
     assert r.status == 200 and r.header("Content-Type") == "image/jpeg" and jpeg_size(r.body), r.headers
     r = phone.call({"command": "upload", "title": "x", "effect": "oilpaint"}, file=images.photo)
     assert r.json() == {"error": "Unknown effect: the effects command lists them"}, r.body
+
+
+@pytest.fixture(scope="module")
+def cached_streams():
+    """A server of 3 workers behind nginx whose cached streams only the
+    installation's stream generation renews (stream_cache_ms: a minute)."""
+    with servers.server_behind_nginx("reactions-cached", CACHED_PORT, workers=3, stream_cache_ms=60000):
+        yield f"http://127.0.0.1:{CACHED_PORT}/iReporter/"
+
+
+def test_a_vote_is_in_the_voters_next_stream_on_every_worker(cached_streams):
+    with AppClient(Endpoint(cached_streams), timeout=30) as owner, AppClient(Endpoint(cached_streams), timeout=30) as fan:
+        check_json(owner.register(unique_name("cached"), app_password("o")), "register owner")
+        check_json(fan.register(unique_name("cached"), app_password("f")), "register fan")
+        assert owner.upload(photo(), "cached").body == b'{"successful":1}'
+
+        def newest() -> tuple[str, str]:
+            row = check_json(fan.call({"command": "stream", "extras": "likes,myvote"}), "stream")["result"][0]
+            return row["likes"], row["myvote"]
+
+        # Enough requests that every worker keeps its copy (and the fan's votes on it).
+        assert [newest() for _ in range(12)] == [("0", "0")] * 12
+        id_photo = check_json(fan.call({"command": "stream", "count": "1"}), "newest")["result"][0]["IdPhoto"]
+        check_json(fan.call({"command": "like", "IdPhoto": id_photo}), "like")
+        assert [newest() for _ in range(12)] == [("1", "1")] * 12, "the like, at once, whichever worker answers"
+        check_json(fan.call({"command": "unvote", "IdPhoto": id_photo}), "unvote")
+        assert [newest() for _ in range(12)] == [("0", "0")] * 12

@@ -89,6 +89,51 @@ extension DatabaseTests {
             #expect(try phone.rowCount("votes") == voters)
         }
 
+        @Test func aVoteIsInTheVotersNextStreamOnEveryWorker() throws {
+            var policy = APIHarness.fastHashing
+            policy.streamCacheMillis = 60_000 // only the shared generation tells a worker its copy is old
+            let phone = try APIHarness(policy: policy)
+            try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            for title in ["a", "b"] { try phone.send([("command", "upload"), ("title", title)], file: photo) }
+            try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+            let workers = [phone.api, phone.anotherWorker(policy: policy, database: DatabaseConnection(settings: try TestServices.settings()))]
+            func votes(_ worker: IReporterAPI) throws -> [String] {
+                let body = try phone.body([("command", "stream"), ("extras", "likes,myvote")], through: worker)
+                return body.split(separator: "\"myvote\":\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            }
+            for worker in workers { #expect(try votes(worker) == ["0", "0"]) }
+            try phone.send([("command", "like"), ("IdPhoto", "3")], through: workers[0])
+            for worker in workers { #expect(try votes(worker) == ["1", "0"], "at once, on either worker") }
+            try phone.send([("command", "dislike"), ("IdPhoto", "3")], through: workers[1])
+            try phone.send([("command", "like"), ("IdPhoto", "2")], through: workers[1])
+            for worker in workers { #expect(try votes(worker) == ["-1", "1"]) }
+            try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+            for worker in workers { #expect(try votes(worker) == ["0", "0"], "alice's votes, not bob's") }
+        }
+
+        @Test func aBatchReadsItsPhotosInOneQueryAndAnswersAsAlone() throws {
+            let phone = try APIHarness()
+            try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            for title in ["a", "b", "c"] { try phone.send([("command", "upload"), ("title", title)], file: photo) }
+            let calls = [#"{"IdPhoto":3}"#, #"{"IdPhoto":99}"#, #"{"IdPhoto":2}"#, #"{"IdPhoto":3}"#, #"{"IdPhoto":-4}"#,
+                         #"{"IdPhoto":4,"extras":"likes"}"#, #"{"IdPhoto":2,"count":0}"#]
+                .enumerated().map { #"{"jsonrpc":"2.0","method":"stream","params":\#($1),"id":\#($0)}"# }
+            func rpc(_ body: String) -> String {
+                String(decoding: phone.api.handle(jsonRPC: Array(body.utf8), of: APIRequest(parameters: FormData())).body, as: UTF8.self)
+            }
+            func statements() throws -> Int64 {
+                try #require(phone.database.query("SHOW SESSION STATUS LIKE 'Com_stmt_execute'").first?.int64("Value"))
+            }
+            let alone = calls.map(rpc)
+            let before = try statements()
+            let batch = rpc("[" + calls.joined(separator: ",") + "]")
+            let executed = try statements() - before
+            #expect(batch == "[" + alone.joined(separator: ",") + "]", "each call's answer as alone, in order")
+            #expect(alone[0].contains(#""title":"b""#) && alone[1].contains(#""result":[]"#), "\(alone)")
+            // The read ahead and the call with extras; the SHOW itself counts once.
+            #expect(executed == 3, "\(executed) statements")
+        }
+
         @Test func pagesAreIndexRanges() throws {
             for schema in ["schema.sql", "original-myisam.sql"] {
                 let phone = try APIHarness(schema: schema)

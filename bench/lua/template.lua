@@ -15,6 +15,9 @@ local lo = tonumber(os.getenv("LO") or "2")
 local hi = tonumber(os.getenv("HI") or "2")
 local random = os.getenv("RANDOM") == "1"
 local n = 0
+-- Requests made by this thread: the cookies are taken in turn by request
+-- (not by "{n}", which a template without one never advances).
+local requests = 0
 function init(args)
   n = (thread_no or 0) * 104729
   math.randomseed(1000 + (thread_no or 0))
@@ -29,7 +32,8 @@ function request()
   if #cookies > 0 then
     headers = {}
     for k, v in pairs(wrk.headers) do headers[k] = v end
-    headers["Cookie"] = cookies[1 + n % #cookies]
+    requests = requests + 1
+    headers["Cookie"] = cookies[1 + requests % #cookies]
   end
   return wrk.format(nil, os.getenv("URL_PATH"), headers, body)
 end

@@ -21,6 +21,16 @@ public protocol Command {
     func run(_ input: Input, in context: CommandContext) throws -> Output
 }
 
+/// A command whose calls in one JSON-RPC batch read together: before the
+/// batch runs, `readAhead` gets the inputs of all of its calls to the
+/// command (one query where there would be one per call); each call then
+/// answers exactly as alone, from what was read while nothing changed
+/// since, until `endBatch`.
+public protocol BatchReadingCommand: Command {
+    func readAhead(_ inputs: [Input])
+    func endBatch()
+}
+
 /// A command for a logged-in user only: the router checks the session
 /// first and answers "Authorization required" without running it.
 public protocol SignedInCommand {

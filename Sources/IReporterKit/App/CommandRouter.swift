@@ -7,13 +7,20 @@ public struct CommandRouter {
 
     private let sessions: any SessionStore
     private var handlers: [String: Handler] = [:]
+    /// The `BatchReadingCommand`s' read ahead (given each call's parameters) and its end.
+    private var batchReaders: [String: (readAhead: ([any RequestParameters]) -> Void, end: () -> Void)] = [:]
     /// Commands a browser may send from another web site: those that change nothing.
     private var crossOriginAllowed: Set<String> = []
 
     public init(sessions: any SessionStore) { self.sessions = sessions }
 
     public mutating func on<C: Command>(_ name: String, _ command: C) {
-        handlers[name] = { parameters, context in try command.run(try C.Input(from: parameters), in: context) }
+        handlers[name] = Self.handler(command)
+    }
+
+    public mutating func on<C: BatchReadingCommand>(_ name: String, _ command: C) {
+        handlers[name] = Self.handler(command)
+        batchReaders[name] = ({ calls in command.readAhead(calls.compactMap { try? C.Input(from: $0) }) }, command.endBatch)
     }
 
     public mutating func on<C: SignedInCommand>(_ name: String, _ command: C) {
@@ -37,6 +44,15 @@ public struct CommandRouter {
         }
         response.setCookie += Self.cookies(for: context)
         return response
+    }
+
+    /// Runs `body` (a batch's calls, in order) after the commands that read
+    /// together read ahead for these calls (those of at least two calls).
+    public func batch<Result>(of calls: [(name: String, parameters: any RequestParameters)], _ body: () -> Result) -> Result {
+        let readers = batchReaders.filter { name, _ in calls.count { $0.name == name } > 1 }
+        for (name, reader) in readers { reader.readAhead(calls.filter { $0.name == name }.map(\.parameters)) }
+        defer { for reader in readers.values { reader.end() } }
+        return body()
     }
 
     /// The names of the commands, in no particular order.
@@ -74,6 +90,10 @@ public struct CommandRouter {
         case .ended?: [SessionCookie.expired(secure: context.isSecure)]
         case nil: []
         }
+    }
+
+    private static func handler<C: Command>(_ command: C) -> Handler {
+        { parameters, context in try command.run(try C.Input(from: parameters), in: context) }
     }
 
     /// The session's user, or "Authorization required".

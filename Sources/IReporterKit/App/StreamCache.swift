@@ -13,8 +13,10 @@
 /// answer is cut from it, so a poll that finds nothing new costs no query.
 ///
 /// And the newest photos with their counts and details, for the stream with
-/// `extras`: every vote and comment through any worker bumps the generation
-/// too, so counts read back current; the viewer's own votes are never cached.
+/// `extras`, and the answers rendered from them for each viewer (with their
+/// votes) and set of fields: every vote and comment through any worker bumps
+/// the generation too, so counts and a viewer's own votes read back current,
+/// and a phone polling an unchanged stream costs no query and no rendering.
 public final class StreamCache {
     /// A cached value, the generation it was loaded under and when.
     private struct Slot<Value> {
@@ -26,7 +28,27 @@ public final class StreamCache {
     private let counters: any SharedCounters
     private let maxAgeMillis: Int64
     private var stream = Slot<(photos: [PhotoRecord], body: [UInt8])>(value: ([], []))
-    private var withExtras = Slot<[(photo: PhotoRecord, extras: PhotoExtras)]>(value: [])
+    private var withExtras = Slot<NewestWithExtras>(value: NewestWithExtras(photos: []))
+    /// Answers kept per generation (about 8 KiB each for 50 photos); beyond
+    /// it they are forgotten all at once.
+    static let maxAnswers = 512
+
+    /// The newest photos with their counts and details, and the answers
+    /// rendered from them so far under the same generation.
+    private struct NewestWithExtras {
+        var photos: [(photo: PhotoRecord, extras: PhotoExtras)]
+        var answers: [AnswerKey: [UInt8]] = [:]
+    }
+
+    /// Whose votes (nil: no one's) and which fields an answer shows.
+    private struct AnswerKey: Hashable {
+        var viewer: Int64?
+        var fields: [StreamExtra]
+    }
+
+    /// Photos read ahead for the single-photo calls of a JSON-RPC batch,
+    /// and the generation they were read under.
+    private var readAhead: (ids: Set<Int64>, photos: [Int64: PhotoRecord], generation: Int64)?
 
     /// `maxAgeMillis` 0 turns the cache off.
     public init(counters: any SharedCounters, maxAgeMillis: Int64) {
@@ -48,12 +70,49 @@ public final class StreamCache {
         return Array(newest.prefix { $0.id > since }.prefix(count))
     }
 
-    /// The newest photos with their counts and details (no viewer's vote),
-    /// if current, else `load()`'s, kept.
-    func photosWithExtras(_ load: () throws -> [(photo: PhotoRecord, extras: PhotoExtras)]) rethrows
-        -> [(photo: PhotoRecord, extras: PhotoExtras)] {
-        try current(&withExtras, load)
+    /// The answer of the newest photos with `fields` and `viewer`'s votes
+    /// (nil: no one's), if current; else `render`'s of the newest photos
+    /// with their counts and details (`load()`'s, kept) and the viewer's
+    /// votes on them (`votes`'s), kept. The generation is read before
+    /// either is loaded, so what is kept is never older than the
+    /// generation it is kept under.
+    func answerWithExtras(viewer: Int64?, fields: [StreamExtra],
+                          _ load: () throws -> [(photo: PhotoRecord, extras: PhotoExtras)],
+                          votes: (_ viewer: Int64, _ photoIDs: [Int64]) throws -> [Int64: Vote],
+                          render: ([(photo: PhotoRecord, extras: PhotoExtras)]) -> [UInt8]) rethrows -> [UInt8] {
+        let key = AnswerKey(viewer: viewer, fields: fields)
+        var photos = try current(&withExtras) { NewestWithExtras(photos: try load()) }.photos
+        if maxAgeMillis > 0, let answer = withExtras.value.answers[key] { return answer }
+        if let viewer {
+            let mine = try votes(viewer, photos.map(\.photo.id))
+            for index in photos.indices { photos[index].extras.myVote = mine[photos[index].photo.id] }
+        }
+        let answer = render(photos)
+        if maxAgeMillis > 0 {
+            if withExtras.value.answers.count >= Self.maxAnswers { withExtras.value.answers = [:] }
+            withExtras.value.answers[key] = answer
+        }
+        return answer
     }
+
+    /// Reads these photos with one query for the calls of a batch. A
+    /// failure is forgotten: each call then reads its own and meets its own error.
+    func readAhead(_ ids: Set<Int64>, _ load: (Set<Int64>) throws -> [Int64: PhotoRecord]) {
+        let generation = counters.streamGeneration
+        readAhead = (try? load(ids)).map { (ids, $0, generation) }
+    }
+
+    /// The photo `id` as read ahead, while no upload, deletion, vote or
+    /// comment happened since; else `load()`'s.
+    func photo(id: Int64, _ load: () throws -> PhotoRecord?) rethrows -> PhotoRecord? {
+        if let readAhead, readAhead.ids.contains(id), readAhead.generation == counters.streamGeneration {
+            return readAhead.photos[id]
+        }
+        return try load()
+    }
+
+    /// The batch is answered: what was read ahead for it is dropped.
+    func endBatch() { readAhead = nil }
 
     private func refreshed(_ load: () throws -> [PhotoRecord]) rethrows -> (photos: [PhotoRecord], body: [UInt8]) {
         try current(&stream) {

@@ -20,6 +20,8 @@ public protocol PhotoStore: AnyObject {
     /// The newest photos first, at most `limit`.
     func newest(limit: Int) throws -> [PhotoRecord]
     func photo(id: Int64) throws -> PhotoRecord?
+    /// Those of `ids` that `photo(id:)` finds, by id, in one query.
+    func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord]
     /// Adds a row and runs `publish` with its new id before the row is
     /// committed, so that no committed row lacks its files. When `publish`
     /// throws, nothing is stored and its error is rethrown. When the commit

@@ -37,8 +37,9 @@ final class AppHarness {
         return policy
     }
 
+    /// `through`: another worker's API over the same stores (its own caches).
     @discardableResult
-    func send(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> APIResponse {
+    func send(_ fields: [(String, String)], file: [UInt8]? = nil, through worker: IReporterAPI? = nil) throws -> APIResponse {
         var form = FormData()
         for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
         if let file {
@@ -46,7 +47,7 @@ final class AppHarness {
             form.addFile(Array("file".utf8), UploadedFile(filename: Array("photo.jpg".utf8), contentType: Array("image/jpeg".utf8),
                                                           spoolPath: path, size: file.count))
         }
-        let response = api.handle(APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address))
+        let response = (worker ?? api).handle(APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address))
         for path in form.spooledPaths { unlink(path) } // what the gateway does
         for header in response.setCookie {
             let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)
@@ -55,7 +56,7 @@ final class AppHarness {
         return response
     }
 
-    func body(_ fields: [(String, String)], file: [UInt8]? = nil) throws -> String {
-        String(decoding: try send(fields, file: file).body, as: UTF8.self)
+    func body(_ fields: [(String, String)], file: [UInt8]? = nil, through worker: IReporterAPI? = nil) throws -> String {
+        String(decoding: try send(fields, file: file, through: worker).body, as: UTF8.self)
     }
 }

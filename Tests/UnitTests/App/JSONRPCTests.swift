@@ -136,6 +136,35 @@ struct JSONRPCTests {
         #expect(phone.cookie == nil)
     }
 
+    @Test func aBatchsSinglePhotoCallsAnswerAsAloneInOrder() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for title in ["a", "b", "c"] {
+            _ = try phone.photos.add(userID: 1, title: Array(title.utf8), publish: { _ in }, unpublish: { _ in }) // 2, 3, 4
+        }
+        func stream(_ params: String, id: Int) -> String { #"{"jsonrpc":"2.0","method":"stream","params":\#(params),"id":\#(id)}"# }
+        let reads = [stream(#"{"IdPhoto":3}"#, id: 1), stream(#"{"IdPhoto":"99"}"#, id: 2), stream(#"{"IdPhoto":2}"#, id: 3),
+                     stream(#"{"IdPhoto":3}"#, id: 4), stream(#"{"IdPhoto":"x"}"#, id: 5), stream(#"{"IdPhoto":2,"count":0}"#, id: 6),
+                     stream(#"{"IdPhoto":2,"extras":"likes"}"#, id: 7), #"{"jsonrpc":"2.0","method":"stream","params":{"IdPhoto":4}}"#]
+        let alone = reads.map { String(decoding: rpc(phone, $0).body, as: UTF8.self) }.filter { !$0.isEmpty }
+        #expect(alone.count == 7 && alone[0].contains(#""title":"b""#) && alone[1] == #"{"jsonrpc":"2.0","result":[],"id":2}"#)
+        let batch = String(decoding: rpc(phone, "[" + reads.joined(separator: ",") + "]").body, as: UTF8.self)
+        #expect(batch == "[" + alone.joined(separator: ",") + "]", "each call's answer as alone, in order")
+
+        // A change within the batch: the calls after it read again.
+        let changing = [stream(#"{"IdPhoto":3}"#, id: 1), #"{"jsonrpc":"2.0","method":"delete","params":{"IdPhoto":3},"id":2}"#,
+                        stream(#"{"IdPhoto":3}"#, id: 3), stream(#"{"IdPhoto":2}"#, id: 4)]
+        #expect(try answer(phone, "[" + changing.joined(separator: ",") + "]") == json(#"""
+            [{"jsonrpc":"2.0","result":[{"IdPhoto":"3","title":"b","IdUser":"1","username":"alice"}],"id":1},
+             {"jsonrpc":"2.0","result":{"successful":1},"id":2},
+             {"jsonrpc":"2.0","result":[],"id":3},
+             {"jsonrpc":"2.0","result":[{"IdPhoto":"2","title":"a","IdUser":"1","username":"alice"}],"id":4}]
+            """#))
+        #expect(try phone.photos.deleteOwned(id: 2, by: 1) == .deleted) // behind the server's back: no generation bump
+        #expect(String(decoding: rpc(phone, stream(#"{"IdPhoto":2}"#, id: 1)).body, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","result":[],"id":1}"#, "nothing read ahead is left after the batch")
+    }
+
     @Test func limitsAndHostileBodies() throws {
         let phone = try AppHarness()
         let call = #"{"jsonrpc":"2.0","method":"effects","id":1}"#

@@ -49,6 +49,7 @@ struct UploadRepairTests {
             func setAside(id: Int64, reason: String) throws { try rows.setAside(id: id, reason: reason) }
             func newest(limit: Int) throws -> [PhotoRecord] { try rows.newest(limit: limit) }
             func photo(id: Int64) throws -> PhotoRecord? { try rows.photo(id: id) }
+            func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] { try rows.photos(ids: ids) }
             func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
                      unpublish: (Int64) -> Void) throws -> Int64 {
                 try rows.add(userID: userID, title: title, details: details, publish: publish, unpublish: unpublish)

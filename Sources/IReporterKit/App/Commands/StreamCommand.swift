@@ -2,7 +2,7 @@
 /// beyond the original: `since` / `before` (cursors: photos newer / older
 /// than an id), `count` (1-100), `IdUser` (one person's photos), `extras`
 /// (fields added to each photo). Without them the answer is the original's.
-public struct StreamCommand: Command {
+public struct StreamCommand: BatchReadingCommand {
     public struct Input: CommandInput {
         /// 0: the whole stream (PHP's `(int)` of a missing or non-numeric value).
         public let photoID: Int64
@@ -39,31 +39,39 @@ public struct StreamCommand: Command {
         cache = StreamCache(counters: services.counters, maxAgeMillis: services.policy.streamCacheMillis)
     }
 
-    /// The photos with their extras: the newest ones' counts and details from
-    /// the cache (then only the viewer's votes are asked for), any other page
-    /// in one query.
-    private func withExtras(_ input: Input, viewer: SignedInUser?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+    /// The answer with extras: the newest photos' from the cache (per viewer
+    /// and fields), any other page in one query.
+    private func withExtras(_ input: Input, viewer: SignedInUser?) throws -> [UInt8] {
+        let render = { PhotoListWithExtras(photos: $0, fields: input.extras, hasViewer: viewer != nil).json }
         guard input.photoID == 0, input.page == nil, input.userID == nil else {
             let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
-            return try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id)
+            return render(try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id))
         }
-        var found = try cache.photosWithExtras { try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil) }
-        if let viewer {
-            let mine = try votes.votes(by: viewer.id, on: found.map(\.photo.id))
-            for index in found.indices { found[index].extras.myVote = mine[found[index].photo.id] }
-        }
-        return found
+        return try cache.answerWithExtras(viewer: viewer?.id, fields: input.extras) {
+            try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil)
+        } votes: { viewer, ids in
+            try votes.votes(by: viewer, on: ids)
+        } render: { render($0) }
     }
+
+    /// A batch's single-photo calls (`IdPhoto` without extras) read their
+    /// photos with one query.
+    public func readAhead(_ inputs: [Input]) {
+        let ids = Set(inputs.filter { $0.photoID != 0 && $0.extras.isEmpty }.map(\.photoID))
+        if !ids.isEmpty { cache.readAhead(ids, photos.photos(ids:)) }
+    }
+
+    public func endBatch() { cache.endBatch() }
 
     public func run(_ input: Input, in context: CommandContext) throws -> RenderedJSON {
         do {
             if !input.extras.isEmpty {
                 let viewer = input.extras.contains(.myvote) ? try SignedInUser.of(context, in: sessions) : nil
-                let found = try withExtras(input, viewer: viewer)
-                return RenderedJSON(json: PhotoListWithExtras(photos: found, fields: input.extras, hasViewer: viewer != nil).json)
+                return RenderedJSON(json: try withExtras(input, viewer: viewer))
             }
             if input.photoID != 0 {
-                return RenderedJSON(json: PhotoList(photos: try photos.photo(id: input.photoID).map { [$0] } ?? []).json)
+                let photo = try cache.photo(id: input.photoID) { try photos.photo(id: input.photoID) }
+                return RenderedJSON(json: PhotoList(photos: photo.map { [$0] } ?? []).json)
             }
             let newest = { try photos.newest(limit: Self.length) }
             guard input.page != nil || input.userID != nil else { return RenderedJSON(json: try cache.answer(newest)) }

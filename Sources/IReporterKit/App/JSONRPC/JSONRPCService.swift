@@ -70,9 +70,16 @@ final class JSONRPCService {
         guard calls.count <= Self.maxBatch else {
             return (Self.error(.invalidRequest, detail: "a batch holds at most \(Self.maxBatch) calls", id: nil), nil)
         }
-        let answers = calls.compactMap(run)
+        let answers = router.batch(of: calls.compactMap(Self.methodAndParameters), { calls.compactMap(run) })
         guard !answers.isEmpty else { return (nil, sessionChanged) }
         return ([UInt8(ascii: "[")] + answers.joined(separator: [UInt8(ascii: ",")]) + [UInt8(ascii: "]")], sessionChanged)
+    }
+
+    /// The method and named parameters of a call that has both (what the
+    /// router reads ahead for; `call` checks the rest).
+    private static func methodAndParameters(_ call: JSONValue) -> (name: String, parameters: any RequestParameters)? {
+        guard case .string(let method)? = call["method"], case .object(let named)? = call["params"] else { return nil }
+        return (String(decoding: method, as: UTF8.self), JSONParameters(members: named))
     }
 
     /// One call's answer; nil for a notification.

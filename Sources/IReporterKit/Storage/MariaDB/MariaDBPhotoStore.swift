@@ -23,6 +23,13 @@ public final class MariaDBPhotoStore: PhotoStore {
         try database.query("\(Self.photoColumns) WHERE p.IdPhoto = ? LIMIT 1", [.int(id)]).first.flatMap(Self.record)
     }
 
+    public func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let found = try database.query("\(Self.photoColumns) WHERE p.IdPhoto IN (\(list))", ids.map { .int($0) }).compactMap(Self.record)
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     static func record(_ row: Row) -> PhotoRecord? {
         guard let id = row.int64("IdPhoto"), let userID = row.int64("IdUser") else { return nil }
         return PhotoRecord(id: id, title: row["title"], userID: userID, username: row["username"])

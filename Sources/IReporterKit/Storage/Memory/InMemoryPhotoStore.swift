@@ -28,6 +28,10 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         rows.first { $0.id == id }.flatMap(record)
     }
 
+    public func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] {
+        Dictionary(uniqueKeysWithValues: rows.filter { ids.contains($0.id) }.compactMap(record).map { ($0.id, $0) })
+    }
+
     /// Joined with the account, as the stream's JOIN does: a row without one is not shown.
     private func record(_ row: (id: Int64, userID: Int64, title: [UInt8])) -> PhotoRecord? {
         guard let user = users.accounts.first(where: { $0.id == row.userID }) else { return nil }
