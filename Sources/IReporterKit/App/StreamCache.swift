@@ -81,14 +81,17 @@ public final class StreamCache {
                           votes: (_ viewer: Int64, _ photoIDs: [Int64]) throws -> [Int64: Vote],
                           render: ([(photo: PhotoRecord, extras: PhotoExtras)]) -> [UInt8]) rethrows -> [UInt8] {
         let key = AnswerKey(viewer: viewer, fields: fields)
+        let generation = try? counters.streamGeneration
         var photos = try current(&withExtras) { NewestWithExtras(photos: try load()) }.photos
-        if maxAgeMillis > 0, let answer = withExtras.value.answers[key] { return answer }
+        // Only answers of the kept photos' generation (none while the counters are out of reach).
+        let keeps = maxAgeMillis > 0 && generation != nil && withExtras.generation == generation
+        if keeps, let answer = withExtras.value.answers[key] { return answer }
         if let viewer {
             let mine = try votes(viewer, photos.map(\.photo.id))
             for index in photos.indices { photos[index].extras.myVote = mine[photos[index].photo.id] }
         }
         let answer = render(photos)
-        if maxAgeMillis > 0 {
+        if keeps {
             if withExtras.value.answers.count >= Self.maxAnswers { withExtras.value.answers = [:] }
             withExtras.value.answers[key] = answer
         }
@@ -98,14 +101,14 @@ public final class StreamCache {
     /// Reads these photos with one query for the calls of a batch. A
     /// failure is forgotten: each call then reads its own and meets its own error.
     func readAhead(_ ids: Set<Int64>, _ load: (Set<Int64>) throws -> [Int64: PhotoRecord]) {
-        let generation = counters.streamGeneration
+        guard let generation = try? counters.streamGeneration else { readAhead = nil; return }
         readAhead = (try? load(ids)).map { (ids, $0, generation) }
     }
 
     /// The photo `id` as read ahead, while no upload, deletion, vote or
     /// comment happened since; else `load()`'s.
     func photo(id: Int64, _ load: () throws -> PhotoRecord?) rethrows -> PhotoRecord? {
-        if let readAhead, readAhead.ids.contains(id), readAhead.generation == counters.streamGeneration {
+        if let readAhead, readAhead.ids.contains(id), readAhead.generation == (try? counters.streamGeneration) {
             return readAhead.photos[id]
         }
         return try load()
