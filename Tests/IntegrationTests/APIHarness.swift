@@ -35,7 +35,7 @@ final class APIHarness {
     static func services(database: DatabaseConnection, sessions: SessionFiles, counters: SharedMemoryCounters,
                          uploadDirectory: String, policy: AppServices.Policy) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: UploadFolder(directory: uploadDirectory), sessions: sessions, counters: counters,
+                    photoFiles: UploadFolder(directory: uploadDirectory), search: MariaDBPhotoSearch(database: database), sessions: sessions, counters: counters,
                     policy: policy)
     }
 

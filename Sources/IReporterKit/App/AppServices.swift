@@ -20,6 +20,7 @@ public struct AppServices {
     public var users: any UserStore
     public var photos: any PhotoStore
     public var photoFiles: any PhotoFileStore
+    public var search: any PhotoSearch
     public var sessions: any SessionStore
     public var counters: any SharedCounters
     public var policy: Policy
@@ -27,12 +28,13 @@ public struct AppServices {
     /// Time spent waiting on the database so far (the access log's db_ms).
     public var databaseMicros: () -> Int64
 
-    public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
+    public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore, search: any PhotoSearch,
                 sessions: any SessionStore, counters: any SharedCounters, policy: Policy = Policy(),
                 hashingGate: HashingGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
         self.users = users
         self.photos = photos
         self.photoFiles = photoFiles
+        self.search = search
         self.sessions = sessions
         self.counters = counters
         self.policy = policy
@@ -44,7 +46,8 @@ public struct AppServices {
     /// Every store in memory: the App's unit tests, no service needed.
     public static func inMemory(policy: Policy = Policy()) throws -> AppServices {
         let users = InMemoryUserStore()
-        return AppServices(users: users, photos: InMemoryPhotoStore(users: users), photoFiles: try InMemoryPhotoFiles(),
+        let photos = InMemoryPhotoStore(users: users)
+        return AppServices(users: users, photos: photos, photoFiles: try InMemoryPhotoFiles(), search: InMemoryPhotoSearch(photos: photos),
                            sessions: InMemorySessionStore(), counters: InMemoryCounters(), policy: policy)
     }
 }

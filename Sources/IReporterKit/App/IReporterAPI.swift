@@ -15,6 +15,7 @@ public final class IReporterAPI {
         router.on("upload", UploadCommand(services))
         router.on("logout", LogoutCommand(services))
         router.on("stream", StreamCommand(services))
+        router.on("search", SearchCommand(services))
         self.router = router
     }
 

@@ -27,6 +27,8 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     // Server errors.
     /// ER_SERVER_SHUTDOWN: the server is shutting down.
     public static let serverShutdown = Self(rawValue: 1053)
+    /// ER_NO_SUCH_TABLE: e.g. a migration not applied yet.
+    public static let noSuchTable = Self(rawValue: 1146)
     /// ER_UNKNOWN_STMT_HANDLER: the prepared statement died with its connection.
     public static let unknownStatementHandler = Self(rawValue: 1243)
     /// ER_CONNECTION_KILLED.

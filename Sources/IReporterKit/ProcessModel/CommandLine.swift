@@ -8,6 +8,7 @@ public enum IReporterCommandLine {
                ireporter --check-config [--config FILE]
                ireporter migrate-passwords [--config FILE]
                ireporter repair [--dry-run] [--grace SECONDS] [--config FILE]
+               ireporter search-index [--restart] [--config FILE]
                ireporter --help | --version
 
         The iReporter photo API as a FastCGI server. It listens on ADDRESS
@@ -27,6 +28,11 @@ public enum IReporterCommandLine {
         and replaces every password stored as the app sent it by its Argon2id
         hash, in place; accounts keep logging in with what the app sends.
 
+        search-index fills the search index (sql/migrations/005) for photos
+        stored before it existed or by another server, in batches, from where
+        the last run stopped (--restart: from the first photo). Safe to run,
+        stop and run again while the server serves.
+
         """
 
     /// Runs the command line; returns the exit status.
@@ -34,11 +40,12 @@ public enum IReporterCommandLine {
         if arguments.contains("--help") || arguments.contains("-h") { print(usage, terminator: ""); return 0 }
         if arguments.contains("--version") { print("ireporter \(Server.version)"); return 0 }
         let checkOnly = arguments.contains("--check-config")
-        let subcommand = ["migrate-passwords", "repair"].first { $0 == arguments.first }
+        let subcommand = ["migrate-passwords", "repair", "search-index"].first { $0 == arguments.first }
         var options = arguments.filter { $0 != "--check-config" }
         if subcommand != nil { options.removeFirst() }
         let dryRun = options.contains("--dry-run")
-        options.removeAll { $0 == "--dry-run" }
+        let restart = options.contains("--restart")
+        options.removeAll { $0 == "--dry-run" || $0 == "--restart" }
         var grace = 60
         if let index = options.firstIndex(of: "--grace"), index + 1 < options.count, let value = Int(options[index + 1]) {
             grace = value
@@ -54,6 +61,7 @@ public enum IReporterCommandLine {
         switch subcommand {
         case "migrate-passwords": return PasswordMigration.run(configuration)
         case "repair": return runRepair(configuration, graceSeconds: grace, dryRun: dryRun)
+        case "search-index": return runSearchIndex(configuration, restart: restart)
         default: break
         }
         if checkOnly {
@@ -78,6 +86,22 @@ public enum IReporterCommandLine {
             return 0
         } catch {
             Log.error("repair: \(error)")
+            return 1
+        }
+    }
+
+    private static func runSearchIndex(_ configuration: Configuration, restart: Bool) -> Int32 {
+        DatabaseConnection.initializeLibrary()
+        let backfill = MariaDBSearchBackfill(database: DatabaseConnection(settings: configuration.database))
+        do {
+            if restart { try backfill.restart() }
+            let total = try backfill.run { total, next in
+                if total % 10_000 < 500 { print("indexed \(total) photos, next IdPhoto \(next)") }
+            }
+            print("search index complete: \(total) photos indexed in this run")
+            return 0
+        } catch {
+            Log.error("search-index: \(error)")
             return 1
         }
     }

@@ -32,7 +32,8 @@ extension Configuration {
 
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: UploadFolder(directory: uploadDirectory), sessions: sessionStore,
+                    photoFiles: UploadFolder(directory: uploadDirectory), search: MariaDBPhotoSearch(database: database),
+                    sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     databaseMicros: { database.busyMicros })
     }

@@ -29,7 +29,7 @@ enum TestServices {
 
     /// Drops both tables and creates them again from a schema file in `sql/`.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql") throws {
-        try database.command("DROP TABLE IF EXISTS login, photos")
+        try database.command("DROP TABLE IF EXISTS login, photos, photo_words, photo_words_backfill")
         try runSQLFile(database, schema)
     }
 

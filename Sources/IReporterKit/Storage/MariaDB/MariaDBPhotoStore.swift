@@ -5,8 +5,12 @@ import Glibc
 /// The original `photos` table, joined with `login` for the stream.
 public final class MariaDBPhotoStore: PhotoStore {
     let database: DatabaseConnection
+    private let searchIndex: MariaDBSearchIndex
 
-    public init(database: DatabaseConnection) { self.database = database }
+    public init(database: DatabaseConnection) {
+        self.database = database
+        searchIndex = MariaDBSearchIndex(database: database)
+    }
 
     private static let photoColumns = "SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
 
@@ -18,7 +22,7 @@ public final class MariaDBPhotoStore: PhotoStore {
         try database.query("\(Self.photoColumns) WHERE p.IdPhoto = ? LIMIT 1", [.int(id)]).first.flatMap(Self.record)
     }
 
-    private static func record(_ row: Row) -> PhotoRecord? {
+    static func record(_ row: Row) -> PhotoRecord? {
         guard let id = row.int64("IdPhoto"), let userID = row.int64("IdUser") else { return nil }
         return PhotoRecord(id: id, title: row["title"], userID: userID, username: row["username"])
     }
@@ -32,6 +36,7 @@ public final class MariaDBPhotoStore: PhotoStore {
                                                     [.int(userID), .bytes(title)]).insertID)
                 photoID = id
                 do {
+                    try searchIndex.add(photoID: id, userID: userID, title: title)
                     try publish(id)
                 } catch {
                     try? delete(id: id) // MyISAM ignores the rollback
@@ -82,5 +87,6 @@ public final class MariaDBPhotoStore: PhotoStore {
 
     public func delete(id: Int64) throws {
         try database.execute("DELETE FROM photos WHERE IdPhoto = ?", [.int(id)])
+        try searchIndex.remove(photoID: id)
     }
 }

@@ -1,0 +1,30 @@
+/// `search` over the in-memory photos, for the App's unit tests: every
+/// photo's words made on the fly with the index's own rules.
+public final class InMemoryPhotoSearch: PhotoSearch {
+    private let photos: InMemoryPhotoStore
+
+    public init(photos: InMemoryPhotoStore) { self.photos = photos }
+
+    public func newestMatches(terms: [[UInt8]], before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        let all = try photos.newest(limit: Int.max)
+        return Array(all.lazy.filter { photo in
+            let words = Self.words(of: photo)
+            return photo.id < (before ?? Int64.max)
+                && terms.allSatisfy { term in words.contains { $0.starts(with: term) } }
+        }.prefix(limit))
+    }
+
+    public func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for id in photoIDs {
+            guard let photo = try photos.photo(id: id) else { continue }
+            let words = Self.words(of: photo)
+            counts[id] = terms.filter(words.contains).count
+        }
+        return counts
+    }
+
+    private static func words(of photo: PhotoRecord) -> [[UInt8]] {
+        SearchWords.indexWords(photo.title ?? []) + SearchWords.indexWords(photo.username ?? [])
+    }
+}
