@@ -1,5 +1,6 @@
 /// What `search` asks for: every term must start a word of the photo's
-/// title or its author's username (`SearchWords`).
+/// title or its author's username (`SearchWords`); no terms: every photo
+/// (Flickr's getRecent and a user's photos).
 public struct PhotoSearchQuery: Sendable, Equatable {
     public enum Order: String, Sendable {
         /// Newest first; pages continue `before` the last photo shown.
@@ -13,6 +14,8 @@ public struct PhotoSearchQuery: Sendable, Equatable {
     public static let relevanceWindow = 500
 
     public var terms: [[UInt8]]
+    /// Only this author's photos.
+    public var userID: Int64?
     public var order: Order
     /// Newest order: only photos with a smaller IdPhoto (the cursor).
     public var before: Int64?
@@ -20,8 +23,10 @@ public struct PhotoSearchQuery: Sendable, Equatable {
     public var offset: Int
     public var limit: Int
 
-    public init(terms: [[UInt8]], order: Order = .newest, before: Int64? = nil, offset: Int = 0, limit: Int) {
+    public init(terms: [[UInt8]], userID: Int64? = nil, order: Order = .newest, before: Int64? = nil, offset: Int = 0,
+                limit: Int) {
         self.terms = terms
+        self.userID = userID
         self.order = order
         self.before = before
         self.offset = offset
@@ -32,21 +37,27 @@ public struct PhotoSearchQuery: Sendable, Equatable {
 /// Finds photos by words. An implementation answers the two questions
 /// below; the orders are built from them here, the same for every store.
 public protocol PhotoSearch: AnyObject {
-    /// The newest photos (below `before`) matching every term, at most `limit`.
-    func newestMatches(terms: [[UInt8]], before: Int64?, limit: Int) throws -> [PhotoRecord]
+    /// The newest photos (below `before`, by `userID` if given) matching
+    /// every term, at most `limit`.
+    func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord]
+    /// How many photos match, counted up to `cap`.
+    func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int
     /// For each of `photoIDs`, how many of `terms` are whole words of it.
     func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int]
 }
 
 extension PhotoSearch {
     public func search(_ query: PhotoSearchQuery) throws -> [PhotoRecord] {
-        guard !query.terms.isEmpty, query.limit > 0 else { return [] }
+        guard query.limit > 0 else { return [] }
         switch query.order {
         case .newest:
-            return try newestMatches(terms: query.terms, before: query.before, limit: query.limit)
+            let page = try newestMatches(terms: query.terms, userID: query.userID, before: query.before,
+                                         limit: query.offset + query.limit)
+            return Array(page.dropFirst(query.offset))
         case .relevance:
             guard query.offset < PhotoSearchQuery.relevanceWindow else { return [] }
-            let window = try newestMatches(terms: query.terms, before: nil, limit: PhotoSearchQuery.relevanceWindow)
+            let window = try newestMatches(terms: query.terms, userID: query.userID, before: nil,
+                                           limit: PhotoSearchQuery.relevanceWindow)
             let counts = try wholeWordCounts(photoIDs: window.map(\.id), terms: query.terms)
             // Stable: among equal counts the newest stays first.
             let ranked = window.enumerated().sorted {

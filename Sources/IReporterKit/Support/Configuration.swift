@@ -34,6 +34,8 @@ public struct Configuration: Sendable {
     public var statusPath = "/ireporter-status"
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
+    /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
+    public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
     /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
     public var passwordHashConcurrency = 0
@@ -110,6 +112,8 @@ public struct Configuration: Sendable {
                 "uploads per user per hour; 0 = no limit."),
         Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
                 "each worker serves the rendered full stream again for up to this long without asking the database. An upload through any worker of this server is visible in the next stream at once; a change made behind its back (another server, the PHP version, an SQL console) shows within this time. 0 = always query."),
+        Setting("flickr_api_keys", .text(\.flickrAPIKeys),
+                "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),
                 "largest photo accepted (bytes); a larger one is answered with a JSON error."),
         Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),

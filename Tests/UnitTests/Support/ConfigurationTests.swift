@@ -80,7 +80,7 @@ struct ConfigurationTests {
         "session_store": "files", "session_dir": "/srv/sessions", "session_idle_timeout": "3600",
         "session_absolute_timeout": "86400", "cookie_secure": "always", "password_hash_memory_kib": "65536",
         "password_hash_iterations": "3", "password_hash_parallelism": "2", "password_hash_concurrency": "4",
-        "upload_rate_limit": "0", "stream_cache_ms": "0", "max_upload_bytes": "1048576",
+        "upload_rate_limit": "0", "stream_cache_ms": "0", "flickr_api_keys": "key1,key2", "max_upload_bytes": "1048576",
         "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",
     ]
 

@@ -6,7 +6,8 @@
 /// starts, its photos are read newest first from the key and stop at the
 /// page's size, the other terms checked per photo on the `photo` key; the
 /// words' lists are merged. A term that starts more than `maxWords` words
-/// (one or two letters) is read as one range and sorted.
+/// (one or two letters) is read as one range and sorted. Without terms, the
+/// photos table itself newest first (by its author: sql/migrations/006).
 public final class MariaDBPhotoSearch: PhotoSearch {
     let database: DatabaseConnection
 
@@ -17,39 +18,62 @@ public final class MariaDBPhotoSearch: PhotoSearch {
 
     public init(database: DatabaseConnection) { self.database = database }
 
-    public func newestMatches(terms: [[UInt8]], before: Int64?, limit: Int) throws -> [PhotoRecord] {
+    public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        guard let (matches, values) = try matchingIDs(terms: terms, userID: userID, before: before, limit: limit) else {
+            return []
+        }
+        let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (\(matches)) m "
+            + "JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) ORDER BY p.IdPhoto DESC LIMIT ?"
+        return try database.query(sql, values + [.int(Int64(limit))]).compactMap(MariaDBPhotoStore.record)
+    }
+
+    public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
+        guard let (matches, values) = try matchingIDs(terms: terms, userID: userID, before: nil, limit: cap) else { return 0 }
+        return Int(try database.query("SELECT COUNT(*) AS n FROM (\(matches)) m", values).first?.int64("n") ?? 0)
+    }
+
+    /// A query of the newest matching IdPhotos (at most `limit`) and its
+    /// values; nil when a term starts no word at all.
+    private func matchingIDs(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws
+        -> (String, [DatabaseValue])? {
+        let below: DatabaseValue = .int(before ?? Int64.max)
+        guard !terms.isEmpty else {
+            let byUser = userID == nil ? "" : " AND p.IdUser = ?"
+            return ("SELECT p.IdPhoto FROM photos p WHERE p.IdPhoto < ?\(byUser) ORDER BY p.IdPhoto DESC LIMIT ?",
+                    [below] + (userID.map { [.int($0)] } ?? []) + [.int(Int64(limit))])
+        }
         var words: [[[UInt8]]] = []
         for term in terms {
             let started = try database.query(
                 "SELECT word FROM photo_words WHERE word >= ? AND word < ? GROUP BY word LIMIT \(Self.maxWords + 1)",
                 Self.range(term)).compactMap { $0["word"] }
-            if started.isEmpty { return [] }
+            if started.isEmpty { return nil }
             words.append(started)
         }
         let driver = terms.count == 1 ? 0 : try rarest(terms)
         let others = terms.indices.filter { $0 != driver }
-        let filter = " AND d.IdPhoto < ?" + String(repeating:
+        var filter = " AND d.IdPhoto < ?" + String(repeating:
             " AND EXISTS (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ?)",
             count: others.count)
-        let filterValues: [DatabaseValue] = [.int(before ?? Int64.max)] + others.flatMap { Self.range(terms[$0]) }
-        var matches: String
-        var values: [DatabaseValue] = []
-        if words[driver].count <= Self.maxWords {
-            // Padded to a power of two with the empty word (no such row), so
-            // that few statement texts are prepared.
-            var slots = 1
-            while slots < words[driver].count { slots *= 2 }
-            let padded = words[driver] + Array(repeating: [], count: slots - words[driver].count)
-            matches = Array(repeating: "(SELECT d.IdPhoto FROM photo_words d WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?)",
-                            count: slots).joined(separator: " UNION ")
-            for word in padded { values += [.bytes(word)] + filterValues + [.int(Int64(limit))] }
-        } else {
-            matches = "SELECT DISTINCT d.IdPhoto FROM photo_words d WHERE d.word >= ? AND d.word < ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?"
-            values = Self.range(terms[driver]) + filterValues + [.int(Int64(limit))]
+        var filterValues: [DatabaseValue] = [below] + others.flatMap { Self.range(terms[$0]) }
+        if let userID {
+            filter += " AND EXISTS (SELECT 1 FROM photos u WHERE u.IdPhoto = d.IdPhoto AND u.IdUser = ?)"
+            filterValues.append(.int(userID))
         }
-        let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (\(matches)) m "
-            + "JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) ORDER BY p.IdPhoto DESC LIMIT ?"
-        return try database.query(sql, values + [.int(Int64(limit))]).compactMap(MariaDBPhotoStore.record)
+        let count: DatabaseValue = .int(Int64(limit))
+        guard words[driver].count <= Self.maxWords else {
+            return ("SELECT DISTINCT d.IdPhoto FROM photo_words d WHERE d.word >= ? AND d.word < ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?",
+                    Self.range(terms[driver]) + filterValues + [count])
+        }
+        // Padded to a power of two with the empty word (no such row), so
+        // that few statement texts are prepared.
+        var slots = 1
+        while slots < words[driver].count { slots *= 2 }
+        let padded = words[driver] + Array(repeating: [], count: slots - words[driver].count)
+        let union = Array(repeating: "(SELECT d.IdPhoto FROM photo_words d WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?)",
+                          count: slots).joined(separator: " UNION ")
+        return ("SELECT IdPhoto FROM (\(union)) w ORDER BY IdPhoto DESC LIMIT ?",
+                padded.flatMap { [.bytes($0)] + filterValues + [count] } + [count])
     }
 
     public func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {

@@ -5,13 +5,20 @@ public final class InMemoryPhotoSearch: PhotoSearch {
 
     public init(photos: InMemoryPhotoStore) { self.photos = photos }
 
-    public func newestMatches(terms: [[UInt8]], before: Int64?, limit: Int) throws -> [PhotoRecord] {
-        let all = try photos.newest(limit: Int.max)
-        return Array(all.lazy.filter { photo in
+    public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        Array(try matches(terms: terms, userID: userID).filter { $0.id < (before ?? Int64.max) }.prefix(limit))
+    }
+
+    public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
+        min(cap, try matches(terms: terms, userID: userID).count)
+    }
+
+    private func matches(terms: [[UInt8]], userID: Int64?) throws -> [PhotoRecord] {
+        try photos.newest(limit: Int.max).filter { photo in
             let words = Self.words(of: photo)
-            return photo.id < (before ?? Int64.max)
+            return (userID.map { $0 == photo.userID } ?? true)
                 && terms.allSatisfy { term in words.contains { $0.starts(with: term) } }
-        }.prefix(limit))
+        }
     }
 
     public func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {

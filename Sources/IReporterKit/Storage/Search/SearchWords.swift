@@ -58,7 +58,7 @@ public enum SearchWords {
             if !current.scalars.isEmpty { runs.append(current) }
             current = Run()
         }
-        for scalar in decoded(text) {
+        for scalar in StoredText.scalars(text) {
             if isCombiningAccent(scalar) { continue }
             guard isWordCharacter(scalar) else { close(); continue }
             let cjk = isCJK(scalar)
@@ -67,11 +67,6 @@ public enum SearchWords {
         }
         close()
         return runs
-    }
-
-    private static func decoded(_ text: [UInt8]) -> [Unicode.Scalar] {
-        if String(validatingUTF8Bytes: text) != nil { return Array(String(decoding: text, as: UTF8.self).unicodeScalars) }
-        return text.map { Unicode.Scalar($0) }
     }
 
     private static func isWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
