@@ -174,7 +174,10 @@ class DB:
         return {int(i): bytes.fromhex(h) for i, h in self.run("SELECT IdPhoto, HEX(title) FROM photos")}
 
     def reset(self, schema: Path):
-        self.run("DROP TABLE IF EXISTS `login`, `photos`;\n" + schema.read_text())
+        # The search index too (sql/migrations/005, when this repository has it): it must not keep old photos' words.
+        index = REPO_ROOT / "sql" / "migrations" / "005-photo-words.sql"
+        self.run("DROP TABLE IF EXISTS `login`, `photos`, `photo_words`, `photo_words_backfill`;\n" + schema.read_text()
+                 + (index.read_text() if index.is_file() else ""))
 
 
 def clear_dir(d: Optional[Path], pattern: Optional[str] = None):

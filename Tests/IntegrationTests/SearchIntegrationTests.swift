@@ -74,6 +74,21 @@ extension DatabaseTests {
             #expect(try ids(phone, [("q", "alice day"), ("count", "2")]) == ["41", "39"], "the username's words too")
         }
 
+        @Test func byAuthorAndCountedAsFlickrsListsAsk() throws {
+            let phone = try phone()
+            try TestServices.runSQLFile(phone.database, "migrations/006-index-photo-user.sql")
+            try add(phone, [(1, "sunset one"), (2, "sunset two"), (1, "beach"), (2, "sunset three")])
+            let search = MariaDBPhotoSearch(database: phone.database)
+            #expect(try search.newestMatches(terms: [], userID: 2, before: nil, limit: 10).map(\.id) == [5, 3])
+            #expect(try search.newestMatches(terms: [], userID: nil, before: 5, limit: 2).map(\.id) == [4, 3])
+            #expect(try search.newestMatches(terms: [Array("sun".utf8)], userID: 1, before: nil, limit: 10).map(\.id) == [2])
+            #expect(try search.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 10) == 3)
+            #expect(try search.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 2) == 2)
+            #expect(try search.countMatches(terms: [], userID: 1, cap: 10) == 2)
+            #expect(try search.countMatches(terms: [Array("moon".utf8)], userID: nil, cap: 10) == 0)
+            #expect(try search.search(PhotoSearchQuery(terms: [Array("sunset".utf8)], offset: 1, limit: 1)).map(\.id) == [3])
+        }
+
         @Test func theBackfillIndexesOlderRowsResumably() throws {
             let phone = try phone()
             // Rows as the PHP version (or an older server) stored them: no words.

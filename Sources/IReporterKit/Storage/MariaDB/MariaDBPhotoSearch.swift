@@ -29,7 +29,9 @@ public final class MariaDBPhotoSearch: PhotoSearch {
 
     public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
         guard let (matches, values) = try matchingIDs(terms: terms, userID: userID, before: nil, limit: cap) else { return 0 }
-        return Int(try database.query("SELECT COUNT(*) AS n FROM (\(matches)) m", values).first?.int64("n") ?? 0)
+        // Joined as the pages are: words whose photo went behind our back are not counted.
+        return Int(try database.query("SELECT COUNT(*) AS n FROM (\(matches)) m JOIN photos p ON (p.IdPhoto = m.IdPhoto)",
+                                      values).first?.int64("n") ?? 0)
     }
 
     /// A query of the newest matching IdPhotos (at most `limit`) and its
