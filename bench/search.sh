@@ -4,7 +4,8 @@
 # several languages), (2) `ireporter search-index` over all of them (the
 # backfill, timed), (3) our `search` through nginx with wrk (CONNS
 # connections, DUR, the queries of bench/search/queries.txt in turn), (4)
-# the same queries as `WHERE title LIKE '%word%'` (bench/search/like.py,
+# the same queries as flickr.photos.search (JSON, 50 a page) through the
+# Flickr REST endpoint, (5) as `WHERE title LIKE '%word%'` (bench/search/like.py,
 # CONNS clients straight on MariaDB, LIKE_DUR). Results: $RES/search.md and
 # search.jsonl. Run as root; it starts its own stack (RUN_DIR
 # /tmp/ireporter-search-bench, nginx 127.0.0.1:8097, MariaDB port 3397) and
@@ -42,27 +43,38 @@ words=$($MYSQL_ROOT_CMD -N -B -e "SELECT COUNT(*) FROM photo_words")
 sizes=$($MYSQL_ROOT_CMD -N -B -e "SELECT CONCAT(ROUND(data_length/1048576), ' MB data, ', ROUND(index_length/1048576), ' MB index') FROM information_schema.tables WHERE table_schema = 'iReport' AND table_name = 'photo_words'")
 log "wrk search ($CONNS connections, $DUR)"
 wrk_line=$(wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/search.lua" "$API_URL" | grep '^WRKJSON ' | sed 's/^WRKJSON //')
+log "wrk flickr.photos.search ($CONNS connections, $DUR)"
+flickr_line=$(wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/flickr_search.lua" "${API_URL}services/rest/" | grep '^WRKJSON ' | sed 's/^WRKJSON //')
 log "LIKE ($CONNS clients, ${LIKE_DUR}s)"
 like_line=$(python3 "$HERE/search/like.py" "$MYSQL_ROOT_CMD" "$HERE/search/queries.txt" "$CONNS" "$LIKE_DUR")
 { echo "{\"name\":\"search\",\"photos\":$PHOTOS,\"words\":$words,\"seed_s\":$(awk "BEGIN{print $t1 - $t0}"),\"backfill_s\":$(awk "BEGIN{print $t2 - $t1}"),\"wrk\":$wrk_line}"
+  echo "{\"name\":\"flickr\",\"wrk\":$flickr_line}"
   echo "$like_line"; } > "$RES/search.jsonl"
 python3 - "$RES" "$COMMAND" "$sizes" <<'PY'
 import json, sys
 res, command, sizes = sys.argv[1:4]
-ours, like = [json.loads(l) for l in open(f"{res}/search.jsonl")]
-w = ours["wrk"]
-rate = w["requests"] / (w["duration_us"] / 1e6)
-bad = w["bad_status"] + w["bad_body"] + w["err_status"] + w["err_timeout"]
+ours, flickr, like = [json.loads(l) for l in open(f"{res}/search.jsonl")]
+
+
+def summary(w):
+    return (w["requests"], w["requests"] / (w["duration_us"] / 1e6), w["p50_us"] / 1000, w["p99_us"] / 1000,
+            w["bad_status"] + w["bad_body"] + w["err_status"] + w["err_timeout"])
+
+
+requests, rate, p50, p99, bad = summary(ours["wrk"])
+f_requests, f_rate, f_p50, f_p99, f_bad = summary(flickr["wrk"])
 text = f"""# search at {ours['photos']:,} photos
 
 Command: `{command}` (one run; queries: bench/search/queries.txt, in turn).
 
 | | requests | rate (req/s) | p50 ms | p99 ms | bad |
 |---|---|---|---|---|---|
-| `search` (index, through nginx, wrk) | {w['requests']} | {rate:.0f} | {w['p50_us']/1000:.2f} | {w['p99_us']/1000:.2f} | {bad} |
+| `search` (index, through nginx, wrk) | {requests} | {rate:.0f} | {p50:.2f} | {p99:.2f} | {bad} |
+| `flickr.photos.search` JSON (same queries, 50 a page) | {f_requests} | {f_rate:.0f} | {f_p50:.2f} | {f_p99:.2f} | {f_bad} |
 | `WHERE title LIKE '%word%'` (MariaDB directly) | {like['requests']} | {like['rate']} | {like['p50_ms']} | {like['p99_ms']} | |
 
 - search / LIKE throughput: **{rate / like['rate']:.0f}x**
+- flickr.photos.search / search throughput: **{100 * f_rate / rate:.0f}%**
 - seed: {ours['seed_s']:.0f} s; backfill (`ireporter search-index`): {ours['backfill_s']:.0f} s for {ours['photos']:,} photos, {ours['words']:,} index rows ({sizes})
 """
 open(f"{res}/search.md", "w").write(text)
