@@ -25,10 +25,17 @@ final class FlickrResponder {
         return Array(head.utf8) + response.body
     }
 
-    /// The photos' folder as the client reaches this host.
-    private static func photoURL(_ request: GatewayRequest) -> String {
+    /// The photos' folder as the client reaches this host. (Debian's nginx
+    /// sends `HTTP_HOST` as `$host`, without the port: the port is then
+    /// `SERVER_PORT`'s.)
+    static func photoURL(_ request: GatewayRequest) -> String {
         let secure = request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false
-        let host = (request.param("HTTP_HOST") ?? "localhost").filter { $0.isLetter || $0.isNumber || ".-:[]".contains($0) }
+        var host = (request.param("HTTP_HOST") ?? request.param("SERVER_NAME") ?? "localhost")
+            .filter { $0.isLetter || $0.isNumber || ".-:[]".contains($0) }
+        if !host.contains(":") || host.hasSuffix("]"), let port = request.param("SERVER_PORT"),
+           port.allSatisfy(\.isNumber), port != (secure ? "443" : "80") {
+            host += ":\(port)"
+        }
         return "\(secure ? "https" : "http")://\(host)/iReporter/upload/"
     }
 

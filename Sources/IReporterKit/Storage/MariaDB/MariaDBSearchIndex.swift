@@ -11,8 +11,13 @@ struct MariaDBSearchIndex {
     func add(photoID: Int64, userID: Int64, title: [UInt8]) throws {
         try ignoringMissingTable {
             let username = try database.query("SELECT username FROM login WHERE IdUser = ?", [.int(userID)]).first?["username"]
-            // Earlier rows of the same IdPhoto go: an InnoDB restart can hand out an id again.
-            try database.execute("DELETE FROM photo_words WHERE IdPhoto = ?", [.int(photoID)])
+            // Earlier rows of the same IdPhoto go (an InnoDB restart can hand
+            // out an id again). Looked for first with a plain read: a DELETE
+            // that finds nothing still locks the end of the `photo` key, and
+            // concurrent uploads would deadlock on it.
+            if try !database.query("SELECT 1 FROM photo_words WHERE IdPhoto = ? LIMIT 1", [.int(photoID)]).isEmpty {
+                try database.execute("DELETE FROM photo_words WHERE IdPhoto = ?", [.int(photoID)])
+            }
             try insert(Self.words(photoID: photoID, title: title, username: username))
         }
     }
