@@ -54,12 +54,15 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         }
         let driver = terms.count == 1 ? 0 : try rarest(terms)
         let others = terms.indices.filter { $0 != driver }
+        // Scalar subqueries, not EXISTS: MariaDB turns an EXISTS into a
+        // semi-join that reads the other term's whole range and sorts,
+        // where a check per photo read newest first stops at the page.
         var filter = " AND d.IdPhoto < ?" + String(repeating:
-            " AND EXISTS (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ?)",
+            " AND (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ? LIMIT 1) IS NOT NULL",
             count: others.count)
         var filterValues: [DatabaseValue] = [below] + others.flatMap { Self.range(terms[$0]) }
         if let userID {
-            filter += " AND EXISTS (SELECT 1 FROM photos u WHERE u.IdPhoto = d.IdPhoto AND u.IdUser = ?)"
+            filter += " AND (SELECT u.IdUser FROM photos u WHERE u.IdPhoto = d.IdPhoto) = ?"
             filterValues.append(.int(userID))
         }
         let count: DatabaseValue = .int(Int64(limit))
