@@ -21,6 +21,11 @@ extension Configuration {
         return policy
     }
 
+    /// `flickr_api_keys` as a set (empty: any key).
+    var flickrAPIKeySet: Set<String> {
+        Set(flickrAPIKeys.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty })
+    }
+
     var sessionStore: any SessionStore {
         switch sessionBackend {
         case .files:
@@ -39,7 +44,8 @@ extension Configuration {
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
         var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
-                    votes: MariaDBVoteStore(database: database), sessions: sessionStore,
+                    votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
+                    sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros })
@@ -51,8 +57,10 @@ extension Configuration {
     }
 
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
-        APIResponder(api: IReporterAPI(services: services(database: database, shared: shared)),
-                     uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
-                     cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages)
+        let services = services(database: database, shared: shared)
+        return APIResponder(api: IReporterAPI(services: services),
+                            uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
+                            cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
+                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)))
     }
 }

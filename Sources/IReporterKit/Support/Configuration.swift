@@ -46,6 +46,8 @@ public struct Configuration: Sendable {
     public var voteRateLimit = 600
     /// The Nchan publisher location new photos are posted to; empty: none.
     public var livePublishURL = ""
+    /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
+    public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
     /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
     public var passwordHashConcurrency = 0
@@ -136,6 +138,8 @@ public struct Configuration: Sendable {
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
         Setting("live_publish_url", .text(\.livePublishURL),
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
+        Setting("flickr_api_keys", .text(\.flickrAPIKeys),
+                "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),
                 "largest photo accepted (bytes); a larger one is answered with a JSON error."),
         Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),
