@@ -103,13 +103,17 @@ def database():
 
 def php_database(db: servers.Database):
     """The PHP site's database: the tutorial's MyISAM tables, its accounts
-    (the password as the app sent it) and their photos."""
+    (the password as the app sent it) and their photos, reached with
+    lib.php's credentials (ireport/ireport, what the guide's DB_URL copies;
+    the next module's start_database sets the stack's random one again)."""
     schema = (servers.REPO / "sql" / "original-myisam.sql").read_text()
     rows = "".join(f"INSERT INTO login (username, pass) VALUES ('{u}', '{servers.app_password(p)}');\n"
                    for u, p in PHP_USERS)
     rows += "".join(f"INSERT INTO photos (title, IdUser) VALUES ('{u} in 2012', {n + 1});\n"
                     for n, (u, _) in enumerate(PHP_USERS))
-    db.sql("DROP TABLE IF EXISTS login, photos, photos_removed;\n" + schema + rows)
+    lib_php_account = "".join(f"ALTER USER 'ireport'@'{host}' IDENTIFIED BY 'ireport';\n"
+                              for host in ("localhost", "127.0.0.1"))
+    db.sql(lib_php_account + servers.DROP_ALL_TABLES + schema + rows)
 
 
 class FreshHost:

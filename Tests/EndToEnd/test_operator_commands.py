@@ -19,6 +19,9 @@ import pytest
 
 import servers
 
+# What `ireporter migrate` applies: every file of sql/migrations (the binary carries them).
+MIGRATIONS = sorted(path.stem for path in (servers.REPO / "sql" / "migrations").glob("*.sql"))
+
 
 @pytest.fixture(scope="module")
 def site():
@@ -95,7 +98,7 @@ def test_migrate_shows_progress_stops_and_goes_on(site):
     assert "002-index-username: applied" in p.stdout, p.stdout
     assert db.sql(width).strip() == "255"
     p = run(site, "migrate")
-    assert p.stdout.splitlines() == ["001-widen-pass: already applied", "002-index-username: already applied"], p.stdout
+    assert p.stdout.splitlines() == [f"{name}: already applied" for name in MIGRATIONS], p.stdout
 
 
 def test_migrate_passwords_shows_progress_stops_and_goes_on(site):
@@ -135,3 +138,24 @@ def test_repair_shows_progress_stops_and_goes_on(site):
     assert f"{len(ids) - made} missing thumbnails (made)" in p.stdout, p.stdout
     assert len(list(upload.glob("*-thumb.jpg"))) == len(ids)
     assert "0 missing thumbnails" in run(site, "repair", "--dry-run").stdout
+
+
+def test_search_index_shows_progress_stops_and_goes_on(site):
+    db = site["db"]
+    # Rows as the PHP version stores them: no search words yet.
+    db.sql("DROP TABLE IF EXISTS login, photos, photo_words, photo_words_backfill;\n"
+           + (servers.REPO / "sql" / "schema.sql").read_text()
+           + (servers.REPO / "sql" / "migrations" / "005-photo-words.sql").read_text()
+           + "INSERT INTO login (username, pass) VALUES ('zoë', 'x');\n"
+           + "INSERT INTO photos (title, IdUser) SELECT CONCAT('Harbour ', seq), 1 FROM seq_1_to_60000;\n")
+    status, out = stopped_midway(site, "search-index", when="search-index: photos indexed")
+    assert status == 130 and "search-index: stopped (" in out, out
+    done = int(db.sql("SELECT COUNT(DISTINCT IdPhoto) FROM photo_words"))
+    assert 0 < done < 60000, f"{done} photos indexed before the stop\n{out}"
+    assert int(db.sql("SELECT next_photo FROM photo_words_backfill")) == done + 1, "each batch whole, and where it stopped"
+
+    p = run(site, "search-index")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"search index complete: {60000 - done} photos indexed in this run" in p.stdout, p.stdout
+    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'zoe'")) == 60000
+    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'harbour'")) == 60000
