@@ -44,7 +44,9 @@ extension Configuration {
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
         var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
-                    votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
+                    votes: MariaDBVoteStore(database: database),
+                    search: CachedPhotoSearch(MariaDBPhotoSearch(database: database), counters: shared.counters,
+                                              maxAgeMillis: Int64(streamCacheMillis)),
                     sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,

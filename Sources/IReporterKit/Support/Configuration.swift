@@ -131,7 +131,7 @@ public struct Configuration: Sendable {
         Setting("upload_rate_limit", .number(\.uploadRateLimit, 0...1_000_000),
                 "uploads per user per hour; 0 = no limit."),
         Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
-                "each worker serves the rendered full stream again for up to this long without asking the database. An upload through any process of this installation (they share `shared_state_file`) is visible in the next stream at once; a change made behind its back (another installation, the PHP version, an SQL console) shows within this time. 0 = always query."),
+                "each worker serves the rendered full stream, and its recent `search` and Flickr list answers, again for up to this long without asking the database. An upload (or a deletion, vote or comment) through any process of this installation (they share `shared_state_file`) is visible in the next stream and search at once; a change made behind its back (another installation, the PHP version, an SQL console) shows within this time. 0 = always query."),
         Setting("comment_rate_limit", .number(\.commentRateLimit, 0...1_000_000),
                 "comments per user per hour; 0 = no limit."),
         Setting("vote_rate_limit", .number(\.voteRateLimit, 0...1_000_000),

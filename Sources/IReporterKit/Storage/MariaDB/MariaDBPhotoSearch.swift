@@ -13,8 +13,6 @@ public final class MariaDBPhotoSearch: PhotoSearch {
 
     /// Words of one term merged list by list; more are read as one range.
     static let maxWords = 32
-    /// Counting a term's photos stops here: beyond, it is "common".
-    static let countCap = 5000
 
     public init(database: DatabaseConnection) { self.database = database }
 
@@ -54,31 +52,48 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         }
         let driver = terms.count == 1 ? 0 : try rarest(terms)
         let others = terms.indices.filter { $0 != driver }
-        // Scalar subqueries, not EXISTS: MariaDB turns an EXISTS into a
-        // semi-join that reads the other term's whole range and sorts,
-        // where a check per photo read newest first stops at the page.
-        var filter = " AND d.IdPhoto < ?" + String(repeating:
-            " AND (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ? LIMIT 1) IS NOT NULL",
-            count: others.count)
-        var filterValues: [DatabaseValue] = [below] + others.flatMap { Self.range(terms[$0]) }
+        // Each other term is checked per photo read newest first, so that the
+        // read stops at the page: a term that is one indexed word by a join
+        // on the primary key (one lookup, at most one row); one that starts
+        // several by a scalar subquery on the `photo` key (not EXISTS:
+        // MariaDB turns an EXISTS into a semi-join that reads the other
+        // term's whole range and sorts). STRAIGHT_JOIN keeps `d` first.
+        var joins = ""
+        var joinValues: [DatabaseValue] = []
+        var filter = " AND d.IdPhoto < ?"
+        var filterValues: [DatabaseValue] = [below]
+        for (n, other) in others.enumerated() {
+            if words[other].count == 1 {
+                joins += " STRAIGHT_JOIN photo_words o\(n) ON (o\(n).word = ? AND o\(n).IdPhoto = d.IdPhoto)"
+                joinValues.append(.bytes(words[other][0]))
+            } else {
+                filter += " AND (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ? LIMIT 1) IS NOT NULL"
+                filterValues += Self.range(terms[other])
+            }
+        }
         if let userID {
-            filter += " AND (SELECT u.IdUser FROM photos u WHERE u.IdPhoto = d.IdPhoto) = ?"
-            filterValues.append(.int(userID))
+            joins += " STRAIGHT_JOIN photos u ON (u.IdPhoto = d.IdPhoto AND u.IdUser = ?)"
+            joinValues.append(.int(userID))
         }
         let count: DatabaseValue = .int(Int64(limit))
         guard words[driver].count <= Self.maxWords else {
-            return ("SELECT DISTINCT d.IdPhoto FROM photo_words d WHERE d.word >= ? AND d.word < ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?",
-                    Self.range(terms[driver]) + filterValues + [count])
+            return ("SELECT DISTINCT d.IdPhoto FROM photo_words d\(joins) WHERE d.word >= ? AND d.word < ?\(filter) "
+                        + "ORDER BY d.IdPhoto DESC LIMIT ?",
+                    joinValues + Self.range(terms[driver]) + filterValues + [count])
         }
         // Padded to a power of two with the empty word (no such row), so
         // that few statement texts are prepared.
         var slots = 1
         while slots < words[driver].count { slots *= 2 }
         let padded = words[driver] + Array(repeating: [], count: slots - words[driver].count)
-        let union = Array(repeating: "(SELECT d.IdPhoto FROM photo_words d WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?)",
+        if slots == 1 {
+            return ("SELECT d.IdPhoto FROM photo_words d\(joins) WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?",
+                    joinValues + [.bytes(padded[0])] + filterValues + [count])
+        }
+        let union = Array(repeating: "(SELECT d.IdPhoto FROM photo_words d\(joins) WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?)",
                           count: slots).joined(separator: " UNION ")
         return ("SELECT IdPhoto FROM (\(union)) w ORDER BY IdPhoto DESC LIMIT ?",
-                padded.flatMap { [.bytes($0)] + filterValues + [count] } + [count])
+                padded.flatMap { joinValues + [.bytes($0)] + filterValues + [count] } + [count])
     }
 
     public func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {
@@ -97,15 +112,16 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         return counts
     }
 
-    /// The index of the term with the fewest photos (counted up to `countCap`).
+    /// The index of the term with the fewest photos, as the optimizer
+    /// estimates them (EXPLAIN's rows: a few index dives, whatever the
+    /// range's size; counting would read it). A wrong guess costs time,
+    /// never a wrong answer.
     private func rarest(_ terms: [[UInt8]]) throws -> Int {
-        var best = (index: 0, count: Int.max)
+        var best = (index: 0, rows: Int64.max)
         for (index, term) in terms.enumerated() {
-            let rows = try database.query(
-                "SELECT COUNT(*) AS n FROM (SELECT 1 FROM photo_words WHERE word >= ? AND word < ? LIMIT \(Self.countCap)) t",
-                Self.range(term))
-            let count = Int(rows.first?.int64("n") ?? 0)
-            if count < best.count { best = (index, count) }
+            let rows = try database.query("EXPLAIN SELECT 1 FROM photo_words WHERE word >= ? AND word < ?", Self.range(term))
+            let estimate = rows.first?.int64("rows") ?? Int64.max
+            if estimate < best.rows { best = (index, estimate) }
         }
         return best.index
     }
