@@ -12,8 +12,8 @@
 # stops it at the end. Under `make test`'s lock on a shared machine:
 #   flock /tmp/ireporter-make-test.lock bench/search.sh
 # (3) and (4) run twice: with each worker's cache of recent answers (the
-# default, stream_cache_ms = 1000: the benchmark repeats its 12 queries, so
-# nearly every answer comes from it) and without (stream_cache_ms = 0:
+# default, search_cache_ms = 60000: the benchmark repeats its 12 queries, so
+# nearly every answer comes from it) and without (search_cache_ms = 0:
 # every request queries MariaDB), so that both are on record.
 # Environment: PHOTOS, CONNS (32), DUR (10s), LIKE_DUR (20), BUFFER_POOL (1 GiB), SKIP_BUILD=1, RES,
 # SEARCH_RUN_DIR, SEARCH_PORT, SEARCH_DB_PORT (another stack's ports).
@@ -61,13 +61,13 @@ SELECT 'how many rows each of the queries'' words has' AS statement;
 SELECT word, COUNT(*) AS photos FROM photo_words WHERE word IN ('sunset', 'beach', 'paris', 'zoe', 'night', 'city', 'harbour', 'morning', 'cafe', 'festival', '2019', 'strasse') GROUP BY word ORDER BY photos DESC;
 SQL
 run_wrk() { # NAME SCRIPT URL
-  log "wrk $1 ($CONNS connections, $DUR)"
+  log "wrk $1 ($CONNS connections, $DUR)" >&2
   wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/$2" "$3" | grep '^WRKJSON ' | sed 's/^WRKJSON //'
 }
 wrk_line=$(run_wrk search search.lua "$API_URL")
 flickr_line=$(run_wrk flickr.photos.search flickr_search.lua "${API_URL}services/rest/")
-log "again without the answer cache (stream_cache_ms = 0)"
-echo "stream_cache_ms = 0" >> "$SRV_CONF"
+log "again without the answer cache (search_cache_ms = 0)"
+echo "search_cache_ms = 0" >> "$SRV_CONF"
 stack_start_server >/dev/null
 nocache_line=$(run_wrk "search, no cache" search.lua "$API_URL")
 flickr_nocache_line=$(run_wrk "flickr.photos.search, no cache" flickr_search.lua "${API_URL}services/rest/")
@@ -108,7 +108,7 @@ plans: explain.txt).
 |---|---|---|---|---|---|
 | `search` (through nginx, wrk, answer cache on: the default) | {requests} | {rate:.0f} | {p50:.2f} | {p99:.2f} | {bad} |
 | `flickr.photos.search` JSON (same queries, 50 a page, cache on) | {f_requests} | {f_rate:.0f} | {f_p50:.2f} | {f_p99:.2f} | {f_bad} |
-| `search`, no cache (`stream_cache_ms = 0`: MariaDB every time) | {n_requests} | {n_rate:.0f} | {n_p50:.2f} | {n_p99:.2f} | {n_bad} |
+| `search`, no cache (`search_cache_ms = 0`: MariaDB every time) | {n_requests} | {n_rate:.0f} | {n_p50:.2f} | {n_p99:.2f} | {n_bad} |
 | `flickr.photos.search` JSON, no cache | {fn_requests} | {fn_rate:.0f} | {fn_p50:.2f} | {fn_p99:.2f} | {fn_bad} |
 | `WHERE title LIKE '%word%'` (MariaDB directly) | {like['requests']} | {like['rate']} | {like['p50_ms']} | {like['p99_ms']} | |
 

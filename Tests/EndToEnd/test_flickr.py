@@ -27,6 +27,7 @@ def rest_url(fresh_db, endpoint, images, base_url):
         check_api(phone.register("alice", ALICE_PASS), R_ALICE, "new")
         for title in TITLES:  # IdPhoto 2, 3, 4
             check_api(phone.upload(images.photo, title), SUCCESS)
+        assert b'"result"' in phone.call({"command": "comment", "IdPhoto": "3", "text": "très <b>beau</b>"}).body
     return base_url + "services/rest/"
 
 
@@ -67,6 +68,8 @@ def test_etree_methods(rest_url):
     assert [s.get("label") for s in sizes.find("sizes")] == ["Square", "Large Square", "Original"]
     assert [p.get("id") for p in flickr.people.getPublicPhotos(user_id="1").find("photos")] == ["4", "3", "2"]
     assert flickr.photos.comments.getList(photo_id="2").find("comments").get("photo_id") == "2"
+    comments = flickr.photos.comments.getList(photo_id="3").find("comments")
+    assert [(c.get("author"), c.get("authorname"), c.text) for c in comments] == [("1", "alice", "très <b>beau</b>")]
     methods = [m.text for m in flickr.reflection.getMethods().find("methods")]
     assert "flickr.photos.search" in methods and "flickr.test.echo" in methods
     assert flickr.test.echo(foo="bar").find("foo").text == "bar"

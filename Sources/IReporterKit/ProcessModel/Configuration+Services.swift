@@ -46,7 +46,7 @@ extension Configuration {
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
                     votes: MariaDBVoteStore(database: database),
                     search: CachedPhotoSearch(MariaDBPhotoSearch(database: database), counters: shared.counters,
-                                              maxAgeMillis: Int64(streamCacheMillis)),
+                                              maxAgeMillis: Int64(searchCacheMillis)),
                     sessions: sessionStore,
                     counters: shared.counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,

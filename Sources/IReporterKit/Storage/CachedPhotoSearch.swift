@@ -8,7 +8,7 @@
 /// - Changes behind our back (the PHP version, an SQL console, another
 ///   installation on the same database) show within `maxAgeMillis`.
 /// - At most `capacity` answers; when full, the oldest half goes. 0 ms
-///   (`stream_cache_ms = 0`) turns it off.
+///   (`search_cache_ms = 0`) turns it off.
 public final class CachedPhotoSearch: PhotoSearch {
     private enum Question: Hashable {
         case newest(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int)

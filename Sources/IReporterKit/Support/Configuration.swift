@@ -42,6 +42,7 @@ public struct Configuration: Sendable {
     public var statusPath = "/ireporter-status"
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
+    public var searchCacheMillis = 60000
     public var commentRateLimit = 120
     public var voteRateLimit = 600
     /// The Nchan publisher location new photos are posted to; empty: none.
@@ -131,7 +132,9 @@ public struct Configuration: Sendable {
         Setting("upload_rate_limit", .number(\.uploadRateLimit, 0...1_000_000),
                 "uploads per user per hour; 0 = no limit."),
         Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
-                "each worker serves the rendered full stream, and its recent `search` and Flickr list answers, again for up to this long without asking the database. An upload (or a deletion, vote or comment) through any process of this installation (they share `shared_state_file`) is visible in the next stream and search at once; a change made behind its back (another installation, the PHP version, an SQL console) shows within this time. 0 = always query."),
+                "each worker serves the rendered full stream again for up to this long without asking the database. An upload through any process of this installation (they share `shared_state_file`) is visible in the next stream at once; a change made behind its back (another installation, the PHP version, an SQL console) shows within this time. 0 = always query."),
+        Setting("search_cache_ms", .number(\.searchCacheMillis, 0...3_600_000),
+                "each worker keeps its recent `search` and Flickr list answers (up to 512) for up to this long. An upload, deletion, vote or comment through any process of this installation (they share `shared_state_file`) makes every worker ask the database again at once; a change made behind its back (the PHP version, whose uploads `ireporter search-index` indexes; an SQL console) shows within this time. 0 = no cache."),
         Setting("comment_rate_limit", .number(\.commentRateLimit, 0...1_000_000),
                 "comments per user per hour; 0 = no limit."),
         Setting("vote_rate_limit", .number(\.voteRateLimit, 0...1_000_000),

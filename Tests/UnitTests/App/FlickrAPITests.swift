@@ -115,6 +115,13 @@ struct FlickrAPITests {
                 + #""url":"http://h/iReporter/upload/2-thumb.jpg","media":"photo"},"#
                 + #"{"label":"Original","source":"http://h/iReporter/upload/2.jpg","url":"http://h/iReporter/upload/2.jpg","media":"photo"}]},"stat":"ok"}"#)
         #expect(body(["method": "flickr.photos.comments.getList", "photo_id": "3"]) == #"{"comments":{"photo_id":"3"},"stat":"ok"}"#)
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "first")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second")])
+        let listed = body(["method": "flickr.photos.comments.getList", "photo_id": "2"])
+        #expect(listed.hasPrefix(#"{"comments":{"photo_id":"2","comment":[{"id":"1","author":"1","author_is_deleted":0,"authorname":"alice","datecreate":""#),
+                "oldest first, ids and dates as strings: \(listed)")
+        #expect(listed.contains(#""_content":"first"},{"id":"2","#) && listed.hasSuffix(#""_content":"second"}]},"stat":"ok"}"#),
+                listed)
         #expect(body(["method": "flickr.people.getPublicPhotos", "user_id": "1", "per_page": "1"])
                 .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))

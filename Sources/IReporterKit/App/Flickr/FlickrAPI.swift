@@ -18,15 +18,19 @@ public final class FlickrAPI {
     static let defaultPerPage = 100
     static let maxPerPage = 500
     static let maxResults = 4000
+    /// `comments.getList` answers a photo's newest this many (Flickr has no paging there).
+    static let maxComments = 500
 
     private let search: any PhotoSearch
     private let photos: any PhotoStore
+    private let comments: any CommentStore
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
 
     public init(services: AppServices, apiKeys: Set<String> = []) {
         search = services.search
         photos = services.photos
+        comments = services.comments
         self.apiKeys = apiKeys
     }
 
@@ -68,9 +72,11 @@ public final class FlickrAPI {
             case "flickr.photos.getInfo": return .success([call.info(try photo(call))])
             case "flickr.photos.getSizes": return .success([call.sizes(try photo(call))])
             case "flickr.photos.comments.getList":
-                // Comments are not stored yet: every photo has none.
+                // Flickr's order, oldest first; no `comment` at all when there is none.
                 let found = try photo(call)
-                return .success([FlickrElement("comments", [("photo_id", .text(Array(String(found.id).utf8)))])])
+                let list = try comments.comments(photoID: found.id, page: PageCursor(count: Self.maxComments)).reversed()
+                return .success([FlickrElement("comments", [("photo_id", .text(Array(String(found.id).utf8)))],
+                                               children: list.map(call.comment), list: list.isEmpty ? nil : "comment")])
             default:
                 return .failure(.methodNotFound(String(method.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "." })))
             }

@@ -96,6 +96,16 @@ struct FlickrCall {
                       ])
     }
 
+    /// A comment of `flickr.photos.comments.getList`: `datecreate` a string, as Flickr's.
+    func comment(_ comment: CommentRecord) -> FlickrElement {
+        FlickrElement("comment", [("id", .text(Array(String(comment.id).utf8))),
+                                  ("author", .text(Array(String(comment.userID).utf8))),
+                                  ("author_is_deleted", .number(comment.username == nil ? 1 : 0)),
+                                  ("authorname", .text(comment.username ?? [])),
+                                  ("datecreate", .text(Array(String(comment.created).utf8)))],
+                      content: comment.text)
+    }
+
     /// `flickr.photos.getSizes`: the thumbnail (as Flickr's squares) and the photo.
     func sizes(_ photo: PhotoRecord) -> FlickrElement {
         func size(_ label: String, _ source: [UInt8], side: Int64?) -> FlickrElement {
