@@ -121,7 +121,7 @@ struct FlickrAPITests {
         #expect(listed.hasPrefix(#"{"comments":{"photo_id":"2","comment":[{"id":"1","author":"1","author_is_deleted":0,"authorname":"alice","datecreate":""#),
                 "oldest first, ids and dates as strings: \(listed)")
         #expect(listed.contains(#""_content":"first"},{"id":"2","#) && listed.hasSuffix(#""_content":"second"}]},"stat":"ok"}"#),
-                listed)
+                "\(listed)")
         #expect(body(["method": "flickr.people.getPublicPhotos", "user_id": "1", "per_page": "1"])
                 .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
