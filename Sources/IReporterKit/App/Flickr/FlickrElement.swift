@@ -60,16 +60,16 @@ public struct FlickrElement: Sendable, Equatable {
 
     private static func escapeXML(_ bytes: [UInt8], into out: inout [UInt8]) {
         for scalar in StoredText.scalars(bytes) {
-            switch scalar {
-            case "&": out += Array("&amp;".utf8)
-            case "<": out += Array("&lt;".utf8)
-            case ">": out += Array("&gt;".utf8)
-            case "\"": out += Array("&quot;".utf8)
-            case "\t", "\n", "\r": out += Array("&#\(scalar.value);".utf8)
-            default:
-                // XML 1.0 has no other control characters.
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                out += Array(String(Character(scalar)).utf8)
+            switch scalar.value {
+            case 0x26: out += Array("&amp;".utf8)
+            case 0x3C: out += Array("&lt;".utf8)
+            case 0x3E: out += Array("&gt;".utf8)
+            case 0x22: out += Array("&quot;".utf8)
+            case 0x09, 0x0A, 0x0D: out += Array("&#\(scalar.value);".utf8)
+            // XML 1.0 has no other control characters.
+            case 0..<0x20, 0xFFFE, 0xFFFF: continue
+            case 0x20..<0x80: out.append(UInt8(scalar.value))
+            default: UTF8.encode(scalar) { out.append($0) }
             }
         }
     }
@@ -128,19 +128,18 @@ public struct FlickrElement: Sendable, Equatable {
     static func jsonString(_ bytes: [UInt8], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for scalar in StoredText.scalars(bytes) {
-            switch scalar {
-            case "\"": out += Array("\\\"".utf8)
-            case "\\": out += Array("\\\\".utf8)
-            case "\n": out += Array("\\n".utf8)
-            case "\r": out += Array("\\r".utf8)
-            case "\t": out += Array("\\t".utf8)
-            default:
-                if scalar.value < 0x20 || "<>&".unicodeScalars.contains(scalar) || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += Array(("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).utf8)
-                } else {
-                    out += Array(String(Character(scalar)).utf8)
-                }
+            switch scalar.value {
+            case 0x22: out += Array("\\\"".utf8)
+            case 0x5C: out += Array("\\\\".utf8)
+            case 0x0A: out += Array("\\n".utf8)
+            case 0x0D: out += Array("\\r".utf8)
+            case 0x09: out += Array("\\t".utf8)
+            case 0..<0x20, 0x3C, 0x3E, 0x26, 0x2028, 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += Array(("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).utf8)
+            // (the common case: one byte, no String made)
+            case 0x20..<0x80: out.append(UInt8(scalar.value))
+            default: UTF8.encode(scalar) { out.append($0) }
             }
         }
         out.append(UInt8(ascii: "\""))
