@@ -64,6 +64,11 @@ mkdir -p "$WORK"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "fuzz: building harnesses (${BUILD[*]})"
   start=$(date +%s)
+  # The main package is a path dependency: SwiftPM keeps its build plan (the
+  # list of its source files) until this package's manifest changes, so a
+  # file added there since the last build ("cannot find 'X' in scope") is
+  # missed. Planning again costs about a second.
+  rm -f "$FUZZ_DIR/.build/$CONFIG.yaml" "$FUZZ_DIR"/.build/*/"$CONFIG"/description.json
   if ! "${BUILD[@]}" >"$WORK/build.log" 2>&1; then
     grep -E "error:|warning: unable" "$WORK/build.log" | head -40
     tail -20 "$WORK/build.log"

@@ -91,6 +91,19 @@ python_module pytest python3-pytest pytest
 python_module selenium python3-selenium selenium
 python_module marionette_driver - marionette-driver
 
+# flickrapi (PyPI), for the E2E test of the Flickr-compatible REST endpoint
+# with a real Flickr client library; the same rule as pytest.
+if ! python3 -c 'import flickrapi' >/dev/null 2>&1; then
+  if python3 -c 'import sys; sys.exit(0 if sys.prefix == sys.base_prefix and sys.prefix == "/usr" else 1)'; then
+    apt_install python3-flickrapi
+  else
+    log "installing flickrapi with pip for $(command -v python3)"
+    python3 -m pip install -q --disable-pip-version-check 'flickrapi>=2.1' \
+      || die "pip install flickrapi failed"
+  fi
+  python3 -c 'import flickrapi' >/dev/null 2>&1 || die "flickrapi still not importable by $(command -v python3)"
+fi
+
 command -v swift >/dev/null 2>&1 \
   || warn "swift is not on PATH (install a Swift 6 toolchain, e.g. under /opt/swift, and add its usr/bin to PATH)"
 

@@ -24,6 +24,14 @@
 #                              fuzz (default: all; the others say "not run")
 #   PYTEST_ARGS="..."          what pytest runs (default: Tests/EndToEnd), for
 #                              example "Tests/EndToEnd/test_web.py -k journey"
+#   TEST_FAULTS_PORT, TEST_FAULTS_DB_PORT, TEST_FAULTS_RUN_DIR
+#                              the fault-injection stack's (default 8092, 3313,
+#                              /tmp/ireporter-faults)
+# Two checkouts testing at once on one machine: give the second its own
+# TEST_RUN_DIR, TEST_PORT, TEST_DB_PORT, TEST_FAULTS_*, and the deployment
+# tests' IREPORTER_DEPLOY_PORT_BASE, IREPORTER_DEPLOY_DB_PORT and
+# IREPORTER_SWAP_PORT (Tests/EndToEnd/servers.py, test_swap.py). The PHP
+# reference (ports 8081 and 3307) is one for the machine.
 # The stack variables of `make up` (PORT, DB_URL, UPLOAD_DIR, ...) are ignored.
 # Logs stay in the run directory until the next run.
 #
@@ -180,7 +188,8 @@ fi
 stage="faults"
 if wanted faults; then
 banner "faults/run.py --duration 20 --clients 8"
-python3 faults/run.py --duration 20 --clients 8 --binary "$SRV_BIN" 2>&1 | tee "$RUN_DIR/faults.log"
+python3 faults/run.py --duration 20 --clients 8 --binary "$SRV_BIN" --port "${TEST_FAULTS_PORT:-8092}" \
+  --db-port "${TEST_FAULTS_DB_PORT:-3313}" --run-dir "${TEST_FAULTS_RUN_DIR:-/tmp/ireporter-faults}" 2>&1 | tee "$RUN_DIR/faults.log"
 faults_rc=${PIPESTATUS[0]}
 fi
 

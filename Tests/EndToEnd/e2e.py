@@ -176,10 +176,14 @@ class DB:
         return {int(i): bytes.fromhex(h) for i, h in self.run("SELECT IdPhoto, HEX(title) FROM photos")}
 
     def reset(self, schema: Path):
-        """The original tables from `schema`, and migration 003's new tables (and 004's index), all empty."""
+        """The original tables from `schema`, and the new tables of migrations
+        003 and 005 (and 004's index), all empty: the search index must not
+        keep old photos' words."""
         migrations = [schema.parent / "migrations" / name
-                      for name in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql")]
-        self.run("DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`;\n"
+                      for name in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql",
+                                   "005-photo-words.sql")]
+        self.run("DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`, "
+                 "`photo_words`, `photo_words_backfill`;\n"
                  + schema.read_text() + "".join(m.read_text() for m in migrations if m.is_file()))
 
 

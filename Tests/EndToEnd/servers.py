@@ -330,7 +330,7 @@ class Database:
 
 # Every table of ours: the original two, repair's rows set aside, the migrations' tables.
 DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, "
-                   "`votes`, `comments`;\n")
+                   "`votes`, `comments`, `photo_words`, `photo_words_backfill`;\n")
 
 
 def start_database() -> Database:
@@ -349,13 +349,13 @@ def start_database() -> Database:
     if p.returncode != 0:
         pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
     # Our own database (its password is the stack's own): empty tables as
-    # installed (migrations 003 and 004, and repair's table of rows set
+    # installed (migrations 003 to 005, and repair's table of rows set
     # aside, too), for every module.
     url = subprocess.run([str(REPO / "scripts/mariadb.sh"), "url", str(directory)],
                          capture_output=True, text=True, timeout=30, check=True).stdout.strip()
     db = Database(url, directory, port)
     schema = (REPO / "sql" / "schema.sql").read_text()
-    for migration in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql"):
+    for migration in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql"):
         schema += (REPO / "sql" / "migrations" / migration).read_text()
     db.sql(DROP_ALL_TABLES + schema)
     return db

@@ -138,3 +138,25 @@ def test_repair_shows_progress_stops_and_goes_on(site):
     assert f"{len(ids) - made} missing thumbnails (made)" in p.stdout, p.stdout
     assert len(list(upload.glob("*-thumb.jpg"))) == len(ids)
     assert "0 missing thumbnails" in run(site, "repair", "--dry-run").stdout
+
+
+def test_search_index_shows_progress_stops_and_goes_on(site):
+    db = site["db"]
+    # Rows as the PHP version stores them: no search words yet.
+    db.sql("DROP TABLE IF EXISTS login, photos, photo_words, photo_words_backfill;\n"
+           + (servers.REPO / "sql" / "schema.sql").read_text()
+           + (servers.REPO / "sql" / "migrations" / "005-photo-words.sql").read_text()
+           + "INSERT INTO login (username, pass) VALUES ('zoë', 'x');\n"
+           + "INSERT INTO photos (title, IdUser) SELECT CONCAT('Harbour ', seq), 1 FROM seq_1_to_60000;\n")
+    status, out = stopped_midway(site, "search-index", when="search-index: photos indexed")
+    assert status == 130 and "search-index: stopped (" in out, out
+    done = int(db.sql("SELECT COUNT(DISTINCT IdPhoto) FROM photo_words"))
+    assert 0 < done < 60000, f"{done} photos indexed before the stop\n{out}"
+    # (the first photo is IdPhoto 2)
+    assert int(db.sql("SELECT next_photo FROM photo_words_backfill")) == done + 2, "each batch whole, and where it stopped"
+
+    p = run(site, "search-index")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"search index complete: {60000 - done} photos indexed in this run" in p.stdout, p.stdout
+    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'zoe'")) == 60000
+    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'harbour'")) == 60000

@@ -14,8 +14,8 @@ from appclient import AppClient, Endpoint
 from test_differential import reference  # noqa: F401  (the session fixture that runs the reference)
 
 REPO = Path(__file__).resolve().parents[2]
-OURS_PORT = 8087
-RUN_DIR = "/tmp/ireporter-swap"
+OURS_PORT = int(os.environ.get("IREPORTER_SWAP_PORT", "8087"))
+RUN_DIR = f"/tmp/ireporter-swap-{OURS_PORT}" if OURS_PORT != 8087 else "/tmp/ireporter-swap"
 REF_UPLOAD = "/tmp/ref-php/app/upload"
 REF_SESSIONS = "/tmp/ref-php/sessions"
 REF_DB_URL = "mysql://ireport:ireport@localhost/iReport?socket=/tmp/ref-mariadb/mysqld.sock"

@@ -40,7 +40,8 @@ final class APIHarness {
                          uploadDirectory: String, policy: AppServices.Policy) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
-                    votes: MariaDBVoteStore(database: database), sessions: sessions, counters: counters, policy: policy)
+                    votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
+                    sessions: sessions, counters: counters, policy: policy)
     }
 
     /// Another worker's API on the same database, folders and shared

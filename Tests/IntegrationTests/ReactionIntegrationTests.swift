@@ -36,7 +36,7 @@ extension DatabaseTests {
             #expect(try phone.rowCount("photo_counts") == 1, "a refused vote left no counts row")
             try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
             #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"successful":1}"#)
-            for table in ["photos", "votes", "comments", "photo_details", "photo_counts"] {
+            for table in ["photos", "votes", "comments", "photo_details", "photo_counts", "photo_words"] {
                 #expect(try phone.rowCount(table) == 0, "\(table)")
             }
             #expect(phone.uploads.entries.isEmpty, "the files went with the row")
@@ -53,7 +53,7 @@ extension DatabaseTests {
                 SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
                 """).map { "\(String(decoding: $0[0]!, as: UTF8.self))=\(String(decoding: $0[1]!, as: UTF8.self))" }.sorted()
             #expect(engines == ["comments=InnoDB", "login=MyISAM", "photo_counts=InnoDB", "photo_details=InnoDB",
-                                "photos=MyISAM", "votes=InnoDB"])
+                                "photo_words=InnoDB", "photo_words_backfill=InnoDB", "photos=MyISAM", "votes=InnoDB"])
             try flow(phone)
             try TestServices.resetTables(phone.database)
         }
@@ -186,8 +186,10 @@ extension DatabaseTests {
             let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true, force: true)
             let report = try repair.run(graceSeconds: 0, actions: everything)
             #expect(report.filesWithoutRow == ["2-thumb.jpg", "2.jpg"])
-            #expect(report.orphanReactions == 4, "the vote, the comment, the counts and the details")
-            for table in ["votes", "comments", "photo_details", "photo_counts"] { #expect(try phone.rowCount(table) == 0) }
+            #expect(report.orphanReactions == 6, "the vote, the comment, the counts, the details and two search words (t, alice)")
+            for table in ["votes", "comments", "photo_details", "photo_counts", "photo_words"] {
+                #expect(try phone.rowCount(table) == 0, "\(table)")
+            }
             #expect(try repair.run(graceSeconds: 0, actions: everything).isClean)
             try TestServices.resetTables(phone.database)
         }

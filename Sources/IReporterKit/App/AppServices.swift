@@ -34,6 +34,7 @@ public struct AppServices {
     public var photoFiles: any PhotoFileStore
     public var comments: any CommentStore
     public var votes: any VoteStore
+    public var search: any PhotoSearch
     public var sessions: any SessionStore
     public var counters: any SharedCounters
     public var policy: Policy
@@ -48,7 +49,7 @@ public struct AppServices {
     public var live: (any LiveFeed)?
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
-                comments: any CommentStore, votes: any VoteStore, sessions: any SessionStore,
+                comments: any CommentStore, votes: any VoteStore, search: any PhotoSearch, sessions: any SessionStore,
                 counters: any SharedCounters, policy: Policy = Policy(), hashingGate: HashingGate? = nil,
                 decodeGate: DecodeGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
         self.users = users
@@ -56,6 +57,7 @@ public struct AppServices {
         self.photoFiles = photoFiles
         self.comments = comments
         self.votes = votes
+        self.search = search
         self.sessions = sessions
         self.counters = counters
         self.policy = policy
@@ -70,6 +72,7 @@ public struct AppServices {
         let users = InMemoryUserStore()
         let photos = InMemoryPhotoStore(users: users)
         return AppServices(users: users, photos: photos, photoFiles: try InMemoryPhotoFiles(), comments: photos, votes: photos,
+                           search: InMemoryPhotoSearch(photos: photos),
                            sessions: InMemorySessionStore(), counters: InMemoryCounters(), policy: policy)
     }
 }

@@ -26,6 +26,7 @@ public final class IReporterAPI {
         router.on("delete", DeleteCommand(services))
         router.on("effects", EffectsCommand())
         router.on("preview", PreviewCommand(services))
+        router.on("search", SearchCommand(services))
         router.allowFromOtherWebSites(["stream", "comments", "effects"])
         self.router = router
         rpc = JSONRPCService(router: router, methods: router.names)

@@ -25,12 +25,14 @@ final class APIResponder {
     private let uploadDirectory: String
     private let maxUploadBytes: Int
     private let operatorPages: OperatorPages?
+    private let flickr: FlickrResponder?
     private let cookieSecureAlways: Bool
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
 
     init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, cookieSecureAlways: Bool = false,
-         operatorPages: OperatorPages? = nil) {
+         operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil) {
         self.api = api
+        self.flickr = flickr
         self.cookieSecureAlways = cookieSecureAlways
         self.uploadDirectory = uploadDirectory
         self.maxUploadBytes = maxUploadBytes
@@ -68,6 +70,15 @@ final class APIResponder {
         let refusedByWebServer = request.param("REDIRECT_STATUS") == "413"
         let form = refusedByWebServer ? .failure(.fileTooLarge(limit: maxUploadBytes)) : readForm(request)
         record.parseMicros = monotonicMicros() - started
+        if let flickr, FlickrResponder.isRESTPath(request) {
+            let answer = flickr.answer(form: (try? form.get()) ?? FormData(), request: request)
+            for path in (try? form.get())?.spooledPaths ?? [] { unlink(path) }
+            request.write(answer)
+            record.command = "flickr"
+            record.bytes = answer.count
+            record.totalMicros = monotonicMicros() - started
+            return record
+        }
         switch form {
         case .success(let form):
             record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"

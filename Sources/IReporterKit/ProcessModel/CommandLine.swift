@@ -9,6 +9,7 @@ public enum IReporterCommandLine {
                ireporter migrate [--config FILE]
                ireporter migrate-passwords [--config FILE]
                ireporter repair [--yes] [--dry-run] [--force] [--grace SECONDS] [--config FILE]
+               ireporter search-index [--restart] [--config FILE]
                ireporter --help | --version
 
         The iReporter photo API as a FastCGI server. It listens on ADDRESS
@@ -42,6 +43,11 @@ public enum IReporterCommandLine {
         stops them with nothing half-done, and the same command run again
         goes on where it stopped.
 
+        search-index fills the search index (migration 005) for photos
+        stored before it existed or by another server, in batches, from where
+        the last run stopped (--restart: from the first photo). Safe to run,
+        stop and run again while the server serves.
+
         """
 
     /// Runs the command line; returns the exit status.
@@ -52,7 +58,7 @@ public enum IReporterCommandLine {
         var options = arguments.filter { $0 != "--check-config" }
         // Before or after the options (`ireporter --config FILE repair`), never an option's value.
         let subcommandIndex = options.indices.first { index in
-            ["migrate", "migrate-passwords", "repair"].contains(options[index])
+            ["migrate", "migrate-passwords", "repair", "search-index"].contains(options[index])
                 && (index == 0 || !["--config", "--listen", "--workers", "--grace"].contains(options[index - 1]))
         }
         let subcommand = subcommandIndex.map { options.remove(at: $0) }
@@ -61,6 +67,8 @@ public enum IReporterCommandLine {
             flags = Set(options.filter { ["--yes", "--dry-run", "--force"].contains($0) })
             options.removeAll { flags.contains($0) }
         }
+        let restart = subcommand == "search-index" && options.contains("--restart")
+        if restart { options.removeAll { $0 == "--restart" } }
         var grace = 60
         if let index = options.firstIndex(of: "--grace"), index + 1 < options.count, let value = Int(options[index + 1]) {
             grace = value
@@ -81,6 +89,7 @@ public enum IReporterCommandLine {
                                                force: flags.contains("--force"))
             if flags.contains("--dry-run") { actions = .dryRun }
             return runRepair(configuration, graceSeconds: grace, actions: actions)
+        case "search-index": return runSearchIndex(configuration, restart: restart)
         default: break
         }
         // (not at every request of a CGI program)
@@ -154,6 +163,31 @@ public enum IReporterCommandLine {
             return 0
         } catch {
             Log.error("migrate: \(error)")
+            return 1
+        }
+    }
+
+    private static func runSearchIndex(_ configuration: Configuration, restart: Bool) -> Int32 {
+        DatabaseConnection.initializeLibrary()
+        let progress = TaskProgress("search-index")
+        let backfill = MariaDBSearchBackfill(database: DatabaseConnection(settings: configuration.database))
+        do {
+            if restart { try backfill.restart() }
+            var stopped = false
+            let total = try backfill.run(shouldStop: {
+                stopped = progress.stopRequested
+                return stopped
+            }, progress: { total, next in
+                progress.update("photos indexed (next IdPhoto \(next))", done: total)
+            })
+            if stopped {
+                TaskProgress.say(progress.stoppedMessage("\(total) photos indexed in this run"))
+                return TaskProgress.stoppedStatus
+            }
+            TaskProgress.say("search index complete: \(total) photos indexed in this run")
+            return 0
+        } catch {
+            Log.error("search-index: \(error)")
             return 1
         }
     }

@@ -21,6 +21,11 @@ extension Configuration {
         return policy
     }
 
+    /// `flickr_api_keys` as a set (empty: any key).
+    var flickrAPIKeySet: Set<String> {
+        Set(flickrAPIKeys.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty })
+    }
+
     var sessionStore: any SessionStore {
         switch sessionBackend {
         case .files:
@@ -50,10 +55,14 @@ extension Configuration {
     }
 
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
+        let counters = counters(shared)
         var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                     photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
-                    votes: MariaDBVoteStore(database: database), sessions: sessionStore,
-                    counters: counters(shared), policy: apiPolicy, hashingGate: shared.hashingGate,
+                    votes: MariaDBVoteStore(database: database),
+                    search: CachedPhotoSearch(MariaDBPhotoSearch(database: database), counters: counters,
+                                              maxAgeMillis: Int64(searchCacheMillis)),
+                    sessions: sessionStore,
+                    counters: counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros })
         if !livePublishURL.isEmpty {
@@ -64,8 +73,10 @@ extension Configuration {
     }
 
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
-        APIResponder(api: IReporterAPI(services: services(database: database, shared: shared)),
-                     uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
-                     cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages)
+        let services = services(database: database, shared: shared)
+        return APIResponder(api: IReporterAPI(services: services),
+                            uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
+                            cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
+                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)))
     }
 }

@@ -42,10 +42,13 @@ public struct Configuration: Sendable {
     public var statusPath = "/ireporter-status"
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
+    public var searchCacheMillis = 60000
     public var commentRateLimit = 120
     public var voteRateLimit = 600
     /// The Nchan publisher location new photos are posted to; empty: none.
     public var livePublishURL = ""
+    /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
+    public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
     /// Argon2 hashes computed at once across the workers; 0 = the number of CPUs.
     public var passwordHashConcurrency = 0
@@ -142,12 +145,16 @@ public struct Configuration: Sendable {
                 "uploads per user per hour; 0 = no limit."),
         Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
                 "each worker serves the rendered full stream (and, for `extras`, the newest photos' counts and each viewer's votes on them) again for up to this long without asking the database. An upload, vote or comment through any process of this installation (they share `shared_state_file`) is visible in the next stream at once; a change made behind its back (another installation, the PHP version, an SQL console) shows within this time. 0 = always query."),
+        Setting("search_cache_ms", .number(\.searchCacheMillis, 0...3_600_000),
+                "each worker keeps its recent `search` and Flickr list answers (up to 512) for up to this long. An upload, deletion, vote or comment through any process of this installation (they share `shared_state_file`) makes every worker ask the database again at once; a change made behind its back (the PHP version, whose uploads `ireporter search-index` indexes; an SQL console) shows within this time. 0 = no cache."),
         Setting("comment_rate_limit", .number(\.commentRateLimit, 0...1_000_000),
                 "comments per user per hour; 0 = no limit."),
         Setting("vote_rate_limit", .number(\.voteRateLimit, 0...1_000_000),
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
         Setting("live_publish_url", .text(\.livePublishURL),
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
+        Setting("flickr_api_keys", .text(\.flickrAPIKeys),
+                "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),
                 "largest photo accepted (bytes); a larger one is answered with a JSON error."),
         Setting("max_image_pixels", .number(\.maxImagePixels, 1...1_000_000_000),

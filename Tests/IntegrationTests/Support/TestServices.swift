@@ -27,13 +27,16 @@ enum TestServices {
         return path
     }()
 
-    /// Migration 003 (photo details, counts, votes, comments) and 004 (an index for one person's photos).
-    static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql"]
+    /// Migration 003 (photo details, counts, votes, comments), 004 (an index
+    /// for one person's photos) and 005 (the search index).
+    static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql",
+                                      "migrations/005-photo-words.sql"]
 
     /// Drops every table and creates them again from a schema file in
-    /// `sql/`, then (unless `migrated` is false) with migrations 003 and 004.
+    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 005.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
-        try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments")
+        try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments, "
+                             + "photo_words, photo_words_backfill")
         try runSQLFile(database, schema)
         if migrated { try reactionsMigrations.forEach { try runSQLFile(database, $0) } }
     }

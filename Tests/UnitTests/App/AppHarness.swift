@@ -11,6 +11,7 @@ final class AppHarness {
     let api: IReporterAPI
     let users: InMemoryUserStore
     let photos: InMemoryPhotoStore
+    let search: InMemoryPhotoSearch
     let files: InMemoryPhotoFiles
     let sessions: InMemorySessionStore
     let counters: InMemoryCounters
@@ -21,10 +22,12 @@ final class AppHarness {
     init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy, hashingGate: HashingGate? = nil) throws {
         users = InMemoryUserStore(hashesPasswords: hashesPasswords)
         photos = InMemoryPhotoStore(users: users)
+        search = InMemoryPhotoSearch(photos: photos)
         files = try InMemoryPhotoFiles()
         sessions = InMemorySessionStore()
         counters = InMemoryCounters()
         services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
+                               search: search,
                                sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate)
         api = IReporterAPI(services: services)
     }

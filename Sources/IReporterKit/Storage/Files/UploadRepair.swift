@@ -50,7 +50,7 @@ public struct UploadRepair {
         public var missingThumbnails: [Int64] = []
         public var filesWithoutRow: [String] = []
         public var rowsWithoutPhoto: [Int64] = []
-        /// Comments, votes, counts and details of deleted photos, removed.
+        /// Comments, votes, counts, details and search words of deleted photos, removed.
         public var orphanReactions = 0
         /// The steps taken (the others were only found).
         public var applied: Set<Step> = []

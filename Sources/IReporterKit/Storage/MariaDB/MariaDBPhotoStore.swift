@@ -6,8 +6,12 @@ import Glibc
 public final class MariaDBPhotoStore: PhotoStore {
     let database: DatabaseConnection
     private var warnedNoDetailsTable = false
+    let searchIndex: MariaDBSearchIndex
 
-    public init(database: DatabaseConnection) { self.database = database }
+    public init(database: DatabaseConnection) {
+        self.database = database
+        searchIndex = MariaDBSearchIndex(database: database)
+    }
 
     private static let photoColumns = "SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser)"
 
@@ -45,6 +49,7 @@ public final class MariaDBPhotoStore: PhotoStore {
                 photoID = id
                 if let details { try keep(details, of: id) }
                 do {
+                    try searchIndex.add(photoID: id, userID: userID, title: title)
                     try publish(id)
                 } catch {
                     try? delete(id: id) // MyISAM ignores the rollback
@@ -139,5 +144,6 @@ public final class MariaDBPhotoStore: PhotoStore {
 
     func delete(id: Int64) throws {
         try database.execute("DELETE FROM photos WHERE IdPhoto = ?", [.int(id)])
+        try searchIndex.remove(photoID: id)
     }
 }

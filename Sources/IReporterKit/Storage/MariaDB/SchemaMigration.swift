@@ -55,7 +55,20 @@ struct SchemaMigration: Sendable {
                 """)
     }
 
-    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser]
+    static let photoWords = SchemaMigration(
+        file: "005-photo-words.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `photo_words` ( `word` varbinary(64) NOT NULL, `IdPhoto` int(11) NOT NULL, "
+                + "PRIMARY KEY (`word`, `IdPhoto`), KEY `photo` (`IdPhoto`, `word`) ) ENGINE=InnoDB",
+            "CREATE TABLE IF NOT EXISTS `photo_words_backfill` ( `id` tinyint NOT NULL PRIMARY KEY, "
+                + "`next_photo` int(11) NOT NULL ) ENGINE=InnoDB",
+        ],
+        // The last statement's table: the one before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_words_backfill'
+            """)
+
+    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

@@ -1,0 +1,113 @@
+/// Flickr's REST API, the methods the Flickr-era clients and libraries
+/// call, answered from our photos (docs/API.md lists the differences from
+/// Flickr). The gateway hands it a request's parameters; it answers with
+/// the content type and body in the format asked for.
+public final class FlickrAPI {
+    public struct Response: Equatable {
+        public let contentType: String
+        public let body: [UInt8]
+    }
+
+    /// The methods, as `flickr.reflection.getMethods` lists them.
+    static let methods = [
+        "flickr.people.getPublicPhotos", "flickr.photos.comments.getList", "flickr.photos.getInfo",
+        "flickr.photos.getRecent", "flickr.photos.getSizes", "flickr.photos.search", "flickr.reflection.getMethods",
+        "flickr.test.echo",
+    ]
+    /// Flickr's `per_page` default and maximum, and the most results a list reaches.
+    static let defaultPerPage = 100
+    static let maxPerPage = 500
+    static let maxResults = 4000
+    /// `comments.getList` answers a photo's newest this many (Flickr has no paging there).
+    static let maxComments = 500
+
+    private let search: any PhotoSearch
+    private let photos: any PhotoStore
+    private let comments: any CommentStore
+    /// Empty: any key (or none) is accepted.
+    private let apiKeys: Set<String>
+
+    public init(services: AppServices, apiKeys: Set<String> = []) {
+        search = services.search
+        photos = services.photos
+        comments = services.comments
+        self.apiKeys = apiKeys
+    }
+
+    /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
+    /// the key of an OAuth-signed request (how `flickrapi` sends its key);
+    /// `photoURL`: where the photos are served (`…/upload/`).
+    public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, photoURL: String) -> Response {
+        let format: FlickrFormat
+        switch FlickrFormat.requested(parameters) {
+        case .success(let requested): format = requested
+        case .failure(let error):
+            // A refused callback is answered as plain JSON: nothing of it is echoed.
+            let fallback: FlickrFormat = parameters["format"] == Array("json".utf8) ? .json : .rest
+            return Response(contentType: fallback.contentType, body: fallback.body(.failure(error)))
+        }
+        return Response(contentType: format.contentType,
+                         body: format.body(answer(parameters, oauthConsumerKey: oauthConsumerKey, photoURL: photoURL)))
+    }
+
+    private func answer(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, photoURL: String)
+        -> Result<[FlickrElement], FlickrError> {
+        if !apiKeys.isEmpty {
+            let key = parameters["api_key"].map { String(decoding: $0, as: UTF8.self) } ?? oauthConsumerKey
+            guard let key, apiKeys.contains(key) else { return .failure(.invalidAPIKey) }
+        }
+        let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
+        let call = FlickrCall(parameters: parameters, photoURL: photoURL)
+        do {
+            switch method {
+            case "flickr.test.echo": return .success(echo(parameters))
+            case "flickr.reflection.getMethods":
+                return .success([FlickrElement("methods", children: Self.methods.map { FlickrElement("method", content: Array($0.utf8)) },
+                                               list: "method")])
+            case "flickr.photos.search": return .success([try photoList(call, terms: try call.searchTerms(), userID: try call.userID())])
+            case "flickr.photos.getRecent": return .success([try photoList(call, terms: [], userID: nil)])
+            case "flickr.people.getPublicPhotos":
+                guard let userID = try call.userID() else { return .failure(.userNotFound) }
+                return .success([try photoList(call, terms: [], userID: userID)])
+            case "flickr.photos.getInfo": return .success([call.info(try photo(call))])
+            case "flickr.photos.getSizes": return .success([call.sizes(try photo(call))])
+            case "flickr.photos.comments.getList":
+                // Flickr's order, oldest first; no `comment` at all when there is none.
+                let found = try photo(call)
+                let list = try comments.comments(photoID: found.id, page: PageCursor(count: Self.maxComments)).reversed()
+                return .success([FlickrElement("comments", [("photo_id", .text(Array(String(found.id).utf8)))],
+                                               children: list.map(call.comment), list: list.isEmpty ? nil : "comment")])
+            default:
+                return .failure(.methodNotFound(String(method.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "." })))
+            }
+        } catch let error as FlickrError {
+            return .failure(error)
+        } catch {
+            Log.error("flickr \(method): \(error)")
+            return .failure(.serviceUnavailable)
+        }
+    }
+
+    /// Every parameter back, as Flickr does (names that are not XML names are left out).
+    private func echo(_ parameters: [String: [UInt8]]) -> [FlickrElement] {
+        parameters.keys.sorted().filter(FlickrCall.isXMLName).map { FlickrElement($0, content: parameters[$0]) }
+    }
+
+    private func photo(_ call: FlickrCall) throws -> PhotoRecord {
+        guard let id = call.photoID(), let found = try photos.photo(id: id) else { throw FlickrError.photoNotFound }
+        return found
+    }
+
+    /// `<photos page pages perpage total><photo …/>…</photos>`.
+    private func photoList(_ call: FlickrCall, terms: [[UInt8]], userID: Int64?) throws -> FlickrElement {
+        let (page, perPage) = call.paging()
+        let offset = (page - 1) * perPage
+        let found = offset >= Self.maxResults ? [] : try search.search(
+            PhotoSearchQuery(terms: terms, userID: userID, order: call.isRelevance ? .relevance : .newest,
+                             offset: offset, limit: min(perPage, Self.maxResults - offset)))
+        let total = try search.countMatches(terms: terms, userID: userID, cap: Self.maxResults)
+        return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
+                                        ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
+                             children: found.map(call.listed), list: "photo")
+    }
+}

@@ -1,0 +1,147 @@
+/// One element of a Flickr answer. Flickr's REST XML and its JSON are two
+/// spellings of one tree: an attribute is a key (a number where Flickr
+/// sends a number: clients parse `page`, `farm`, `ispublic` as numbers and
+/// `id`, `secret`, `server` as strings), text content is `"_content"`, and
+/// the children of a list (`photo`, `method`, `size`) an array, also an empty one.
+public struct FlickrElement: Sendable, Equatable {
+    public enum Value: Sendable, Equatable {
+        case text([UInt8])
+        case number(Int64)
+    }
+
+    public var name: String
+    public var attributes: [(key: String, value: Value)]
+    public var content: [UInt8]?
+    public var children: [FlickrElement]
+    /// The name of the children that are a list: a JSON array even when
+    /// there is one or none.
+    public var list: String?
+
+    public init(_ name: String, _ attributes: [(String, Value)] = [], content: [UInt8]? = nil,
+                children: [FlickrElement] = [], list: String? = nil) {
+        self.name = name
+        self.attributes = attributes.map { (key: $0.0, value: $0.1) }
+        self.content = content
+        self.children = children
+        self.list = list
+    }
+
+    public static func == (left: FlickrElement, right: FlickrElement) -> Bool {
+        left.name == right.name && left.content == right.content && left.children == right.children
+            && left.list == right.list && left.attributes.map(\.key) == right.attributes.map(\.key)
+            && left.attributes.map(\.value) == right.attributes.map(\.value)
+    }
+
+    // MARK: REST XML
+
+    func xml(into out: inout [UInt8], depth: Int) {
+        out += Array(String(repeating: "\t", count: depth).utf8) + Array("<\(name)".utf8)
+        for (key, value) in attributes {
+            out += Array(" \(key)=\"".utf8)
+            switch value {
+            case .text(let bytes): Self.escapeXML(bytes, into: &out)
+            case .number(let number): out += Array(String(number).utf8)
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        if content == nil && children.isEmpty {
+            out += Array(" />\n".utf8)
+            return
+        }
+        out.append(UInt8(ascii: ">"))
+        if let content { Self.escapeXML(content, into: &out) }
+        if !children.isEmpty {
+            out.append(UInt8(ascii: "\n"))
+            for child in children { child.xml(into: &out, depth: depth + 1) }
+            out += Array(String(repeating: "\t", count: depth).utf8)
+        }
+        out += Array("</\(name)>\n".utf8)
+    }
+
+    private static func escapeXML(_ bytes: [UInt8], into out: inout [UInt8]) {
+        for scalar in StoredText.scalars(bytes) {
+            switch scalar.value {
+            case 0x26: out += Array("&amp;".utf8)
+            case 0x3C: out += Array("&lt;".utf8)
+            case 0x3E: out += Array("&gt;".utf8)
+            case 0x22: out += Array("&quot;".utf8)
+            case 0x09, 0x0A, 0x0D: out += Array("&#\(scalar.value);".utf8)
+            // XML 1.0 has no other control characters.
+            case 0..<0x20, 0xFFFE, 0xFFFF: continue
+            case 0x20..<0x80: out.append(UInt8(scalar.value))
+            default: UTF8.encode(scalar) { out.append($0) }
+            }
+        }
+    }
+
+    // MARK: JSON
+
+    /// The element's members (without braces): attributes, content, children.
+    func jsonMembers(into out: inout [UInt8]) {
+        var first = true
+        func key(_ name: String) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out += Array("\"\(name)\":".utf8)
+        }
+        for (name, value) in attributes {
+            key(name)
+            switch value {
+            case .text(let bytes): Self.jsonString(bytes, into: &out)
+            case .number(let number): out += Array(String(number).utf8)
+            }
+        }
+        if let content {
+            key("_content")
+            Self.jsonString(content, into: &out)
+        }
+        var done = Set<String>()
+        if let list, !children.contains(where: { $0.name == list }) {
+            key(list)
+            out += Array("[]".utf8)
+        }
+        for child in children where !done.contains(child.name) {
+            done.insert(child.name)
+            key(child.name)
+            let named = children.filter { $0.name == child.name }
+            if child.name == list {
+                out.append(UInt8(ascii: "["))
+                for (index, element) in named.enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    element.jsonObject(into: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+            } else {
+                child.jsonObject(into: &out)
+            }
+        }
+    }
+
+    func jsonObject(into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        jsonMembers(into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A JSON string that is also safe inside a `<script>` (JSONP): `<`, `>`,
+    /// `&` and the two JavaScript line separators are escaped.
+    static func jsonString(_ bytes: [UInt8], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for scalar in StoredText.scalars(bytes) {
+            switch scalar.value {
+            case 0x22: out += Array("\\\"".utf8)
+            case 0x5C: out += Array("\\\\".utf8)
+            case 0x0A: out += Array("\\n".utf8)
+            case 0x0D: out += Array("\\r".utf8)
+            case 0x09: out += Array("\\t".utf8)
+            case 0..<0x20, 0x3C, 0x3E, 0x26, 0x2028, 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += Array(("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).utf8)
+            // (the common case: one byte, no String made)
+            case 0x20..<0x80: out.append(UInt8(scalar.value))
+            default: UTF8.encode(scalar) { out.append($0) }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

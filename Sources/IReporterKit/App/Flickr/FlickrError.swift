@@ -1,0 +1,22 @@
+/// A Flickr API failure: `stat="fail"` with Flickr's own code and message,
+/// which clients match on.
+public struct FlickrError: Error, Equatable {
+    public let code: Int
+    public let message: String
+
+    static let photoNotFound = FlickrError(code: 1, message: "Photo not found")
+    static let userNotFound = FlickrError(code: 2, message: "Unknown user")
+    static let parameterlessSearch = FlickrError(
+        code: 3, message: "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
+    static let invalidAPIKey = FlickrError(code: 100, message: "Invalid API Key (Key not found)")
+    static let serviceUnavailable = FlickrError(code: 105, message: "Service currently unavailable")
+    static func formatNotFound(_ format: String) -> FlickrError {
+        FlickrError(code: 111, message: "Format \"\(format)\" not found")
+    }
+    static let badCallback = FlickrError(
+        code: 111, message: "jsoncallback must be a JavaScript name (letters, digits, _ and $; dots between names)")
+    static func methodNotFound(_ method: String) -> FlickrError {
+        FlickrError(code: 112, message: "Method \"\(method)\" not found")
+    }
+    static let textTooLong = FlickrError(code: 3, message: "text is too long (at most 200 bytes) or has too many words (at most 6)")
+}

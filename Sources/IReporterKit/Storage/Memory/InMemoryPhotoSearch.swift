@@ -1,0 +1,37 @@
+/// `search` over the in-memory photos, for the App's unit tests: every
+/// photo's words made on the fly with the index's own rules.
+public final class InMemoryPhotoSearch: PhotoSearch {
+    private let photos: InMemoryPhotoStore
+
+    public init(photos: InMemoryPhotoStore) { self.photos = photos }
+
+    public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        Array(try matches(terms: terms, userID: userID).filter { $0.id < (before ?? Int64.max) }.prefix(limit))
+    }
+
+    public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
+        min(cap, try matches(terms: terms, userID: userID).count)
+    }
+
+    private func matches(terms: [[UInt8]], userID: Int64?) throws -> [PhotoRecord] {
+        try photos.newest(limit: Int.max).filter { photo in
+            let words = Self.words(of: photo)
+            return (userID.map { $0 == photo.userID } ?? true)
+                && terms.allSatisfy { term in words.contains { $0.starts(with: term) } }
+        }
+    }
+
+    public func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for id in photoIDs {
+            guard let photo = try photos.photo(id: id) else { continue }
+            let words = Self.words(of: photo)
+            counts[id] = terms.filter(words.contains).count
+        }
+        return counts
+    }
+
+    private static func words(of photo: PhotoRecord) -> [[UInt8]] {
+        SearchWords.indexWords(photo.title ?? []) + SearchWords.indexWords(photo.username ?? [])
+    }
+}

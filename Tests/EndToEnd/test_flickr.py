@@ -1,0 +1,122 @@
+"""The Flickr-compatible REST endpoint (/iReporter/services/rest/) through
+nginx, driven by a real Flickr client library from PyPI (`flickrapi`,
+installed by scripts/deps.sh) given our REST URL, in XML (etree) and JSON;
+JSONP and the hostile callback by hand."""
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from e2e import ALICE_PASS, OURS, R_ALICE, SUCCESS, check_api
+
+flickrapi = pytest.importorskip("flickrapi", reason="scripts/deps.sh installs flickrapi")
+
+pytestmark = [pytest.mark.usefixtures("fresh_db"),
+              pytest.mark.skipif(not OURS, reason="the Flickr endpoint is ours: the 2012 original has none")]
+
+TITLES = ["Zoë à la plage", "東京タワー <b>&", "sunset over the pier"]
+
+
+@pytest.fixture(scope="module")
+def rest_url(fresh_db, endpoint, images, base_url):
+    from appclient import AppClient
+    with AppClient(endpoint) as phone:
+        check_api(phone.register("alice", ALICE_PASS), R_ALICE, "new")
+        for title in TITLES:  # IdPhoto 2, 3, 4
+            check_api(phone.upload(images.photo, title), SUCCESS)
+        assert b'"result"' in phone.call({"command": "comment", "IdPhoto": "3", "text": "très <b>beau</b>"}).body
+    return base_url + "services/rest/"
+
+
+def client(rest_url: str, format: str):
+    """A Flickr client as its documentation makes one, pointed at us."""
+    flickr = flickrapi.FlickrAPI("any-key", "any-secret", format=format, store_token=False)
+    flickr.REST_URL = rest_url
+    return flickr
+
+
+def get(rest_url: str, **params) -> tuple[str, bytes]:
+    with urllib.request.urlopen(rest_url + "?" + urllib.parse.urlencode(params), timeout=10) as r:
+        return r.headers["Content-Type"], r.read()
+
+
+def test_parsed_json_search_with_extras(rest_url):
+    rsp = client(rest_url, "parsed-json").photos.search(text="zoe", extras="owner_name,url_t,url_o")
+    assert rsp["stat"] == "ok"
+    photos = rsp["photos"]
+    assert (photos["page"], photos["pages"], photos["perpage"], photos["total"]) == (1, 1, 100, 1)
+    photo = photos["photo"][0]
+    assert photo["id"] == "2" and photo["owner"] == "1" and photo["farm"] == 0 and photo["ispublic"] == 1
+    assert photo["title"] == "Zoë à la plage" and photo["ownername"] == "alice"
+    assert photo["url_t"].endswith("/iReporter/upload/2-thumb.jpg") and photo["width_t"] == 180
+    with urllib.request.urlopen(photo["url_o"], timeout=10) as r:
+        assert r.read()[:2] == b"\xff\xd8", "the URL serves the photo"
+
+
+def test_etree_methods(rest_url):
+    flickr = client(rest_url, "etree")
+    recent = flickr.photos.getRecent(per_page="2")
+    assert [p.get("id") for p in recent.find("photos")] == ["4", "3"]
+    assert recent.find("photos").get("total") == "3"
+    info = flickr.photos.getInfo(photo_id="3")
+    assert info.find("photo/title").text == "東京タワー <b>&"
+    assert info.find("photo/owner").get("username") == "alice"
+    sizes = flickr.photos.getSizes(photo_id="4")
+    assert [s.get("label") for s in sizes.find("sizes")] == ["Square", "Large Square", "Original"]
+    assert [p.get("id") for p in flickr.people.getPublicPhotos(user_id="1").find("photos")] == ["4", "3", "2"]
+    assert flickr.photos.comments.getList(photo_id="2").find("comments").get("photo_id") == "2"
+    comments = flickr.photos.comments.getList(photo_id="3").find("comments")
+    assert [(c.get("author"), c.get("authorname"), c.text) for c in comments] == [("1", "alice", "très <b>beau</b>")]
+    methods = [m.text for m in flickr.reflection.getMethods().find("methods")]
+    assert "flickr.photos.search" in methods and "flickr.test.echo" in methods
+    assert flickr.test.echo(foo="bar").find("foo").text == "bar"
+
+
+def test_flickr_errors_reach_the_client(rest_url):
+    for format in ("etree", "parsed-json"):
+        flickr = client(rest_url, format)
+        with pytest.raises(flickrapi.FlickrError) as failure:
+            flickr.photos.getInfo(photo_id="999")
+        assert failure.value.code == 1
+        with pytest.raises(flickrapi.FlickrError) as failure:
+            flickr.photos.delete(photo_id="2")
+        assert failure.value.code == 112
+        with pytest.raises(flickrapi.FlickrError) as failure:
+            flickr.photos.search()
+        assert failure.value.code == 3
+
+
+def test_jsonp_and_plain_json(rest_url):
+    content_type, body = get(rest_url, method="flickr.photos.search", text="タワー", format="json")
+    assert content_type == "text/javascript; charset=utf-8"
+    assert body.startswith(b"jsonFlickrApi({") and body.endswith(b"})")
+    assert json.loads(body[len(b"jsonFlickrApi("):-1])["photos"]["photo"][0]["id"] == "3"
+    assert b"<" not in body, "nothing in a title can close a <script>"
+    content_type, body = get(rest_url, method="flickr.test.echo", format="json", jsoncallback="my.cb")
+    assert body.startswith(b"my.cb({")
+    content_type, body = get(rest_url, method="flickr.photos.getRecent", format="json", nojsoncallback="1")
+    assert content_type == "application/json; charset=utf-8"
+    assert json.loads(body)["photos"]["total"] == 3
+
+
+@pytest.mark.parametrize("callback", ["alert(document.cookie)//", "</script><script>x", "a b", "1x", "x" * 100])
+def test_a_callback_with_script_in_it_is_refused(rest_url, callback):
+    content_type, body = get(rest_url, method="flickr.test.echo", format="json", jsoncallback=callback)
+    assert content_type == "application/json; charset=utf-8"
+    answer = json.loads(body)
+    assert (answer["stat"], answer["code"]) == ("fail", 111)
+    assert callback.encode() not in body
+
+
+def test_hostile_paging_and_queries(rest_url):
+    flickr = client(rest_url, "parsed-json")
+    photos = flickr.photos.getRecent(per_page="100000", page="-1")["photos"]
+    assert (photos["page"], photos["perpage"]) == (1, 500), "brought into range, as Flickr does"
+    for text in ["' OR 1=1 --", "+sun* -pier", '"sunset"', "@@version", "x" * 150]:
+        assert flickr.photos.search(text=text)["stat"] == "ok"
+    with pytest.raises(flickrapi.FlickrError) as failure:
+        flickr.photos.search(text="x " * 150)
+    assert failure.value.code == 3

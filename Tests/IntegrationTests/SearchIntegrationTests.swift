@@ -1,0 +1,117 @@
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+extension DatabaseTests {
+    /// `search` on MariaDB: the index (sql/migrations/005) kept in step with
+    /// uploads and deletes, filled by the backfill, and the query plans.
+    @Suite struct SearchIntegrationTests {
+        /// A harness with the index table, alice (IdUser 1) and Zoë (2).
+        private func phone(schema: String = "schema.sql", migrated: Bool = true) throws -> APIHarness {
+            // migrated: migrations 003 to 005 (TestServices.resetTables); not: the 2012 tables alone.
+            let phone = try APIHarness(schema: schema, migrated: migrated)
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+            _ = try phone.send([("command", "register"), ("username", "Zoë"), ("password", "p")])
+            return phone
+        }
+
+        /// Adds photos through the store (the upload's path, without image work).
+        private func add(_ phone: APIHarness, _ titles: [(user: Int64, title: String)]) throws {
+            let store = MariaDBPhotoStore(database: phone.database)
+            for (user, title) in titles {
+                _ = try store.add(userID: user, title: Array(title.utf8), publish: { _ in }, unpublish: { _ in })
+            }
+        }
+
+        private func ids(_ phone: APIHarness, _ fields: [(String, String)]) throws -> [String] {
+            let body = try phone.body([("command", "search")] + fields)
+            return body.split(separator: "\"IdPhoto\":\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+
+        private func wordRows(_ phone: APIHarness, photo: Int64) throws -> Int64 {
+            try phone.database.query("SELECT COUNT(*) AS n FROM photo_words WHERE IdPhoto = ?", [.int(photo)]).first?.int64("n") ?? -1
+        }
+
+        @Test(arguments: ["schema.sql", "original-myisam.sql"])
+        func theRulesOnMariaDB(schema: String) throws {
+            let phone = try phone(schema: schema)
+            try add(phone, [(1, "Sunset over Paris"), (1, "sunny day"), (2, "Paris at night"), (1, "Sunrise, Paris 🌅"),
+                            (1, "東京タワーの夜"), (2, "ZOË at the beach")])
+            #expect(try ids(phone, [("q", "sun")]) == ["5", "3", "2"])
+            #expect(try ids(phone, [("q", "SUN paris")]) == ["5", "2"])
+            #expect(try ids(phone, [("q", "zoe")]) == ["7", "4"], "titles and usernames, accents and case ignored")
+            #expect(try ids(phone, [("q", "Zoë beach")]) == ["7"])
+            #expect(try ids(phone, [("q", "タワー")]) == ["6"])
+            #expect(try ids(phone, [("q", "夜")]) == ["6"])
+            #expect(try ids(phone, [("q", "🌅 sunrise")]) == ["5"], "emoji ignored")
+            #expect(try ids(phone, [("q", "' OR 1=1 --")]) == [])
+            #expect(try ids(phone, [("q", "+paris -night \"at\" *")]) == ["4"], "operators are separators")
+            #expect(try ids(phone, [("q", "sun"), ("count", "2")]) == ["5", "3"])
+            #expect(try ids(phone, [("q", "sun"), ("count", "2"), ("before", "3")]) == ["2"])
+            #expect(try ids(phone, [("q", "paris"), ("sort", "relevance")]) == ["5", "4", "2"])
+            #expect(try ids(phone, [("q", "sun paris"), ("sort", "relevance")]) == ["5", "2"])
+            #expect(try phone.body([("command", "search"), ("q", "night")])
+                    == #"{"result":[{"IdPhoto":"4","title":"Paris at night","IdUser":"2","username":"Zo\u00eb"}]}"#)
+        }
+
+        @Test func uploadsAndDeletesKeepTheIndexInStep() throws {
+            let phone = try phone()
+            #expect(try phone.body([("command", "upload"), ("title", "Crème brûlée")], file: makeJPEG(width: 64, height: 48))
+                    == #"{"successful":1}"#)
+            #expect(try ids(phone, [("q", "creme")]) == ["2"])
+            try MariaDBPhotoStore(database: phone.database).delete(id: 2)
+            #expect(try wordRows(phone, photo: 2) == 0)
+            #expect(try ids(phone, [("q", "creme")]) == [])
+        }
+
+        @Test func aPrefixOfManyWordsAndSeveralCommonTerms() throws {
+            let phone = try phone()
+            // 40 distinct words starting with "s" (more than merged one by one), half of them with "night".
+            try add(phone, (0..<40).map { (1, "s\(String(UnicodeScalar(UInt8(97 + $0 % 26))))\($0) \($0 % 2 == 0 ? "night" : "day")") })
+            #expect(try ids(phone, [("q", "s"), ("count", "3")]) == ["41", "40", "39"])
+            #expect(try ids(phone, [("q", "s night"), ("count", "3")]) == ["40", "38", "36"])
+            #expect(try ids(phone, [("q", "night s"), ("count", "2"), ("before", "36")]) == ["34", "32"])
+            #expect(try ids(phone, [("q", "alice day"), ("count", "2")]) == ["41", "39"], "the username's words too")
+        }
+
+        @Test func byAuthorAndCountedAsFlickrsListsAsk() throws {
+            let phone = try phone()
+            try add(phone, [(1, "sunset one"), (2, "sunset two"), (1, "beach"), (2, "sunset three")])
+            let search = MariaDBPhotoSearch(database: phone.database)
+            #expect(try search.newestMatches(terms: [], userID: 2, before: nil, limit: 10).map(\.id) == [5, 3])
+            #expect(try search.newestMatches(terms: [], userID: nil, before: 5, limit: 2).map(\.id) == [4, 3])
+            #expect(try search.newestMatches(terms: [Array("sun".utf8)], userID: 1, before: nil, limit: 10).map(\.id) == [2])
+            #expect(try search.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 10) == 3)
+            #expect(try search.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 2) == 2)
+            #expect(try search.countMatches(terms: [], userID: 1, cap: 10) == 2)
+            #expect(try search.countMatches(terms: [Array("moon".utf8)], userID: nil, cap: 10) == 0)
+            #expect(try search.search(PhotoSearchQuery(terms: [Array("sunset".utf8)], offset: 1, limit: 1)).map(\.id) == [3])
+        }
+
+        @Test func theBackfillIndexesOlderRowsResumably() throws {
+            let phone = try phone()
+            // Rows as the PHP version (or an older server) stored them: no words.
+            for title in ["old harbour", "Old Town", "newer harbour", "Zoë's boat"] {
+                try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (2, ?)", [.bytes(Array(title.utf8))])
+            }
+            #expect(try ids(phone, [("q", "harbour")]) == [])
+            let backfill = MariaDBSearchBackfill(database: phone.database, batchSize: 2)
+            #expect(try backfill.run(maxBatches: 1) == 2, "stopped after one batch")
+            #expect(try ids(phone, [("q", "harbour")]) == ["2"])
+            #expect(try backfill.run() == 2, "goes on where it stopped")
+            #expect(try ids(phone, [("q", "harbour")]) == ["4", "2"])
+            #expect(try ids(phone, [("q", "zoe")]) == ["5", "4", "3", "2"], "with the author's name")
+            #expect(try backfill.run() == 0, "nothing left")
+            try backfill.restart()
+            #expect(try backfill.run() == 4)
+            #expect(try wordRows(phone, photo: 2) == 3, "indexed twice is indexed once: old, harbour, zoe")
+        }
+
+        @Test func withoutTheMigrationUploadsWorkAndSearchSaysSo() throws {
+            let phone = try phone(migrated: false)
+            #expect(try phone.body([("command", "upload"), ("title", "x")], file: makeJPEG(width: 64, height: 48))
+                    == #"{"successful":1}"#)
+            #expect(try phone.body([("command", "search"), ("q", "x")]) == #"{"error":"Search is not available"}"#)
+        }
+    }
+}

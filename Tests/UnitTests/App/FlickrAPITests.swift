@@ -1,0 +1,135 @@
+import Testing
+@testable import IReporterKit
+
+/// The Flickr-compatible REST methods on the in-memory stores: formats,
+/// Flickr's codes and its string/number quirks.
+struct FlickrAPITests {
+    private static let photoURL = "http://h/iReporter/upload/"
+
+    private func phone() throws -> AppHarness {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for title in ["Sunset <b>&</b>", "Zoë at the beach", "東京タワー"] {
+            _ = try phone.photos.add(userID: 1, title: Array(title.utf8), publish: { _ in }, unpublish: { _ in })
+        }
+        return phone
+    }
+
+    private func call(_ phone: AppHarness, keys: Set<String> = [], key: String? = nil, _ parameters: [String: String])
+        -> (contentType: String, body: String) {
+        let api = FlickrAPI(services: phone.services, apiKeys: keys)
+        let response = api.handle(parameters.mapValues { Array($0.utf8) }, oauthConsumerKey: key, photoURL: Self.photoURL)
+        return (response.contentType, String(decoding: response.body, as: UTF8.self))
+    }
+
+    @Test func searchInPlainJSONKeepsFlickrsNumbersAndStrings() throws {
+        let answer = call(try phone(), ["method": "flickr.photos.search", "text": "zoe", "format": "json", "nojsoncallback": "1",
+                                        "extras": "owner_name,url_t,url_o"])
+        #expect(answer.contentType == "application/json; charset=utf-8")
+        #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":1,"photo":[{"id":"3","owner":"1","#
+                + #""secret":"","server":"0","farm":0,"title":"Zoë at the beach","ispublic":1,"isfriend":0,"isfamily":0,"#
+                + #""ownername":"alice","url_t":"http://h/iReporter/upload/3-thumb.jpg","height_t":180,"width_t":180,"#
+                + #""url_o":"http://h/iReporter/upload/3.jpg"}]},"stat":"ok"}"#)
+    }
+
+    @Test func restXMLIsTheDefaultAndEscapes() throws {
+        let answer = call(try phone(), ["method": "flickr.photos.getRecent", "per_page": "1"])
+        #expect(answer.contentType == "text/xml; charset=utf-8")
+        #expect(answer.body == """
+            <?xml version="1.0" encoding="utf-8" ?>
+            <rsp stat="ok">
+            \t<photos page="1" pages="3" perpage="1" total="3">
+            \t\t<photo id="4" owner="1" secret="" server="0" farm="0" title="東京タワー" ispublic="1" isfriend="0" isfamily="0" />
+            \t</photos>
+            </rsp>
+
+            """)
+        let escaped = call(try phone(), ["method": "flickr.photos.getInfo", "photo_id": "2"]).body
+        #expect(escaped.contains("<title>Sunset &lt;b&gt;&amp;&lt;/b&gt;</title>"))
+    }
+
+    @Test func jsonpWithTheDefaultOrAGivenCallbackAndNoScriptInIt() throws {
+        let phone = try phone()
+        let recent = call(phone, ["method": "flickr.photos.getInfo", "photo_id": "2", "format": "json"])
+        #expect(recent.contentType == "text/javascript; charset=utf-8")
+        #expect(recent.body.hasPrefix(#"jsonFlickrApi({"photo":{"id":"2","#))
+        #expect(recent.body.contains(#""title":{"_content":"Sunset \u003cb\u003e\u0026\u003c\/b\u003e"}"#)
+                || recent.body.contains(#""title":{"_content":"Sunset \u003cb\u003e\u0026\u003c/b\u003e"}"#),
+                "no </script> can close the page's script")
+        #expect(recent.body.hasSuffix(#","stat":"ok"})"#))
+        #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": "app.cb_1"]).body
+                .hasPrefix("app.cb_1({"))
+        for hostile in ["alert(1);x", "a b", "<script>", "1abc", "a..b", "", String(repeating: "a", count: 65)] {
+            let answer = call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": hostile])
+            #expect(answer.contentType == "application/json; charset=utf-8", "\(hostile)")
+            #expect(answer.body == #"{"stat":"fail","code":111,"message":"jsoncallback must be a JavaScript name (letters, digits, _ and $; dots between names)"}"#)
+        }
+    }
+
+    @Test func flickrsErrorCodes() throws {
+        let phone = try phone()
+        let json = ["format": "json", "nojsoncallback": "1"]
+        func error(_ parameters: [String: String]) -> String { call(phone, parameters.merging(json) { a, _ in a }).body }
+        #expect(error(["method": "flickr.photos.delete"]) == #"{"stat":"fail","code":112,"message":"Method \"flickr.photos.delete\" not found"}"#)
+        #expect(error(["method": "flickr.photos.getInfo"]) == #"{"stat":"fail","code":1,"message":"Photo not found"}"#)
+        #expect(error(["method": "flickr.photos.getInfo", "photo_id": "99"]) == #"{"stat":"fail","code":1,"message":"Photo not found"}"#)
+        #expect(error(["method": "flickr.photos.getSizes", "photo_id": "../2"]) == #"{"stat":"fail","code":1,"message":"Photo not found"}"#)
+        #expect(error(["method": "flickr.photos.search"]).contains(#""code":3,"#))
+        #expect(error(["method": "flickr.photos.search", "text": "+-\"*@"]).contains(#""code":3,"#), "operators are no words")
+        #expect(error(["method": "flickr.people.getPublicPhotos", "user_id": "12037949754@N01"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
+        #expect(call(phone, ["method": "x", "format": "php_serial"]).body.contains(#"<err code="111" msg="Format &quot;phpserial&quot; not found" />"#))
+        #expect(call(phone, ["method": "flickr.photos.getInfo"]).body.contains(#"<rsp stat="fail">"#))
+    }
+
+    @Test func pagingIsBroughtIntoRangeAsFlickrDoes() throws {
+        let phone = try phone()
+        let huge = call(phone, ["method": "flickr.photos.getRecent", "per_page": "100000", "page": "-1", "format": "json", "nojsoncallback": "1"])
+        #expect(huge.body.hasPrefix(#"{"photos":{"page":1,"pages":1,"perpage":500,"total":3,"photo":[{"id":"4""#))
+        let far = call(phone, ["method": "flickr.photos.getRecent", "per_page": "2", "page": "2", "format": "json", "nojsoncallback": "1"])
+        #expect(far.body.hasPrefix(#"{"photos":{"page":2,"pages":2,"perpage":2,"total":3,"photo":[{"id":"2""#))
+        let past = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "9999", "format": "json", "nojsoncallback": "1"])
+        #expect(past.body == #"{"photos":{"page":4000,"pages":1,"perpage":100,"total":1,"photo":[]},"stat":"ok"}"#)
+    }
+
+    @Test func apiKeysFromAListWhenTheOperatorSetsOne() throws {
+        let phone = try phone()
+        let echo = ["method": "flickr.test.echo", "format": "json", "nojsoncallback": "1"]
+        #expect(call(phone, echo).body.contains(#""stat":"ok""#), "any key, or none, by default")
+        #expect(call(phone, keys: ["k1"], echo).body == #"{"stat":"fail","code":100,"message":"Invalid API Key (Key not found)"}"#)
+        #expect(call(phone, keys: ["k1"], echo.merging(["api_key": "k2"]) { a, _ in a }).body.contains(#""code":100"#))
+        #expect(call(phone, keys: ["k1"], echo.merging(["api_key": "k1"]) { a, _ in a }).body
+                == #"{"api_key":{"_content":"k1"},"format":{"_content":"json"},"method":{"_content":"flickr.test.echo"},"#
+                + #""nojsoncallback":{"_content":"1"},"stat":"ok"}"#)
+        #expect(call(phone, keys: ["k1"], key: "k1", echo).body.contains(#""stat":"ok""#), "an OAuth-signed request's consumer key")
+    }
+
+    @Test func methodsSizesAndComments() throws {
+        let phone = try phone()
+        let plain = ["format": "json", "nojsoncallback": "1"]
+        func body(_ parameters: [String: String]) -> String { call(phone, parameters.merging(plain) { a, _ in a }).body }
+        #expect(body(["method": "flickr.reflection.getMethods"]).hasPrefix(#"{"methods":{"method":[{"_content":"flickr.people.getPublicPhotos"}"#))
+        #expect(body(["method": "flickr.photos.getSizes", "photo_id": "2"]) == #"{"sizes":{"canblog":0,"canprint":0,"candownload":1,"size":["#
+                + #"{"label":"Square","width":180,"height":180,"source":"http:\/\/h\/iReporter\/upload\/2-thumb.jpg","#.replacingSlashes
+                + #""url":"http://h/iReporter/upload/2-thumb.jpg","media":"photo"},"#
+                + #"{"label":"Large Square","width":180,"height":180,"source":"http://h/iReporter/upload/2-thumb.jpg","#
+                + #""url":"http://h/iReporter/upload/2-thumb.jpg","media":"photo"},"#
+                + #"{"label":"Original","source":"http://h/iReporter/upload/2.jpg","url":"http://h/iReporter/upload/2.jpg","media":"photo"}]},"stat":"ok"}"#)
+        #expect(body(["method": "flickr.photos.comments.getList", "photo_id": "3"]) == #"{"comments":{"photo_id":"3"},"stat":"ok"}"#)
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "first")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second")])
+        let listed = body(["method": "flickr.photos.comments.getList", "photo_id": "2"])
+        #expect(listed.hasPrefix(#"{"comments":{"photo_id":"2","comment":[{"id":"1","author":"1","author_is_deleted":0,"authorname":"alice","datecreate":""#),
+                "oldest first, ids and dates as strings: \(listed)")
+        #expect(listed.contains(#""_content":"first"},{"id":"2","#) && listed.hasSuffix(#""_content":"second"}]},"stat":"ok"}"#),
+                "\(listed)")
+        #expect(body(["method": "flickr.people.getPublicPhotos", "user_id": "1", "per_page": "1"])
+                .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
+        #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
+        #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "2"]).contains(#""total":0,"#))
+    }
+}
+
+private extension String {
+    /// (JSON's `\/` is not used: URLs are written as they are.)
+    var replacingSlashes: String { replacing("\\/", with: "/") }
+}

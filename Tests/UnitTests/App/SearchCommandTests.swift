@@ -1,0 +1,82 @@
+import Testing
+@testable import IReporterKit
+
+/// `search` on the in-memory stores (the same rules on MariaDB:
+/// SearchIntegrationTests).
+struct SearchCommandTests {
+    /// alice (IdUser 1) and Zoë (2), and photos 2... with these titles.
+    private func phone(_ titles: [(user: Int64, title: String)]) throws -> AppHarness {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "register"), ("username", "Zoë"), ("password", "p")])
+        for (user, title) in titles {
+            _ = try phone.photos.add(userID: user, title: Array(title.utf8), publish: { _ in }, unpublish: { _ in })
+        }
+        return phone
+    }
+
+    private func ids(_ phone: AppHarness, _ fields: [(String, String)]) throws -> [String] {
+        let body = try phone.body([("command", "search")] + fields)
+        return body.split(separator: "\"IdPhoto\":\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    @Test func everyWordIsRequiredAsTheStartOfAWordNewestFirst() throws {
+        let phone = try phone([(1, "Sunset over Paris"), (1, "sunny day"), (2, "Paris at night"), (1, "Sunrise, Paris 🌅")])
+        #expect(try ids(phone, [("q", "sun")]) == ["5", "3", "2"])
+        #expect(try ids(phone, [("q", "SUN paris")]) == ["5", "2"])
+        #expect(try ids(phone, [("q", "zoe")]) == ["4"], "the author's username counts, accents ignored")
+        #expect(try ids(phone, [("q", "ZOË paris")]) == ["4"])
+        #expect(try ids(phone, [("q", "moon")]) == [])
+        #expect(try phone.body([("command", "search"), ("q", "night")])
+                == #"{"result":[{"IdPhoto":"4","title":"Paris at night","IdUser":"2","username":"Zo\u00eb"}]}"#,
+                "the stream's shape")
+    }
+
+    @Test func pagesFollowTheCursor() throws {
+        let phone = try phone((1...7).map { (1, "beach \($0)") })
+        #expect(try ids(phone, [("q", "beach"), ("count", "3")]) == ["8", "7", "6"])
+        #expect(try ids(phone, [("q", "beach"), ("count", "3"), ("before", "6")]) == ["5", "4", "3"])
+        #expect(try ids(phone, [("q", "beach"), ("count", "3"), ("before", "3")]) == ["2"])
+    }
+
+    @Test func relevancePutsWholeWordsFirst() throws {
+        let phone = try phone([(1, "sun"), (1, "sunset"), (1, "sun and sea"), (1, "sunday sea")])
+        #expect(try ids(phone, [("q", "sun sea"), ("sort", "relevance")]) == ["4", "5"])
+        #expect(try ids(phone, [("q", "sun"), ("sort", "relevance")]) == ["4", "2", "5", "3"])
+        #expect(try ids(phone, [("q", "sun"), ("sort", "relevance"), ("count", "2"), ("page", "2")]) == ["5", "3"])
+    }
+
+    @Test func cjkTitlesAreFoundByAnyPart() throws {
+        let phone = try phone([(1, "東京タワーの夜"), (1, "京都")])
+        #expect(try ids(phone, [("q", "タワー")]) == ["2"])
+        #expect(try ids(phone, [("q", "京")]) == ["3", "2"])
+        #expect(try ids(phone, [("q", "京都")]) == ["3"])
+    }
+
+    @Test func badInputIsAClearError() throws {
+        let phone = try phone([(1, "sunset")])
+        let cases: [([(String, String)], String)] = [
+            ([], "Search needs at least one word (letters or digits)"),
+            ([("q", "🌅 +-\"*@")], "Search needs at least one word (letters or digits)"),
+            ([("q", "a b c d e f g")], "Search takes at most 6 words"),
+            ([("q", String(repeating: "x", count: 201))], "Search text is too long (at most 200 bytes)"),
+            ([("q", "sun"), ("sort", "oldest")], "sort must be newest or relevance"),
+            ([("q", "sun"), ("count", "100000")], "count must be a number from 1 to 100"),
+            ([("q", "sun"), ("count", "0")], "count must be a number from 1 to 100"),
+            ([("q", "sun"), ("count", "-1")], "count must be a number from 1 to 100"),
+            ([("q", "sun"), ("before", "1 OR 1=1")], "before must be a photo id"),
+            ([("q", "sun"), ("sort", "relevance"), ("page", "-1")],
+             "page must be a number, and relevance pages end at 500 photos"),
+            ([("q", "sun"), ("sort", "relevance"), ("page", "6"), ("count", "100")],
+             "page must be a number, and relevance pages end at 500 photos"),
+            ([("q", "sun"), ("sort", "relevance"), ("before", "5")], "before pages the newest order; relevance pages with page"),
+            ([("q", "sun"), ("page", "2")], "page pages the relevance order; newest pages with before"),
+        ]
+        for (fields, message) in cases {
+            #expect(try phone.body([("command", "search")] + fields) == #"{"error":"\#(message)"}"#, "\(fields)")
+        }
+        #expect(try ids(phone, [("q", "' OR 1=1 -- sun*")]) == [], "operators are separators, every word required")
+        #expect(try ids(phone, [("q", "+sunset* \"set")]) == [], "\"set\" starts no word of it")
+        #expect(try ids(phone, [("q", "+sunset* \"sun")]) == ["2"])
+    }
+}
