@@ -69,7 +69,12 @@ public final class CachedPhotoSearch: PhotoSearch {
 
     private func cached(_ key: Question) -> Answer? {
         guard maxAgeMillis > 0 else { return nil }
-        let now = counters.streamGeneration
+        // Counters out of reach (Redis down): nothing kept is trusted, nothing new kept.
+        guard let now = try? counters.streamGeneration else {
+            entries.removeAll(keepingCapacity: true)
+            generation = -1
+            return nil
+        }
         if now != generation {
             entries.removeAll(keepingCapacity: true)
             generation = now
@@ -82,7 +87,7 @@ public final class CachedPhotoSearch: PhotoSearch {
     /// Kept under the generation read before the store was asked: a change
     /// meanwhile makes the next question ask again.
     private func keep(_ answer: Answer, for key: Question) {
-        guard maxAgeMillis > 0 else { return }
+        guard maxAgeMillis > 0, generation >= 0 else { return }
         if entries.count >= capacity {
             let oldest = entries.values.map(\.order).sorted()[(entries.count + 1) / 2 - 1]
             entries = entries.filter { $0.value.order > oldest }
