@@ -902,6 +902,17 @@ def small_photo() -> bytes:
     return _photo_cache["small"]
 
 
+def pushed_out(phone: "AppClient", user_id: str, title: str, newest: list[dict]) -> bool:
+    """True when the photo `title` (the user's newest) is missing from the
+    stream's `newest` 50 only because 50 newer photos were committed before
+    that stream was answered (a phone held up under load), not because the
+    stream was stale."""
+    r = phone.call({"command": "stream", "IdUser": user_id, "count": 1})
+    mine = r.json()["result"] if r.status == 200 else []
+    return (len(newest) == 50 and len(mine) == 1 and mine[0]["title"] == title
+            and int(mine[0]["IdPhoto"]) < min(int(row["IdPhoto"]) for row in newest))
+
+
 def phones_upload_then_stream(upload_url: str, stream_url: Optional[str] = None, phones: int = 8, uploads: int = 10,
                               tag: str = "rw", timeout: float = 120) -> list[str]:
     """`phones` phones at once, each registering, then uploading `uploads`
@@ -921,6 +932,7 @@ def phones_upload_then_stream(upload_url: str, stream_url: Optional[str] = None,
             r = up.register(user, app_password("rw"))
             if r.status != 200 or b'"result"' not in r.body:
                 return [f"phone {n}: register: {r.status} {r.body[:200]!r}"]
+            user_id = r.json()["result"][0]["IdUser"]
             down.jar = up.jar
             for i in range(uploads):
                 if time.monotonic() > deadline:
@@ -931,8 +943,9 @@ def phones_upload_then_stream(upload_url: str, stream_url: Optional[str] = None,
                     problems.append(f"phone {n}: upload {i}: {r.status} {r.body[:200]!r}")
                     continue
                 r = down.stream()
-                titles = [row["title"] for row in r.json()["result"]] if r.status == 200 else []
-                if title not in titles:
+                rows = r.json()["result"] if r.status == 200 else []
+                titles = [row["title"] for row in rows]
+                if title not in titles and not pushed_out(down, user_id, title, rows):
                     problems.append(f"phone {n}: {title!r} missing from the uploader's next stream "
                                     f"(HTTP {r.status}, newest: {titles[:3]})")
         return problems

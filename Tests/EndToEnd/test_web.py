@@ -121,6 +121,14 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     # The author's page lists it.
     desktop.get(web_site + "#/user/1")
     wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the author's page")
+    # Search finds it by the start of a word, whatever the case: a list of thumbnails with titles.
+    desktop.get(web_site)
+    search = desktop.find_element(By.ID, "search-input")
+    wait_for(search.is_displayed, what="the search field (shown when the server answers search)")
+    search.send_keys("HARB" + Keys.ENTER)
+    wait_for(lambda: desktop.execute_script("return [...document.querySelectorAll('#results .title')]"
+                                            ".map(title => title.textContent)") == ["Harbour at dawn"],
+             what="the search result")
 
     # Post a second one, a camera's 2448x3264 (in colour: no effect), downscaled
     # as offered; step between the two, delete it again.
