@@ -82,9 +82,9 @@ public final class StreamCache {
                           render: ([(photo: PhotoRecord, extras: PhotoExtras)]) -> [UInt8]) rethrows -> [UInt8] {
         let key = AnswerKey(viewer: viewer, fields: fields)
         let generation = try? counters.streamGeneration
-        var photos = try current(&withExtras) { NewestWithExtras(photos: try load()) }.photos
-        // Only answers of the kept photos' generation (none while the counters are out of reach).
-        let keeps = maxAgeMillis > 0 && generation != nil && withExtras.generation == generation
+        var photos = try current(&withExtras, generation: generation) { NewestWithExtras(photos: try load()) }.photos
+        // The kept photos are this generation's now: their answers too (none while the counters are out of reach).
+        let keeps = maxAgeMillis > 0 && generation != nil
         if keeps, let answer = withExtras.value.answers[key] { return answer }
         if let viewer {
             let mine = try votes(viewer, photos.map(\.photo.id))
@@ -118,16 +118,19 @@ public final class StreamCache {
     func endBatch() { readAhead = nil }
 
     private func refreshed(_ load: () throws -> [PhotoRecord]) rethrows -> (photos: [PhotoRecord], body: [UInt8]) {
-        try current(&stream) {
+        try current(&stream, generation: try? counters.streamGeneration) {
             let photos = try load()
             return (photos, PhotoList(photos: photos).json)
         }
     }
 
-    private func current<Value>(_ slot: inout Slot<Value>, _ load: () throws -> Value) rethrows -> Value {
+    /// The slot's value if kept under `generation` and young enough, else
+    /// `load()`'s, kept under it; nil `generation` (counters out of reach:
+    /// Redis down) is served uncached.
+    private func current<Value>(_ slot: inout Slot<Value>, generation: Int64?,
+                                _ load: () throws -> Value) rethrows -> Value {
         let now = monotonicMillis()
-        // Counters out of reach (Redis down): the stream is still served, uncached.
-        guard let generation = try? counters.streamGeneration else { return try load() }
+        guard let generation else { return try load() }
         if maxAgeMillis > 0, slot.generation == generation, now - slot.loadedAt < maxAgeMillis { return slot.value }
         slot = Slot(value: try load(), generation: generation, loadedAt: now)
         return slot.value
