@@ -26,6 +26,19 @@ function read_lines(path)
   return t
 end
 
+-- Each request POSTs `form` followed by the next query of QUERIES (a file,
+-- one urlencoded value a line; default bench/search/queries.txt), in turn.
+function post_queries(form)
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+  local queries = read_lines(os.getenv("QUERIES") or (BENCH_DIR .. "../search/queries.txt"))
+  local next_query = 0
+  request = function()
+    next_query = next_query % #queries + 1
+    return wrk.format(nil, nil, nil, form .. queries[next_query])
+  end
+end
+
 -- setup() runs in the main Lua state, once per thread: remember the threads
 -- so that done() can add up their counters.
 local threads = {}
