@@ -176,15 +176,24 @@ class DB:
         return {int(i): bytes.fromhex(h) for i, h in self.run("SELECT IdPhoto, HEX(title) FROM photos")}
 
     def reset(self, schema: Path):
-        """The original tables from `schema`, and the new tables of migrations
-        003 and 005 (and 004's index), all empty: the search index must not
-        keep old photos' words."""
-        migrations = [schema.parent / "migrations" / name
-                      for name in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql",
-                                   "005-photo-words.sql")]
-        self.run("DROP TABLE IF EXISTS `login`, `photos`, `photo_details`, `photo_counts`, `votes`, `comments`, "
-                 "`photo_words`, `photo_words_backfill`;\n"
-                 + schema.read_text() + "".join(m.read_text() for m in migrations if m.is_file()))
+        """Every table of ours dropped, then `schema` as installed, all empty:
+        the search index must not keep old photos' words."""
+        self.run(DROP_ALL_TABLES + schema_as_installed(schema))
+
+
+# Every table of ours: the original two, repair's rows set aside, the migrations' tables.
+DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, "
+                   "`votes`, `comments`, `photo_words`, `photo_words_backfill`;\n")
+# The migrations that add tables and indexes (001 and 002 change the
+# original's: the tests that need them apply them).
+NEW_TABLE_MIGRATIONS = ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql")
+
+
+def schema_as_installed(schema: Path) -> str:
+    """`schema` and the migrations of new tables beside it (its
+    sql/migrations; a schema elsewhere has none)."""
+    migrations = [schema.parent / "migrations" / name for name in NEW_TABLE_MIGRATIONS]
+    return schema.read_text() + "".join(m.read_text() for m in migrations if m.is_file())
 
 
 def clear_dir(d: Optional[Path], pattern: Optional[str] = None):

@@ -45,6 +45,7 @@ from typing import Callable, Optional
 import pytest
 
 from appclient import AppClient, Endpoint, jpeg_size, multipart_body, multipart_content_type
+from e2e import DROP_ALL_TABLES, schema_as_installed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -328,11 +329,6 @@ class Database:
             self.directory = None
 
 
-# Every table of ours: the original two, repair's rows set aside, the migrations' tables.
-DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, "
-                   "`votes`, `comments`, `photo_words`, `photo_words_backfill`;\n")
-
-
 def start_database() -> Database:
     """IREPORTER_TEST_DB_URL when set, else a private MariaDB (scripts/mariadb.sh)."""
     url = os.environ.get("IREPORTER_TEST_DB_URL")
@@ -354,10 +350,7 @@ def start_database() -> Database:
     url = subprocess.run([str(REPO / "scripts/mariadb.sh"), "url", str(directory)],
                          capture_output=True, text=True, timeout=30, check=True).stdout.strip()
     db = Database(url, directory, port)
-    schema = (REPO / "sql" / "schema.sql").read_text()
-    for migration in ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql"):
-        schema += (REPO / "sql" / "migrations" / migration).read_text()
-    db.sql(DROP_ALL_TABLES + schema)
+    db.sql(DROP_ALL_TABLES + schema_as_installed(REPO / "sql" / "schema.sql"))
     return db
 
 
