@@ -76,6 +76,8 @@ final class SharedMemoryFile: @unchecked Sendable {
             if info.st_mode & 0o077 != 0 { fchmod(fd, 0o600) }
             try lock(fd, checkLock, F_WRLCK, wait: true, path)
             defer { _ = csystem_lock_byte(fd, checkLock, Int32(F_UNLCK), 0) }
+            // The size again, under the lock: another process may have set the file up since.
+            guard fstat(fd, &info) == 0 else { throw OpenError.system(SystemError("stat \(path)")) }
             let valid = isValid(fd, size: Int(info.st_size), total: total, layout: layout)
             if valid {
                 // Nobody holds byte 1 exclusively without holding byte 0 as well.
