@@ -172,6 +172,12 @@ struct RedisIntegrationTests {
 
     @Test func processesCountingAtOnceLoseNoCount() throws {
         let settings = RedisTestServer.shared.freshDatabase()
+        // Once here first: a forked child of this multi-threaded test process
+        // must not be the first to resolve this code's runtime metadata (a
+        // lock another thread held at fork time is never freed in the child).
+        let warmUp = RedisCounters(settings: RedisTestServer.shared.freshDatabase())
+        _ = try warmUp.allow("upload:1", limit: 1000, windowSeconds: 3600, now: 100)
+        try warmUp.bumpStreamGeneration()
         let workers = (0..<4).map { _ in
             ChildProcess {
                 let counters = RedisCounters(settings: settings)
