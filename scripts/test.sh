@@ -6,7 +6,9 @@
 #   2. wipe and start the test stack (scripts/stack.sh functions): RUN_DIR
 #      /tmp/ireporter-test, nginx 127.0.0.1:8090, a new MariaDB on
 #      127.0.0.1:3310 (datadir wiped each run), the release build
-#   3. swift test                          (unit + integration tests)
+#   3. swift test --no-parallel            (unit + integration tests, one at
+#                                          a time: some fork workers, see
+#                                          Tests/TestSupport/ChildProcess.swift)
 #   4. python3 -m pytest -q Tests/EndToEnd (HTTP through nginx and Apache)
 #   5. bench/smoke.sh                      (the benchmark scenarios, seconds)
 #   6. faults/run.py --duration 20         (fault injection, own stack)
@@ -158,7 +160,7 @@ banner "swift test"
 IREPORTER_TEST_DB_URL="$("$REPO/scripts/mariadb.sh" url "$DB_DIR")" \
 IREPORTER_TEST_MYSQL_ROOT="$MYSQL_ROOT_CMD" \
 IREPORTER_REQUIRE_SERVICES=1 \
-  swift test 2>&1 | tee "$RUN_DIR/swift-test.log"
+  swift test --no-parallel 2>&1 | tee "$RUN_DIR/swift-test.log"
 swift_rc=${PIPESTATUS[0]}
 fi
 

@@ -2,11 +2,13 @@
 import Glibc
 #endif
 
-/// A forked child of this test process, playing another worker. The test
-/// process runs tests on many threads: a child that needs a lock another
-/// thread held at fork time (the Swift runtime's, say) waits forever. So the
-/// parent waits with a deadline and kills a child that outlives it: a failed
-/// test rather than a hung run.
+/// A forked child of this test process, playing another worker. A child
+/// that needs a lock another thread held at fork time (the Swift runtime's,
+/// say) waits forever, so scripts/test.sh runs the tests one at a time
+/// (`swift test --no-parallel`: no other test's thread is busy when one
+/// forks). A plain parallel `swift test` can still hit it: the parent waits
+/// with a deadline and kills a child that outlives it, a failed test rather
+/// than a hung run.
 public struct ChildProcess {
     public let pid: pid_t
 
