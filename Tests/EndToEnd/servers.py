@@ -569,7 +569,7 @@ class Nginx:
     renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
 
     def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
-                 edits: Optional[dict[str, str]] = None):
+                 edits: Optional[dict[str, str]] = None, live_edits: Optional[dict[str, str]] = None):
         self.exe = need_tool("/usr/sbin/nginx", "nginx")
         self.dir = run_dir / "nginx"
         self.port = port
@@ -584,7 +584,7 @@ class Nginx:
         # The web client's and the live stream's snippets.
         render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
                {"/usr/share/ireporter/web": str(DEPLOY.parent / "web")})
-        shutil.copyfile(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf")
+        render(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf", live_edits or {})
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
         self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),

@@ -6,6 +6,9 @@ database and one private redis-server on loopback, all started here.
   - a phone logged in through one host is logged in on the other, its
     session kept as phpredis keeps it (`PHPREDIS_SESSION:<id>`);
   - failed logins through one host block the account on the other;
+  - the live stream across hosts (Nchan's channel in the same Redis,
+    deploy/nginx/ireporter-live.conf's two lines): a subscriber on one host
+    gets the photo posted through the other;
   - Redis stopped: clear JSON answers, no worker lost; started again:
     service is back without restarting anything.
 
@@ -14,12 +17,14 @@ database and one private redis-server on loopback, all started here.
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 import servers
 from appclient import AppClient, Endpoint
+from subscriber import Subscriber
 
 PORTS = (servers.http_port(2), servers.http_port(3))
 REDIS_PORT = 6391
@@ -62,11 +67,16 @@ def hosts():
     started = []
     try:
         apps = []
+        # Nchan keeps the live channel in the same Redis, as the snippet's comment says.
+        live_in_redis = {"#nchan_redis_url redis://127.0.0.1:6379;": f"nchan_redis_url redis://127.0.0.1:{REDIS_PORT};",
+                         "#nchan_use_redis on;": "nchan_use_redis on;"}
         for n, port in enumerate(PORTS):
             server = servers.OurServer(base / f"host{n}", servers.binary(), db.url, workers=2,
-                                       session_store="redis", redis_url=f"redis://127.0.0.1:{REDIS_PORT}/0").start()
+                                       session_store="redis", redis_url=f"redis://127.0.0.1:{REDIS_PORT}/0",
+                                       live_publish_url=f"http://127.0.0.1:{port}/ireporter-publish").start()
             started.append(server)
-            nginx = servers.Nginx(base / f"host{n}", port, server.socket_path, server.upload_dir).start()
+            nginx = servers.Nginx(base / f"host{n}", port, server.socket_path, server.upload_dir,
+                                  live_edits=live_in_redis).start()
             started.append(nginx)
             apps.append((server, f"http://127.0.0.1:{port}/iReporter/"))
         yield redis, apps
@@ -106,6 +116,26 @@ def test_a_phone_logged_in_on_one_host_is_logged_in_on_the_other(hosts):
             phone.login(user, servers.app_password("wrong"))
         r = same.login(user, password).json()
         assert r["error"].startswith("Too many failed logins"), r
+
+
+def test_a_subscriber_on_one_host_sees_a_photo_posted_through_the_other(hosts):
+    redis, apps = hosts
+    user = servers.unique_name("redislive")
+    subscribers = [Subscriber(Endpoint(url)) for _, url in apps]
+    try:
+        # Subscribed: Nchan has registered both hosts' subscribers in Redis.
+        servers.wait_for(lambda: any(key.startswith("{channel:") for key in redis.cli("KEYS", "*").split()), 10,
+                         what="Nchan's channel in Redis")
+        with AppClient(Endpoint(apps[0][1]), timeout=30) as phone:
+            assert phone.register(user, servers.app_password("live")).json()["result"][0]["username"] == user
+            started = time.monotonic()
+            assert phone.upload(servers.photo(), f"seen everywhere {user}").json() == {"successful": 1}
+        for subscriber in subscribers:
+            got = subscriber.next_photo(started + 5)
+            assert (got["title"], got["username"]) == (f"seen everywhere {user}", user), got
+    finally:
+        for subscriber in subscribers:
+            subscriber.close()
 
 
 def test_redis_down_answers_clearly_and_service_comes_back(hosts):
