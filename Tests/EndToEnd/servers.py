@@ -617,6 +617,29 @@ class Nginx:
         return tail(self.dir / "error.log", n)
 
 
+class FrontNginx(Nginx):
+    """A private front nginx (deploy/nginx/ireporter-front.conf) spreading
+    requests over app hosts on loopback `host_ports`. `edits` change the
+    snippet as rendered."""
+
+    def __init__(self, run_dir: Path, port: int, host_ports: list[int], edits: Optional[dict[str, str]] = None):
+        self.exe = need_tool("/usr/sbin/nginx", "nginx")
+        self.dir = run_dir / "front"
+        self.port = port
+        for t in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
+            (self.dir / "tmp" / t).mkdir(parents=True, exist_ok=True)
+            chown_www(self.dir / "tmp" / t)
+        chown_www(self.dir / "tmp")
+        hosts = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in host_ports)
+        render(DEPLOY / "nginx" / "ireporter-front.conf", self.dir / "ireporter-front.conf",
+               {"    server 10.0.0.11:80 max_fails=1 fail_timeout=5s;\n    server 10.0.0.12:80 max_fails=1 fail_timeout=5s;\n": hosts,
+                "listen 80;": f"listen 127.0.0.1:{port};", **(edits or {})})
+        render(DEPLOY / "nginx" / "nginx-front-private.conf.in", self.dir / "nginx.conf", {"@RUN_DIR@": str(self.dir)})
+        self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),
+                    "-c", str(self.dir / "nginx.conf")]
+        self.pid: Optional[int] = None
+
+
 @contextlib.contextmanager
 def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, str]] = None, **keys):
     """The test database, our server (`keys`: its configuration) in a work

@@ -6,6 +6,8 @@ database and one private redis-server on loopback, all started here.
   - a phone logged in through one host is logged in on the other, its
     session kept as phpredis keeps it (`PHPREDIS_SESSION:<id>`);
   - failed logins through one host block the account on the other;
+  - a front nginx (deploy/nginx/ireporter-front.conf) spreads a phone's
+    requests over both hosts, and skips a host that is down;
   - the live stream across hosts (Nchan's channel in the same Redis,
     deploy/nginx/ireporter-live.conf's two lines): a subscriber on one host
     gets the photo posted through the other;
@@ -27,6 +29,11 @@ from appclient import AppClient, Endpoint
 from subscriber import Subscriber
 
 PORTS = (servers.http_port(2), servers.http_port(3))
+FRONT_PORT = servers.http_port(1)
+FRONT_URL = f"http://127.0.0.1:{FRONT_PORT}/iReporter/"
+# Which host answered, for the tests only.
+SHOW_UPSTREAM = {"        proxy_pass http://ireporter_hosts;\n    }\n":
+                 "        proxy_pass http://ireporter_hosts;\n        add_header X-Test-Upstream $upstream_addr always;\n    }\n"}
 REDIS_PORT = 6391
 UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
 
@@ -64,7 +71,7 @@ def hosts():
     db = servers.start_database()
     base = servers.make_workdir("redis")
     redis = RedisServer(base).start()
-    started = []
+    started, nginxes = [], []
     try:
         apps = []
         # Nchan keeps the live channel in the same Redis, as the snippet's comment says.
@@ -79,7 +86,10 @@ def hosts():
                                   live_edits=live_in_redis).start()
             started.append(nginx)
             apps.append((server, f"http://127.0.0.1:{port}/iReporter/"))
-        yield redis, apps
+            nginxes.append(nginx)
+        front = servers.FrontNginx(base, FRONT_PORT, list(PORTS), edits=SHOW_UPSTREAM).start()
+        started.append(front)
+        yield redis, apps, nginxes
     finally:
         for thing in reversed(started):
             thing.stop()
@@ -89,14 +99,14 @@ def hosts():
 
 
 def test_the_apps_flow_with_sessions_in_redis(hosts):
-    redis, apps = hosts
+    redis, apps, _ = hosts
     server, url = apps[0]
     servers.app_flow(url, server.upload_dir, tag="redis", logs=lambda: servers.tail(server.log_path))
     assert list(server.session_dir.glob("sess_*")) == [], "no session file: the sessions are in Redis"
 
 
 def test_a_phone_logged_in_on_one_host_is_logged_in_on_the_other(hosts):
-    redis, apps = hosts
+    redis, apps, _ = hosts
     user, password = servers.unique_name("redis2"), servers.app_password("secret")
     with AppClient(Endpoint(apps[0][1]), timeout=30) as phone, AppClient(Endpoint(apps[1][1]), timeout=30) as same:
         assert phone.register(user, password).json()["result"][0]["username"] == user
@@ -118,8 +128,48 @@ def test_a_phone_logged_in_on_one_host_is_logged_in_on_the_other(hosts):
         assert r["error"].startswith("Too many failed logins"), r
 
 
+def answered_by(response) -> str:
+    """The app host that answered through the front (its last upstream, after a retry)."""
+    return response.header("X-Test-Upstream").split(",")[-1].strip()
+
+
+def test_the_front_spreads_a_phones_requests_over_both_hosts(hosts):
+    user, password = servers.unique_name("front"), servers.app_password("front")
+    seen = set()
+    with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+        registered = phone.register(user, password)
+        assert registered.json()["result"][0]["username"] == user
+        uploaded = phone.upload(servers.photo(), f"through the front {user}")
+        assert uploaded.json() == {"successful": 1}, uploaded.body
+        seen |= {answered_by(registered), answered_by(uploaded)}
+        for _ in range(10):
+            stream = phone.stream()
+            assert stream.json()["result"][0]["title"] == f"through the front {user}", "read-your-writes on every host"
+            seen.add(answered_by(stream))
+    assert seen == {f"127.0.0.1:{port}" for port in PORTS}, seen
+
+
+def test_a_host_that_is_down_is_skipped_and_used_again_once_back(hosts):
+    user, password = servers.unique_name("frontdown"), servers.app_password("front")
+    _, _, (down, _) = hosts  # the first app host's nginx
+    with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+        assert phone.register(user, password).json()["result"][0]["username"] == user
+        down.stop()
+        try:
+            answers = [phone.upload(servers.photo(), f"while a host is down {user}"), phone.login(user, password),
+                       *(phone.stream() for _ in range(6))]
+            assert [r.status for r in answers] == [200] * len(answers), [r.body[:200] for r in answers]
+            assert answers[0].json() == {"successful": 1}
+            assert {answered_by(r) for r in answers} == {f"127.0.0.1:{PORTS[1]}"}
+        finally:
+            down.start()
+        # Left out for fail_timeout (5 s), then tried again.
+        servers.wait_for(lambda: answered_by(phone.stream()) == f"127.0.0.1:{PORTS[0]}", 15,
+                         what="the front using the host again")
+
+
 def test_a_subscriber_on_one_host_sees_a_photo_posted_through_the_other(hosts):
-    redis, apps = hosts
+    redis, apps, _ = hosts
     user = servers.unique_name("redislive")
     subscribers = [Subscriber(Endpoint(url)) for _, url in apps]
     try:
@@ -139,7 +189,7 @@ def test_a_subscriber_on_one_host_sees_a_photo_posted_through_the_other(hosts):
 
 
 def test_redis_down_answers_clearly_and_service_comes_back(hosts):
-    redis, apps = hosts
+    redis, apps, _ = hosts
     (server, url), (_, other) = apps
     user, password = servers.unique_name("redis3"), servers.app_password("secret")
     workers = sorted(server.workers())
