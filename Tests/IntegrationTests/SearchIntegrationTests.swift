@@ -104,6 +104,17 @@ extension DatabaseTests {
                     == (try expected("title LIKE 'night city %' AND IdUser = 2")))
             #expect(try search.countMatches(terms: terms, userID: 2, cap: 100) == 4)
             #expect(try ids(phone, [("q", "night city moon")]) == [], "a term that starts no word")
+            // Only broad terms ("1", "2": 1, 10-19, 100-199, ...): the rarest drives, within the budget.
+            #expect(try ids(phone, [("q", "1 2")]) == [], "no title has two numbers")
+            #expect(throws: PhotoSearchError.tooBroad, "refused before reading") {
+                try MariaDBPhotoSearch(database: phone.database, broadRowsBudget: 10)
+                    .newestMatches(terms: [Array("1".utf8), Array("2".utf8)], userID: nil, before: nil, limit: 10)
+            }
+            #expect(try phone.body([("command", "search"), ("q", "a b c d e")]).hasPrefix(#"{"result":["#))
+            #expect(throws: PhotoSearchError.tooBroad, "a merge beyond its rows") {
+                try MariaDBPhotoSearch(database: phone.database, maxRowsMerged: 500)
+                    .newestMatches(terms: [Array("night".utf8), Array("city".utf8)], userID: nil, before: nil, limit: 50)
+            }
         }
 
         @Test func byAuthorAndCountedAsFlickrsListsAsk() throws {

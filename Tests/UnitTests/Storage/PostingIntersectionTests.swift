@@ -85,4 +85,14 @@ struct PostingIntersectionTests {
         var merge = PostingIntersection(terms: [[Array("sun".utf8)], [Array("sea".utf8)]], before: .max, read: index.read)
         #expect(try merge.newest(limit: 5) { $0.filter { $0 % 100 == 0 } } == [1000, 900, 800, 700, 600])
     }
+
+    @Test func aMergeThatWouldReadMoreThanItsLimitIsRefused() throws {
+        let index = Index()
+        index.add("night", stride(from: 2, through: 200_000, by: 2))
+        index.add("city", stride(from: 1, through: 200_001, by: 2))
+        var merge = PostingIntersection(terms: [[Array("night".utf8)], [Array("city".utf8)]], before: .max, maxRowsRead: 10_000,
+                                        read: index.read)
+        #expect(throws: PhotoSearchError.tooBroad) { try merge.newest(limit: 50) }
+        #expect(merge.rowsRead < 10_000 + 2 * PostingIntersection.maxChunk)
+    }
 }

@@ -9,8 +9,12 @@
 /// common words that seldom meet costs two sequential reads, not a lookup
 /// per photo. A term that starts more than `maxWords` words (one or two
 /// letters) is not merged: it is checked on the photos the other terms
-/// found (or, alone, read as one range and sorted). Without terms, the
-/// photos table itself newest first (by its author: migration 004).
+/// found (or, alone, read as one range and sorted). Several such terms and
+/// no other: the rarest drives, the others checked per photo, unless that
+/// would read more than `broadRowsBudget` rows; a merge reads at most
+/// `maxRowsMerged` (beyond either: `PhotoSearchError.tooBroad`).
+/// Without terms, the photos table itself newest first (by its author:
+/// migration 004).
 public final class MariaDBPhotoSearch: PhotoSearch {
     let database: DatabaseConnection
 
@@ -20,7 +24,23 @@ public final class MariaDBPhotoSearch: PhotoSearch {
     /// that few statement texts are prepared).
     static let idsPerStatement = 512
 
-    public init(database: DatabaseConnection) { self.database = database }
+    /// Several broad terms and no other: the rarest's rows (the optimizer's
+    /// estimate) times the terms, at most (at 1,000,000 photos "s t a b c d"
+    /// read 1.3 s before it was refused).
+    let broadRowsBudget: Int64
+
+    /// Index rows one merge may read (a page, a relevance window, a
+    /// count): beyond, the search is refused as too broad (at 1,000,000
+    /// photos the benchmark's worst pair, "night city", reads 85,000;
+    /// "s t a b c d", whose one-letter terms each start up to 32 common
+    /// words, read 2-4 s before there was a limit).
+    let maxRowsMerged: Int
+
+    public init(database: DatabaseConnection, broadRowsBudget: Int64 = 100_000, maxRowsMerged: Int = 250_000) {
+        self.database = database
+        self.broadRowsBudget = broadRowsBudget
+        self.maxRowsMerged = maxRowsMerged
+    }
 
     public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
         switch try plan(terms: terms, userID: userID, before: before, limit: limit) {
@@ -76,9 +96,16 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         let narrow = terms.indices.filter { words[$0].count <= Self.maxWords }
         let broad = terms.indices.filter { words[$0].count > Self.maxWords }
         guard terms.count > 1, !narrow.isEmpty else {
-            return try statement(terms: terms, words: words, userID: userID, below: below, limit: limit)
+            var driver = 0
+            if terms.count > 1 {
+                let rarest = try rarest(terms)
+                guard rarest.rows <= broadRowsBudget / Int64(terms.count) else { throw PhotoSearchError.tooBroad }
+                driver = rarest.index
+            }
+            return try statement(terms: terms, words: words, driver: driver, userID: userID, below: below, limit: limit)
         }
-        var merge = PostingIntersection(terms: narrow.map { words[$0] }, before: below, read: newestOfWords)
+        var merge = PostingIntersection(terms: narrow.map { words[$0] }, before: below, maxRowsRead: maxRowsMerged,
+                                        read: newestOfWords)
         let ids = try merge.newest(limit: limit) { batch in
             var kept = batch
             for term in broad { kept = try having(kept, wordsStarting: terms[term]) }
@@ -90,8 +117,8 @@ public final class MariaDBPhotoSearch: PhotoSearch {
 
     /// One term (or only broad ones): the driver's words newest first in
     /// one statement, the other terms checked per photo.
-    private func statement(terms: [[UInt8]], words: [[[UInt8]]], userID: Int64?, below: Int64, limit: Int) throws -> Plan {
-        let driver = terms.count == 1 ? 0 : try rarest(terms)
+    private func statement(terms: [[UInt8]], words: [[[UInt8]]], driver: Int, userID: Int64?, below: Int64,
+                           limit: Int) throws -> Plan {
         let others = terms.indices.filter { $0 != driver }
         // Each other term (broad: it starts more than maxWords words) is
         // checked per photo read newest first, by a scalar subquery on the
@@ -136,8 +163,9 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             "(SELECT \($0) AS slot, IdPhoto FROM photo_words WHERE word = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?)"
         }.joined(separator: " UNION ALL ")
         var lists = Array(repeating: [Int64](), count: words.count)
+        // By position, parsed in place: tens of thousands of rows a query.
         for row in try database.query(sql, padded.flatMap { [.bytes($0.word), .int($0.below), .int(Int64(limit))] }) {
-            guard let slot = row.int64("slot"), let id = row.int64("IdPhoto"), slot < lists.count else { continue }
+            guard let slot = Self.integer(row[0]), let id = Self.integer(row[1]), slot < lists.count else { continue }
             lists[Int(slot)].append(id)
         }
         // UNION ALL keeps each part's order, but that is not promised.
@@ -193,6 +221,17 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         return items + Array(repeating: filler, count: slots - items.count)
     }
 
+    /// A non-negative decimal number's value.
+    private static func integer(_ bytes: [UInt8]?) -> Int64? {
+        guard let bytes, !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for byte in bytes {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int64(byte - 0x30)
+        }
+        return value
+    }
+
     private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
 
     public func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {
@@ -215,14 +254,14 @@ public final class MariaDBPhotoSearch: PhotoSearch {
     /// estimates them (EXPLAIN's rows: a few index dives, whatever the
     /// range's size; counting would read it). A wrong guess costs time,
     /// never a wrong answer.
-    private func rarest(_ terms: [[UInt8]]) throws -> Int {
+    private func rarest(_ terms: [[UInt8]]) throws -> (index: Int, rows: Int64) {
         var best = (index: 0, rows: Int64.max)
         for (index, term) in terms.enumerated() {
             let rows = try database.query("EXPLAIN SELECT 1 FROM photo_words WHERE word >= ? AND word < ?", Self.range(term))
             let estimate = rows.first?.int64("rows") ?? Int64.max
             if estimate < best.rows { best = (index, estimate) }
         }
-        return best.index
+        return best
     }
 
     /// The words that start with `term`: UTF-8 never holds the byte 0xFF.

@@ -35,13 +35,17 @@ struct PostingIntersection {
 
     private var terms: [[Word]]
     private let read: Read
+    /// Index rows it may read: a read beyond throws `PhotoSearchError.tooBroad`.
+    private let maxRowsRead: Int
     /// Index rows read so far (what the merge cost).
     private(set) var rowsRead = 0
 
     /// `terms`: each term's words (at least one each); photos below `before`.
-    init(terms: [[[UInt8]]], before: Int64, firstChunk: Int = PostingIntersection.firstChunk, read: @escaping Read) {
+    init(terms: [[[UInt8]]], before: Int64, firstChunk: Int = PostingIntersection.firstChunk, maxRowsRead: Int = .max,
+         read: @escaping Read) {
         self.terms = terms.map { $0.map { Word(word: $0, floor: before, chunk: firstChunk) } }
         self.read = read
+        self.maxRowsRead = maxRowsRead
     }
 
     /// The next photos that every term holds, newest first: at least one
@@ -89,6 +93,7 @@ struct PostingIntersection {
     /// (reading those deeper would not move the frontier now).
     private mutating func readFurther(floors: [Int64], frontier: Int64) throws {
         for index in terms.indices where floors[index] == frontier {
+            guard rowsRead < maxRowsRead else { throw PhotoSearchError.tooBroad }
             let others = floors.enumerated().filter { $0.offset != index }.map(\.element).max() ?? Int64.min
             let due = terms[index].indices.filter { terms[index][$0].floor >= others && terms[index][$0].floor != Int64.min }
             let limit = due.map { terms[index][$0].chunk }.max() ?? 0
