@@ -60,7 +60,9 @@ public final class FlickrAPI {
         }
         if !apiKeys.isEmpty {
             let key = parameters["api_key"].map { String(decoding: $0, as: UTF8.self) } ?? oauthConsumerKey
-            guard let key, apiKeys.contains(key) else { return Response(contentType: format.contentType, body: format.body(.failure(.invalidAPIKey))) }
+            guard let key, apiKeys.contains(key) else {
+                return Response(contentType: format.contentType, body: format.body(.failure(.invalidAPIKey)))
+            }
         }
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
         guard Self.listMethods.contains(method) else {

@@ -65,7 +65,8 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] {
         let existing = Set(rows.map(\.id))
-        return Dictionary(ids.filter(existing.contains).map { ($0, extras(of: $0, viewer: viewer)) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(ids.filter(existing.contains).map { ($0, extras(of: $0, viewer: viewer)) },
+                          uniquingKeysWith: { first, _ in first })
     }
 
     private func extras(of photoID: Int64, viewer: Int64?) -> PhotoExtras {
