@@ -15,8 +15,14 @@
 # default, search_cache_ms = 60000: the benchmark repeats its 12 queries, so
 # nearly every answer comes from it) and without (search_cache_ms = 0:
 # every request queries MariaDB), so that both are on record.
+# Then, still without the cache, each query of queries.txt and of
+# short.txt (one- and two-letter terms: each starts many words) alone, 3
+# times, one client (curl): what each costs MariaDB and us (per-query.txt).
+# The load average (/proc/loadavg) is recorded before and after each timed
+# part: the machine may be shared.
 # Environment: PHOTOS, CONNS (32), DUR (10s), LIKE_DUR (20), LIKE_CLIENTS (CONNS), WARMUP (5s), BUFFER_POOL (1 GiB), SKIP_BUILD=1, RES,
-# SEARCH_RUN_DIR, SEARCH_PORT, SEARCH_DB_PORT (another stack's ports).
+# SEARCH_RUN_DIR, SEARCH_PORT, SEARCH_DB_PORT (another stack's ports), KEEP_UP=1 (leave the stack
+# running, seeded, for profiling: stop it with `RUN_DIR=... scripts/stack.sh down`).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
@@ -34,8 +40,11 @@ WARMUP="${WARMUP:-5s}"
 LIKE_CLIENTS="${LIKE_CLIENTS:-$CONNS}"
 RES="${RES:-$HERE/results/$(date -u +%Y-%m-%d)-search}"
 mkdir -p "$RES"
-COMMAND="$(for v in PHOTOS CONNS DUR LIKE_DUR LIKE_CLIENTS WARMUP BUFFER_POOL SKIP_BUILD; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/search.sh"
-trap 'stack_down >/dev/null 2>&1 || true' EXIT
+COMMAND="$(for v in PHOTOS CONNS DUR LIKE_DUR LIKE_CLIENTS WARMUP BUFFER_POOL SKIP_BUILD RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/search.sh"
+[ "${KEEP_UP:-0}" = 1 ] || trap 'stack_down >/dev/null 2>&1 || true' EXIT
+LOADS="$RES/loadavg.txt"
+: > "$LOADS"
+loadavg() { echo "$1: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$LOADS"; }
 stack_up >/dev/null
 
 log "seeding $PHOTOS photos"
@@ -57,16 +66,18 @@ sizes=$($MYSQL_ROOT_CMD -N -B -e "SELECT CONCAT(ROUND(data_length/1048576), ' MB
 $MYSQL_ROOT_CMD -t > "$RES/explain.txt" <<'SQL'
 SELECT 'words a term starts (loose index scan)' AS statement;
 EXPLAIN SELECT word FROM photo_words WHERE word >= 'night' AND word < CONCAT('night', X'FF') GROUP BY word LIMIT 33;
-SELECT 'the rarest term: the optimizer''s estimate of each range' AS statement;
-EXPLAIN SELECT 1 FROM photo_words WHERE word >= 'city' AND word < CONCAT('city', X'FF');
-SELECT 'the page: the rarest word newest first, the other by primary key' AS statement;
-EXPLAIN SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (SELECT d.IdPhoto FROM photo_words d STRAIGHT_JOIN photo_words o0 ON (o0.word = 'city' AND o0.IdPhoto = d.IdPhoto) WHERE d.word = 'night' AND d.IdPhoto < 9223372036854775807 ORDER BY d.IdPhoto DESC LIMIT 50) m JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) ORDER BY p.IdPhoto DESC LIMIT 50;
+SELECT 'several terms: a chunk of one word''s photos, newest first (PostingIntersection''s read)' AS statement;
+EXPLAIN (SELECT 0 AS slot, IdPhoto FROM photo_words WHERE word = 'night' AND IdPhoto < 9223372036854775807 ORDER BY IdPhoto DESC LIMIT 64) UNION ALL (SELECT 1 AS slot, IdPhoto FROM photo_words WHERE word = '' AND IdPhoto < 0 ORDER BY IdPhoto DESC LIMIT 64);
+SELECT 'the page''s photos, by id' AS statement;
+EXPLAIN SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM photos p JOIN login l ON (l.IdUser = p.IdUser) WHERE p.IdPhoto IN (999205, 998000, 0, 0);
 SELECT 'how many rows each of the queries'' words has' AS statement;
 SELECT word, COUNT(*) AS photos FROM photo_words WHERE word IN ('sunset', 'beach', 'paris', 'zoe', 'night', 'city', 'harbour', 'morning', 'cafe', 'festival', '2019', 'strasse') GROUP BY word ORDER BY photos DESC;
 SQL
 run_wrk() { # NAME SCRIPT URL
   log "wrk $1 ($CONNS connections, $DUR)" >&2
+  loadavg "before $1"
   wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/$2" "$3" | grep '^WRKJSON ' | sed 's/^WRKJSON //'
+  loadavg "after $1"
 }
 # Each worker asks each query once before the recorded pass (WARMUP, not
 # recorded): the cached figures are the steady state; the no-cache pass
@@ -81,8 +92,24 @@ echo "search_cache_ms = 0" >> "$SRV_CONF"
 stack_start_server >/dev/null
 nocache_line=$(run_wrk "search, no cache" search.lua "$API_URL")
 flickr_nocache_line=$(run_wrk "flickr.photos.search, no cache" flickr_search.lua "${API_URL}services/rest/")
+log "each query alone, no cache, 3 times (per-query.txt)"
+loadavg "before per-query"
+{ echo "seconds per request, one client, search_cache_ms = 0 (curl's time_total, 3 tries)"
+  for file in queries.txt short.txt; do
+    while read -r q; do
+      [ -n "$q" ] || continue
+      printf '%-40s' "$(python3 -c 'import sys, urllib.parse; print(urllib.parse.unquote_plus(sys.argv[1]))' "$q")"
+      for try in 1 2 3; do
+        printf ' %s' "$(curl -s -o /dev/null -m 30 -w '%{time_total}' --data "command=search&q=$q" "$API_URL")"
+      done
+      echo
+    done < "$HERE/search/$file"
+  done; } > "$RES/per-query.txt"
+loadavg "after per-query"
 log "LIKE ($LIKE_CLIENTS clients, ${LIKE_DUR}s)"
+loadavg "before LIKE"
 like_line=$(python3 "$HERE/search/like.py" "$MYSQL_ROOT_CMD" "$HERE/search/queries.txt" "$LIKE_CLIENTS" "$LIKE_DUR")
+loadavg "after LIKE"
 { echo "{\"name\":\"search\",\"photos\":$PHOTOS,\"words\":$words,\"seed_s\":$(awk "BEGIN{print $t1 - $t0}"),\"backfill_s\":$(awk "BEGIN{print $t2 - $t1}"),\"wrk\":$wrk_line}"
   echo "{\"name\":\"flickr\",\"wrk\":$flickr_line}"
   echo "$like_line"
@@ -112,7 +139,8 @@ def verdict(ok):
 text = f"""# search at {ours['photos']:,} photos
 
 Command: `{command}` (one run; queries: bench/search/queries.txt, in turn;
-plans: explain.txt).
+plans: explain.txt; each query alone: per-query.txt; the load average
+before and after each part: loadavg.txt).
 
 | | requests | rate (req/s) | p50 ms | p99 ms | bad |
 |---|---|---|---|---|---|
@@ -129,6 +157,7 @@ Targets (32 connections), cache on / no cache:
 - flickr.photos.search ≥ 80% of search: **{100 * f_rate / rate:.0f}%** {verdict(f_rate >= 0.8 * rate)} / **{100 * fn_rate / n_rate:.0f}%** {verdict(fn_rate >= 0.8 * n_rate)}
 - seed: {ours['seed_s']:.0f} s; backfill (`ireporter search-index`): {ours['backfill_s']:.0f} s for {ours['photos']:,} photos, {ours['words']:,} index rows ({sizes})
 """
+text += "\nLoad average (1, 5, 15 min) before and after each timed part:\n\n```\n" + open(f"{res}/loadavg.txt").read() + "```\n"
 open(f"{res}/search.md", "w").write(text)
 print(text)
 PY

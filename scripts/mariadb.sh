@@ -64,6 +64,10 @@ default-character-set = latin1
 [mariadbd]
 user          = mysql
 datadir       = $DIR/data
+# Its own place for temporary tables (a sort's files): a shared machine's
+# /tmp may be cleaned under a running statement (seen: "Error on delete of
+# '/tmp/#sql-temptable-…'" in a benchmark's LIKE queries).
+tmpdir        = $DIR/tmp
 socket        = $DIR/mysqld.sock
 pid-file      = $PIDFILE
 log-error     = $DIR/error.log
@@ -101,6 +105,8 @@ do_start() {
   [[ "$PORT" =~ ^[0-9]+$ ]] || usage
   mkdir -p "$DIR"
   chown mysql:mysql "$DIR"; chmod 755 "$DIR"
+  mkdir -p "$DIR/tmp"
+  chown mysql:mysql "$DIR/tmp"; chmod 700 "$DIR/tmp"
   write_cnf
 
   if [ ! -d "$DIR/data/mysql" ]; then

@@ -5,6 +5,7 @@ JSONP and the hostile callback by hand."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.parse
 import urllib.request
 
@@ -54,6 +55,16 @@ def test_parsed_json_search_with_extras(rest_url):
     assert photo["url_t"].endswith("/iReporter/upload/2-thumb.jpg") and photo["width_t"] == 180
     with urllib.request.urlopen(photo["url_o"], timeout=10) as r:
         assert r.read()[:2] == b"\xff\xd8", "the URL serves the photo"
+
+
+def test_date_upload_and_original_dimensions(rest_url):
+    before = int(time.time())
+    flickr = client(rest_url, "parsed-json")
+    photo = flickr.photos.search(text="zoe", extras="date_upload,o_dims")["photos"]["photo"][0]
+    assert isinstance(photo["dateupload"], str) and before - 600 <= int(photo["dateupload"]) <= before
+    assert (photo["o_width"], photo["o_height"]) == ("640", "640"), "strings, as Flickr's; the upload's size"
+    element = client(rest_url, "etree").photos.search(text="zoe", extras="o_dims,date_upload").find("photos/photo")
+    assert element.get("dateupload") == photo["dateupload"] and element.get("o_width") == "640"
 
 
 def test_etree_methods(rest_url):

@@ -65,6 +65,9 @@ def test_paging(phone):
     ({"q": "sun", "count": "100000"}, "count must be a number from 1 to 100"),
     ({"q": "sun", "sort": "relevance", "page": "-1"}, "page must be a number, and relevance pages end at 500 photos"),
     ({"q": "sun", "before": "0x10"}, "before must be a photo id"),
+    ({"q": "a b c d e f g"}, "Search takes at most 6 words"),
+    ({"q": "sun", "extras": "likes,pass"},
+     "Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height is expected"),
 ])
 def test_hostile_queries_get_a_clear_error(phone, fields, error):
     started = time.monotonic()
@@ -79,3 +82,23 @@ def test_sql_and_operators_are_only_words(phone, db):
     assert ids(phone, q='+"sunset" -moon') == []
     assert ids(phone, q='+"sunset" pier*') == ["5"]
     assert (db.count("photos"), db.count("photo_words")) == before
+
+
+def test_broad_and_many_terms_answer_at_once(phone, db):
+    """Short terms (on a large table each starts many words) and the most
+    terms a query may have: answered, at once."""
+    for q in ["s t a b c d", "a", "z sun p", "sun pier over the sunset 🌅"]:
+        started = time.monotonic()
+        answer = search(phone, q=q)
+        assert "result" in answer, (q, answer)
+        assert time.monotonic() - started < 2, q
+    assert ids(phone, q="s o p t") == ["5"], "sunset over the pier"
+
+
+def test_extras_as_the_stream_gives_them(phone):
+    fields = "likes,dislikes,comments,myvote,created,width,height"
+    found = search(phone, q="plage", extras=fields)["result"]
+    r = phone.call({"command": "stream", "IdPhoto": "2", "extras": fields})
+    assert found == json.loads(r.body)["result"]
+    assert set(found[0]) == {"IdPhoto", "title", "IdUser", "username", *fields.split(",")}
+    assert found[0]["likes"] == "0" and found[0]["myvote"] == "0" and int(found[0]["width"]) > 0

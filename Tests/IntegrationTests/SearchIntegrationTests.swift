@@ -74,6 +74,49 @@ extension DatabaseTests {
             #expect(try ids(phone, [("q", "alice day"), ("count", "2")]) == ["41", "39"], "the username's words too")
         }
 
+        @Test func commonWordsThatSeldomMeetAreMergedInOrder() throws {
+            let phone = try phone()
+            // 1,200 photos, each "night <n>" or "city <n>", every 150th "night city <n>" (alternately
+            // alice's and Zoë's), indexed by the backfill: each word's list spans many of the merge's chunks.
+            try phone.database.execute("""
+                INSERT INTO photos (IdUser, title) SELECT 1 + (seq DIV 150) % 2, \
+                IF(seq % 150 = 0, CONCAT('night city ', seq), CONCAT(IF(seq % 2 = 0, 'night ', 'city '), seq)) \
+                FROM seq_1_to_1200
+                """)
+            _ = try MariaDBSearchBackfill(database: phone.database).run()
+            func expected(_ condition: String) throws -> [String] {
+                try phone.database.query("SELECT IdPhoto FROM photos WHERE \(condition) ORDER BY IdPhoto DESC")
+                    .compactMap { $0.int64("IdPhoto").map { String($0) } }
+            }
+            let both = try expected("title LIKE 'night city %'")
+            #expect(both.count == 8)
+            #expect(try ids(phone, [("q", "night city")]) == both)
+            #expect(try ids(phone, [("q", "CITY nig")]) == both, "prefixes, in any order")
+            #expect(try ids(phone, [("q", "city night"), ("count", "3"), ("before", both[1])]) == Array(both[2...4]))
+            // "1" starts more than maxWords words (1, 10, 100, ...): checked on what the other two found.
+            #expect(try ids(phone, [("q", "night city 1")]) == (try expected("title LIKE 'night city 1%'")))
+            #expect(try ids(phone, [("q", "night city"), ("sort", "relevance"), ("count", "2")]) == Array(both[0...1]))
+            let search = MariaDBPhotoSearch(database: phone.database)
+            let terms = [Array("night".utf8), Array("city".utf8)]
+            #expect(try search.countMatches(terms: terms, userID: nil, cap: 100) == 8)
+            #expect(try search.countMatches(terms: terms, userID: nil, cap: 5) == 5)
+            #expect(try search.newestMatches(terms: terms, userID: 2, before: nil, limit: 10).map { String($0.id) }
+                    == (try expected("title LIKE 'night city %' AND IdUser = 2")))
+            #expect(try search.countMatches(terms: terms, userID: 2, cap: 100) == 4)
+            #expect(try ids(phone, [("q", "night city moon")]) == [], "a term that starts no word")
+            // Only broad terms ("1", "2": 1, 10-19, 100-199, ...): the rarest drives, within the budget.
+            #expect(try ids(phone, [("q", "1 2")]) == [], "no title has two numbers")
+            #expect(throws: PhotoSearchError.tooBroad, "refused before reading") {
+                try MariaDBPhotoSearch(database: phone.database, broadRowsBudget: 10)
+                    .newestMatches(terms: [Array("1".utf8), Array("2".utf8)], userID: nil, before: nil, limit: 10)
+            }
+            #expect(try phone.body([("command", "search"), ("q", "a b c d e")]).hasPrefix(#"{"result":["#))
+            #expect(throws: PhotoSearchError.tooBroad, "a merge beyond its rows") {
+                try MariaDBPhotoSearch(database: phone.database, maxRowsMerged: 500)
+                    .newestMatches(terms: [Array("night".utf8), Array("city".utf8)], userID: nil, before: nil, limit: 50)
+            }
+        }
+
         @Test func byAuthorAndCountedAsFlickrsListsAsk() throws {
             let phone = try phone()
             try add(phone, [(1, "sunset one"), (2, "sunset two"), (1, "beach"), (2, "sunset three")])

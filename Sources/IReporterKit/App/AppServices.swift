@@ -21,6 +21,11 @@ public struct AppServices {
         /// How long a rendered stream may be served while nothing changed
         /// through this server (see `StreamCache`); 0 = always query.
         public var streamCacheMillis: Int64 = 1000
+        /// How long a rendered `search` or Flickr photo list may be served
+        /// while nothing changed (see `AnswerCache`); 0 = always render.
+        /// Off here (the App's unit tests); the configuration's
+        /// `search_cache_ms` sets it.
+        public var searchCacheMillis: Int64 = 0
         /// Comments per user per hour; 0 = no limit.
         public var commentsPerHour = 120
         /// Likes, dislikes and unvotes per user per hour; 0 = no limit.

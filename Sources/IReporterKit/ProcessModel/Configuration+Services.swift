@@ -16,6 +16,7 @@ extension Configuration {
         policy.concurrentHashes = passwordHashConcurrency > 0
             ? passwordHashConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         policy.streamCacheMillis = Int64(streamCacheMillis)
+        policy.searchCacheMillis = Int64(searchCacheMillis)
         policy.commentsPerHour = commentRateLimit
         policy.votesPerHour = voteRateLimit
         return policy

@@ -1,7 +1,7 @@
 /// What `search` asks for: every term must start a word of the photo's
 /// title or its author's username (`SearchWords`); no terms: every photo
 /// (Flickr's getRecent and a user's photos).
-public struct PhotoSearchQuery: Sendable, Equatable {
+public struct PhotoSearchQuery: Sendable, Hashable {
     public enum Order: String, Sendable {
         /// Newest first; pages continue `before` the last photo shown.
         case newest
@@ -67,4 +67,11 @@ extension PhotoSearch {
             return Array(ranked.dropFirst(query.offset).prefix(query.limit))
         }
     }
+}
+
+/// A search a store refuses to answer.
+public enum PhotoSearchError: Error, Equatable {
+    /// Only terms that each start very many words (one or two letters):
+    /// answering would read a large part of the index.
+    case tooBroad
 }

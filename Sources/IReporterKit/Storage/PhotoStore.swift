@@ -37,6 +37,9 @@ public protocol PhotoStore: AnyObject {
     /// The same, each photo with its counts, details and `viewer`'s vote,
     /// in one query (not one per photo).
     func photosWithExtras(in page: PageCursor, userID: Int64?, viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)]
+    /// The counts, details and `viewer`'s vote of those of `ids` that
+    /// exist (photos found otherwise: `search`), in one query per few hundred.
+    func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras]
     /// Deletes `userID`'s photo with its comments, votes, counts and
     /// details, in one transaction. The files are the caller's to remove
     /// once this returned `.deleted` (a file without a row is debris that

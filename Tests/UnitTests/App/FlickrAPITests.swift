@@ -32,6 +32,45 @@ struct FlickrAPITests {
                 + #""url_o":"http://h/iReporter/upload/3.jpg"}]},"stat":"ok"}"#)
     }
 
+    @Test func dateUploadAndOriginalDimensionsInFlickrsShape() throws {
+        let phone = try phone()
+        _ = try phone.photos.add(userID: 1, title: Array("zoe again".utf8),
+                                 details: PhotoDetails(created: 1_700_000_000, width: 4032, height: 3024),
+                                 publish: { _ in }, unpublish: { _ in })
+        let answer = call(phone, ["method": "flickr.photos.search", "text": "zoe", "format": "json", "nojsoncallback": "1",
+                                  "extras": "o_dims, owner_name,date_upload"])
+        #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":2,"photo":[{"id":"5","owner":"1","#
+                + #""secret":"","server":"0","farm":0,"title":"zoe again","ispublic":1,"isfriend":0,"isfamily":0,"#
+                + #""dateupload":"1700000000","ownername":"alice","o_width":"4032","o_height":"3024"},"#
+                + #"{"id":"3","owner":"1","secret":"","server":"0","farm":0,"title":"Zoë at the beach","ispublic":1,"#
+                + #""isfriend":0,"isfamily":0,"ownername":"alice"}]},"stat":"ok"}"#,
+                "strings, as Flickr's; left out where the upload's time and size were not kept (before migration 003)")
+    }
+
+    @Test func aListAskedAgainIsTheSameAnswerUntilSomethingChanges() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.searchCacheMillis = 60_000
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        _ = try phone.photos.add(userID: 1, title: Array("sunset".utf8), publish: { _ in }, unpublish: { _ in })
+        let api = FlickrAPI(services: phone.services)
+        func search(_ extra: [String: String] = [:]) -> String {
+            let parameters = ["method": "flickr.photos.search", "text": "sunset", "format": "json", "nojsoncallback": "1"]
+                .merging(extra) { $1 }
+            return String(decoding: api.handle(parameters.mapValues { Array($0.utf8) }, oauthConsumerKey: nil,
+                                               photoURL: Self.photoURL).body, as: UTF8.self)
+        }
+        #expect(search().contains(#""total":1,"#))
+        _ = try phone.photos.add(userID: 1, title: Array("sunset again".utf8), publish: { _ in }, unpublish: { _ in })
+        #expect(search().contains(#""total":1,"#), "kept: nothing went through the installation")
+        #expect(search(["api_key": "another", "oauth_nonce": "x"]).contains(#""total":1,"#), "the key is not the question")
+        #expect(search(["per_page": "10"]).contains(#""total":2,"#), "another question")
+        phone.counters.bumpStreamGeneration() // what an upload through any worker does
+        #expect(search().contains(#""total":2,"#))
+        #expect(call(phone, keys: ["k"], ["method": "flickr.photos.search", "text": "sunset"]).body.contains(#"code="100""#),
+                "a kept answer is no way around the operator's keys")
+    }
+
     @Test func restXMLIsTheDefaultAndEscapes() throws {
         let answer = call(try phone(), ["method": "flickr.photos.getRecent", "per_page": "1"])
         #expect(answer.contentType == "text/xml; charset=utf-8")

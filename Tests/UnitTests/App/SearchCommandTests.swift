@@ -32,6 +32,59 @@ struct SearchCommandTests {
                 "the stream's shape")
     }
 
+    @Test func extrasAreTheStreams() throws {
+        let phone = try phone([(1, "Sunset over Paris"), (2, "Paris at night")])
+        try phone.send([("command", "login"), ("username", "Zoë"), ("password", "p")])
+        try phone.send([("command", "like"), ("IdPhoto", "2")])
+        let fields = "likes,dislikes,comments,myvote,created,width,height"
+        #expect(try phone.body([("command", "search"), ("q", "sunset"), ("extras", fields)])
+                == phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", fields)]))
+        #expect(try phone.body([("command", "search"), ("q", "sunset"), ("extras", "likes,myvote")])
+                == #"{"result":[{"IdPhoto":"2","title":"Sunset over Paris","IdUser":"1","username":"alice","likes":"1","myvote":"1"}]}"#)
+        #expect(try phone.body([("command", "search"), ("q", "sunset"), ("extras", "likes,password")])
+                == #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height is expected"}"#)
+    }
+
+    @Test func keptAnswersAreEachViewersOwnAndGoWithAnyChange() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.searchCacheMillis = 60_000
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        _ = try phone.photos.add(userID: 1, title: Array("sunset".utf8), publish: { _ in }, unpublish: { _ in })
+        let query = [("command", "search"), ("q", "sunset"), ("extras", "likes,myvote")]
+        #expect(try phone.body(query).contains(#""likes":"0","myvote":"0""#))
+        try phone.send([("command", "like"), ("IdPhoto", "2")])
+        #expect(try phone.body(query).contains(#""likes":"1","myvote":"1""#), "the vote bumped the generation")
+        try phone.send([("command", "logout")])
+        #expect(try phone.body(query).contains(#""likes":"1","myvote":null"#), "no session: no one's vote")
+        _ = try phone.photos.add(userID: 1, title: Array("sunset again".utf8), publish: { _ in }, unpublish: { _ in })
+        func photos(_ fields: [(String, String)]) throws -> Int { try phone.body(fields).split(separator: "\"IdPhoto\"").count - 1 }
+        #expect(try photos([("command", "search"), ("q", "sunset")]) == 2, "another question: asked now")
+        #expect(try photos(query) == 1, "kept: nothing went through the installation")
+        phone.counters.bumpStreamGeneration()
+        #expect(try photos(query) == 2)
+    }
+
+    @Test func aSearchTheStoreFindsTooBroadIsAClearError() throws {
+        final class TooBroad: PhotoSearch {
+            func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+                throw PhotoSearchError.tooBroad
+            }
+            func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int { throw PhotoSearchError.tooBroad }
+            func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
+        }
+        let phone = try phone([])
+        var services = phone.services
+        services.search = TooBroad()
+        #expect(try phone.body([("command", "search"), ("q", "s t")], through: IReporterAPI(services: services))
+                == #"{"error":"Search is too broad: give longer or rarer words"}"#)
+        let flickr = FlickrAPI(services: services).handle(["method": Array("flickr.photos.search".utf8), "text": Array("s t".utf8),
+                                                           "format": Array("json".utf8), "nojsoncallback": Array("1".utf8)],
+                                                          oauthConsumerKey: nil, photoURL: "http://h/iReporter/upload/")
+        #expect(String(decoding: flickr.body, as: UTF8.self)
+                == #"{"stat":"fail","code":3,"message":"text is too broad: give longer or rarer words"}"#)
+    }
+
     @Test func pagesFollowTheCursor() throws {
         let phone = try phone((1...7).map { (1, "beach \($0)") })
         #expect(try ids(phone, [("q", "beach"), ("count", "3")]) == ["8", "7", "6"])

@@ -59,6 +59,7 @@ struct UploadRepairTests {
                                   viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
                 try rows.photosWithExtras(in: page, userID: userID, viewer: viewer)
             }
+            func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] { try rows.extras(of: ids, viewer: viewer) }
             func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion { try rows.deleteOwned(id: id, by: userID) }
             func removeOrphanedReactions() throws -> Int { try rows.removeOrphanedReactions() }
         }

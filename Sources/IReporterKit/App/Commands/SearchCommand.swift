@@ -3,10 +3,12 @@
 /// accents ignored), in the stream's shape. `sort` is `newest` (default;
 /// the next page is `before` the last IdPhoto shown) or `relevance` (whole
 /// words before prefixes among the newest 500 matches; the next page is
-/// `page` + 1). `count` photos a page, 50 by default.
+/// `page` + 1). `count` photos a page, 50 by default. `extras`: the
+/// fields `stream` adds (`StreamExtra`), the same way.
 public struct SearchCommand: Command {
     public struct Input: CommandInput {
         public let query: PhotoSearchQuery
+        public let extras: [StreamExtra]
 
         public init(from parameters: any RequestParameters) throws(Failure) {
             let text = parameters.field("q") ?? []
@@ -29,6 +31,11 @@ public struct SearchCommand: Command {
             guard (page - 1) * count < PhotoSearchQuery.relevanceWindow else { throw .badPage }
             query = PhotoSearchQuery(terms: terms, order: order, before: before.map(Int64.init),
                                      offset: (page - 1) * count, limit: count)
+            do {
+                extras = try parameters.field("extras").flatMap { $0.isEmpty ? nil : try StreamExtra.list($0) } ?? []
+            } catch {
+                throw .unknownExtras
+            }
         }
 
         /// A whole decimal number in `range`; nil when not sent.
@@ -43,7 +50,7 @@ public struct SearchCommand: Command {
 
     public enum Failure: APIFailure {
         case noWords, tooManyWords, queryTooLong, unknownSort, badCount, badBefore, badPage
-        case beforeWithRelevance, pageWithNewest, broken
+        case beforeWithRelevance, pageWithNewest, unknownExtras, tooBroad, broken
 
         public var message: String {
             switch self {
@@ -56,6 +63,8 @@ public struct SearchCommand: Command {
             case .badPage: "page must be a number, and relevance pages end at \(PhotoSearchQuery.relevanceWindow) photos"
             case .beforeWithRelevance: "before pages the newest order; relevance pages with page"
             case .pageWithNewest: "page pages the relevance order; newest pages with before"
+            case .unknownExtras: StreamExtra.Unknown().message
+            case .tooBroad: "Search is too broad: give longer or rarer words"
             case .broken: "Search is not available"
             }
         }
@@ -67,18 +76,43 @@ public struct SearchCommand: Command {
     public static let maxQueryBytes = 200
 
     private let search: any PhotoSearch
+    private let photos: any PhotoStore
+    private let sessions: any SessionStore
+    private let answers: AnswerCache<AnswerKey>
+
+    /// What an answer depends on: whose votes `myvote` shows (nil: no one's).
+    private struct AnswerKey: Hashable {
+        var query: PhotoSearchQuery
+        var extras: [StreamExtra]
+        var viewer: Int64?
+    }
 
     public init(_ services: AppServices) {
         search = services.search
+        photos = services.photos
+        sessions = services.sessions
+        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis)
     }
 
-    public func run(_ input: Input, in context: CommandContext) throws -> PhotoList {
+    public func run(_ input: Input, in context: CommandContext) throws -> RenderedJSON {
+        let viewer = input.extras.contains(.myvote) ? try SignedInUser.of(context, in: sessions) : nil
         do {
-            return PhotoList(photos: try search.search(input.query))
+            let key = AnswerKey(query: input.query, extras: input.extras, viewer: viewer?.id)
+            return RenderedJSON(json: try answers.answer(for: key) { (try answer(input, viewer: viewer), keep: true) })
+        } catch PhotoSearchError.tooBroad {
+            throw Failure.tooBroad
         } catch let error as any StoreError where !error.isUnavailable {
             // No index table (sql/migrations/005 not applied), or a broken one.
             Log.error("search: \(error)")
             throw Failure.broken
         }
+    }
+
+    private func answer(_ input: Input, viewer: SignedInUser?) throws -> [UInt8] {
+        let found = try search.search(input.query)
+        guard !input.extras.isEmpty else { return PhotoList(photos: found).json }
+        let extras = try photos.extras(of: found.map(\.id), viewer: viewer?.id)
+        return PhotoListWithExtras(photos: found.map { ($0, extras[$0.id] ?? PhotoExtras()) }, fields: input.extras,
+                                   hasViewer: viewer != nil).json
     }
 }

@@ -21,17 +21,29 @@ public final class FlickrAPI {
     /// `comments.getList` answers a photo's newest this many (Flickr has no paging there).
     static let maxComments = 500
 
+    /// The methods whose answers are kept (`AnswerCache`): the lists.
+    static let listMethods: Set<String> = ["flickr.photos.search", "flickr.photos.getRecent", "flickr.people.getPublicPhotos"]
+
     private let search: any PhotoSearch
     private let photos: any PhotoStore
     private let comments: any CommentStore
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
+    private let answers: AnswerCache<ListQuestion>
+
+    /// What a list's answer depends on: the parameters (format and callback
+    /// included) and where the photos are served.
+    private struct ListQuestion: Hashable {
+        var parameters: [String: [UInt8]]
+        var photoURL: String
+    }
 
     public init(services: AppServices, apiKeys: Set<String> = []) {
         search = services.search
         photos = services.photos
         comments = services.comments
         self.apiKeys = apiKeys
+        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis)
     }
 
     /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
@@ -46,16 +58,27 @@ public final class FlickrAPI {
             let fallback: FlickrFormat = parameters["format"] == Array("json".utf8) ? .json : .rest
             return Response(contentType: fallback.contentType, body: fallback.body(.failure(error)))
         }
-        return Response(contentType: format.contentType,
-                         body: format.body(answer(parameters, oauthConsumerKey: oauthConsumerKey, photoURL: photoURL)))
-    }
-
-    private func answer(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, photoURL: String)
-        -> Result<[FlickrElement], FlickrError> {
         if !apiKeys.isEmpty {
             let key = parameters["api_key"].map { String(decoding: $0, as: UTF8.self) } ?? oauthConsumerKey
-            guard let key, apiKeys.contains(key) else { return .failure(.invalidAPIKey) }
+            guard let key, apiKeys.contains(key) else {
+                return Response(contentType: format.contentType, body: format.body(.failure(.invalidAPIKey)))
+            }
         }
+        let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
+        guard Self.listMethods.contains(method) else {
+            return Response(contentType: format.contentType, body: format.body(answer(parameters, photoURL: photoURL)))
+        }
+        // The key (checked above) and OAuth's signature, nonce and time change nothing in the answer.
+        let question = ListQuestion(parameters: parameters.filter { $0.key != "api_key" && !$0.key.hasPrefix("oauth_") },
+                                    photoURL: photoURL)
+        return Response(contentType: format.contentType, body: answers.answer(for: question) {
+            let result = answer(parameters, photoURL: photoURL)
+            if case .failure = result { return (format.body(result), keep: false) }
+            return (format.body(result), keep: true)
+        })
+    }
+
+    private func answer(_ parameters: [String: [UInt8]], photoURL: String) -> Result<[FlickrElement], FlickrError> {
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
         let call = FlickrCall(parameters: parameters, photoURL: photoURL)
         do {
@@ -82,6 +105,8 @@ public final class FlickrAPI {
             }
         } catch let error as FlickrError {
             return .failure(error)
+        } catch PhotoSearchError.tooBroad {
+            return .failure(.textTooBroad)
         } catch {
             Log.error("flickr \(method): \(error)")
             return .failure(.serviceUnavailable)
@@ -106,8 +131,10 @@ public final class FlickrAPI {
             PhotoSearchQuery(terms: terms, userID: userID, order: call.isRelevance ? .relevance : .newest,
                              offset: offset, limit: min(perPage, Self.maxResults - offset)))
         let total = try search.countMatches(terms: terms, userID: userID, cap: Self.maxResults)
+        // date_upload and o_dims: the upload's time and size, where migration 003 kept them.
+        let extras = call.wantsDetails ? try photos.extras(of: found.map(\.id), viewer: nil) : [:]
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
-                             children: found.map(call.listed), list: "photo")
+                             children: found.map { call.listed($0, details: extras[$0.id]?.details) }, list: "photo")
     }
 }

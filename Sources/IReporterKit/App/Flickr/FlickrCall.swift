@@ -63,14 +63,27 @@ struct FlickrCall {
          ("farm", .number(0))]
     }
 
-    /// A photo of a list (search, getRecent, getPublicPhotos) with its extras.
-    func listed(_ photo: PhotoRecord) -> FlickrElement {
+    /// Whether the extras need the photos' details (`listed`'s `details`).
+    var wantsDetails: Bool { !extras.isDisjoint(with: ["date_upload", "o_dims"]) }
+
+    /// A photo of a list (search, getRecent, getPublicPhotos) with its
+    /// extras; `details`: its upload's time and size, if known (without
+    /// them `dateupload` and `o_width`/`o_height` are left out).
+    func listed(_ photo: PhotoRecord, details: PhotoDetails? = nil) -> FlickrElement {
         var attributes = identity(photo)
         attributes.insert(("owner", .text(Array(String(photo.userID).utf8))), at: 1)
         attributes += [("title", .text(photo.title ?? [])), ("ispublic", .number(1)), ("isfriend", .number(0)),
                        ("isfamily", .number(0))]
         let wanted = extras
+        // Flickr's order and types: dateupload before ownername, strings both.
+        if wanted.contains("date_upload"), let details {
+            attributes.append(("dateupload", .text(Array(String(details.created).utf8))))
+        }
         if wanted.contains("owner_name") { attributes.append(("ownername", .text(photo.username ?? []))) }
+        if wanted.contains("o_dims"), let details {
+            attributes += [("o_width", .text(Array(String(details.width).utf8))),
+                           ("o_height", .text(Array(String(details.height).utf8)))]
+        }
         for size in Self.thumbnailSizes where wanted.contains(size) {
             let suffix = size.dropFirst(4)
             attributes += [(size, .text(thumbnailURL(photo))), ("height_\(suffix)", .number(Self.thumbnailSide)),

@@ -18,5 +18,6 @@ public struct FlickrError: Error, Equatable {
     static func methodNotFound(_ method: String) -> FlickrError {
         FlickrError(code: 112, message: "Method \"\(method)\" not found")
     }
+    static let textTooBroad = FlickrError(code: 3, message: "text is too broad: give longer or rarer words")
     static let textTooLong = FlickrError(code: 3, message: "text is too long (at most 200 bytes) or has too many words (at most 6)")
 }

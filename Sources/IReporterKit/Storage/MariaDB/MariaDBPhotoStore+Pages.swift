@@ -31,15 +31,38 @@ extension MariaDBPhotoStore {
                                  viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
         let sql = Self.pageSQL(ofUser: userID != nil, withExtras: true)
         return try database.query(sql, [.int(viewer ?? 0)] + Self.arguments(page, userID)).compactMap { row in
-            guard let photo = Self.record(row) else { return nil }
-            var details: PhotoDetails?
-            if let created = row.int64("created"), let width = row.int64("width"), let height = row.int64("height") {
-                details = PhotoDetails(created: created, width: Int(width), height: Int(height))
-            }
-            return (photo, PhotoExtras(likes: row.int64("likes") ?? 0, dislikes: row.int64("dislikes") ?? 0,
-                                       comments: row.int64("comments") ?? 0,
-                                       myVote: row.int64("myvote").flatMap(Vote.init(rawValue:)), details: details))
+            Self.record(row).map { ($0, Self.extras(row)) }
         }
+    }
+
+    /// Photos per `extras(of:)` statement; a shorter list is padded with 0
+    /// (no photo) to a power of two, so that few statement texts are prepared.
+    private static let extrasPerStatement = 512
+
+    public func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] {
+        var found: [Int64: PhotoExtras] = [:]
+        for start in stride(from: 0, to: ids.count, by: Self.extrasPerStatement) {
+            var group = Array(ids[start..<min(start + Self.extrasPerStatement, ids.count)])
+            var slots = 1
+            while slots < group.count { slots *= 2 }
+            group += Array(repeating: 0, count: slots - group.count)
+            let marks = Array(repeating: "?", count: group.count).joined(separator: ", ")
+            let sql = "SELECT STRAIGHT_JOIN p.IdPhoto\(Self.extraColumns) FROM photos p\(Self.extraTables) WHERE p.IdPhoto IN (\(marks))"
+            for row in try database.query(sql, [.int(viewer ?? 0)] + group.map { .int($0) }) {
+                if let id = row.int64("IdPhoto") { found[id] = Self.extras(row) }
+            }
+        }
+        return found
+    }
+
+    private static func extras(_ row: Row) -> PhotoExtras {
+        var details: PhotoDetails?
+        if let created = row.int64("created"), let width = row.int64("width"), let height = row.int64("height") {
+            details = PhotoDetails(created: created, width: Int(width), height: Int(height))
+        }
+        return PhotoExtras(likes: row.int64("likes") ?? 0, dislikes: row.int64("dislikes") ?? 0,
+                           comments: row.int64("comments") ?? 0,
+                           myVote: row.int64("myvote").flatMap(Vote.init(rawValue:)), details: details)
     }
 
     private static func arguments(_ page: PageCursor, _ userID: Int64?) -> [DatabaseValue] {

@@ -63,6 +63,12 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         try photos(in: page, userID: userID).map { ($0, extras(of: $0.id, viewer: viewer)) }
     }
 
+    public func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] {
+        let existing = Set(rows.map(\.id))
+        return Dictionary(ids.filter(existing.contains).map { ($0, extras(of: $0, viewer: viewer)) },
+                          uniquingKeysWith: { first, _ in first })
+    }
+
     private func extras(of photoID: Int64, viewer: Int64?) -> PhotoExtras {
         let photoVotes = votes.filter { $0.key.photoID == photoID }.values
         return PhotoExtras(likes: Int64(photoVotes.filter { $0 == .like }.count),
