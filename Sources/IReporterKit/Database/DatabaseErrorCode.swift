@@ -31,6 +31,8 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     /// for clients (joining, or cut off from the primary component): the
     /// statement did not run.
     public static let nodeNotReady = Self(rawValue: 1047)
+    /// ER_DUP_ENTRY: a unique index already holds the value.
+    public static let duplicateKey = Self(rawValue: 1062)
     /// ER_NO_SUCH_TABLE: e.g. a migration not applied yet.
     public static let noSuchTable = Self(rawValue: 1146)
     /// ER_LOCK_DEADLOCK: InnoDB rolled this transaction back to break a
