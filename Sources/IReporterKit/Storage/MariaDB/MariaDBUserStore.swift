@@ -68,7 +68,14 @@ public final class MariaDBUserStore: UserStore {
         return try insert(username: username, password: password)
     }
 
+    /// The look-up and the INSERT in one transaction, run again when a
+    /// Galera node certified the same name first (error 1213): the next run
+    /// reads that account and answers "taken", as one host would.
     private func insert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+        try database.retryingTransaction { try checkedInsert(username: username, password: password) }
+    }
+
+    private func checkedInsert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
         // Asked first, as before the index: a taken name is "taken" even
         // when the password would not fit either.
         if !(try database.query("SELECT username FROM login WHERE username = ? LIMIT 1", [.bytes(username)])).isEmpty {
