@@ -9,6 +9,9 @@
 #           itself is not packaged by Debian: it must already be on PATH)
 #   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
 #           redis-server (sessions and counters shared by several hosts)
+#           galera-4 rsync iproute2 (the MariaDB Galera cluster, scripts/galera.sh: its
+#           provider library, and its state transfer by rsync, whose script
+#           finds the rsync daemon with `ss`)
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
 #           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
 #           test images), chromium chromium-driver firefox-esr (the web
@@ -22,7 +25,7 @@ LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev libhiredis-dev
-      nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server
+      nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
       chromium chromium-driver firefox-esr php-cli php-redis)

@@ -160,3 +160,50 @@ def test_search_index_shows_progress_stops_and_goes_on(site):
     assert f"search index complete: {60000 - done} photos indexed in this run" in p.stdout, p.stdout
     assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'zoe'")) == 60000
     assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'harbour'")) == 60000
+
+
+def test_duplicate_usernames_hold_back_the_unique_index_until_the_operator_chooses(site):
+    db = site["db"]
+    # The PHP version's tables, where two registrations of one name could both pass.
+    db.sql("DROP TABLE IF EXISTS login, photos;\n" + (servers.REPO / "sql" / "original-myisam.sql").read_text()
+           + "INSERT INTO login (username, pass) VALUES ('carol', 'a'), ('bob', 'b'), ('CAROL ', 'c');\n")
+    p = run(site, "migrate")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert '007-unique-username: NOT applied: 1 usernames are held by several accounts ("carol" (IdUser 1, 3))' \
+        in p.stdout, p.stdout
+    assert "002-index-username: applied" in p.stdout, "the others are applied all the same"
+    assert db.sql("SELECT COUNT(*) FROM login").strip() == "3", "nothing merged"
+
+    p = run(site, "duplicate-usernames")
+    assert p.returncode == 0 and p.stdout.splitlines() == [
+        '"carol" (IdUser 1, 3): the oldest keeps the name; --rename renames 3', "1 usernames held by several accounts"], p.stdout
+    p = run(site, "duplicate-usernames", "--rename")
+    assert p.returncode == 0 and p.stdout.splitlines() == [
+        'IdUser 3: "CAROL " renamed "carol~3"', "1 accounts renamed, 0 left"], p.stdout
+
+    p = run(site, "migrate")
+    assert p.returncode == 0 and "007-unique-username: applied" in p.stdout, p.stdout + p.stderr
+    assert db.sql("SELECT IdUser, username, pass FROM login ORDER BY IdUser").splitlines() == [
+        "1\tcarol\ta", "2\tbob\tb", "3\tcarol~3\tc"]
+    assert run(site, "duplicate-usernames").stdout.splitlines() == ["0 usernames held by several accounts"]
+
+
+def test_convert_innodb_converts_the_original_tables_with_their_rows(site):
+    db = site["db"]
+    db.sql("DROP TABLE IF EXISTS login, photos;\n" + (servers.REPO / "sql" / "original-myisam.sql").read_text()
+           + "INSERT INTO login (username, pass) VALUES ('alice', 'x');\n"
+           + "INSERT INTO photos (title, IdUser) SELECT CONCAT('photo ', seq), 1 FROM seq_1_to_5000;\n")
+    engines = "SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'iReport' " \
+              "AND TABLE_NAME IN ('login', 'photos') ORDER BY TABLE_NAME"
+    p = run(site, "convert-innodb", "--dry-run")
+    assert p.returncode == 0 and p.stdout.splitlines() == [
+        "login: would be converted to InnoDB (about 1 rows)",
+        "photos: would be converted to InnoDB (about 5000 rows)"], p.stdout
+    assert db.sql(engines).splitlines() == ["login\tMyISAM", "photos\tMyISAM"], "a dry run changes nothing"
+
+    p = run(site, "convert-innodb")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "login: converted to InnoDB" in p.stdout and "photos: converted to InnoDB" in p.stdout, p.stdout
+    assert db.sql(engines).splitlines() == ["login\tInnoDB", "photos\tInnoDB"]
+    assert db.sql("SELECT COUNT(*), MIN(IdPhoto), MAX(IdPhoto) FROM photos").split() == ["5000", "2", "5001"]
+    assert run(site, "convert-innodb").stdout.splitlines() == ["every table is InnoDB already"]

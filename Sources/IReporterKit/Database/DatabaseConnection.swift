@@ -11,16 +11,28 @@ public final class DatabaseConnection {
     private let reportsProgress: Bool
     private var handle: UnsafeMutablePointer<MYSQL>?
     private var statements: [String: PreparedStatement] = [:]
+    /// The Galera nodes this connection may use (nil: one server), and the
+    /// one it is connected to.
+    private var cluster: ClusterNodes?
+    private var currentNode: Int?
+    /// Inside `transaction`, between START TRANSACTION and COMMIT.
+    private var inTransaction = false
     /// Time spent waiting on the server, for the access log.
     public private(set) var busyMicros: Int64 = 0
 
     /// Call once per process before any connection (Connector/C's global init).
     public static func initializeLibrary() { _ = cmariadb_library_init() }
 
-    public init(settings: DatabaseSettings, reportsProgress: Bool = false) {
+    /// `firstNode`: where in a cluster's `nodes` this connection starts
+    /// looking (a worker's number, so that workers spread over the nodes).
+    public init(settings: DatabaseSettings, reportsProgress: Bool = false, firstNode: Int = Int(getpid())) {
         self.settings = settings
         self.reportsProgress = reportsProgress
+        if !settings.nodes.isEmpty { cluster = ClusterNodes(settings.nodes, first: firstNode) }
     }
+
+    /// The cluster node this connection is on (nil: none yet, or one server).
+    public var node: DatabaseNode? { currentNode.map { cluster!.nodes[$0] } }
 
     deinit { disconnect() }
 
@@ -59,7 +71,10 @@ public final class DatabaseConnection {
     public func runLong(_ sql: String, onReport: @escaping (StatementProgress) -> Bool) throws(DatabaseError) {
         precondition(reportsProgress, "runLong needs a connection made with reportsProgress")
         try command("SET SESSION progress_report_time = 1", repeatable: true)
-        let settings = settings
+        // The killer must reach the node running the statement (thread ids are per node).
+        var killerSettings = settings
+        if let node { killerSettings.nodes = [node] }
+        let settings = killerSettings
         var killed = false
         DatabaseConnection.progressHandler = { connection, report in
             guard !onReport(report), !killed else { return }
@@ -88,12 +103,17 @@ public final class DatabaseConnection {
     /// is rethrown as it was), committed when it returns. A failed COMMIT is
     /// thrown as `CommitError`: if the connection broke, the transaction may
     /// have been applied all the same, and only the caller knows how to ask.
+    /// A statement inside it is never sent again on a new connection (it
+    /// would run outside the transaction, which died with the old one).
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try command("START TRANSACTION", repeatable: true)
+        inTransaction = true
+        defer { inTransaction = false }
         let result: T
         do {
             result = try body()
         } catch {
+            inTransaction = false
             try? command("ROLLBACK")
             throw error
         }
@@ -103,6 +123,34 @@ public final class DatabaseConnection {
             throw CommitError(underlying: error)
         }
         return result
+    }
+
+    /// At most this many runs of a transaction in `retryingTransaction`.
+    public static let transactionAttempts = 3
+
+    /// `transaction`, run whole again (at most `transactionAttempts` times in
+    /// all) when the server surely did not apply it and another run may
+    /// succeed: it was rolled back to break a deadlock, or on a Galera
+    /// cluster because a conflicting write on another node was certified
+    /// first (error 1213, then also at COMMIT); or its connection broke
+    /// before COMMIT (a node that went away: the next run connects to
+    /// another). `canRetry` says whether a failed run left nothing outside
+    /// the database that another run would trip on. The one place where
+    /// transactions are retried.
+    public func retryingTransaction<T>(canRetry: () -> Bool = { true }, _ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try transaction(body)
+            } catch let error as DatabaseError where attempt < Self.transactionAttempts && canRetry()
+                        && (error.code == .deadlock || error.isConnectionLost) {
+                Log.info("transaction run again (\(attempt + 1) of \(Self.transactionAttempts)) after: \(error)")
+            } catch let failure as CommitError where attempt < Self.transactionAttempts && canRetry()
+                        && failure.underlying.code == .deadlock {
+                Log.info("transaction run again (\(attempt + 1) of \(Self.transactionAttempts)) after a conflict at COMMIT: \(failure)")
+            }
+        }
     }
 
     private func perform(_ sql: String, _ parameters: [DatabaseValue], repeatable: Bool) throws(DatabaseError)
@@ -128,8 +176,9 @@ public final class DatabaseConnection {
                 return try body()
             } catch {
                 guard error.isConnectionLost else { throw error }
+                if let currentNode { cluster?.avoid(currentNode, now: monotonicMillis()) }
                 disconnect()
-                guard attempt == 1, retryIf(error) else { throw error }
+                guard attempt == 1, !inTransaction, retryIf(error) else { throw error }
             }
         }
     }
@@ -143,6 +192,64 @@ public final class DatabaseConnection {
 
     private func connected() throws(DatabaseError) -> UnsafeMutablePointer<MYSQL> {
         if let handle { return handle }
+        handle = try cluster == nil ? open(node: nil) : openClusterNode()
+        return handle!
+    }
+
+    /// A connection to the first node, in `cluster`'s order, that is ready
+    /// for clients: in the primary component and Synced (not joining,
+    /// donating or cut off). Each node refused is avoided for a while; the
+    /// error of the last one is thrown when none will do.
+    private func openClusterNode() throws(DatabaseError) -> UnsafeMutablePointer<MYSQL> {
+        var lastError = DatabaseError(code: .nodeNotReady, message: "no database node configured")
+        for index in cluster!.order(now: monotonicMillis()) {
+            let node = cluster!.nodes[index]
+            do throws(DatabaseError) {
+                let connection = try open(node: node)
+                do throws(DatabaseError) {
+                    try Self.checkReady(connection, node: node)
+                    try run("SET SESSION wsrep_sync_wait = \(settings.syncWait)", on: connection)
+                } catch {
+                    mysql_close(connection)
+                    throw error
+                }
+                cluster!.trust(index)
+                currentNode = index
+                return connection
+            } catch {
+                lastError = error
+                Log.warning("database node \(node) refused, trying another: \(error)")
+                cluster!.avoid(index, now: monotonicMillis())
+            }
+        }
+        throw lastError
+    }
+
+    /// Throws `nodeNotReady` unless the node says it takes clients' writes
+    /// and reads with the cluster's latest state.
+    private static func checkReady(_ connection: UnsafeMutablePointer<MYSQL>, node: DatabaseNode) throws(DatabaseError) {
+        let sql = "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_cluster_status')"
+        let rows = try PreparedStatement(connection: connection, sql: sql).run([])
+        var status: [String: String] = [:]
+        for row in rows {
+            status[String(decoding: row[0] ?? [], as: UTF8.self).lowercased()] = String(decoding: row[1] ?? [], as: UTF8.self)
+        }
+        // wsrep_local_state 4 is Synced.
+        guard status["wsrep_ready"] == "ON", status["wsrep_cluster_status"] == "Primary", status["wsrep_local_state"] == "4" else {
+            let message = status.isEmpty ? "node \(node) has no wsrep status: not a Galera node?"
+                : "node \(node) is not ready: wsrep_ready \(status["wsrep_ready"] ?? "?"), cluster "
+                    + "\(status["wsrep_cluster_status"] ?? "?"), wsrep_local_state \(status["wsrep_local_state"] ?? "?") (4 is Synced)"
+            throw DatabaseError(code: .nodeNotReady, message: message)
+        }
+    }
+
+    private func run(_ sql: String, on connection: UnsafeMutablePointer<MYSQL>) throws(DatabaseError) {
+        guard sql.withCString({ mysql_real_query(connection, $0, UInt(strlen($0))) }) != 0 else { return }
+        throw DatabaseError(connection: connection, sql: sql)
+    }
+
+    /// A new connection to `node`, or to the one server of the settings.
+    private func open(node: DatabaseNode?) throws(DatabaseError) -> UnsafeMutablePointer<MYSQL> {
         guard let connection = mysql_init(nil) else {
             throw DatabaseError(code: .clientOutOfMemory, message: "MySQL client ran out of memory")
         }
@@ -157,14 +264,18 @@ public final class DatabaseConnection {
             file.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_FILE, $0) }
             settings.optionGroup.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_GROUP, $0) }
         }
-        // With an option file and no URL, NULLs let the file's values apply.
+        // With an option file and no URL, NULLs let the file's values apply
+        // (a cluster node's host and port are always the node's).
         let given = settings.fromURL || settings.optionFile == nil
-        let ok = (given ? settings.socket : nil).withOptionalCString { socket in
-            (given ? settings.host : nil).withOptionalCString { host in
+        let host = node?.host ?? (given ? settings.host : nil)
+        let port = node?.port ?? (given ? settings.port : 0)
+        let socket = node == nil && given ? settings.socket : nil
+        let ok = socket.withOptionalCString { socket in
+            host.withOptionalCString { host in
                 (given ? settings.user : nil).withOptionalCString { user in
                     (given ? settings.password : nil).withOptionalCString { password in
                         (given ? settings.database : nil).withOptionalCString { database in
-                            mysql_real_connect(connection, host, user, password, database, given ? settings.port : 0, socket, 0) != nil
+                            mysql_real_connect(connection, host, user, password, database, port, socket, 0) != nil
                         }
                     }
                 }
@@ -175,7 +286,6 @@ public final class DatabaseConnection {
             mysql_close(connection)
             throw error
         }
-        handle = connection
         return connection
     }
 
@@ -184,6 +294,7 @@ public final class DatabaseConnection {
         statements.removeAll()
         if let handle { mysql_close(handle) }
         handle = nil
+        currentNode = nil
     }
 }
 

@@ -46,6 +46,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     private static let notSentCodes: Set<DatabaseErrorCode> = [
         .connectionError, .hostConnectionError, .unknownHost, .serverGoneAway, .unknownStatementHandler,
+        .nodeNotReady,
     ]
     private static let connectionLostCodes: Set<DatabaseErrorCode> = notSentCodes.union([
         .serverLost, .tlsConnectionError, .serverLostExtended, .serverShutdown, .connectionKilled,

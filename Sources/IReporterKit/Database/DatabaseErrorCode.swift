@@ -27,9 +27,17 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     // Server errors.
     /// ER_SERVER_SHUTDOWN: the server is shutting down.
     public static let serverShutdown = Self(rawValue: 1053)
+    /// ER_UNKNOWN_COM_ERROR, as a Galera node answers while it is not ready
+    /// for clients (joining, or cut off from the primary component): the
+    /// statement did not run.
+    public static let nodeNotReady = Self(rawValue: 1047)
+    /// ER_DUP_ENTRY: a unique index already holds the value.
+    public static let duplicateKey = Self(rawValue: 1062)
     /// ER_NO_SUCH_TABLE: e.g. a migration not applied yet.
     public static let noSuchTable = Self(rawValue: 1146)
-    /// ER_LOCK_DEADLOCK: InnoDB rolled this transaction back to break a deadlock; it may run again.
+    /// ER_LOCK_DEADLOCK: InnoDB rolled this transaction back to break a
+    /// deadlock, or Galera because a conflicting write on another node was
+    /// certified first (then at COMMIT too); it may run again.
     public static let deadlock = Self(rawValue: 1213)
     /// ER_QUERY_INTERRUPTED: stopped by KILL QUERY (and undone).
     public static let queryInterrupted = Self(rawValue: 1317)

@@ -18,6 +18,15 @@ public struct DatabaseSettings: Sendable, Equatable {
     public var optionGroup = "ireporter"
     /// Whether host, user, password and database came from a URL.
     public var fromURL = false
+    /// A MariaDB Galera cluster's nodes (`db_nodes`): each connection is
+    /// made to one that is Synced in the primary component, with user,
+    /// password and database as above. Empty: the one server above.
+    public var nodes: [DatabaseNode] = []
+    /// `wsrep_sync_wait` of each connection to a cluster node: 1 makes a
+    /// read wait until the node has applied every write the cluster
+    /// committed before it, so a phone sees its own upload whichever node
+    /// its next request reaches (docs/SCALING.md has the measured cost).
+    public var syncWait = 1
     public var connectTimeoutSeconds: UInt32 = 3
     public var readWriteTimeoutSeconds: UInt32 = 30
 

@@ -10,6 +10,8 @@ public enum IReporterCommandLine {
                ireporter migrate-passwords [--config FILE]
                ireporter repair [--yes] [--dry-run] [--force] [--grace SECONDS] [--config FILE]
                ireporter search-index [--restart] [--config FILE]
+               ireporter duplicate-usernames [--rename] [--config FILE]
+               ireporter convert-innodb [--dry-run] [--config FILE]
                ireporter --help | --version
 
         The iReporter photo API as a FastCGI server. It listens on ADDRESS
@@ -43,6 +45,15 @@ public enum IReporterCommandLine {
         stops them with nothing half-done, and the same command run again
         goes on where it stopped.
 
+        duplicate-usernames lists the usernames that several accounts hold
+        (an old database's; migrate refuses 007, the unique index on
+        login.username, while there are any). --rename keeps each name for
+        its oldest account and renames the others to NAME~IdUser.
+
+        convert-innodb converts the tables of the PHP version's schema from
+        MyISAM to InnoDB (crash-safe; a Galera cluster replicates nothing
+        else). --dry-run lists them and changes nothing.
+
         search-index fills the search index (migration 005) for photos
         stored before it existed or by another server, in batches, from where
         the last run stopped (--restart: from the first photo). Safe to run,
@@ -58,7 +69,7 @@ public enum IReporterCommandLine {
         var options = arguments.filter { $0 != "--check-config" }
         // Before or after the options (`ireporter --config FILE repair`), never an option's value.
         let subcommandIndex = options.indices.first { index in
-            ["migrate", "migrate-passwords", "repair", "search-index"].contains(options[index])
+            ["migrate", "migrate-passwords", "repair", "search-index", "duplicate-usernames", "convert-innodb"].contains(options[index])
                 && (index == 0 || !["--config", "--listen", "--workers", "--grace"].contains(options[index - 1]))
         }
         let subcommand = subcommandIndex.map { options.remove(at: $0) }
@@ -69,6 +80,10 @@ public enum IReporterCommandLine {
         }
         let restart = subcommand == "search-index" && options.contains("--restart")
         if restart { options.removeAll { $0 == "--restart" } }
+        let rename = subcommand == "duplicate-usernames" && options.contains("--rename")
+        if rename { options.removeAll { $0 == "--rename" } }
+        let dryRun = subcommand == "convert-innodb" && options.contains("--dry-run")
+        if dryRun { options.removeAll { $0 == "--dry-run" } }
         var grace = 60
         if let index = options.firstIndex(of: "--grace"), index + 1 < options.count, let value = Int(options[index + 1]) {
             grace = value
@@ -90,6 +105,8 @@ public enum IReporterCommandLine {
             if flags.contains("--dry-run") { actions = .dryRun }
             return runRepair(configuration, graceSeconds: grace, actions: actions)
         case "search-index": return runSearchIndex(configuration, restart: restart)
+        case "duplicate-usernames": return runDuplicateUsernames(configuration, rename: rename)
+        case "convert-innodb": return runInnoDBConversion(configuration, dryRun: dryRun)
         default: break
         }
         // (not at every request of a CGI program)
@@ -147,6 +164,7 @@ public enum IReporterCommandLine {
         DatabaseConnection.initializeLibrary()
         let progress = TaskProgress("migrate")
         let database = DatabaseConnection(settings: configuration.database, reportsProgress: true)
+        var refused = 0
         do {
             for migration in SchemaMigration.all {
                 let started = monotonicMillis()
@@ -158,11 +176,71 @@ public enum IReporterCommandLine {
                 case .stopped:
                     TaskProgress.say(progress.stoppedMessage("\(migration.name) not applied: the server undid it"))
                     return TaskProgress.stoppedStatus
+                case .refused(let reason):
+                    // The others stand alone: they are still applied.
+                    TaskProgress.say("\(migration.name): NOT applied: \(reason)")
+                    refused += 1
                 }
             }
-            return 0
+            return refused == 0 ? 0 : 1
         } catch {
             Log.error("migrate: \(error)")
+            return 1
+        }
+    }
+
+    private static func runDuplicateUsernames(_ configuration: Configuration, rename: Bool) -> Int32 {
+        DatabaseConnection.initializeLibrary()
+        let duplicates = DuplicateUsernames(database: DatabaseConnection(settings: configuration.database))
+        do {
+            guard rename else {
+                let groups = try duplicates.list()
+                for group in groups {
+                    print("\(DuplicateUsernames.describe([group])): the oldest keeps the name; "
+                          + "--rename renames \(group.accounts.dropFirst().map { "\($0)" }.joined(separator: ", "))")
+                }
+                print("\(groups.count) usernames held by several accounts")
+                return 0
+            }
+            let outcome = try duplicates.renameYounger()
+            for renaming in outcome.renamed {
+                print("IdUser \(renaming.account): \"\(String(decoding: renaming.from, as: UTF8.self))\" renamed "
+                      + "\"\(String(decoding: renaming.to, as: UTF8.self))\"")
+            }
+            for renaming in outcome.refused {
+                print("IdUser \(renaming.account): NOT renamed, \"\(String(decoding: renaming.to, as: UTF8.self))\" is taken: "
+                      + "rename it by hand (UPDATE login SET username = … WHERE IdUser = \(renaming.account))")
+            }
+            print("\(outcome.renamed.count) accounts renamed, \(outcome.refused.count) left")
+            return outcome.refused.isEmpty ? 0 : 1
+        } catch {
+            Log.error("duplicate-usernames: \(error)")
+            return 1
+        }
+    }
+
+    private static func runInnoDBConversion(_ configuration: Configuration, dryRun: Bool) -> Int32 {
+        DatabaseConnection.initializeLibrary()
+        let progress = TaskProgress("convert-innodb")
+        let conversion = InnoDBConversion(database: DatabaseConnection(settings: configuration.database, reportsProgress: true))
+        do {
+            let tables = try conversion.tablesToConvert()
+            for table in tables {
+                if dryRun {
+                    print("\(table.name): would be converted to InnoDB (about \(table.rows) rows)")
+                    continue
+                }
+                let started = monotonicMillis()
+                guard try conversion.convert(table, progress: progress) else {
+                    TaskProgress.say(progress.stoppedMessage("\(table.name) not converted: the server undid it"))
+                    return TaskProgress.stoppedStatus
+                }
+                TaskProgress.say("\(table.name): converted to InnoDB in \((monotonicMillis() - started) / 1000) s")
+            }
+            if tables.isEmpty { print("every table is InnoDB already") }
+            return 0
+        } catch {
+            Log.error("convert-innodb: \(error)")
             return 1
         }
     }

@@ -26,7 +26,8 @@ enum WorkerProcess {
         // threshold after the first one and keep them in the heap for good.
         csystem_mmap_large_blocks(128 * 1024)
         let accessLog = AccessLog(configuration: configuration)
-        let database = DatabaseConnection(settings: configuration.database)
+        // On a Galera cluster, worker N starts at node N: the workers spread.
+        let database = DatabaseConnection(settings: configuration.database, firstNode: slot)
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0

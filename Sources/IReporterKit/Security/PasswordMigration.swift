@@ -23,6 +23,9 @@ enum PasswordMigration {
                 TaskProgress.say("widened login.pass to varchar(\(MariaDBUserStore.hashColumnLength))")
             case .alreadyApplied:
                 break
+            case .refused(let reason): // (widening has no precondition)
+                Log.error("migrate-passwords: \(reason)")
+                return 1
             }
             let total = try users.legacyPasswordCount()
             var seen = 0, migrated = 0

@@ -106,15 +106,24 @@ extension Setting.Rule {
     }
 
     /// `db_url` replaces the connection settings, except the charset (unless
-    /// the URL gives one) and the option file, which may have come first.
+    /// the URL gives one), the option file and the cluster's nodes, which
+    /// may have come first.
     static let databaseURL = Self(
         parse: { configuration, _, value throws(ConfigurationError) in
             let previous = configuration.database
             configuration.database = try DatabaseSettings(url: value)
             if !value.contains("charset=") { configuration.database.charset = previous.charset }
             (configuration.database.optionFile, configuration.database.optionGroup) = (previous.optionFile, previous.optionGroup)
+            (configuration.database.nodes, configuration.database.syncWait) = (previous.nodes, previous.syncWait)
         },
         format: { $0.database.url })
+
+    /// `db_nodes`: parsed now, so `--check-config` catches a bad one; empty = one server.
+    static let databaseNodes = Self(
+        parse: { configuration, _, value throws(ConfigurationError) in
+            configuration.database.nodes = try DatabaseNode.list(value)
+        },
+        format: { $0.database.nodes.map(\.description).joined(separator: ",") })
 
     /// `redis_url`: parsed now (so `--check-config` catches a bad one); empty = none.
     static let redisURL = Self(

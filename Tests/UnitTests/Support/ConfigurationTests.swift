@@ -25,6 +25,35 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try DatabaseSettings(url: "mysql://x@y/z?bogus=1") }
     }
 
+    @Test func clusterNodesAreReadAndKeptBesideTheURL() throws {
+        #expect(try DatabaseNode.list(" 10.0.0.1:3307, db2 ,[::1]:3308,") == [
+            DatabaseNode(host: "10.0.0.1", port: 3307), DatabaseNode(host: "db2", port: 3306), DatabaseNode(host: "::1", port: 3308),
+        ])
+        #expect(try DatabaseNode.list("").isEmpty, "none: the one server of db_url")
+        #expect(throws: ConfigurationError.self) { try DatabaseNode.list("db1:0") }
+        #expect(throws: ConfigurationError.self) { try DatabaseNode.list("db1:x") }
+        #expect(throws: ConfigurationError.self) { try DatabaseNode.list(":3306") }
+        let scratch = ScratchDirectory("config")
+        let file = scratch.write("ireporter.conf", Array("db_nodes = a:1,b:2\ndb_sync_wait = 0\ndb_url = mysql://u:p@x/iReport\n".utf8))
+        let configuration = try Configuration.load(arguments: ["--config", file], environment: [:])
+        #expect(configuration.database.nodes == [DatabaseNode(host: "a", port: 1), DatabaseNode(host: "b", port: 2)],
+                "db_url after db_nodes keeps them")
+        #expect(configuration.database.syncWait == 0 && configuration.database.user == "u")
+    }
+
+    @Test func connectionsSpreadOverTheNodesAndTryARefusedOneLast() {
+        let nodes = (1...3).map { DatabaseNode(host: "n\($0)") }
+        #expect(ClusterNodes(nodes, first: 0).order(now: 0) == [0, 1, 2])
+        #expect(ClusterNodes(nodes, first: 4).order(now: 0) == [1, 2, 0], "a worker's number picks where it starts")
+        var cluster = ClusterNodes(nodes, first: 0)
+        cluster.avoid(0, now: 1000)
+        cluster.avoid(1, now: 900)
+        #expect(cluster.order(now: 1000) == [2, 1, 0], "refused ones last, the one refused longest ago first")
+        #expect(cluster.order(now: 1000 + ClusterNodes.avoidMillis) == [0, 1, 2], "back in turn once the time is up")
+        cluster.trust(1)
+        #expect(cluster.order(now: 1000) == [1, 2, 0])
+    }
+
     @Test func fileThenEnvironmentThenFlags() throws {
         let scratch = ScratchDirectory("config")
         let path = scratch.write("ireporter.conf", Array("""
@@ -77,6 +106,7 @@ struct ConfigurationTests {
         "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log",
         "ping_path": "", "status_path": "/status", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
         "db_option_group": "other", "db_charset": "utf8mb4", "upload_dir": "/srv/upload",
+        "db_nodes": "10.0.0.1:3306,[fd00::2]:3307,db3.example:3306", "db_sync_wait": "3",
         "session_store": "files", "session_dir": "/srv/sessions", "shared_state_file": "/run/ireporter/state",
         "session_idle_timeout": "3600",
         "session_absolute_timeout": "86400", "cookie_secure": "always", "password_hash_memory_kib": "65536",

@@ -12,7 +12,7 @@ public final class MariaDBCommentStore: CommentStore {
 
     public func addComment(photoID: Int64, userID: Int64, text: [UInt8], created: Int64) throws -> CommentRecord? {
         do {
-            let id = try PhotoCountsRow.transaction(database) {
+            let id = try database.retryingTransaction {
                 guard try PhotoCountsRow.lock(database, photoID: photoID) != nil else { throw PhotoCountsRow.NoSuchPhoto() }
                 let id = try database.execute("INSERT INTO comments (IdPhoto, IdUser, text, created) VALUES (?, ?, ?, ?)",
                                               [.int(photoID), .int(userID), .bytes(text), .int(created)]).insertID
@@ -39,7 +39,7 @@ public final class MariaDBCommentStore: CommentStore {
                 .first?.int64("IdPhoto") else { return .notFound }
         struct Refused: Error { let outcome: CommentRemoval }
         do {
-            try PhotoCountsRow.transaction(database) {
+            try database.retryingTransaction {
                 // A comment on a deleted photo is repair's to clear.
                 guard let owner = try PhotoCountsRow.lock(database, photoID: photoID),
                       let author = try database.query("SELECT IdUser FROM comments WHERE IdComment = ? FOR UPDATE", [.int(id)])

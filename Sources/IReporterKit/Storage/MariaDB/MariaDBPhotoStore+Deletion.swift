@@ -9,7 +9,7 @@ extension MariaDBPhotoStore {
     /// InnoDB tables, `removeOrphanedReactions` (`ireporter repair`) clears.
     public func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion {
         do {
-            try PhotoCountsRow.transaction(database) {
+            try database.retryingTransaction {
                 guard let owner = try PhotoCountsRow.lock(database, photoID: id) else { throw PhotoCountsRow.NoSuchPhoto() }
                 guard owner == userID else { throw NotOwner() }
                 for table in ["photos", "votes", "comments", "photo_details", "photo_counts"] {

@@ -43,13 +43,18 @@ public final class MariaDBPhotoStore: PhotoStore {
                     unpublish: (Int64) -> Void) throws -> Int64 {
         var photoID: Int64?
         do {
-            return try database.transaction {
+            // A run that failed before its files were moved in place (a node
+            // gone) runs again; after, the files are the spool's only copy,
+            // so a failure is answered as before (a new row never conflicts).
+            var published = false
+            return try database.retryingTransaction(canRetry: { !published }) {
                 let id = Int64(try database.execute("INSERT INTO photos (IdUser, title) VALUES (?, ?)",
                                                     [.int(userID), .bytes(title)]).insertID)
                 photoID = id
                 if let details { try keep(details, of: id) }
                 do {
                     try searchIndex.add(photoID: id, userID: userID, title: title)
+                    published = true
                     try publish(id)
                 } catch {
                     try? delete(id: id) // MyISAM ignores the rollback
@@ -125,7 +130,7 @@ public final class MariaDBPhotoStore: PhotoStore {
     /// copy comes first, so that a crash between the two loses nothing.
     public func setAside(id: Int64, reason: String) throws {
         try database.command(Self.removedTable)
-        try database.transaction {
+        try database.retryingTransaction {
             try database.execute("""
                 REPLACE INTO photos_removed (IdPhoto, title, IdUser, removed_at, reason)
                 SELECT IdPhoto, title, IdUser, NOW(), ? FROM photos WHERE IdPhoto = ?

@@ -9,6 +9,7 @@ public final class MariaDBUserStore: UserStore {
     /// Whether `login.pass` is wide enough for a hash, checked now and then
     /// (the migration may run while we serve).
     private var passwordColumn: (fitsHashes: Bool, checkedAt: Int64)?
+    private var uniqueIndex: (present: Bool, checkedAt: Int64)?
 
     public init(database: DatabaseConnection) { self.database = database }
 
@@ -53,27 +54,69 @@ public final class MariaDBUserStore: UserStore {
         try database.query("SELECT username FROM login").compactMap { $0["username"] }
     }
 
-    /// Serialised across workers and servers by a named lock, so that two
-    /// concurrent registrations of one name cannot both pass the check (the
-    /// original table has no unique index to do it).
+    /// Once migration 007 made `username` unique, the index refuses a
+    /// second account of one name (on every node of a Galera cluster,
+    /// which replicates no GET_LOCK); before it, a named lock serialises
+    /// registrations across workers and servers of one database.
     public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+        if try hasUniqueUsernames() { return try insert(username: username, password: password) }
         let granted = try database.query("SELECT GET_LOCK('iReporter.register', 10) AS granted")
         guard granted.first?["granted"] == Array("1".utf8) else {
             throw DatabaseError(code: .notGranted, message: "registration lock not granted")
         }
         defer { _ = try? database.query("SELECT RELEASE_LOCK('iReporter.register')") }
+        return try insert(username: username, password: password)
+    }
+
+    /// The look-up and the INSERT in one transaction, run again when a
+    /// Galera node certified the same name first (error 1213): the next run
+    /// reads that account and answers "taken", as one host would.
+    private func insert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+        try database.retryingTransaction { try checkedInsert(username: username, password: password) }
+    }
+
+    private func checkedInsert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+        // Asked first, as before the index: a taken name is "taken" even
+        // when the password would not fit either.
         if !(try database.query("SELECT username FROM login WHERE username = ? LIMIT 1", [.bytes(username)])).isEmpty {
             return .nameTaken
         }
-        let insert = try database.execute(
-            "INSERT INTO login (username, pass) SELECT ?, ? FROM DUAL WHERE \(Self.fitsPassColumn)",
-            [.bytes(username), .bytes(password), .bytes(password)])
+        guard let insert = try insertUnlessTaken(username: username, password: password) else {
+            return .nameTaken // registered meanwhile, through another worker, host or node
+        }
         guard insert.affectedRows == 1 else {
             passwordColumn = nil // narrowed since we looked: look again
             return .passwordDoesNotFit
         }
         return .created(UserRecord(id: Int64(insert.insertID), username: username, password: password))
     }
+
+    /// The INSERT's outcome; nil when the unique index refused the name.
+    private func insertUnlessTaken(username: [UInt8], password: [UInt8]) throws(DatabaseError)
+        -> (affectedRows: UInt64, insertID: UInt64)? {
+        do {
+            return try database.execute("INSERT INTO login (username, pass) SELECT ?, ? FROM DUAL WHERE \(Self.fitsPassColumn)",
+                                        [.bytes(username), .bytes(password), .bytes(password)])
+        } catch where error.code == .duplicateKey {
+            return nil
+        }
+    }
+
+    /// Whether migration 007's unique index exists, asked again now and then
+    /// (the migration may run while we serve).
+    private func hasUniqueUsernames() throws(DatabaseError) -> Bool {
+        let now = monotonicMillis()
+        if let uniqueIndex, now - uniqueIndex.checkedAt < 60_000 { return uniqueIndex.present }
+        let present = !(try database.query(Self.uniqueUsernameQuery)).isEmpty
+        uniqueIndex = (present, now)
+        return present
+    }
+
+    /// Answers a row once `login.username` has migration 007's unique index.
+    static let uniqueUsernameQuery = """
+        SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login' \
+        AND INDEX_NAME = 'username_unique'
+        """
 
     /// Replaces a stored password, unless it changed meanwhile or the new
     /// value is longer than `pass` is now; true when it was replaced.

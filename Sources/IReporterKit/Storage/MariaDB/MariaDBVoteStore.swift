@@ -7,7 +7,7 @@ public final class MariaDBVoteStore: VoteStore {
 
     public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras? {
         do {
-            return try PhotoCountsRow.transaction(database) {
+            return try database.retryingTransaction {
                 guard try PhotoCountsRow.lock(database, photoID: photoID) != nil else { throw PhotoCountsRow.NoSuchPhoto() }
                 let old = try database.query("SELECT vote FROM votes WHERE IdPhoto = ? AND IdUser = ? FOR UPDATE",
                                              [.int(photoID), .int(userID)]).first?.int64("vote").flatMap(Vote.init(rawValue:))

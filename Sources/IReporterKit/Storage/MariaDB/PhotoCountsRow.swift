@@ -20,18 +20,4 @@ enum PhotoCountsRow {
     /// An id the int(11) columns can hold: any other names no row (and
     /// must not be stored, where a non-strict sql_mode would clamp it).
     static func isStorable(_ id: Int64) -> Bool { id > 0 && id <= Int64(Int32.max) }
-
-    /// Runs `body` in a transaction, again (up to three times) when InnoDB
-    /// rolled it back to break a deadlock.
-    static func transaction<T>(_ database: DatabaseConnection, _ body: () throws -> T) throws -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return try database.transaction(body)
-            } catch let error as DatabaseError where error.code == .deadlock && attempt < 3 {
-                continue
-            }
-        }
-    }
 }

@@ -4,13 +4,39 @@
 /// the file's (a unit test compares them), with the question that tells
 /// whether it is applied already: a stopped run goes on where it stopped.
 struct SchemaMigration: Sendable {
-    enum Outcome: Equatable { case alreadyApplied, applied, stopped }
+    enum Outcome: Equatable {
+        case alreadyApplied, applied, stopped
+        /// Not applied: the data must be repaired first (the reason says how).
+        case refused(String)
+    }
 
     let file: String
     /// Run in order; each is idempotent, so a run cut short is run again whole.
     let statements: [String]
     /// Answers a row once the migration is applied.
     let appliedQuery: String
+    /// What the data must not hold for it to apply, asked before it runs.
+    var precondition: Precondition? = nil
+
+    enum Precondition: Sendable {
+        /// No username held by several accounts: which account keeps it is
+        /// the operator's choice (`ireporter duplicate-usernames`), never a
+        /// silent merge.
+        case noDuplicateUsernames
+
+        /// Why the data does not allow the migration yet; nil: it does.
+        func refusal(on database: DatabaseConnection) throws(DatabaseError) -> String? {
+            switch self {
+            case .noDuplicateUsernames:
+                let duplicates = try DuplicateUsernames(database: database).list()
+                guard !duplicates.isEmpty else { return nil }
+                return "\(duplicates.count) usernames are held by several accounts "
+                    + "(\(DuplicateUsernames.describe(duplicates.prefix(5)))\(duplicates.count > 5 ? ", …" : "")): "
+                    + "`ireporter duplicate-usernames` lists them, `ireporter duplicate-usernames --rename` keeps each name "
+                    + "for its oldest account and renames the others to NAME~IdUser (docs/SCALING.md); then run migrate again"
+            }
+        }
+    }
 
     static let widenPass = SchemaMigration(
         file: "001-widen-pass.sql",
@@ -68,7 +94,16 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_words_backfill'
             """)
 
-    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords]
+    static let uniqueUsername = SchemaMigration(
+        file: "007-unique-username.sql",
+        statements: ["CREATE UNIQUE INDEX IF NOT EXISTS `username_unique` ON `login` (`username`)"],
+        appliedQuery: MariaDBUserStore.uniqueUsernameQuery,
+        precondition: .noDuplicateUsernames)
+
+    /// In the order of their numbers; each stands alone (applied or not by
+    /// its own question), so one missing from a database or from this list
+    /// does not stop the others.
+    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, uniqueUsername]
 
     var name: String { String(file.dropLast(".sql".count)) }
 
@@ -83,6 +118,7 @@ struct SchemaMigration: Sendable {
     func apply(on database: DatabaseConnection, progress: TaskProgress) throws(DatabaseError) -> Outcome {
         if try isApplied(on: database) { return .alreadyApplied }
         if progress.stopRequested { return .stopped }
+        if let reason = try precondition?.refusal(on: database) { return .refused(reason) }
         do throws(DatabaseError) {
             for statement in statements {
                 try database.runLong(statement) { report in

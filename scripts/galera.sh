@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# galera.sh - a private three-node MariaDB Galera cluster on loopback, for
+# iReporter's tests and for operators trying the cluster on one machine.
+#
+#   scripts/galera.sh start  DIR PORT    start the nodes that are not running:
+#                                        the first start bootstraps node 1
+#                                        (--wsrep-new-cluster), creates database
+#                                        iReport and user ireport and loads the
+#                                        schema and migrations; nodes 2 and 3
+#                                        join by state transfer (SST by rsync
+#                                        the first time, IST after). Waits,
+#                                        bounded, until every node is Synced
+#                                        in a cluster of three. Idempotent.
+#   scripts/galera.sh start-node DIR PORT N   start node N (1-3) only, joining
+#                                        the running ones, and wait until it
+#                                        is Synced (a node brought back)
+#   scripts/galera.sh stop   DIR [PORT]  stop every node
+#   scripts/galera.sh status DIR [PORT]  each node's state; exit 0 if all
+#                                        three are running and Synced, 3 if not
+#   scripts/galera.sh sql    DIR PORT N [MARIADB ARGS...]
+#                                        root client on node N, database iReport
+#   scripts/galera.sh nodes  DIR PORT    the server's db_nodes (host:port,...)
+#   scripts/galera.sh url    DIR PORT    the server's db_url (user ireport, its
+#                                        password, node 1 over TCP)
+#
+# Node N (1-3) listens on 127.0.0.1: SQL PORT+N-1, Galera replication
+# PORT+10+N-1, incremental state transfer PORT+20+N-1, full state transfer
+# (rsync) PORT+30+N-1. Layout: DIR/nodeN/{my.cnf,data,mysqld.sock,
+# mariadbd.pid,error.log}, DIR/ireport.password (as scripts/mariadb.sh).
+# Needs Debian's mariadb-server, galera-4 and rsync (scripts/deps.sh).
+set -euo pipefail
+LOG_TAG=galera
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DB_NAME=iReport
+DB_USER=ireport
+NODES=(1 2 3)
+# Seconds a node may take to start and reach Synced (an SST included).
+START_TIMEOUT="${GALERA_START_TIMEOUT:-120}"
+
+usage() { echo "usage: $0 start|stop|status|nodes|url DIR PORT | start-node DIR PORT N | sql DIR PORT N [ARGS...]" >&2; exit 2; }
+(($# >= 2)) || usage
+cmd="$1"; DIR="$2"; PORT="${3:-3320}"
+shift 2; (($# > 0)) && shift
+case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
+DIR="${DIR%/}"
+PASSFILE="$DIR/ireport.password"
+[[ "$PORT" =~ ^[0-9]+$ ]] || usage
+
+node_dir()   { echo "$DIR/node$1"; }
+node_cnf()   { echo "$DIR/node$1/my.cnf"; }
+node_pid()   { echo "$DIR/node$1/mariadbd.pid"; }
+sql_port()   { echo $((PORT + $1 - 1)); }
+group_port() { echo $((PORT + 10 + $1 - 1)); }
+ist_port()   { echo $((PORT + 20 + $1 - 1)); }
+sst_port()   { echo $((PORT + 30 + $1 - 1)); }
+pattern()    { echo "--defaults-file=$(node_cnf "$1")"; }
+client()     { local n="$1"; shift; mariadb --defaults-file="$(node_cnf "$n")" -u root "$@"; }
+running()    { alive "$(node_pid "$1")" "$(pattern "$1")"; }
+
+# One status variable of node N ("" when it does not answer).
+status_var() {
+  client "$1" -N -B -e "SHOW GLOBAL STATUS LIKE '$2'" 2>/dev/null | awk '{print $2}'
+}
+synced() {
+  [ "$(status_var "$1" wsrep_local_state_comment)" = Synced ] \
+    && [ "$(status_var "$1" wsrep_cluster_status)" = Primary ] \
+    && [ "$(status_var "$1" wsrep_ready)" = ON ]
+}
+
+db_password() {
+  if [ ! -s "$PASSFILE" ]; then
+    od -An -tx1 -N16 /dev/urandom | tr -d ' \n' | write_file "$PASSFILE"
+  fi
+  [ ! -L "$PASSFILE" ] && [ "$(stat -c %u "$PASSFILE")" = 0 ] || die "$PASSFILE is not root's own file"
+  chmod 600 "$PASSFILE"
+  cat "$PASSFILE"
+}
+
+write_cnf() {
+  local n="$1" dir members="" m
+  dir="$(node_dir "$n")"
+  for m in "${NODES[@]}"; do members+="${members:+,}127.0.0.1:$(group_port "$m")"; done
+  write_file "$(node_cnf "$n")" <<EOF
+# Galera node $n of iReporter's private cluster (written by scripts/galera.sh;
+# read with --defaults-file, so nothing from /etc/mysql is used).
+
+[client]
+socket = $dir/mysqld.sock
+port   = $(sql_port "$n")
+default-character-set = latin1
+
+[mariadbd]
+user          = mysql
+datadir       = $dir/data
+socket        = $dir/mysqld.sock
+pid-file      = $(node_pid "$n")
+log-error     = $dir/error.log
+port          = $(sql_port "$n")
+bind-address  = 127.0.0.1
+skip-name-resolve
+max_connections = 200
+character-set-server = latin1
+collation-server     = latin1_swedish_ci
+innodb_buffer_pool_size = 64M
+innodb_log_file_size    = 32M
+performance_schema      = OFF
+innodb_flush_log_at_trx_commit = 2
+
+# Galera: row-based binary log format, InnoDB only, interleaved
+# auto-increments (each node hands out its own ids: wsrep_auto_increment_control).
+wsrep_on              = ON
+wsrep_provider        = /usr/lib/galera/libgalera_smm.so
+wsrep_cluster_name    = ireporter
+wsrep_cluster_address = gcomm://$members
+wsrep_node_name       = node$n
+wsrep_node_address    = 127.0.0.1:$(group_port "$n")
+wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$(group_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=64M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.install_timeout=PT6S"
+wsrep_sst_method      = rsync
+wsrep_sst_receive_address = 127.0.0.1:$(sst_port "$n")
+wsrep_slave_threads   = 2
+binlog_format         = ROW
+default_storage_engine = InnoDB
+innodb_autoinc_lock_mode = 2
+EOF
+  chmod 644 "$(node_cnf "$n")"
+}
+
+# Starts node N: a new cluster when BOOTSTRAP is 1, else joining the others.
+launch() {
+  local n="$1" bootstrap="$2" dir extra=()
+  dir="$(node_dir "$n")"
+  mkdir -p "$dir"; chown mysql:mysql "$dir"; chmod 755 "$dir"
+  write_cnf "$n"
+  if [ ! -d "$dir/data/mysql" ] && [ "$bootstrap" = 1 ]; then
+    log "node $n: initialising datadir $dir/data"
+    mariadb-install-db --defaults-file="$(node_cnf "$n")" --user=mysql --datadir="$dir/data" \
+        --auth-root-authentication-method=socket --skip-test-db > "$dir/install-db.log" 2>&1 \
+      || { cat "$dir/install-db.log" >&2; die "mariadb-install-db failed"; }
+  fi
+  # A joiner with no datadir gets one whole by SST.
+  mkdir -p "$dir/data"; chown mysql:mysql "$dir/data"
+  if [ "$bootstrap" = 1 ]; then
+    extra=(--wsrep-new-cluster)
+    # This node is the one that holds the cluster's latest state (a fresh
+    # cluster, or the last node stopped cleanly): say so to Galera.
+    [ -f "$dir/data/grastate.dat" ] && sed -i 's/^safe_to_bootstrap: 0/safe_to_bootstrap: 1/' "$dir/data/grastate.dat"
+  fi
+  # After a crash (kill -9) grastate.dat says seqno -1: recover the last
+  # committed position from InnoDB first (what Debian's galera_recovery does
+  # for systemd), so the node asks for the missing writesets only (IST)
+  # instead of a whole copy (SST).
+  if [ "$bootstrap" = 0 ] && grep -qs '^seqno: *-1' "$dir/data/grastate.dat"; then
+    local position
+    /usr/sbin/mariadbd --defaults-file="$(node_cnf "$n")" --wsrep-recover --log-error="$dir/recover.log" \
+        > /dev/null 2>&1 < /dev/null || true
+    position="$(grep -a 'WSREP: Recovered position:' "$dir/recover.log" 2>/dev/null | tail -1 | sed 's/.*Recovered position: *//')"
+    if [ -n "$position" ]; then
+      log "node $n: recovered position $position after an unclean stop"
+      extra=(--wsrep_start_position="$position")
+    fi
+  fi
+  rm -f "$(node_pid "$n")"
+  log "node $n: starting on 127.0.0.1:$(sql_port "$n")$([ "$bootstrap" = 1 ] && echo " (bootstrapping a new cluster)")"
+  ( cd / && exec setsid -f /usr/sbin/mariadbd --defaults-file="$(node_cnf "$n")" "${extra[@]}" \
+        >> "$dir/mariadbd.out" 2>&1 < /dev/null )
+}
+
+wait_synced() {
+  local n="$1" deadline=$((SECONDS + START_TIMEOUT))
+  until synced "$n"; do
+    if ((SECONDS >= deadline)); then
+      tail -30 "$(node_dir "$n")/error.log" >&2 2>/dev/null
+      die "node $n is not Synced after ${START_TIMEOUT}s (log: $(node_dir "$n")/error.log)"
+    fi
+    sleep 0.5
+  done
+  log "node $n: Synced, cluster size $(status_var "$n" wsrep_cluster_size)"
+}
+
+any_running() { local m; for m in "${NODES[@]}"; do running "$m" && return 0; done; return 1; }
+
+# The node to bootstrap when none runs: the one Galera marked safe (the last
+# to stop cleanly), else node 1 of a fresh cluster.
+bootstrap_node() {
+  local m
+  for m in "${NODES[@]}"; do
+    grep -qs '^safe_to_bootstrap: 1' "$(node_dir "$m")/data/grastate.dat" && { echo "$m"; return; }
+  done
+  [ -d "$(node_dir 1)/data/mysql" ] \
+    && die "no node is marked safe_to_bootstrap (they did not all stop cleanly): pick the node with the highest seqno (mariadbd --wsrep-recover) and set safe_to_bootstrap: 1 in its grastate.dat"
+  echo 1
+}
+
+load_schema() {
+  local password
+  password="$(db_password)"
+  client 1 <<SQL
+CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;
+CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
+CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
+ALTER USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
+ALTER USER '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
+GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
+SQL
+  client 1 "$DB_NAME" < "$IREPORTER_REPO/sql/schema.sql"
+  for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do
+    client 1 "$DB_NAME" < "$migration"
+  done
+}
+
+do_start() {
+  need_root "MariaDB runs as user mysql"
+  command -v rsync >/dev/null || die "rsync is missing (scripts/deps.sh installs it): Galera's state transfer uses it"
+  [ -e /usr/lib/galera/libgalera_smm.so ] || die "galera-4 is not installed (scripts/deps.sh)"
+  mkdir -p "$DIR"; chmod 755 "$DIR"
+  local n first=""
+  if ! any_running; then
+    first="$(bootstrap_node)"
+    launch "$first" 1
+    wait_synced "$first"
+    load_schema
+  fi
+  for n in "${NODES[@]}"; do
+    running "$n" || { launch "$n" 0; wait_synced "$n"; }
+  done
+  for n in "${NODES[@]}"; do
+    [ "$(status_var "$n" wsrep_cluster_size)" = 3 ] || die "node $n sees a cluster of $(status_var "$n" wsrep_cluster_size), not 3"
+  done
+  log "ready: three nodes Synced; db_nodes = $(nodes_list)"
+}
+
+do_start_node() {
+  local n="${1:-}"
+  [[ "$n" =~ ^[123]$ ]] || usage
+  need_root "MariaDB runs as user mysql"
+  running "$n" && { log "node $n already running"; return 0; }
+  any_running || die "no node runs: use start to bring the cluster up"
+  launch "$n" 0
+  wait_synced "$n"
+}
+
+do_stop() {
+  local n
+  # One after the other, so the last one stopped is marked safe to bootstrap.
+  for n in 3 2 1; do
+    stop_pidfile "Galera node $n" "$(node_pid "$n")" "$(pattern "$n")" TERM 60
+  done
+}
+
+do_status() {
+  local n rc=0
+  for n in "${NODES[@]}"; do
+    if running "$n"; then
+      echo "node $n: running (pid $(pidfile_pid "$(node_pid "$n")")), 127.0.0.1:$(sql_port "$n"), $(status_var "$n" wsrep_local_state_comment), $(status_var "$n" wsrep_cluster_status), cluster size $(status_var "$n" wsrep_cluster_size)"
+      synced "$n" || rc=3
+    else
+      echo "node $n: not running ($(node_dir "$n"))"; rc=3
+    fi
+  done
+  return "$rc"
+}
+
+nodes_list() {
+  local n list=""
+  for n in "${NODES[@]}"; do list+="${list:+,}127.0.0.1:$(sql_port "$n")"; done
+  echo "$list"
+}
+
+case "$cmd" in
+  start)      do_start ;;
+  start-node) do_start_node "${1:-}" ;;
+  stop)       do_stop ;;
+  status)     do_status ;;
+  sql)        n="${1:-}"; [[ "$n" =~ ^[123]$ ]] || usage; shift; client "$n" "$DB_NAME" "$@" ;;
+  nodes)      nodes_list ;;
+  url)        printf 'mysql://%s:%s@127.0.0.1:%s/%s\n' "$DB_USER" "$(db_password)" "$(sql_port 1)" "$DB_NAME" ;;
+  *)          usage ;;
+esac
