@@ -77,6 +77,9 @@ extension Configuration {
         return APIResponder(api: IReporterAPI(services: services),
                             uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
-                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)))
+                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)),
+                            sizes: PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos,
+                                                                        folder: UploadFolder(directory: uploadDirectory),
+                                                                        policy: services.policy, decodeGate: services.decodeGate)))
     }
 }

@@ -50,10 +50,12 @@ struct UploadRepairTests {
             func newest(limit: Int) throws -> [PhotoRecord] { try rows.newest(limit: limit) }
             func photo(id: Int64) throws -> PhotoRecord? { try rows.photo(id: id) }
             func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] { try rows.photos(ids: ids) }
-            func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
-                     unpublish: (Int64) -> Void) throws -> Int64 {
-                try rows.add(userID: userID, title: title, details: details, publish: publish, unpublish: unpublish)
+            func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
+                     publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+                try rows.add(userID: userID, title: title, details: details, secret: secret, publish: publish, unpublish: unpublish)
             }
+            func secret(of id: Int64) throws -> PhotoSecret? { try rows.secret(of: id) }
+            func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] { try rows.secrets(ids: ids) }
             func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] { try rows.photos(in: page, userID: userID) }
             func photosWithExtras(in page: PageCursor, userID: Int64?,
                                   viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {

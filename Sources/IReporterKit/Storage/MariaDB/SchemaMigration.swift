@@ -68,7 +68,20 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_words_backfill'
             """)
 
-    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords]
+    static let photoSecrets = SchemaMigration(
+        file: "006-photo-secrets.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `photo_secrets` ( `IdPhoto` int(11) NOT NULL, "
+                + "`secret` char(10) CHARACTER SET ascii NOT NULL, PRIMARY KEY (`IdPhoto`) ) ENGINE=InnoDB",
+            "INSERT IGNORE INTO `photo_secrets` (`IdPhoto`, `secret`) SELECT `IdPhoto`, LOWER(HEX(RANDOM_BYTES(5))) FROM `photos`",
+        ],
+        // The table: a run stopped before its backfill leaves photos without
+        // a secret, which the server gives them when an answer needs one.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_secrets'
+            """)
+
+    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets]
 
     var name: String { String(file.dropLast(".sql".count)) }
 
