@@ -38,6 +38,8 @@ public protocol PhotoStore: AnyObject {
     /// The secrets of those of `ids` that have a row: a photo stored without
     /// one (by the PHP version) is given one now.
     func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret]
+    /// The details of those of `ids` that have them (migration 003).
+    func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails]
 
     /// A page of the stream, one person's photos when `userID` is set.
     func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord]

@@ -36,8 +36,8 @@ public final class FlickrAPI {
 
     /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
     /// the key of an OAuth-signed request (how `flickrapi` sends its key);
-    /// `photoURL`: where the photos are served (`…/upload/`).
-    public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, photoURL: String) -> Response {
+    /// `siteURL`: the installation's root as the client reaches it (`…/iReporter/`).
+    public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String) -> Response {
         let format: FlickrFormat
         switch FlickrFormat.requested(parameters) {
         case .success(let requested): format = requested
@@ -47,17 +47,17 @@ public final class FlickrAPI {
             return Response(contentType: fallback.contentType, body: fallback.body(.failure(error)))
         }
         return Response(contentType: format.contentType,
-                         body: format.body(answer(parameters, oauthConsumerKey: oauthConsumerKey, photoURL: photoURL)))
+                         body: format.body(answer(parameters, oauthConsumerKey: oauthConsumerKey, siteURL: siteURL)))
     }
 
-    private func answer(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, photoURL: String)
+    private func answer(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String)
         -> Result<[FlickrElement], FlickrError> {
         if !apiKeys.isEmpty {
             let key = parameters["api_key"].map { String(decoding: $0, as: UTF8.self) } ?? oauthConsumerKey
             guard let key, apiKeys.contains(key) else { return .failure(.invalidAPIKey) }
         }
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
-        let call = FlickrCall(parameters: parameters, photoURL: photoURL)
+        let call = FlickrCall(parameters: parameters, siteURL: siteURL)
         do {
             switch method {
             case "flickr.test.echo": return .success(echo(parameters))
@@ -69,8 +69,8 @@ public final class FlickrAPI {
             case "flickr.people.getPublicPhotos":
                 guard let userID = try call.userID() else { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: [], userID: userID)])
-            case "flickr.photos.getInfo": return .success([call.info(try photo(call))])
-            case "flickr.photos.getSizes": return .success([call.sizes(try photo(call))])
+            case "flickr.photos.getInfo": return .success([call.info(try described([try photo(call)])[0])])
+            case "flickr.photos.getSizes": return .success([call.sizes(try described([try photo(call)])[0])])
             case "flickr.photos.comments.getList":
                 // Flickr's order, oldest first; no `comment` at all when there is none.
                 let found = try photo(call)
@@ -108,6 +108,15 @@ public final class FlickrAPI {
         let total = try search.countMatches(terms: terms, userID: userID, cap: Self.maxResults)
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
-                             children: found.map(call.listed), list: "photo")
+                             children: try described(found).map(call.listed), list: "photo")
+    }
+
+    /// The photos with their secrets (given one now if they had none) and
+    /// details, two queries for a whole page.
+    private func described(_ found: [PhotoRecord]) throws -> [FlickrCall.Photo] {
+        let ids = Set(found.map(\.id))
+        let secrets = try photos.secrets(ids: ids)
+        let details = try photos.details(ids: ids)
+        return found.map { FlickrCall.Photo(record: $0, secret: secrets[$0.id], details: details[$0.id]) }
     }
 }

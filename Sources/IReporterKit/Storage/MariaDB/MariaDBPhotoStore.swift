@@ -146,6 +146,29 @@ public final class MariaDBPhotoStore: PhotoStore {
         }
     }
 
+    public func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] {
+        var details: [Int64: PhotoDetails] = [:]
+        for row in try detailRows(ids) {
+            if let id = row.int64("IdPhoto"), let created = row.int64("created"), let width = row.int64("width"),
+               let height = row.int64("height") {
+                details[id] = PhotoDetails(created: created, width: Int(width), height: Int(height))
+            }
+        }
+        return details
+    }
+
+    /// The `photo_details` rows of `ids`; none before migration 003.
+    private func detailRows(_ ids: Set<Int64>) throws(DatabaseError) -> [Row] {
+        guard !ids.isEmpty else { return [] }
+        // Whole numbers only: safe to spell out in the statement.
+        let list = ids.map(String.init).joined(separator: ",")
+        do {
+            return try database.query("SELECT IdPhoto, created, width, height FROM photo_details WHERE IdPhoto IN (\(list))")
+        } catch where error.code == .noSuchTable {
+            return []
+        }
+    }
+
     private func storedSecrets(_ ids: Set<Int64>) throws(DatabaseError) -> [Int64: PhotoSecret] {
         // Whole numbers only: safe to spell out in the statement.
         let list = ids.map(String.init).joined(separator: ",")

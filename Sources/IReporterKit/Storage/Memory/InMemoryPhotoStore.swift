@@ -52,6 +52,8 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func secret(of id: Int64) throws -> PhotoSecret? { photoSecrets[id] }
 
+    public func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] { details.filter { ids.contains($0.key) } }
+
     public func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] {
         for row in rows where ids.contains(row.id) && photoSecrets[row.id] == nil { photoSecrets[row.id] = .random() }
         return photoSecrets.filter { ids.contains($0.key) }
