@@ -39,6 +39,18 @@ struct PhotoSizesTests {
         #expect(inTree.st_ino == legacy.st_ino && inTree.st_nlink == 2, "one file, two names")
     }
 
+    @Test func withoutTheOldNamesAnUploadIsInTheTreeAlone() throws {
+        let secret = PhotoSecret.random()
+        let spool = scratch.write(".spool-test", makeJPEG(width: 64, height: 48))
+        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+            try UploadFolder(directory: scratch.path, legacyNames: false)
+                .publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
+        }, unpublish: folder.remove)
+        #expect(scratch.entries == ["photos"] && treeFiles(id) == ["\(id)_\(secret)_o.jpg"])
+        guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
+        #expect(jpegSize(q)! == (48, 48), "never enlarged")
+    }
+
     @Test func aMissingSizeIsRenderedOnceAndKept() throws {
         let secret = PhotoSecret.random()
         let id = try upload(secret: secret)

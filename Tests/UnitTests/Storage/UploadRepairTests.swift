@@ -82,11 +82,11 @@ struct UploadRepairTests {
         let shown = try repair(store).run(graceSeconds: 0, actions: .init())
         #expect(shown.spools == [".spool-AbCdEf"] && shown.missingThumbnails == [6])
         #expect(shown.filesWithoutRow == ["99.jpg"] && shown.rowsWithoutPhoto == [5])
-        #expect(shown.applied == [.spools, .thumbnails, .reactions] && shown.refusal == nil)
+        #expect(shown.applied == [.spools, .thumbnails, .reactions, .sizes, .names] && shown.refusal == nil)
         #expect(folder.entries.contains("99.jpg") && folder.entries.contains("6-thumb.jpg") && store.rows.count == 10)
 
         let done = try repair(store).run(graceSeconds: 0, actions: everything)
-        #expect(done.applied == [.spools, .thumbnails, .reactions, .files, .rows])
+        #expect(done.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names])
         #expect(store.removed.map(\.id) == [5] && store.rows.count == 9)
         #expect(try ScratchDirectory.names(in: "\(folder.path)/.removed") == ["5-thumb.jpg", "99.jpg"])
     }

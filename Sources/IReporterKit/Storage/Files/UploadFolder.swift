@@ -7,12 +7,16 @@ import Glibc
 /// tree (`PhotoTree`, `photos/`) where a new photo is also stored, as its
 /// original size: one file under two names (a hard link), so the 2012 URLs
 /// and a PHP version sharing the folder see it at no cost in space.
+/// Without `legacyNames` (`legacy_photo_urls = off`) a new photo with a
+/// secret is kept in the tree alone, without its 2012 names or thumbnail.
 public struct UploadFolder: PhotoFileStore, Sendable {
     public let directory: String
     public let tree: PhotoTree
+    public let legacyNames: Bool
 
-    public init(directory: String) {
+    public init(directory: String, legacyNames: Bool = true) {
         self.directory = directory
+        self.legacyNames = legacyNames
         tree = PhotoTree(uploadDirectory: directory)
     }
 
@@ -27,7 +31,8 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     /// secret the photo goes into the tree first, then gets its 2012 name.
     public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         try Self.syncFile(photoSpool)
-        try placeThumbnail(thumbnail, id: id)
+        let legacy = legacyNames || secret == nil
+        if legacy { try placeThumbnail(thumbnail, id: id) }
         do throws(SystemError) {
             // Readable by the web server, as a file PHP moved into place was.
             chmod(photoSpool, 0o644)
@@ -35,7 +40,7 @@ public struct UploadFolder: PhotoFileStore, Sendable {
                 try tree.makeFolder(of: id)
                 let original = tree.path(id: id, secret: secret, size: .original)
                 try Self.rename(photoSpool, to: original)
-                guard link(original, photoPath(id: id)) == 0 else { throw SystemError("link \(original) to \(photoPath(id: id))") }
+                if legacy, link(original, photoPath(id: id)) != 0 { throw SystemError("link \(original) to \(photoPath(id: id))") }
                 try Self.syncFile(tree.folder(of: id))
             } else {
                 try Self.rename(photoSpool, to: photoPath(id: id))
@@ -61,6 +66,14 @@ public struct UploadFolder: PhotoFileStore, Sendable {
             if access(path, R_OK) == 0 { return path }
         }
         return access(photoPath(id: id), R_OK) == 0 ? photoPath(id: id) : nil
+    }
+
+    /// The photo's original in the tree (under any secret), else under its 2012 name.
+    public func anyOriginal(id: Int64) -> String? {
+        if let name = tree.files(of: id).first(where: { PhotoTree.parse(fileName: $0)?.size == .original }) {
+            return "\(tree.folder(of: id))/\(name)"
+        }
+        return access(photoPath(id: id), F_OK) == 0 ? photoPath(id: id) : nil
     }
 
     /// Gives a photo stored under its 2012 name alone its name in the tree
