@@ -1,6 +1,7 @@
 /// `GET …/photos/<server>/<IdPhoto>_<secret>[_<letter>].jpg` that the web
 /// server handed over because the file is not there yet (nginx's
-/// `try_files`, Apache's `RewriteCond -f`): the size made (`PhotoSizes`)
+/// `try_files`, Apache's `ErrorDocument 404`, whose request keeps the
+/// size's path in REQUEST_URI): the size made (`PhotoSizes`)
 /// and answered as the web server answers it from then on, cacheable for a
 /// year (its name changes whenever its content could).
 final class PhotoSizeResponder {
@@ -22,7 +23,8 @@ final class PhotoSizeResponder {
         guard let wanted = PhotoTree.parse(urlPath: Self.path(request)) else { return Self.notFound }
         switch sizes.size(wanted.size, id: wanted.id, secret: wanted.secret) {
         case .found(let jpeg):
-            let head = "Content-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
+            // Status said: Apache hands a miss over as its 404's ErrorDocument, and keeps the 404 otherwise.
+            let head = "Status: 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
                 + "Cache-Control: public, max-age=31536000, immutable\r\n"
                 + "X-Content-Type-Options: nosniff\r\n\r\n"
             return Array(head.utf8) + (request.param("REQUEST_METHOD") == "HEAD" ? [] : jpeg)

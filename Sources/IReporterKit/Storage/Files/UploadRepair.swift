@@ -203,6 +203,11 @@ public struct UploadRepair {
             return report
         }
         if actions.safeSteps {
+            // The tree's root, for Apache's ErrorDocument in it before any upload made it.
+            if mkdir(files.tree.root, 0o755) == 0 {
+                chmod(files.tree.root, 0o755)
+                giveToFolderOwner(files.tree.root)
+            }
             for name in report.spools { unlink("\(files.directory)/\(name)") }
             report.applied.insert(.spools)
             for (done, id) in report.missingThumbnails.enumerated() {
