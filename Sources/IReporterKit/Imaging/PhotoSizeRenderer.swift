@@ -26,37 +26,22 @@ public struct PhotoSizeRenderer: Sendable {
     /// one decode (at the larger of their scales), so that the sizes asked
     /// for later are made from `size` (a few milliseconds) rather than from
     /// the photo (a 12 MP photo's decode alone is tens of milliseconds).
-    /// The thumbnail is cut from the rendition when its short side allows
-    /// (a smaller crop than the decoded image's), and the decoded image is
-    /// released first: the peak is the decoded image and the rendition.
     public func renderWithThumbnail(_ size: PhotoSize, thumbnailer: Thumbnailer, ofFileAt path: String,
                                     maxPixels: Int) throws -> (rendition: [UInt8], thumbnail: JPEGThumbnail) {
         let header = try Thumbnailer.readHeader(ofFileAt: path)
         let box = boxes(size, of: header)
-        var square: GDImage?
-        let rendition: GDImage?
-        let decodedHeader: JPEGHeader
-        do {
-            let (decoded, readHeader) = try decoder.decode(fileAt: path, minShortSide: max(thumbnailer.side, min(box.stored.width, box.stored.height)),
-                                                           maxPixels: maxPixels)
-            decodedHeader = readHeader
-            rendition = size.isSquare ? decoded.centreSquare(side: box.stored.width) : decoded.scaled(width: box.stored.width, height: box.stored.height)
-            if min(box.stored.width, box.stored.height) < thumbnailer.side { square = decoded.centreSquare(side: thumbnailer.side) }
-        }
-        guard let rendition else { throw JPEGImageError.outOfMemory("cannot allocate the \(box.shown.width)x\(box.shown.height) rendition") }
-        // Cut before the rendition is turned upright: both are in the file's orientation here.
-        if square == nil { square = rendition.centreSquare(side: thumbnailer.side) }
-        guard let square, let uprightSquare = square.applyingEXIFOrientation(header.orientation) else {
+        let (decoded, decodedHeader) = try decoder.decode(fileAt: path, minShortSide: max(thumbnailer.side, min(box.stored.width, box.stored.height)),
+                                                          maxPixels: maxPixels)
+        // The square first: the rendition may turn the decoded image itself.
+        guard let square = decoded.centreSquare(side: thumbnailer.side),
+              let uprightSquare = square.applyingEXIFOrientation(header.orientation) else {
             throw JPEGImageError.outOfMemory("cannot allocate the \(thumbnailer.side)x\(thumbnailer.side) thumbnail")
         }
         guard let thumbnail = uprightSquare.jpegBytes(quality: thumbnailer.quality) else {
             throw JPEGImageError.encodingFailed("gdImageJpegPtr failed")
         }
-        guard let upright = rendition.applyingEXIFOrientation(header.orientation) else {
-            throw JPEGImageError.outOfMemory("cannot rotate the \(box.shown.width)x\(box.shown.height) rendition")
-        }
-        guard let jpeg = upright.jpegBytes(quality: quality) else { throw JPEGImageError.encodingFailed("gdImageJpegPtr failed") }
-        return (jpeg, JPEGThumbnail(jpeg: thumbnail, source: decodedHeader))
+        return (try encode(size, box.stored, orientation: header.orientation, of: decoded),
+                JPEGThumbnail(jpeg: thumbnail, source: decodedHeader))
     }
 
     /// The size's box as shown, and the same box before the quarter turn of orientations 5 to 8.
