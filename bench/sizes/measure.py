@@ -102,8 +102,6 @@ def main():
                 "max_ms": round(max(upload_ms), 1)}]
     first_request = {}
     for n, (source, letter) in enumerate((source, letter) for source in sources for letter in letters):
-        if source == sources[0] and letter == "b":
-            continue  # made at upload: already a static file
         latencies = []
         for i in ids[n * args.count:(n + 1) * args.count]:
             seconds, status, modified, body = get(size_path(i, letter))
