@@ -24,9 +24,7 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "upload"), ("title", "Sunset at the pier")], file: photo) == #"{"successful":1}"#)
         #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg", "photos"], "first photo is IdPhoto 2, no spool file left")
         let secret = try #require(try MariaDBPhotoStore(database: phone.database).secret(of: 2))
-        #expect(try ScratchDirectory.names(in: "\(phone.uploads.path)/photos/000/000") == ["2_\(secret)_b.jpg", "2_\(secret)_o.jpg"],
-                "and in the tree, with its `b` size made from the upload's decode")
-        #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/photos/000/000/2_\(secret)_b.jpg")))! == (640, 480), "never enlarged")
+        #expect(try ScratchDirectory.names(in: "\(phone.uploads.path)/photos/000/000") == ["2_\(secret)_o.jpg"], "and in the tree")
         let stored = try #require(readFile("\(phone.uploads.path)/2.jpg"))
         #expect(jpegSize(stored)! == (640, 480))
         #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/2-thumb.jpg")))! == (180, 180))

@@ -49,25 +49,16 @@ def main():
     session = requests.Session()
     r = session.post(args.api, data={"command": "register", "username": "bench", "password": "bench-pass-1"})
     assert b"IdUser" in r.content, r.content
-    upload_ms = []
-    for _ in range(5):  # the upload's cost, `b` made from its decode included
-        started = time.perf_counter()
-        r = session.post(args.api, data={"command": "upload", "title": "12 MP"},
-                         files={"file": ("photo.jpg", photo.read_bytes(), "image/jpeg")})
-        upload_ms.append((time.perf_counter() - started) * 1000)
-        assert r.content == b'{"successful":1}', r.content
-    first = session.post(args.api, data={"command": "stream", "IdPhoto": "2", "extras": "secret,server,width,height"}).json()["result"][0]
+    r = session.post(args.api, data={"command": "upload", "title": "12 MP"},
+                     files={"file": ("photo.jpg", photo.read_bytes(), "image/jpeg")})
+    assert r.content == b'{"successful":1}', r.content
+    first = session.post(args.api, data={"command": "stream", "extras": "secret,server,width,height"}).json()["result"][0]
     assert (first["width"], first["height"]) == ("4000", "3000"), first
     original = upload / "photos/000/000" / f"2_{first['secret']}_o.jpg"
-    large = upload / "photos/000/000" / f"2_{first['secret']}_b.jpg"
-    assert large.exists(), "the upload makes `b`"
 
-    # One photo per (source, size, run): the same 12 MP original under other
-    # ids, each with its secret; those "uploaded here" with the upload's `b`
-    # too, the others as the PHP version's uploads are (the original alone).
-    sources = ["uploaded here (from its b)", "the original alone (a PHP-era photo)"]
-    total = args.count * len(letters) * len(sources)
-    ids = list(range(10, 10 + total))
+    # One photo per (size, run): the same 12 MP original under other ids, each with its secret.
+    total = args.count * len(letters)
+    ids = list(range(3, 3 + total))
     sql = []
     made = {}
     for i in ids:
@@ -82,8 +73,6 @@ def main():
             folder.mkdir(parents=True)
             shutil.chown(folder, "www-data", "www-data")
         os.link(original, folder / f"{i}_{made[i]}_o.jpg")
-        if (i - 10) // (args.count * len(letters)) == 0:
-            os.link(large, folder / f"{i}_{made[i]}_b.jpg")
 
     api = urllib.parse.urlsplit(args.api)
     connection = http.client.HTTPConnection(api.hostname, api.port, timeout=60)
@@ -98,27 +87,26 @@ def main():
     def size_path(i, letter):
         return f"/iReporter/photos/{i // 1000:06d}/{i}_{made[i]}{'_' + letter if letter else ''}.jpg"
 
-    records = [{"test": "upload 12 MP", "count": len(upload_ms), "p50_ms": round(percentile(upload_ms, 50), 1),
-                "max_ms": round(max(upload_ms), 1)}]
+    records = []
     first_request = {}
-    for n, (source, letter) in enumerate((source, letter) for source in sources for letter in letters):
+    for n, letter in enumerate(letters):
         latencies = []
         for i in ids[n * args.count:(n + 1) * args.count]:
             seconds, status, modified, body = get(size_path(i, letter))
             assert status == 200 and body[:2] == b"\xff\xd8" and modified is None, (letter, status, modified)
             latencies.append(seconds * 1000)
-        row = {"test": "first request", "source": source, "size": LETTER_NAMES[letter], "count": len(latencies),
+        row = {"test": "first request", "size": LETTER_NAMES[letter], "count": len(latencies),
                "p50_ms": round(percentile(latencies, 50), 1), "p90_ms": round(percentile(latencies, 90), 1),
                "p99_ms": round(percentile(latencies, 99), 1), "max_ms": round(max(latencies), 1),
                "mean_ms": round(statistics.mean(latencies), 1), "bytes": len(body)}
-        first_request[(source, letter)] = row
+        first_request[letter] = row
         records.append(row)
         print(json.dumps(row), flush=True)
     connection.close()
 
     # (2) the static answer, against nginx's plain photo location serving the same bytes.
     letter = "z" if "z" in letters else letters[0]
-    i = ids[letters.index(letter) * args.count]  # an "uploaded here" photo's size
+    i = ids[letters.index(letter) * args.count]
     sized = size_path(i, letter)
     rendered = (upload / "photos" / "000" / "000" / sized.rsplit("/", 1)[1]).read_bytes()
     plain = upload / "900000.jpg"
@@ -153,18 +141,13 @@ def main():
              f"{load_before[2]:.2f}, after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} "
              "(other engineers' builds and tests share it).", "",
              "## A missing size of a 12 MP photo (4000x3000 baseline JPEG), first request", "",
-             f"{args.count} photos per size and kind, each asked once, one request at a time (nginx try_files miss -> "
-             "FastCGI size route: secret checked, DCT-scaled decode of the best source, resample, encode, "
-             "fsync + rename into the tree, answer). A photo uploaded here has its `b` (1024) made at upload, "
-             "from the upload's own decode: its other sizes are made from that. A photo the PHP version stored has "
-             "only its original. Target p99 <= 40 ms.", "",
-             "| photo | size | requests | p50 ms | p90 ms | p99 ms | max ms | mean ms | bytes |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             f"{args.count} photos per size, each asked once, one request at a time (nginx try_files miss -> "
+             "FastCGI size route: secret checked, DCT-scaled decode of the original, resample, encode, "
+             "fsync + rename into the tree, answer). Target p99 <= 40 ms.", "",
+             "| size | requests | p50 ms | p90 ms | p99 ms | max ms | mean ms | bytes |", "|---|---|---|---|---|---|---|---|"]
     for row in first_request.values():
-        lines.append(f"| {row['source']} | {row['size']} | {row['count']} | {row['p50_ms']} | {row['p90_ms']} | {row['p99_ms']} | "
+        lines.append(f"| {row['size']} | {row['count']} | {row['p50_ms']} | {row['p90_ms']} | {row['p99_ms']} | "
                      f"{row['max_ms']} | {row['mean_ms']} | {row['bytes']} |")
-    lines += ["", f"The upload of the 12 MP photo (its `b` made from the same decode): p50 {records[0]['p50_ms']} ms, "
-              f"max {records[0]['max_ms']} ms over {records[0]['count']} uploads (one at a time)."]
     lines += ["", f"## The same URL afterwards: nginx's static file, against a plain static file of the same {len(rendered)} bytes", "",
               f"wrk -t2 -c{args.conns} -d{args.duration}, {args.rounds} alternating rounds; requests/s (median of the rounds).", "",
               "| URL | rounds (req/s) | median req/s |", "|---|---|---|"]

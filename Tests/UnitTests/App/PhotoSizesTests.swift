@@ -67,32 +67,6 @@ struct PhotoSizesTests {
         #expect(scratch.entries.filter { $0.hasPrefix(".spool-") }.isEmpty, "no temporary file left")
     }
 
-    @Test func theUploadsLargeSizeIsTheSourceOfTheOthers() throws {
-        let secret = PhotoSecret.random()
-        let photo = scratch.write("camera.jpg", makeJPEG(width: 1600, height: 1200))
-        let made = try PhotoSizeRenderer().renderWithThumbnail(.large, thumbnailer: Thumbnailer(), ofFileAt: photo, maxPixels: 0)
-        #expect(jpegSize(made.rendition)! == (1024, 768) && jpegSize(made.thumbnail.jpeg)! == (180, 180))
-        #expect(made.thumbnail.source.width == 1600 && made.thumbnail.source.height == 1200)
-        let spool = scratch.write(".spool-test", readFile(photo)!)
-        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
-            try folder.publish(photoSpool: spool, thumbnail: made.thumbnail.jpeg, id: id, secret: secret, sizes: [.large: made.rendition])
-        }, unpublish: folder.remove)
-        let large = folder.tree.path(id: id, secret: secret, size: .large)
-        #expect(treeFiles(id) == ["\(id)_\(secret)_b.jpg", "\(id)_\(secret)_o.jpg"])
-        #expect(folder.source(for: .square150, id: id, secret: secret) == large, "a square from a box that covers it")
-        #expect(folder.source(for: .medium800, id: id, secret: secret) == large)
-        guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
-        #expect(jpegSize(q)! == (150, 150))
-        // A panorama's `b` is too thin for a 150 square: the original then.
-        let wide = scratch.write("wide.jpg", makeJPEG(width: 4000, height: 200))
-        let thin = try PhotoSizeRenderer().render(.large, ofFileAt: wide, maxPixels: 0)
-        #expect((thin.width, thin.height) == (1024, 51))
-        try folder.publishSize(thin.jpeg, id: id, secret: secret, size: .large)
-        #expect(folder.source(for: .square150, id: id, secret: secret) == folder.tree.path(id: id, secret: secret, size: .original))
-        #expect(folder.source(for: .square75, id: id, secret: secret) == folder.tree.path(id: id, secret: secret, size: .square150),
-                "the larger square made before")
-    }
-
     @Test func aWrongSecretOrNoRowIsNotFoundAndNothingIsWritten() throws {
         let secret = PhotoSecret.random()
         let id = try upload(secret: secret)

@@ -1,6 +1,5 @@
 /// `upload`: a logged-in user's photo (the `file` part) with its `title`.
-/// The photo is checked by decoding it whole (which makes the thumbnail and
-/// its `b` size, the source of its other sizes: `PhotoSizeRenderer`),
+/// The photo is checked by decoding it whole (which makes the thumbnail),
 /// stored without its metadata, and its row committed only once both files
 /// are durably in place. With `effect`, the effect is rendered into the
 /// stored photo and its thumbnail (`EffectRenderer`).
@@ -54,7 +53,6 @@ public struct UploadCommand: SignedInCommand {
     private let now: () -> Int64
     private let live: (any LiveFeed)?
     private let thumbnailer: Thumbnailer
-    private let sizeRenderer: PhotoSizeRenderer
     private let renderer: EffectRenderer
     private let decodeGate: DecodeGate?
 
@@ -66,7 +64,6 @@ public struct UploadCommand: SignedInCommand {
         now = services.now
         live = services.live
         thumbnailer = Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes)
-        sizeRenderer = PhotoSizeRenderer(maxDecodeBytes: services.policy.maxDecodeBytes)
         renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
         decodeGate = services.decodeGate
     }
@@ -95,8 +92,7 @@ public struct UploadCommand: SignedInCommand {
         let secret = PhotoSecret.random()
         let id = try photos.add(userID: user.id, title: title, details: details, secret: secret, publish: { id in
             do {
-                try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id, secret: secret,
-                                  sizes: prepared.sizes)
+                try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id, secret: secret)
                 context.keep(prepared.photoPath)
             } catch {
                 Log.error("upload \(id): \(error)")
@@ -125,18 +121,14 @@ public struct UploadCommand: SignedInCommand {
         let photoPath: String
         let width: Int
         let height: Int
-        /// Sizes made from the upload's own decode (`large`, the source of the others).
-        var sizes: [PhotoSize: [UInt8]] = [:]
     }
 
     /// The thumbnail, and a copy of the photo without EXIF/XMP/IPTC/comments
     /// (GPS position, camera serial), keeping the orientation as a lone tag.
     private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> Prepared {
-        let thumbnail: JPEGThumbnail, large: [UInt8]
+        let thumbnail: JPEGThumbnail
         do {
-            (large, thumbnail) = try decodeGate.decoding(limit: policy.concurrentDecodes) {
-                try sizeRenderer.renderWithThumbnail(.large, thumbnailer: thumbnailer, ofFileAt: spool, maxPixels: policy.maxImagePixels)
-            }
+            thumbnail = try decodeGate.decoding(limit: policy.concurrentDecodes) { try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels) }
         } catch {
             throw Failure(error, maxPixels: policy.maxImagePixels)
         }
@@ -151,7 +143,7 @@ public struct UploadCommand: SignedInCommand {
             throw .notAJPEG
         }
         return Prepared(thumbnail: thumbnail.jpeg, photoPath: clean.path, width: thumbnail.source.displayWidth,
-                        height: thumbnail.source.displayHeight, sizes: [.large: large])
+                        height: thumbnail.source.displayHeight)
     }
 
     /// The photo with the effect rendered in (a new encoding: no metadata), and its thumbnail.

@@ -29,8 +29,7 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     /// durably: each file is on disk (fsync) before its rename, and the
     /// directory entries after them. The spool file is consumed. With a
     /// secret the photo goes into the tree first, then gets its 2012 name.
-    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?,
-                        sizes: [PhotoSize: [UInt8]] = [:]) throws(SystemError) {
+    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         try Self.syncFile(photoSpool)
         let legacy = legacyNames || secret == nil
         if legacy { try placeThumbnail(thumbnail, id: id) }
@@ -42,7 +41,6 @@ public struct UploadFolder: PhotoFileStore, Sendable {
                 let original = tree.path(id: id, secret: secret, size: .original)
                 try Self.rename(photoSpool, to: original)
                 if legacy, link(original, photoPath(id: id)) != 0 { throw SystemError("link \(original) to \(photoPath(id: id))") }
-                for (size, jpeg) in sizes { try placeSize(jpeg, id: id, secret: secret, size: size) }
                 try Self.syncFile(tree.folder(of: id))
             } else {
                 try Self.rename(photoSpool, to: photoPath(id: id))
@@ -54,34 +52,19 @@ public struct UploadFolder: PhotoFileStore, Sendable {
         }
     }
 
-    /// The file a size is best rendered from: the smallest larger size
-    /// already in the tree that holds all of it (a larger square for a
-    /// square; a larger box for a box, or for a square one whose short side
-    /// covers it: `b`, made at upload, serves them all), else the original
-    /// (in the tree, or under its 2012 name: a photo stored before the tree,
-    /// or by the PHP version). nil when there is no original.
+    /// The file a size is best rendered from: the smallest larger size of
+    /// the same kind (square or box) already in the tree, else the
+    /// original (in the tree, or under its 2012 name: a photo stored before
+    /// the tree, or by the PHP version). nil when there is no original.
     public func source(for size: PhotoSize, id: Int64, secret: PhotoSecret) -> String? {
-        guard let target = size.bound else { return originalPath(id: id, secret: secret) }
         let larger = PhotoSize.allCases.filter { candidate in
-            guard let bound = candidate.bound, bound > target else { return false }
-            return candidate.isSquare == size.isSquare || (size.isSquare && !candidate.isSquare)
-        }.sorted { ($0.isSquare ? 0 : 1, $0.bound!) < ($1.isSquare ? 0 : 1, $1.bound!) }
-        for candidate in larger {
+            guard let bound = candidate.bound, let target = size.bound else { return false }
+            return candidate.isSquare == size.isSquare && bound > target
+        }.sorted { $0.bound! < $1.bound! }
+        for candidate in larger + [.original] {
             let path = tree.path(id: id, secret: secret, size: candidate)
-            guard access(path, R_OK) == 0 else { continue }
-            if size.isSquare && !candidate.isSquare {
-                // A box made smaller than the photo covers the square only with a short side as long as it.
-                guard let header = try? Thumbnailer.readHeader(ofFileAt: path),
-                      min(header.width, header.height) >= target || max(header.width, header.height) < candidate.bound! else { continue }
-            }
-            return path
+            if access(path, R_OK) == 0 { return path }
         }
-        return originalPath(id: id, secret: secret)
-    }
-
-    private func originalPath(id: Int64, secret: PhotoSecret) -> String? {
-        let inTree = tree.path(id: id, secret: secret, size: .original)
-        if access(inTree, R_OK) == 0 { return inTree }
         return access(photoPath(id: id), R_OK) == 0 ? photoPath(id: id) : nil
     }
 
@@ -110,20 +93,15 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     /// never write into one file; the last rename wins, whole), the folder
     /// synced.
     public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws(SystemError) {
-        try tree.makeFolder(of: id)
-        try placeSize(jpeg, id: id, secret: secret, size: size)
-        try Self.syncFile(tree.folder(of: id))
-    }
-
-    /// A size's file in place under its name (its folder not synced yet).
-    private func placeSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws(SystemError) {
         let spool = try makeSpool()
         do throws(SystemError) {
             if let code = jpeg.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write a size", code: code) }
             if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }
             chmod(spool.path, 0o644)
             try Self.syncFile(spool.path)
+            try tree.makeFolder(of: id)
             try Self.rename(spool.path, to: tree.path(id: id, secret: secret, size: size))
+            try Self.syncFile(tree.folder(of: id))
         } catch {
             spool.discard()
             throw error
