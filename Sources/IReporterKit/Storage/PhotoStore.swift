@@ -81,6 +81,17 @@ extension PhotoStore {
                     unpublish: (Int64) -> Void) throws -> Int64 {
         try add(userID: userID, title: title, details: details, secret: nil, publish: publish, unpublish: unpublish)
     }
+
+    /// The photos with their secrets in their extras (given one now if they
+    /// had none), in one query: the `secret` and `server` extras.
+    public func withSecrets(_ found: [(photo: PhotoRecord, extras: PhotoExtras)]) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        let secrets = try secrets(ids: Set(found.map(\.photo.id)))
+        return found.map { photo, extras in
+            var extras = extras
+            extras.secret = secrets[photo.id]
+            return (photo, extras)
+        }
+    }
 }
 
 /// What `PhotoStore.deleteOwned` did.

@@ -46,24 +46,14 @@ public struct StreamCommand: BatchReadingCommand {
         guard input.photoID == 0, input.page == nil, input.userID == nil else {
             let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
             let found = try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id)
-            return render(StreamExtra.needSecrets(input.extras) ? try withSecrets(found) : found)
+            return render(StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(found) : found)
         }
         // The cached newest photos serve every set of fields: read with their secrets.
         return try cache.answerWithExtras(viewer: viewer?.id, fields: input.extras) {
-            try withSecrets(try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil))
+            try photos.withSecrets(try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil))
         } votes: { viewer, ids in
             try votes.votes(by: viewer, on: ids)
         } render: { render($0) }
-    }
-
-    /// The photos with their secrets (given one now if they had none), in one query.
-    private func withSecrets(_ found: [(photo: PhotoRecord, extras: PhotoExtras)]) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
-        let secrets = try photos.secrets(ids: Set(found.map(\.photo.id)))
-        return found.map { photo, extras in
-            var extras = extras
-            extras.secret = secrets[photo.id]
-            return (photo, extras)
-        }
     }
 
     /// A batch's single-photo calls (`IdPhoto` without extras) read their
