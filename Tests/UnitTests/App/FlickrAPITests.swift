@@ -61,7 +61,7 @@ struct FlickrAPITests {
             let parameters = ["method": "flickr.photos.search", "text": "sunset", "format": "json", "nojsoncallback": "1"]
                 .merging(extra) { $1 }
             return String(decoding: api.handle(parameters.mapValues { Array($0.utf8) }, oauthConsumerKey: nil,
-                                               photoURL: Self.photoURL).body, as: UTF8.self)
+                                               siteURL: Self.siteURL).body, as: UTF8.self)
         }
         #expect(search().contains(#""total":1,"#))
         _ = try phone.photos.add(userID: 1, title: Array("sunset again".utf8), publish: { _ in }, unpublish: { _ in })

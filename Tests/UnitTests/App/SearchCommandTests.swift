@@ -81,7 +81,7 @@ struct SearchCommandTests {
                 == #"{"error":"Search is too broad: give longer or rarer words"}"#)
         let flickr = FlickrAPI(services: services).handle(["method": Array("flickr.photos.search".utf8), "text": Array("s t".utf8),
                                                            "format": Array("json".utf8), "nojsoncallback": Array("1".utf8)],
-                                                          oauthConsumerKey: nil, photoURL: "http://h/iReporter/upload/")
+                                                          oauthConsumerKey: nil, siteURL: "http://h/iReporter/")
         #expect(String(decoding: flickr.body, as: UTF8.self)
                 == #"{"stat":"fail","code":3,"message":"text is too broad: give longer or rarer words"}"#)
     }
