@@ -14,6 +14,8 @@
 #   scripts/mariadb.sh url    DIR        the server's db_url (user ireport,
 #                                        its password, the socket)
 #
+# MARIADB_EXTRA_CNF: lines added to the [mariadbd] group (scripts/replica.sh:
+# server_id, the binary log, GTID settings).
 # Layout: DIR/my.cnf (rendered on each start), DIR/data, DIR/mysqld.sock,
 # DIR/mariadbd.pid, DIR/error.log, DIR/ireport.password (root's, 0600: made
 # once from /dev/urandom, never the well-known ireport/ireport); listens on
@@ -94,6 +96,7 @@ performance_schema      = OFF
 # Dev/test data: flush the InnoDB log once a second, not at every commit
 # (the 2012 MyISAM tables never synced either).
 innodb_flush_log_at_trx_commit = 2
+${MARIADB_EXTRA_CNF:-}
 EOF
   chmod 644 "$CNF"
 }

@@ -52,6 +52,8 @@ public struct AppServices {
     public var now: () -> Int64 = { Int64(time(nil)) }
     /// Where new photos are announced (`live_publish_url`); nil: nowhere.
     public var live: (any LiveFeed)?
+    /// Told of each request when reads may go to a replica; nil: one database.
+    public var readYourWrites: (any ReadYourWrites)?
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, search: any PhotoSearch, sessions: any SessionStore,

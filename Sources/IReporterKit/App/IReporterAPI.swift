@@ -36,16 +36,28 @@ public final class IReporterAPI {
         let databaseBefore = services.databaseMicros()
         let context = CommandContext(sessionCookie: request.sessionCookie, isSecure: request.isSecure,
                                      clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
+        beginReads(request)
+        defer { services.readYourWrites?.endRequest() }
         let response = router.route(request.parameters, in: context)
         context.removeTemporaryFiles()
         lastTimings = (services.databaseMicros() - databaseBefore, context.imageMicros)
         return response
     }
 
+    /// Whose writes the request's replica reads must show: the user of the
+    /// session it came with, looked up only if a read or a write asks.
+    private func beginReads(_ request: APIRequest) {
+        guard let reads = services.readYourWrites else { return }
+        let sessions = services.sessions, cookie = request.sessionCookie
+        reads.beginRequest { try? SignedInUser.of(CommandContext(sessionCookie: cookie), in: sessions)?.id }
+    }
+
     /// A JSON-RPC 2.0 body (`POST /iReporter/rpc`): one call or a batch.
     public func handle(jsonRPC body: [UInt8], of request: APIRequest) -> APIResponse {
         let databaseBefore = services.databaseMicros()
         var imageMicros: Int64 = 0
+        beginReads(request)
+        defer { services.readYourWrites?.endRequest() }
         let (answer, sessionChanged) = rpc.answer(body, sessionCookie: request.sessionCookie) { cookie in
             CommandContext(sessionCookie: cookie, isSecure: request.isSecure, clientAddress: request.clientAddress,
                            isCrossOrigin: request.isCrossOrigin)

@@ -19,6 +19,8 @@ public final class DatabaseConnection {
     private var inTransaction = false
     /// Time spent waiting on the server, for the access log.
     public private(set) var busyMicros: Int64 = 0
+    /// Writes run so far (`ReplicaReads`: did a request write?).
+    public private(set) var writes = 0
 
     /// Call once per process before any connection (Connector/C's global init).
     public static func initializeLibrary() { _ = cmariadb_library_init() }
@@ -48,6 +50,7 @@ public final class DatabaseConnection {
     public func execute(_ sql: String, _ parameters: [DatabaseValue] = []) throws(DatabaseError)
         -> (affectedRows: UInt64, insertID: UInt64) {
         let result = try perform(sql, parameters, repeatable: false)
+        writes += 1
         return (result.affectedRows, result.insertID)
     }
 

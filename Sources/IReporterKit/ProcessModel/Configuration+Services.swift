@@ -15,8 +15,11 @@ extension Configuration {
         policy.passwordHashing = passwordHashing
         policy.concurrentHashes = passwordHashConcurrency > 0
             ? passwordHashConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        policy.streamCacheMillis = Int64(streamCacheMillis)
-        policy.searchCacheMillis = Int64(searchCacheMillis)
+        // With replicas, no worker cache: a copy read from a lagging replica
+        // would be kept under the current stream generation and served to
+        // the user whose write it misses.
+        policy.streamCacheMillis = replicas.isEmpty ? Int64(streamCacheMillis) : 0
+        policy.searchCacheMillis = replicas.isEmpty ? Int64(searchCacheMillis) : 0
         policy.commentsPerHour = commentRateLimit
         policy.votesPerHour = voteRateLimit
         return policy
@@ -57,17 +60,35 @@ extension Configuration {
                      maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
     }
 
+    /// The replica reads of a worker (nil: no `db_replicas`): each worker
+    /// on one replica, spread by process id; write positions where every
+    /// host sees them when there is a Redis, else beside the sessions.
+    func replicaReads(primary: DatabaseConnection) -> ReplicaReads? {
+        // Without db_url the credentials are in an option file, which would
+        // also give the primary's host (`warnings` says so).
+        guard !replicas.isEmpty, database.fromURL else { return nil }
+        let replica = DatabaseConnection(settings: replicaSettings(Int(getpid()) % replicas.count))
+        let positions: any WritePositions = redisSettings.map { RedisWritePositions(settings: $0) }
+            ?? WritePositionFiles(directory: sessionDirectory)
+        return ReplicaReads(primary: primary, replica: replica, positions: positions, waitMillis: replicaWaitMillis)
+    }
+
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
         let counters = counters(shared)
-        var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: uploadFolder, comments: MariaDBCommentStore(database: database),
+        let replicaReads = replicaReads(primary: database)
+        let reads: any DatabaseReading = replicaReads ?? database
+        var services = AppServices(users: MariaDBUserStore(database: database),
+                    photos: MariaDBPhotoStore(database: database, reads: reads),
+                    photoFiles: uploadFolder,
+                    comments: MariaDBCommentStore(database: database, reads: reads),
                     votes: MariaDBVoteStore(database: database),
-                    search: CachedPhotoSearch(MariaDBPhotoSearch(database: database), counters: counters,
-                                              maxAgeMillis: Int64(searchCacheMillis)),
+                    search: CachedPhotoSearch(MariaDBPhotoSearch(database: reads), counters: counters,
+                                              maxAgeMillis: Int64(apiPolicy.searchCacheMillis)),
                     sessions: sessionStore,
                     counters: counters, policy: apiPolicy, hashingGate: shared.hashingGate,
                     decodeGate: shared.decodeGate,
-                    databaseMicros: { database.busyMicros })
+                    databaseMicros: { database.busyMicros + (replicaReads?.replica.busyMicros ?? 0) })
+        services.readYourWrites = replicaReads
         if !livePublishURL.isEmpty {
             services.live = NchanPublisher(url: livePublishURL)
             if services.live == nil { Log.warning("live_publish_url is not http://HOST[:PORT]/PATH: no live stream") }

@@ -23,6 +23,10 @@ extension Configuration {
             warnings.append("listen = \(listen) accepts FastCGI connections from every address: "
                             + "set listen_allowed_clients to your web servers (or listen on 127.0.0.1 or a unix socket)")
         }
+        if !replicas.isEmpty && !database.fromURL {
+            warnings.append("db_replicas without db_url: the replicas' user, password and database come from db_url only, "
+                            + "so every read stays on the primary (give db_url)")
+        }
         return warnings
     }
 

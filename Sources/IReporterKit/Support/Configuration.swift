@@ -66,6 +66,12 @@ public struct Configuration: Sendable {
     public var redisTimeoutMillis = 1000
     /// `redis_session_locking`: phpredis's `redis.session.locking_enabled`.
     public var redisSessionLocking = false
+    /// `db_replicas`: GTID replicas of `db_url`'s server for the plain reads;
+    /// empty: every read on the primary.
+    public var replicas: [DatabaseNode] = []
+    /// `db_replica_wait_ms`: how long a signed-in user's read waits for a
+    /// replica to apply their last write before it reads the primary.
+    public var replicaWaitMillis = 1000
     /// Where the settings came from (for messages).
     public var sourceFile: String?
 
@@ -116,6 +122,10 @@ public struct Configuration: Sendable {
                 "a MariaDB Galera cluster: its nodes as `host:port,host:port,…` (user, password and database from `db_url`, whose host is then not used). Each connection goes to a node that is Synced in the primary component (workers start at different nodes), moves to another when its node fails, and avoids a refused node for 5 s; a transaction that met a certification conflict is run again (docs/SCALING.md). Empty: the one server of `db_url`."),
         Setting("db_sync_wait", .number(\.database.syncWait, 0...15),
                 "with `db_nodes`: each connection's `wsrep_sync_wait`. 1 (reads wait for the cluster's earlier writes) gives read-your-writes whichever node a request reaches; 0 lets a read on another node miss a write it just acknowledged."),
+        Setting("db_replicas", .databaseReplicas,
+                "GTID replicas of `db_url`'s server (the primary) as `host:port,…`, with its user, password and database (`db_url` is then needed): the stream, one photo, search and comments are read from one of them (each worker its own); writes stay on the primary. A signed-in user's read first waits, at most `db_replica_wait_ms`, until the replica has applied that user's last write (`MASTER_GTID_WAIT`), else reads the primary; a replica that fails is left alone for 5 s. The worker caches (`stream_cache_ms`, `search_cache_ms`) are off with replicas (docs/SCALING.md). Empty: every read on the primary."),
+        Setting("db_replica_wait_ms", .number(\.replicaWaitMillis, 0...60_000),
+                "with `db_replicas`: how long a signed-in user's read waits for the replica to apply their last write before reading the primary instead."),
         Setting("upload_dir", .text(\.uploadDirectory),
                 "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder), and the photos' tree `photos/` with every size of them (docs/ARCHITECTURE.md)."),
         Setting("legacy_photo_urls", .choice(\.legacyPhotoURLs, [("on", true), ("off", false)]),
@@ -265,6 +275,13 @@ public struct Configuration: Sendable {
             settings.timeoutMillis = redisTimeoutMillis
             return settings
         }
+    }
+
+    /// The connection settings of replica `index` of `db_replicas`.
+    func replicaSettings(_ index: Int) -> DatabaseSettings {
+        var settings = database
+        (settings.host, settings.port, settings.socket, settings.nodes) = (replicas[index].host, replicas[index].port, nil, [])
+        return settings
     }
 
     /// Where the shared state lives (`shared_state_file`).

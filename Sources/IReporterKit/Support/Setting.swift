@@ -125,6 +125,13 @@ extension Setting.Rule {
         },
         format: { $0.database.nodes.map(\.description).joined(separator: ",") })
 
+    /// `db_replicas`: parsed now, so `--check-config` catches a bad one; empty = none.
+    static let databaseReplicas = Self(
+        parse: { configuration, _, value throws(ConfigurationError) in
+            configuration.replicas = try DatabaseNode.list(value)
+        },
+        format: { $0.replicas.map(\.description).joined(separator: ",") })
+
     /// `redis_url`: parsed now (so `--check-config` catches a bad one); empty = none.
     static let redisURL = Self(
         parse: { configuration, _, value throws(ConfigurationError) in

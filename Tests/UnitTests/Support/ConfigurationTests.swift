@@ -41,6 +41,26 @@ struct ConfigurationTests {
         #expect(configuration.database.syncWait == 0 && configuration.database.user == "u")
     }
 
+    @Test func replicasTakeThePrimarysCredentialsAndTurnTheWorkerCachesOff() throws {
+        let scratch = ScratchDirectory("config")
+        let file = scratch.write("ireporter.conf", Array(
+            "db_replicas = r1:3307, r2\ndb_url = mysql://u:p@primary:3306/iReport\ndb_replica_wait_ms = 250\n".utf8))
+        let configuration = try Configuration.load(arguments: ["--config", file], environment: [:])
+        #expect(configuration.replicas == [DatabaseNode(host: "r1", port: 3307), DatabaseNode(host: "r2", port: 3306)])
+        #expect(configuration.replicaWaitMillis == 250)
+        let replica = configuration.replicaSettings(0)
+        #expect((replica.host, replica.port, replica.user, replica.password) == ("r1", 3307, "u", "p"))
+        #expect(replica.nodes.isEmpty && replica.socket == nil)
+        #expect(configuration.apiPolicy.streamCacheMillis == 0 && configuration.apiPolicy.searchCacheMillis == 0,
+                "a copy read from a lagging replica must not be kept under the current generation")
+        #expect(!configuration.warnings.contains { $0.contains("db_replicas") })
+
+        var withoutURL = Configuration()
+        withoutURL.replicas = configuration.replicas
+        #expect(withoutURL.warnings.contains { $0.hasPrefix("db_replicas without db_url") })
+        #expect(Configuration().apiPolicy.streamCacheMillis == 1000, "no replica: the caches as before")
+    }
+
     @Test func connectionsSpreadOverTheNodesAndTryARefusedOneLast() {
         let nodes = (1...3).map { DatabaseNode(host: "n\($0)") }
         #expect(ClusterNodes(nodes, first: 0).order(now: 0) == [0, 1, 2])
@@ -117,6 +137,7 @@ struct ConfigurationTests {
         "listen_allowed_clients": "127.0.0.1,::1", "session_max_per_user": "5", "max_decode_memory_mib": "64",
         "image_decode_concurrency": "3", "redis_url": "redis://:pw@10.0.0.7:6380/2", "redis_timeout_ms": "250",
         "redis_session_locking": "on", "legacy_photo_urls": "off",
+        "db_replicas": "10.0.0.5:3306,db-replica.example:3307", "db_replica_wait_ms": "250",
     ]
 
     @Test func everyKeyRoundTripsThroughAFileAndTheEnvironment() throws {

@@ -27,6 +27,7 @@ public final class FlickrAPI {
     private let search: any PhotoSearch
     private let photos: any PhotoStore
     private let comments: any CommentStore
+    private let readYourWrites: (any ReadYourWrites)?
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
     private let answers: AnswerCache<ListQuestion>
@@ -42,6 +43,7 @@ public final class FlickrAPI {
         search = services.search
         photos = services.photos
         comments = services.comments
+        readYourWrites = services.readYourWrites
         self.apiKeys = apiKeys
         answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis)
     }
@@ -50,6 +52,9 @@ public final class FlickrAPI {
     /// the key of an OAuth-signed request (how `flickrapi` sends its key);
     /// `siteURL`: the installation's root as the client reaches it (`…/iReporter/`).
     public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String) -> Response {
+        // Flickr's callers have no session: replica reads without waiting.
+        readYourWrites?.beginRequest { nil }
+        defer { readYourWrites?.endRequest() }
         let format: FlickrFormat
         switch FlickrFormat.requested(parameters) {
         case .success(let requested): format = requested

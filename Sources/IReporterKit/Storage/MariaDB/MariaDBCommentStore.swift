@@ -2,8 +2,13 @@
 /// the same transaction.
 public final class MariaDBCommentStore: CommentStore {
     let database: DatabaseConnection
+    /// The comment pages' reads (a replica's, with `db_replicas`).
+    let reads: any DatabaseReading
 
-    public init(database: DatabaseConnection) { self.database = database }
+    public init(database: DatabaseConnection, reads: (any DatabaseReading)? = nil) {
+        self.database = database
+        self.reads = reads ?? database
+    }
 
     private static let columns = """
         SELECT c.IdComment, c.IdPhoto, c.IdUser, l.username, c.text, c.created \
@@ -29,7 +34,7 @@ public final class MariaDBCommentStore: CommentStore {
     static let pageSQL = "\(columns) WHERE c.IdPhoto = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment DESC LIMIT ?"
 
     public func comments(photoID: Int64, page: PageCursor) throws -> [CommentRecord] {
-        try database.query(Self.pageSQL, [.int(photoID), .int(page.since), .int(page.before), .int(Int64(page.count))])
+        try reads.query(Self.pageSQL, [.int(photoID), .int(page.since), .int(page.before), .int(Int64(page.count))])
             .compactMap(Self.record)
     }
 

@@ -16,7 +16,7 @@
 /// Without terms, the photos table itself newest first (by its author:
 /// migration 004).
 public final class MariaDBPhotoSearch: PhotoSearch {
-    let database: DatabaseConnection
+    let database: any DatabaseReading
 
     /// Words of one term merged list by list; more are read as one range.
     static let maxWords = 32
@@ -36,7 +36,7 @@ public final class MariaDBPhotoSearch: PhotoSearch {
     /// words, read 2-4 s before there was a limit).
     let maxRowsMerged: Int
 
-    public init(database: DatabaseConnection, broadRowsBudget: Int64 = 100_000, maxRowsMerged: Int = 250_000) {
+    public init(database: any DatabaseReading, broadRowsBudget: Int64 = 100_000, maxRowsMerged: Int = 250_000) {
         self.database = database
         self.broadRowsBudget = broadRowsBudget
         self.maxRowsMerged = maxRowsMerged

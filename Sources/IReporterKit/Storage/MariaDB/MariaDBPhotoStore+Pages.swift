@@ -23,14 +23,14 @@ extension MariaDBPhotoStore {
     }
 
     public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
-        try database.query(Self.pageSQL(ofUser: userID != nil, withExtras: false), Self.arguments(page, userID))
+        try reads.query(Self.pageSQL(ofUser: userID != nil, withExtras: false), Self.arguments(page, userID))
             .compactMap(Self.record)
     }
 
     public func photosWithExtras(in page: PageCursor, userID: Int64?,
                                  viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
         let sql = Self.pageSQL(ofUser: userID != nil, withExtras: true)
-        return try database.query(sql, [.int(viewer ?? 0)] + Self.arguments(page, userID)).compactMap { row in
+        return try reads.query(sql, [.int(viewer ?? 0)] + Self.arguments(page, userID)).compactMap { row in
             Self.record(row).map { ($0, Self.extras(row)) }
         }
     }
@@ -48,7 +48,7 @@ extension MariaDBPhotoStore {
             group += Array(repeating: 0, count: slots - group.count)
             let marks = Array(repeating: "?", count: group.count).joined(separator: ", ")
             let sql = "SELECT STRAIGHT_JOIN p.IdPhoto\(Self.extraColumns) FROM photos p\(Self.extraTables) WHERE p.IdPhoto IN (\(marks))"
-            for row in try database.query(sql, [.int(viewer ?? 0)] + group.map { .int($0) }) {
+            for row in try reads.query(sql, [.int(viewer ?? 0)] + group.map { .int($0) }) {
                 if let id = row.int64("IdPhoto") { found[id] = Self.extras(row) }
             }
         }

@@ -5,12 +5,15 @@ import Glibc
 /// The original `photos` table, joined with `login` for the stream.
 public final class MariaDBPhotoStore: PhotoStore {
     let database: DatabaseConnection
+    /// The stream's and one photo's reads (a replica's, with `db_replicas`).
+    let reads: any DatabaseReading
     private var warnedNoDetailsTable = false
     private var warnedNoSecretsTable = false
     let searchIndex: MariaDBSearchIndex
 
-    public init(database: DatabaseConnection) {
+    public init(database: DatabaseConnection, reads: (any DatabaseReading)? = nil) {
         self.database = database
+        self.reads = reads ?? database
         searchIndex = MariaDBSearchIndex(database: database)
     }
 
@@ -25,13 +28,13 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     public func photo(id: Int64) throws -> PhotoRecord? {
-        try database.query("\(Self.photoColumns) WHERE p.IdPhoto = ? LIMIT 1", [.int(id)]).first.flatMap(Self.record)
+        try reads.query("\(Self.photoColumns) WHERE p.IdPhoto = ? LIMIT 1", [.int(id)]).first.flatMap(Self.record)
     }
 
     public func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] {
         guard !ids.isEmpty else { return [:] }
         let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let found = try database.query("\(Self.photoColumns) WHERE p.IdPhoto IN (\(list))", ids.map { .int($0) }).compactMap(Self.record)
+        let found = try reads.query("\(Self.photoColumns) WHERE p.IdPhoto IN (\(list))", ids.map { .int($0) }).compactMap(Self.record)
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
