@@ -43,21 +43,11 @@ public final class RedisTestServer: @unchecked Sendable {
         let arguments = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", directory,
                          "--save", "", "--appendonly", "no", "--databases", "4096",
                          "--logfile", "\(directory)/redis.log", "--daemonize", "no"]
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // The test threads block signals, and a spawned child inherits the mask:
-        // unblocked, so that SIGTERM stops it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var child: pid_t = 0
-        let status = posix_spawnp(&child, "redis-server", nil, &attributes, &argv, environ)
-        precondition(status == 0, "cannot start redis-server (scripts/deps.sh installs it): \(String(cString: strerror(status)))")
-        pid = child
+        do {
+            pid = try SpawnedProgram(arguments).pid
+        } catch {
+            preconditionFailure("\(error) (scripts/deps.sh installs redis-server)")
+        }
         let probe = RedisConnection(settings: settings(database: 0))
         for _ in 0..<500 {
             if (try? probe.command("PING")) == .status("PONG") { return }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import IReporterKit
+import TestSupport
 
 /// The three-node Galera cluster of `scripts/galera.sh` on loopback, started
 /// when first used (about 15 s) and stopped when the test process exits.
@@ -51,21 +52,6 @@ final class GaleraTestCluster: Sendable {
 
     /// Runs a program to its end; its exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // The test threads block signals and a child inherits the mask: the
-        // servers the script starts must stop on SIGTERM.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var child: pid_t = 0
-        guard posix_spawn(&child, arguments[0], nil, &attributes, &argv, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        return (status >> 8) & 0xFF
+        (try? SpawnedProgram(arguments).exitStatus()) ?? -1
     }
 }
