@@ -188,19 +188,7 @@ bootstrap_node() {
 load_schema() {
   local password
   password="$(db_password)"
-  client 1 <<SQL
-CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;
-CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
-CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
-ALTER USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
-ALTER USER '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
-GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
-GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
-SQL
-  client 1 "$DB_NAME" < "$IREPORTER_REPO/sql/schema.sql"
-  for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do
-    client 1 "$DB_NAME" < "$migration"
-  done
+  install_app_database "$password" client 1
 }
 
 do_start() {

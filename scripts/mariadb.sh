@@ -128,20 +128,7 @@ do_start() {
 
   local password
   password="$(db_password)"
-  # ALTER too: a data directory made before the password was random.
-  "${CLIENT[@]}" <<SQL
-CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;
-CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
-CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
-ALTER USER '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
-ALTER USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
-GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
-GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
-SQL
-  "${CLIENT[@]}" "$DB_NAME" < "$IREPORTER_REPO/sql/schema.sql"   # CREATE TABLE IF NOT EXISTS
-  for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do     # each one idempotent
-    "${CLIENT[@]}" "$DB_NAME" < "$migration"
-  done
+  install_app_database "$password" "${CLIENT[@]}"
   log "ready: db $DB_NAME, user $DB_USER (password in $PASSFILE), socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
 }
 
