@@ -68,14 +68,7 @@ synced() {
     && [ "$(status_var "$1" wsrep_ready)" = ON ]
 }
 
-db_password() {
-  if [ ! -s "$PASSFILE" ]; then
-    od -An -tx1 -N16 /dev/urandom | tr -d ' \n' | write_file "$PASSFILE"
-  fi
-  [ ! -L "$PASSFILE" ] && [ "$(stat -c %u "$PASSFILE")" = 0 ] || die "$PASSFILE is not root's own file"
-  chmod 600 "$PASSFILE"
-  cat "$PASSFILE"
-}
+db_password() { secret_file "$PASSFILE"; }
 
 write_cnf() {
   local n="$1" dir members="" m

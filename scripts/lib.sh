@@ -120,3 +120,15 @@ spawn_detached() {
   for ((i = 0; i < 50; i++)); do [ -s "$pidfile" ] && return 0; sleep 0.02; done
   return 1
 }
+
+# secret_file FILE: a password kept in FILE, root's own, mode 0600: 32 random
+# hex digits, made the first time and read back every time after.
+secret_file() {
+  local file="$1"
+  if [ ! -s "$file" ]; then
+    od -An -tx1 -N16 /dev/urandom | tr -d ' \n' | write_file "$file"
+  fi
+  [ ! -L "$file" ] && [ "$(stat -c %u "$file")" = 0 ] || die "$file is not root's own file"
+  chmod 600 "$file"
+  cat "$file"
+}

@@ -42,14 +42,7 @@ PATTERN="--defaults-file=$CNF"
 CLIENT=(mariadb --defaults-file="$CNF" -u root)
 
 # The application user's password: random, made once, kept beside the data.
-db_password() {
-  if [ ! -s "$PASSFILE" ]; then
-    od -An -tx1 -N16 /dev/urandom | tr -d ' \n' | write_file "$PASSFILE"
-  fi
-  [ ! -L "$PASSFILE" ] && [ "$(stat -c %u "$PASSFILE")" = 0 ] || die "$PASSFILE is not root's own file"
-  chmod 600 "$PASSFILE"
-  cat "$PASSFILE"
-}
+db_password() { secret_file "$PASSFILE"; }
 
 write_cnf() {
   write_file "$CNF" <<EOF
