@@ -120,6 +120,19 @@ def test_cluster_up_started_everything_and_status_says_so(cluster):
     assert "username" in cluster.sql(3, "SHOW INDEX FROM login WHERE Non_unique = 0")
 
 
+def test_make_up_and_cluster_up_refuse_a_port_the_other_holds(cluster):
+    # `make up` on the front's port (its RUN_DIR never made: refused first).
+    p = subprocess.run([str(servers.REPO / "scripts" / "stack.sh"), "up"], capture_output=True, text=True, timeout=60,
+                       env=dict(cluster.env, RUN_DIR=str(cluster.directory / "single"), PORT=str(FRONT_PORT)))
+    assert p.returncode != 0 and f"127.0.0.1:{FRONT_PORT} is taken" in p.stderr, p.stderr
+    assert not (cluster.directory / "single").exists()
+    # A second cluster whose front would take a port the first one holds.
+    p = subprocess.run([str(SCRIPT), "up"], capture_output=True, text=True, timeout=60,
+                       env=dict(cluster.env, CLUSTER_DIR=str(cluster.directory / "second"), PORT=str(APP_PORTS[0])))
+    assert p.returncode != 0 and f"127.0.0.1:{APP_PORTS[0]} is taken" in p.stderr, p.stderr
+    assert not (cluster.directory / "second").exists()
+
+
 def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
     servers.app_flow(FRONT_URL, cluster.upload_dir, tag="cluster", logs=cluster.logs)
     user, password = servers.unique_name("cluster"), servers.app_password("secret")
