@@ -1255,8 +1255,8 @@ def inventory(upload_dir: Path):
     """Photos, thumbnails, spool files and anything else in the upload folder, with their times."""
     inv = {"photo": {}, "thumb": {}, "spool": {}, "other": {}}
     for e in os.scandir(upload_dir):
-        if e.name in (".ireporter-upload-dir", ".removed"):
-            continue  # repair's record of the folder's device, and what it set aside
+        if e.name in (".ireporter-upload-dir", ".removed", "photos"):
+            continue  # repair's record of the folder's device, what it set aside, the photos' tree
         st = e.stat(follow_symlinks=False)
         t = max(st.st_mtime, st.st_ctime)
         m = re.fullmatch(r"(\d+)(-thumb)?\.jpg", e.name)

@@ -183,10 +183,11 @@ class DB:
 
 # Every table of ours: the original two, repair's rows set aside, the migrations' tables.
 DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, "
-                   "`votes`, `comments`, `photo_words`, `photo_words_backfill`;\n")
+                   "`votes`, `comments`, `photo_words`, `photo_words_backfill`, `photo_secrets`;\n")
 # The migrations that add tables and indexes (001 and 002 change the
 # original's: the tests that need them apply them).
-NEW_TABLE_MIGRATIONS = ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql")
+NEW_TABLE_MIGRATIONS = ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql",
+                        "006-photo-secrets.sql")
 
 
 def schema_as_installed(schema: Path) -> str:

@@ -570,13 +570,7 @@ class Nginx:
 
     def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
                  edits: Optional[dict[str, str]] = None, live_edits: Optional[dict[str, str]] = None):
-        self.exe = need_tool("/usr/sbin/nginx", "nginx")
-        self.dir = run_dir / "nginx"
-        self.port = port
-        for t in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
-            (self.dir / "tmp" / t).mkdir(parents=True, exist_ok=True)
-            chown_www(self.dir / "tmp" / t)
-        chown_www(self.dir / "tmp")
+        self._prepare(run_dir / "nginx", port)
         render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
                {"/run/ireporter/fcgi.sock": str(socket_path),
                 "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
@@ -587,6 +581,17 @@ class Nginx:
         render(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf", live_edits or {})
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
+
+    def _prepare(self, directory: Path, port: int):
+        """Its folder with the temporary folders www-data writes, and the command
+        that runs it on directory/nginx.conf (rendered by the caller)."""
+        self.exe = need_tool("/usr/sbin/nginx", "nginx")
+        self.dir = directory
+        self.port = port
+        for t in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
+            (self.dir / "tmp" / t).mkdir(parents=True, exist_ok=True)
+            chown_www(self.dir / "tmp" / t)
+        chown_www(self.dir / "tmp")
         self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),
                     "-c", str(self.dir / "nginx.conf")]
         self.pid: Optional[int] = None
@@ -623,21 +628,12 @@ class FrontNginx(Nginx):
     snippet as rendered."""
 
     def __init__(self, run_dir: Path, port: int, host_ports: list[int], edits: Optional[dict[str, str]] = None):
-        self.exe = need_tool("/usr/sbin/nginx", "nginx")
-        self.dir = run_dir / "front"
-        self.port = port
-        for t in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
-            (self.dir / "tmp" / t).mkdir(parents=True, exist_ok=True)
-            chown_www(self.dir / "tmp" / t)
-        chown_www(self.dir / "tmp")
+        self._prepare(run_dir / "front", port)
         hosts = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in host_ports)
         render(DEPLOY / "nginx" / "ireporter-front.conf", self.dir / "ireporter-front.conf",
                {"    server 10.0.0.11:80 max_fails=1 fail_timeout=5s;\n    server 10.0.0.12:80 max_fails=1 fail_timeout=5s;\n": hosts,
                 "listen 80;": f"listen 127.0.0.1:{port};", **(edits or {})})
         render(DEPLOY / "nginx" / "nginx-front-private.conf.in", self.dir / "nginx.conf", {"@RUN_DIR@": str(self.dir)})
-        self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),
-                    "-c", str(self.dir / "nginx.conf")]
-        self.pid: Optional[int] = None
 
 
 @contextlib.contextmanager

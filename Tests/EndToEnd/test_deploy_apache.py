@@ -397,3 +397,39 @@ def test_cgi_answers_concurrent_requests(stack):
     with cf.ThreadPoolExecutor(6) as ex:
         results = list(ex.map(one, range(12)))
     assert all(r == (200, "application/json", b'{"result":[') for r in results), results
+
+
+@pytest.mark.parametrize("port", [PROXY_PORT, FCGID_PORT, CGI_PORT], ids=["proxy_fcgi", "fcgid", "cgi"])
+def test_photo_sizes_made_once_then_served_by_apache(stack, port):
+    """A size not on disk is Apache's 404 in the photos' tree, whose
+    ErrorDocument is the server: it makes the size once, and Apache serves
+    the file from then on; a wrong secret is a 404 with nothing made."""
+    import urllib.error
+    import urllib.request
+    from appclient import jpeg_size
+    tag = {PROXY_PORT: "szproxy", FCGID_PORT: "szfcgid", CGI_PORT: "szcgi"}[port]
+    with AppClient(Endpoint(url(port))) as phone:
+        assert b"IdUser" in phone.register(tag, "secret-pass").body
+        assert phone.upload(servers.photo(), tag).body == b'{"successful":1}'
+        mine = [p for p in phone.call({"command": "stream", "extras": "secret,server"}).json()["result"] if p["title"] == tag]
+    id_photo, secret, server = mine[0]["IdPhoto"], mine[0]["secret"], mine[0]["server"]
+    path = f"/iReporter/photos/{server}/{id_photo}_{secret}_q.jpg"
+
+    def get(path):
+        try:
+            with urllib.request.urlopen(url(port, path), timeout=60) as r:
+                return r.status, r.headers, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read()
+    status, headers, made = get(path)
+    assert status == 200 and jpeg_size(made) == (150, 150), (status, made[:300], stack["logs"]())
+    assert "immutable" in headers["Cache-Control"]
+    status, headers, served = get(path)
+    assert status == 200 and served == made and headers["Last-Modified"], "Apache's own file answer"
+    assert "immutable" in headers["Cache-Control"] and headers["X-Content-Type-Options"] == "nosniff"
+    wrong = "0000000000" if secret != "0000000000" else "0000000001"
+    for bad in (f"/iReporter/photos/{server}/{id_photo}_{wrong}_z.jpg", f"/iReporter/photos/{server}/{id_photo}_{secret}_x.jpg",
+                f"/iReporter/photos/{server}/{id_photo}_{secret}_z.jpg.php", "/iReporter/photos/000000/.spool-x"):
+        status, _, body = get(bad)
+        # (A name the AliasMatch does not take is the document root's: 404 or 403, never ours.)
+        assert status in (403, 404) and body[:2] != b"\xff\xd8", (bad, status, body[:200])

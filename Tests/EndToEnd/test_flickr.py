@@ -11,6 +11,7 @@ import urllib.request
 
 import pytest
 
+from appclient import jpeg_size
 from e2e import ALICE_PASS, OURS, R_ALICE, SUCCESS, check_api
 
 flickrapi = pytest.importorskip("flickrapi", reason="scripts/deps.sh installs flickrapi")
@@ -45,16 +46,21 @@ def get(rest_url: str, **params) -> tuple[str, bytes]:
 
 
 def test_parsed_json_search_with_extras(rest_url):
-    rsp = client(rest_url, "parsed-json").photos.search(text="zoe", extras="owner_name,url_t,url_o")
+    rsp = client(rest_url, "parsed-json").photos.search(text="zoe", extras="owner_name,url_t,url_q,url_o")
     assert rsp["stat"] == "ok"
     photos = rsp["photos"]
     assert (photos["page"], photos["pages"], photos["perpage"], photos["total"]) == (1, 1, 100, 1)
     photo = photos["photo"][0]
     assert photo["id"] == "2" and photo["owner"] == "1" and photo["farm"] == 0 and photo["ispublic"] == 1
     assert photo["title"] == "Zoë à la plage" and photo["ownername"] == "alice"
-    assert photo["url_t"].endswith("/iReporter/upload/2-thumb.jpg") and photo["width_t"] == 180
+    secret = photo["secret"]
+    assert len(secret) == 10 and photo["server"] == "000000"
+    assert photo["url_t"].endswith(f"/iReporter/photos/000000/2_{secret}_t.jpg")
+    assert (photo["width_t"], photo["height_t"]) == (100, 100) and (photo["width_o"], photo["height_o"]) == (640, 640)
     with urllib.request.urlopen(photo["url_o"], timeout=10) as r:
         assert r.read()[:2] == b"\xff\xd8", "the URL serves the photo"
+    with urllib.request.urlopen(photo["url_q"], timeout=10) as r:
+        assert jpeg_size(r.read()) == (150, 150), "the Large Square, made for this request"
 
 
 def test_date_upload_and_original_dimensions(rest_url):
@@ -76,7 +82,12 @@ def test_etree_methods(rest_url):
     assert info.find("photo/title").text == "東京タワー <b>&"
     assert info.find("photo/owner").get("username") == "alice"
     sizes = flickr.photos.getSizes(photo_id="4")
-    assert [s.get("label") for s in sizes.find("sizes")] == ["Square", "Large Square", "Original"]
+    assert [s.get("label") for s in sizes.find("sizes")] == ["Square", "Large Square", "Thumbnail", "Small", "Small 320",
+                                                            "Small 400", "Medium", "Original"], "those below 640x640"
+    for size in sizes.find("sizes"):
+        with urllib.request.urlopen(size.get("source"), timeout=10) as r:
+            assert jpeg_size(r.read()) == (int(size.get("width")), int(size.get("height"))), size.get("label")
+    assert info.find("photo").get("originalsecret") == info.find("photo").get("secret")
     assert [p.get("id") for p in flickr.people.getPublicPhotos(user_id="1").find("photos")] == ["4", "3", "2"]
     assert flickr.photos.comments.getList(photo_id="2").find("comments").get("photo_id") == "2"
     comments = flickr.photos.comments.getList(photo_id="3").find("comments")

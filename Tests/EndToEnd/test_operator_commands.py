@@ -43,8 +43,8 @@ def site():
         servers.remove_workdir(base)
 
 
-def run(site, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(site["binary"]), *args, "--config", str(site["conf"])], env=servers.clean_env(),
+def run(site, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(site["binary"]), *args, "--config", str(site["conf"])], env=servers.clean_env(**env),
                           capture_output=True, text=True, timeout=600)
 
 
@@ -138,6 +138,38 @@ def test_repair_shows_progress_stops_and_goes_on(site):
     assert f"{len(ids) - made} missing thumbnails (made)" in p.stdout, p.stdout
     assert len(list(upload.glob("*-thumb.jpg"))) == len(ids)
     assert "0 missing thumbnails" in run(site, "repair", "--dry-run").stdout
+
+
+def test_repair_follows_legacy_photo_urls(site):
+    """`legacy_photo_urls = off`: repair moves the 2012-era photos into the
+    tree (each given a secret) and removes their guessable names; `on` gives
+    the names and thumbnails back."""
+    db, upload = site["db"], site["upload"]
+    db.sql("DROP TABLE IF EXISTS login, photos, photos_removed, photo_secrets;\n"
+           + (servers.REPO / "sql" / "schema.sql").read_text()
+           + "INSERT INTO photos (title, IdUser) VALUES ('one', 1), ('two', 1);\n")
+    for path in list(upload.iterdir()):
+        if path.is_file():
+            path.unlink()
+    ids = db.sql("SELECT IdPhoto FROM photos").split()
+    for id_photo in ids:
+        (upload / f"{id_photo}.jpg").write_bytes(servers.small_photo())
+    assert run(site, "migrate").returncode == 0
+    secrets = dict(line.split() for line in db.sql("SELECT IdPhoto, secret FROM photo_secrets").splitlines())
+    assert sorted(secrets) == sorted(ids), "migration 006 gives the photos stored before it their secrets"
+
+    p = run(site, "repair", "--grace", "0", IREPORTER_LEGACY_PHOTO_URLS="off")
+    assert p.returncode == 0 and "2 photos to rename in the tree (renamed)" in p.stdout, p.stdout + p.stderr
+    assert not list(upload.glob("*.jpg")), "no guessable name left"
+    for id_photo in ids:
+        leaf = upload / "photos" / "000" / "000"
+        assert (leaf / f"{id_photo}_{secrets[id_photo]}_o.jpg").read_bytes() == servers.small_photo()
+    assert "0 photos to rename" in run(site, "repair", "--dry-run", IREPORTER_LEGACY_PHOTO_URLS="off").stdout
+
+    p = run(site, "repair", "--grace", "0")
+    assert p.returncode == 0 and "2 photos to rename in the tree (renamed)" in p.stdout, p.stdout + p.stderr
+    assert sorted(path.name for path in upload.glob("*.jpg")) == sorted(
+        [f"{i}.jpg" for i in ids] + [f"{i}-thumb.jpg" for i in ids])
 
 
 def test_search_index_shows_progress_stops_and_goes_on(site):

@@ -73,3 +73,38 @@ def test_php_accounts_photos_and_sessions_keep_working(swapped, images):
     # (stream_cache_ms, 1 s by default) has aged.
     time.sleep(1.1)
     assert [p["title"] for p in AppClient(ours).stream().json()["result"]][0] == "back under PHP"
+
+
+def test_sizes_of_photos_from_either_side(swapped, images):
+    """With migrations 003 (the stream's extras) and 006 (the secrets) on the
+    shared database: a photo PHP stores and one
+    ours stores both get their sizes from ours (PHP's given its secret when
+    first named), and PHP's site still serves ours under its 2012 name."""
+    from appclient import jpeg_size
+    php, ours = swapped
+    sql = ["mariadb", "--socket=/tmp/ref-mariadb/mysqld.sock", "-u", "ireport", "-pireport", "iReport"]
+    migrations = "".join((REPO / "sql" / "migrations" / name).read_text()
+                         for name in ("003-photo-details-comments-votes.sql", "006-photo-secrets.sql"))
+    subprocess.run(sql, input=migrations, text=True, check=True, capture_output=True, timeout=60)
+    try:
+        phone = AppClient(php)
+        assert phone.login("alice", PASSWORD).status == 200
+        assert phone.upload(images.photo, "sized under PHP").body == SUCCESS
+        phone.ep = ours
+        phone.close()
+        assert phone.upload(images.photo, "sized under Swift").body == SUCCESS
+        time.sleep(1.1)  # PHP's upload shows once our stream cache has aged
+        listed = {p["title"]: p for p in phone.call({"command": "stream", "extras": "secret,server"}).json()["result"]}
+        for title in ("sized under PHP", "sized under Swift"):
+            p = listed[title]
+            assert p["secret"] and p["server"] == "000000", p
+            r = phone.get(f"photos/{p['server']}/{p['IdPhoto']}_{p['secret']}_q.jpg")
+            assert r.status == 200 and jpeg_size(r.body) == (150, 150), (title, r.status, r.body[:200])
+        ours_id = listed["sized under Swift"]["IdPhoto"]
+        back = AppClient(php)
+        r = back.get(f"upload/{ours_id}.jpg")
+        assert r.status == 200 and jpeg_size(r.body) == (640, 640), "PHP's site serves our upload under its 2012 name"
+        assert Path(f"{REF_UPLOAD}/{ours_id}-thumb.jpg").is_file()
+    finally:
+        subprocess.run(sql, input="DROP TABLE IF EXISTS photo_secrets, photo_details, photo_counts, votes, comments;",
+                       text=True, capture_output=True, timeout=60)

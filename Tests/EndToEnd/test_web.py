@@ -18,6 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import browser
+from appclient import jpeg_size
 from browser import (button, by_label, choose_photo, console_errors, log_in, no_dialog, post_photo, tiles, updates,
                      upload_photo, wait_for)
 
@@ -103,8 +104,9 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     assert desktop.find_element(By.ID, "viewer-author").text == "webalice"
     image = desktop.find_element(By.ID, "viewer-image")
     assert image.get_attribute("alt") == "Harbour at dawn"
-    wait_for(lambda: desktop.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 640,
-             what="the photo itself")
+    wait_for(lambda: browser.loaded(desktop, image), what="the photo itself")
+    # The 640x640 photo's largest size, no larger than the photo: itself.
+    assert served_size(desktop.execute_script("return arguments[0].currentSrc", image)) == (640, 640)
     # Like it, comment on it (markup stays text), see the counts.
     button(desktop, "Like").click()
     wait_for(lambda: desktop.find_element(By.ID, "like-count").text == "1", what="one like")
@@ -147,8 +149,9 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     title = desktop.find_element(By.ID, "viewer-title")
     wait_for(lambda: title.text == "Blurred, delete me", what="the second photo")
     image = desktop.find_element(By.ID, "viewer-image")
-    wait_for(lambda: desktop.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 1536,
-             what="the photo as sent: downscaled")
+    wait_for(lambda: browser.loaded(desktop, image), what="the photo")
+    newest = tiles_now(web_site)[0]
+    assert served_size(f"{web_site}iReporter/upload/{newest['IdPhoto']}.jpg") == (1536, 2048), "stored as sent: downscaled"
     ActionChains(desktop).send_keys(Keys.ARROW_RIGHT).perform()
     wait_for(lambda: title.text == "Harbour at dawn", what="the next photo by the → key")
     # A swipe to the right: the previous photo (the newer one).
@@ -206,6 +209,46 @@ const outline = getComputedStyle(focused);
 return {failures, checked: texts.length, focused: focused.id || focused.className || focused.tagName,
         outline: outline.outlineStyle === 'none' ? 0 : parseFloat(outline.outlineWidth),
         outlineContrast: ratio(rgba(outline.outlineColor), behind(focused.parentElement))};"""
+
+
+def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, client, images):
+    """srcset over the photo sizes: a tile gets a small square or box, the
+    photo view at most the 1024 px size, and no screen ever downloads the
+    original (a phone's 3x screen included)."""
+    poster = client()
+    assert "result" in poster.register("sizes", "pw").json()
+    assert poster.call({"command": "upload", "title": "A camera photo"}, file=images.camera).json() == {"successful": 1}
+    photo = tiles_now(web_site)[0]
+    assert photo["title"] == "A camera photo"
+    # The original: its 2012 URL or its `o` size in the tree.
+    original = re.compile(rf"(/upload/{photo['IdPhoto']}\.jpg|/{photo['IdPhoto']}_[0-9a-f]{{10}}_o\.jpg)$")
+    for name, driver in (("phone", phone), ("desktop", desktop)):
+        driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+        driver.get(web_site)
+        wait_for(lambda: "A camera photo" in tiles(driver), what=f"the camera photo on the {name}")
+        tile = driver.find_element(By.CSS_SELECTOR, f"#grid .tile[data-id='{photo['IdPhoto']}'] img")
+        wait_for(lambda: browser.loaded(driver, tile), what=f"its tile on the {name}")
+        src, srcset = driver.execute_script("return [arguments[0].currentSrc, arguments[0].srcset]", tile)
+        assert re.search(r"/photos/\d+/\d+_[0-9a-f]{10}_[qnz]\.jpg$", src), (name, src, srcset)
+        assert max(served_size(src)) <= 640, (name, src)
+        tile.click()
+        viewer = driver.find_element(By.ID, "viewer-image")
+        wait_for(lambda: driver.find_element(By.ID, "viewer-title").text == "A camera photo", what="the photo view")
+        wait_for(lambda: browser.loaded(driver, viewer), what=f"the photo on the {name}")
+        src = driver.execute_script("return arguments[0].currentSrc", viewer)
+        assert re.search(r"/photos/\d+/\d+_[0-9a-f]{10}_[nzcb]\.jpg$", src), (name, src)
+        width, height = served_size(src)
+        assert max(width, height) <= 1024 and width >= 240, (name, src, width, height)
+        fetched = driver.execute_script("return performance.getEntriesByType('resource').map(r => r.name)")
+        assert [url for url in fetched if original.search(url)] == [], (name, fetched)
+        driver.find_element(By.ID, "viewer-close").click()
+
+
+def served_size(url: str) -> tuple[int, int]:
+    """The width and height of the JPEG at `url` (the file, not the density-corrected
+    naturalWidth a srcset candidate reports)."""
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return jpeg_size(r.read())
 
 
 def test_focus_is_visible_and_colours_contrast(web_site, desktop):
@@ -301,7 +344,7 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
             const code = resources.filter(r => /\\.(js|css)$/.test(r.name)).reduce((s, r) => s + r.transferSize, 0);
             return {lcpMillis: paints.length ? Math.round(paints[paints.length - 1].startTime) : null,
                     cls: shifts.reduce((s, e) => s + e.value, 0), codeBytes: code + nav.transferSize,
-                    thumbnailsFetched: resources.filter(r => r.name.includes('-thumb.jpg')).length};""")
+                    thumbnailsFetched: resources.filter(r => /-thumb\\.jpg$|_[sqnz]\\.jpg$/.test(r.name)).length};""")
         report[name] = metrics
         screenshot(driver, SCREENSHOTS / f"{name}.png", images)
         driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()

@@ -36,10 +36,11 @@ extension DatabaseTests {
             #expect(try phone.rowCount("photo_counts") == 1, "a refused vote left no counts row")
             try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
             #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"successful":1}"#)
-            for table in ["photos", "votes", "comments", "photo_details", "photo_counts", "photo_words"] {
+            for table in ["photos", "votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets"] {
                 #expect(try phone.rowCount(table) == 0, "\(table)")
             }
-            #expect(phone.uploads.entries.isEmpty, "the files went with the row")
+            #expect(phone.uploads.entries == ["photos"], "the files went with the row")
+            #expect(try ScratchDirectory.names(in: "\(phone.uploads.path)/photos/000/000").isEmpty, "every size too")
             #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
         }
 
@@ -53,7 +54,8 @@ extension DatabaseTests {
                 SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
                 """).map { "\(String(decoding: $0[0]!, as: UTF8.self))=\(String(decoding: $0[1]!, as: UTF8.self))" }.sorted()
             #expect(engines == ["comments=InnoDB", "login=MyISAM", "photo_counts=InnoDB", "photo_details=InnoDB",
-                                "photo_words=InnoDB", "photo_words_backfill=InnoDB", "photos=MyISAM", "votes=InnoDB"])
+                                "photo_secrets=InnoDB", "photo_words=InnoDB", "photo_words_backfill=InnoDB", "photos=MyISAM",
+                                "votes=InnoDB"])
             try flow(phone)
             try TestServices.resetTables(phone.database)
         }
@@ -178,6 +180,7 @@ extension DatabaseTests {
             try phone.send([("command", "upload"), ("title", "t")], file: photo)
             try phone.send([("command", "like"), ("IdPhoto", "2")])
             try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "x")])
+            let secret = try #require(try MariaDBPhotoStore(database: phone.database).secret(of: 2))
             // The MyISAM row went, the InnoDB rows were rolled back (the connection died before COMMIT).
             try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 2")
             let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path),
@@ -185,9 +188,9 @@ extension DatabaseTests {
             // force: the only photo gone looks like the wrong database to repair's checks.
             let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true, force: true)
             let report = try repair.run(graceSeconds: 0, actions: everything)
-            #expect(report.filesWithoutRow == ["2-thumb.jpg", "2.jpg"])
-            #expect(report.orphanReactions == 6, "the vote, the comment, the counts, the details and two search words (t, alice)")
-            for table in ["votes", "comments", "photo_details", "photo_counts", "photo_words"] {
+            #expect(report.filesWithoutRow == ["2-thumb.jpg", "2.jpg", "photos/000/000/2_\(secret)_o.jpg"])
+            #expect(report.orphanReactions == 7, "the vote, the comment, the counts, the details, two search words (t, alice), the secret")
+            for table in ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets"] {
                 #expect(try phone.rowCount(table) == 0, "\(table)")
             }
             #expect(try repair.run(graceSeconds: 0, actions: everything).isClean)

@@ -37,7 +37,7 @@ extension DatabaseTests {
 
             // Without --yes: the safe steps only.
             let safe = try repair.run(graceSeconds: 0, actions: .init())
-            #expect(safe.applied == [.spools, .thumbnails, .reactions])
+            #expect(safe.applied == [.spools, .thumbnails, .reactions, .sizes, .names])
             #expect(safe.spools == [".spool-AbCdEf"] && safe.missingThumbnails == [3])
             #expect(phone.uploads.entries.contains("9.jpg"))
             #expect(try phone.rowCount("photos") == 3)
@@ -45,8 +45,9 @@ extension DatabaseTests {
             let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true))
             #expect(report.filesWithoutRow == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
             #expect(report.rowsWithoutPhoto == [4])
-            #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows])
-            #expect(phone.uploads.entries == [".ireporter-upload-dir", ".removed", "2-thumb.jpg", "2.jpg", "3-thumb.jpg", "3.jpg", "notes.txt"])
+            #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names])
+            #expect(phone.uploads.entries == [".ireporter-upload-dir", ".removed", "2-thumb.jpg", "2.jpg", "3-thumb.jpg", "3.jpg", "notes.txt",
+                                              "photos"])
             #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/3-thumb.jpg")))! == (180, 180))
             #expect(try phone.rowCount("photos") == 2)
             #expect(try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)).isClean,
@@ -60,6 +61,58 @@ extension DatabaseTests {
             #expect(reason.hasPrefix("no photo file in "))
             try phone.database.execute("INSERT INTO photos (IdPhoto, title, IdUser) SELECT IdPhoto, title, IdUser FROM photos_removed WHERE IdPhoto = 4")
             #expect(try phone.rowCount("photos") == 3)
+        }
+
+        /// The tree: sizes under an old secret removed, files of no row set
+        /// aside, and the 2012 names removed or given back as
+        /// `legacy_photo_urls` says, a photo the PHP version stored included.
+        @Test func theTreeIsReconciledAndTheOldNamesFollowTheSetting() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "b"] { // 2, 3
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'by PHP')") // 4, no secret
+            _ = phone.uploads.write("4.jpg", photo)
+            _ = phone.uploads.write("4-thumb.jpg", makeJPEG(width: 180, height: 180))
+            let store = MariaDBPhotoStore(database: phone.database)
+            let secrets = try store.secrets(ids: [2, 3])
+            let folder = UploadFolder(directory: phone.uploads.path)
+            let sizes = PhotoSizes(photos: store, folder: folder, policy: AppServices.Policy(), decodeGate: nil)
+            guard case .found = sizes.size(.medium640, id: 2, secret: secrets[2]!) else { Issue.record("no z"); return }
+            _ = phone.uploads.write("photos/000/000/2_0000000000_q.jpg", photo)   // a size under an old secret
+            _ = phone.uploads.write("photos/000/000/9_aaaaaaaaaa_o.jpg", photo)   // no row
+            func repair(legacyNames: Bool) throws -> UploadRepair.Report {
+                try UploadRepair(files: UploadFolder(directory: phone.uploads.path, legacyNames: legacyNames), photos: store,
+                                 maxImagePixels: 50_000_000).run(graceSeconds: 0, actions: .init(setAsideFiles: true))
+            }
+            let tree = "\(phone.uploads.path)/photos/000/000"
+
+            let on = try repair(legacyNames: true)
+            #expect(on.staleSizes == ["photos/000/000/2_0000000000_q.jpg"] && on.misnamed.isEmpty, "\(on.summary)")
+            #expect(on.filesWithoutRow == ["photos/000/000/9_aaaaaaaaaa_o.jpg"] && on.refusal == nil)
+            #expect(try ScratchDirectory.names(in: tree) == ["2_\(secrets[2]!)_o.jpg", "2_\(secrets[2]!)_z.jpg", "3_\(secrets[3]!)_o.jpg"])
+            #expect(try repair(legacyNames: true).isClean)
+
+            // legacy_photo_urls = off: every photo in the tree alone, the PHP version's given a secret.
+            let off = try repair(legacyNames: false)
+            #expect(off.misnamed == [2, 3, 4] && off.applied.contains(.names), "\(off.summary)")
+            let secret4 = try #require(try store.secret(of: 4))
+            #expect(try ScratchDirectory.names(in: tree) == ["2_\(secrets[2]!)_o.jpg", "2_\(secrets[2]!)_z.jpg", "3_\(secrets[3]!)_o.jpg",
+                                                             "4_\(secret4)_o.jpg"])
+            #expect(phone.uploads.entries.filter { $0.hasSuffix(".jpg") }.isEmpty, "no guessable name left")
+            #expect(readFile("\(tree)/4_\(secret4)_o.jpg") == photo)
+            #expect(try repair(legacyNames: false).isClean)
+            #expect(try phone.body([("command", "upload"), ("title", "new")], file: photo) == #"{"successful":1}"#) // 5, still on
+
+            // And on again: the 2012 names and thumbnails come back.
+            let back = try repair(legacyNames: true)
+            #expect(back.misnamed == [2, 3, 4] && back.applied.contains(.names), "\(back.summary)")
+            for id in 2...5 {
+                #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/\(id)-thumb.jpg")))! == (180, 180))
+                #expect(readFile("\(phone.uploads.path)/\(id).jpg") != nil)
+            }
+            #expect(try repair(legacyNames: true).isClean)
         }
 
         @Test func aWrongFolderOrDatabaseIsRefusedWholesale() throws {

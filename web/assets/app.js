@@ -2,7 +2,8 @@
 // a person's photos, log in / register / log out. Plain ES modules, no
 // build step. Everything people typed is shown with textContent, never as
 // markup.
-import { APIError, call, callForImage, upload, rows, photoURL, thumbnailURL } from './api.js';
+import { APIError, call, callForImage, upload, rows } from './api.js';
+import { showPicture } from './sizes.js';
 import { downscaled, squarePreview } from './images.js';
 import { follow } from './live.js';
 
@@ -11,7 +12,7 @@ const PAGE = 50;
 
 const state = {
   user: loadUser(),
-  features: { extras: false, search: false, effects: [] },
+  features: { extras: false, sizes: false, search: false, effects: [] },
   view: { kind: 'stream' },   // stream | user | search
   photos: [],                 // what the grid shows, newest first
   current: null,              // the photo open in the view
@@ -111,9 +112,10 @@ function notify(text) {
 
 // ----------------------------------------------------------------- photos --
 
-/** Fields that ask for the counts, where the server offers them. */
+/** Fields that ask for the counts, and the names of the photo's sizes, where the server offers them. */
 function extras() {
-  return state.features.extras ? 'likes,dislikes,comments,myvote' : undefined;
+  if (!state.features.extras) return undefined;
+  return state.features.sizes ? 'likes,dislikes,comments,myvote,width,height,secret,server' : 'likes,dislikes,comments,myvote';
 }
 
 async function fetchPage(before) {
@@ -139,7 +141,9 @@ async function refresh() {
   if (state.view.kind === 'stream') {
     // How new photos come ('live' or 'polling'): for people curious, and the tests.
     const modeChanged = (mode) => { document.documentElement.dataset.updates = mode; };
-    state.unfollow = follow({ catchUp, received: addNewer, modeChanged });
+    // A message is the 2012 answer (no sizes' names): with sizes, the photo is asked for with them.
+    const received = (photos) => (state.features.sizes ? catchUp().catch(() => {}) : addNewer(photos));
+    state.unfollow = follow({ catchUp, received, modeChanged });
   }
 }
 
@@ -171,17 +175,18 @@ function appendPhotos(photos) {
   const list = state.view.kind === 'search' ? $('results') : $('grid');
   // The first rows load at once (the largest paint); the rest when scrolled near.
   const eager = Math.max(0, 12 - list.childElementCount);
-  list.append(...photos.map((photo, index) => photoItem(photo, index < eager)));
+  const place = state.view.kind === 'search' ? 'result' : 'tile';
+  list.append(...photos.map((photo, index) => photoItem(photo, place, index < eager)));
 }
 
-function photoItem(photo, eager) {
+function photoItem(photo, place, eager) {
   const item = document.createElement('li');
   const link = document.createElement('a');
   link.href = `#/photo/${encodeURIComponent(photo.IdPhoto)}`;
   link.className = 'tile';
   link.dataset.id = photo.IdPhoto;
   const image = document.createElement('img');
-  image.src = thumbnailURL(photo.IdPhoto);
+  showPicture(image, photo, place);
   image.alt = photo.title ?? '';
   image.width = 180;
   image.height = 180;
@@ -235,7 +240,7 @@ function addNewer(photos) {
       at = state.photos.length;
     }
     state.photos.splice(at, 0, photo);
-    grid.insertBefore(photoItem(photo, true), grid.children[at] ?? null);
+    grid.insertBefore(photoItem(photo, 'tile', true), grid.children[at] ?? null);
     added = true;
   }
   if (!added) return;
@@ -260,7 +265,7 @@ async function openPhoto(id) {
   }
   state.current = photo;
   $('viewer-error').hidden = true;
-  $('viewer-image').src = photoURL(photo.IdPhoto);
+  showPicture($('viewer-image'), photo, 'viewer');
   $('viewer-image').alt = photo.title ?? '';
   $('viewer-title').textContent = photo.title ?? '';
   $('viewer-author').textContent = photo.username ?? '';
@@ -533,12 +538,15 @@ function route() {
  * cursors (`before`, `since`, `count`), a person's photos, `delete`.
  */
 async function detectFeatures() {
-  const [extras, effects, search] = await Promise.all([
+  const [extras, sizes, effects, search] = await Promise.all([
     // A server with `extras` refuses an unknown one; the original ignores the field.
     call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => failure instanceof APIError
       && !failure.message.startsWith('The server')),
+    // One that has the photos' sizes names them (a photo without a secret still keeps the 2012 URLs).
+    call('stream', { count: 1, extras: 'secret,server' }).then(() => true, () => false),
     probe('effects'), probe('search', { q: 'a' })]);
   state.features.extras = extras;
+  state.features.sizes = extras && sizes;
   state.features.search = search !== null;
   // {"effect":"sepia","summary":"brown-toned black and white …"}, …
   state.features.effects = rows(effects).filter((effect) => typeof effect.effect === 'string');

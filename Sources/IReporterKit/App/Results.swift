@@ -51,7 +51,8 @@ public struct NoContent: CommandOutput {
 /// The stream with `extras`: each photo as `PhotoList` renders it, then the
 /// chosen fields (numbers as strings, as the ids are; `myvote` is "1",
 /// "-1" or "0", null without a session; `created`, `width`, `height` null
-/// for a photo from before migration 003).
+/// for a photo from before migration 003; `secret` and `server` null
+/// without migration 006).
 public struct PhotoListWithExtras: CommandOutput {
     public let photos: [(photo: PhotoRecord, extras: PhotoExtras)]
     public let fields: [StreamExtra]
@@ -73,6 +74,8 @@ public struct PhotoListWithExtras: CommandOutput {
                 case .created: json.number("created", extras.details?.created)
                 case .width: json.number("width", extras.details.map { Int64($0.width) })
                 case .height: json.number("height", extras.details.map { Int64($0.height) })
+                case .secret: json.text("secret", extras.secret?.description)
+                case .server: json.text("server", extras.secret.map { _ in PhotoTree.server(of: photo.id) })
                 }
             }
             json.raw("}")
@@ -146,6 +149,14 @@ extension PHPJSONWriter {
         raw(name)
         raw("\":")
         if let value { string(String(value)) } else { raw("null") }
+    }
+
+    /// `,"name":"value"` (plain ASCII: a secret, a server), or null.
+    mutating func text(_ name: StaticString, _ value: String?) {
+        raw(",\"")
+        raw(name)
+        raw("\":")
+        if let value { string(value) } else { raw("null") }
     }
 }
 

@@ -26,13 +26,15 @@ final class APIResponder {
     private let maxUploadBytes: Int
     private let operatorPages: OperatorPages?
     private let flickr: FlickrResponder?
+    private let sizes: PhotoSizeResponder?
     private let cookieSecureAlways: Bool
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
 
     init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, cookieSecureAlways: Bool = false,
-         operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil) {
+         operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil, sizes: PhotoSizeResponder? = nil) {
         self.api = api
         self.flickr = flickr
+        self.sizes = sizes
         self.cookieSecureAlways = cookieSecureAlways
         self.uploadDirectory = uploadDirectory
         self.maxUploadBytes = maxUploadBytes
@@ -54,6 +56,14 @@ final class APIResponder {
         if let page = operatorPages?.page(for: request) {
             request.write(page)
             record.command = "status"
+            record.totalMicros = monotonicMicros() - started
+            return record
+        }
+        if let sizes, PhotoSizeResponder.isSizeRequest(request) {
+            let answer = sizes.answer(request)
+            request.write(answer)
+            record.command = "size"
+            record.bytes = answer.count
             record.totalMicros = monotonicMicros() - started
             return record
         }

@@ -19,16 +19,16 @@ final class FlickrResponder {
         var parameters = URLEncodedForm.parse(Array((request.param("QUERY_STRING") ?? "").utf8)).fields
         parameters.merge(form.fields) { _, body in body }
         let response = api.handle(parameters, oauthConsumerKey: Self.oauthConsumerKey(request.param("HTTP_AUTHORIZATION")),
-                                  photoURL: Self.photoURL(request))
+                                  siteURL: Self.siteURL(request))
         let head = "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
             + "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n\r\n"
         return Array(head.utf8) + response.body
     }
 
-    /// The photos' folder as the client reaches this host. (Debian's nginx
+    /// The installation's root as the client reaches this host. (Debian's nginx
     /// sends `HTTP_HOST` as `$host`, without the port: the port is then
     /// `SERVER_PORT`'s.)
-    static func photoURL(_ request: GatewayRequest) -> String {
+    static func siteURL(_ request: GatewayRequest) -> String {
         let secure = request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false
         var host = (request.param("HTTP_HOST") ?? request.param("SERVER_NAME") ?? "localhost")
             .filter { $0.isLetter || $0.isNumber || ".-:[]".contains($0) }
@@ -36,7 +36,7 @@ final class FlickrResponder {
            port.allSatisfy(\.isNumber), port != (secure ? "443" : "80") {
             host += ":\(port)"
         }
-        return "\(secure ? "https" : "http")://\(host)/iReporter/upload/"
+        return "\(secure ? "https" : "http")://\(host)/iReporter/"
     }
 
     /// `oauth_consumer_key` of an `Authorization: OAuth …` header.

@@ -48,6 +48,15 @@ final class GDImage {
         return GDImage(owning: scaled)
     }
 
+    /// The whole image resampled to `width` x `height` (gd's triangle
+    /// filter, as `centreSquare`): `self` when it has that size already.
+    func scaled(width: Int, height: Int) -> GDImage? {
+        if width == self.width && height == self.height { return self }
+        guard width > 0, height > 0, gdImageSetInterpolationMethod(pointer, GD_TRIANGLE) != 0,
+              let scaled = gdImageScale(pointer, UInt32(width), UInt32(height)) else { return nil }
+        return GDImage(owning: scaled)
+    }
+
     /// The image as it should be displayed given an EXIF Orientation (1...8):
     /// `self` when nothing has to change or after an in-place flip, a new
     /// image for the quarter turns. nil only when gd cannot allocate.

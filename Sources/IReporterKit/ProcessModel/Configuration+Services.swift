@@ -48,9 +48,11 @@ extension Configuration {
         return RedisCounters(settings: redisSettings)
     }
 
+    var uploadFolder: UploadFolder { UploadFolder(directory: uploadDirectory, legacyNames: legacyPhotoURLs) }
+
     /// The repair of the upload folder, on a connection of its own.
     func uploadRepair() -> UploadRepair {
-        UploadRepair(files: UploadFolder(directory: uploadDirectory),
+        UploadRepair(files: uploadFolder,
                      photos: MariaDBPhotoStore(database: DatabaseConnection(settings: database)),
                      maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
     }
@@ -58,7 +60,7 @@ extension Configuration {
     func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
         let counters = counters(shared)
         var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
+                    photoFiles: uploadFolder, comments: MariaDBCommentStore(database: database),
                     votes: MariaDBVoteStore(database: database),
                     search: CachedPhotoSearch(MariaDBPhotoSearch(database: database), counters: counters,
                                               maxAgeMillis: Int64(searchCacheMillis)),
@@ -78,6 +80,9 @@ extension Configuration {
         return APIResponder(api: IReporterAPI(services: services),
                             uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
-                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)))
+                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)),
+                            sizes: PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos,
+                                                                        folder: uploadFolder,
+                                                                        policy: services.policy, decodeGate: services.decodeGate)))
     }
 }

@@ -8,6 +8,9 @@ public struct PhotoExtras: Sendable, Equatable {
     public var myVote: Vote?
     /// Nil for a photo uploaded before migration 003.
     public var details: PhotoDetails?
+    /// Filled only when asked for (`stream`'s `secret` and `server` extras);
+    /// nil for a database without migration 006.
+    public var secret: PhotoSecret?
 
     public init(likes: Int64 = 0, dislikes: Int64 = 0, comments: Int64 = 0, myVote: Vote? = nil,
                 details: PhotoDetails? = nil) {

@@ -4,10 +4,10 @@ public protocol PhotoFileStore {
     /// is then a rename); the caller removes it unless it was published.
     func makeSpool() throws(SystemError) -> SpoolFile
     /// Makes the photo (a spool file, consumed) and its thumbnail visible
-    /// under the photo's id, durably.
-    func publish(photoSpool: String, thumbnail: [UInt8], id: Int64) throws(SystemError)
+    /// under the photo's id (and, with a secret, in the photos' tree), durably.
+    func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError)
     /// Removes a photo's files (a row that did not commit).
     func remove(id: Int64)
-    /// Removes a deleted photo's files, durably.
+    /// Removes a deleted photo's files, every size of it, durably.
     func discard(id: Int64) throws(SystemError)
 }

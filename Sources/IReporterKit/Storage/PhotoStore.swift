@@ -27,10 +27,19 @@ public protocol PhotoStore: AnyObject {
     /// throws, nothing is stored and its error is rethrown. When the commit
     /// surely failed, `unpublish` removes the files; when its outcome cannot
     /// be known, the files stay (`ireporter repair` settles it) and the
-    /// error is thrown. `details` are kept in the row's transaction (a
-    /// database without migration 003 keeps the row alone).
-    func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
+    /// error is thrown. `details` and `secret` are kept in the row's
+    /// transaction (a database without migration 003 or 006 keeps the row
+    /// without them).
+    func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?, publish: (Int64) throws -> Void,
              unpublish: (Int64) -> Void) throws -> Int64
+
+    /// The photo's secret as stored, nil when it has none (or no row).
+    func secret(of id: Int64) throws -> PhotoSecret?
+    /// The secrets of those of `ids` that have a row: a photo stored without
+    /// one (by the PHP version) is given one now.
+    func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret]
+    /// The details of those of `ids` that have them (migration 003).
+    func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails]
 
     /// A page of the stream, one person's photos when `userID` is set.
     func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord]
@@ -63,9 +72,25 @@ public protocol PhotoStore: AnyObject {
 }
 
 extension PhotoStore {
-    /// `add` without details (a photo as the original stored it).
+    /// `add` without details or secret (a photo as the original stored it).
     public func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
-        try add(userID: userID, title: title, details: nil, publish: publish, unpublish: unpublish)
+        try add(userID: userID, title: title, details: nil, secret: nil, publish: publish, unpublish: unpublish)
+    }
+
+    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
+                    unpublish: (Int64) -> Void) throws -> Int64 {
+        try add(userID: userID, title: title, details: details, secret: nil, publish: publish, unpublish: unpublish)
+    }
+
+    /// The photos with their secrets in their extras (given one now if they
+    /// had none), in one query: the `secret` and `server` extras.
+    public func withSecrets(_ found: [(photo: PhotoRecord, extras: PhotoExtras)]) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        let secrets = try secrets(ids: Set(found.map(\.photo.id)))
+        return found.map { photo, extras in
+            var extras = extras
+            extras.secret = secrets[photo.id]
+            return (photo, extras)
+        }
     }
 }
 

@@ -18,6 +18,7 @@ public struct Configuration: Sendable {
     public var workers = 4
     public var database = DatabaseSettings()
     public var uploadDirectory = "/var/www/iReporter/upload"
+    public var legacyPhotoURLs = true
     public var sessionDirectory = "/var/lib/php/sessions"
     /// `shared_state_file`; empty: `sharedStatePath` beside the sessions.
     public var sharedStateFile = ""
@@ -116,7 +117,9 @@ public struct Configuration: Sendable {
         Setting("db_sync_wait", .number(\.database.syncWait, 0...15),
                 "with `db_nodes`: each connection's `wsrep_sync_wait`. 1 (reads wait for the cluster's earlier writes) gives read-your-writes whichever node a request reaches; 0 lets a read on another node miss a write it just acknowledged."),
         Setting("upload_dir", .text(\.uploadDirectory),
-                "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder)."),
+                "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder), and the photos' tree `photos/` with every size of them (docs/ARCHITECTURE.md)."),
+        Setting("legacy_photo_urls", .choice(\.legacyPhotoURLs, [("on", true), ("off", false)]),
+                "`on`: each photo is also `<IdPhoto>.jpg` (a hard link to its original in the tree) with its 180x180 `<IdPhoto>-thumb.jpg`, the 2012 app's guessable URLs `upload/<IdPhoto>[-thumb].jpg`, which a PHP version sharing the folder needs too. `off`, once the 2012 app and the PHP version are gone: new photos are in the tree alone, and the sweep at start (and `ireporter repair`) moves the others into the tree and removes their 2012 names, so photos are found only by their sizes' URLs with the secret."),
         Setting("session_store", .choice(\.sessionBackend),
                 "which store holds the sessions: `files`, PHP-compatible session files in `session_dir`; `redis`, phpredis-compatible keys `PHPREDIS_SESSION:<id>` in `redis_url` (docs/SCALING.md)."),
         Setting("redis_url", .redisURL,

@@ -4,13 +4,15 @@ import Testing
 /// The Flickr-compatible REST methods on the in-memory stores: formats,
 /// Flickr's codes and its string/number quirks.
 struct FlickrAPITests {
-    private static let photoURL = "http://h/iReporter/upload/"
+    private static let siteURL = "http://h/iReporter/"
 
+    /// Photos 2 to 4, 1600x1200 with the secrets aaaaaaaaa2 to aaaaaaaaa4.
     private func phone() throws -> AppHarness {
         let phone = try AppHarness()
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
-        for title in ["Sunset <b>&</b>", "Zoë at the beach", "東京タワー"] {
-            _ = try phone.photos.add(userID: 1, title: Array(title.utf8), publish: { _ in }, unpublish: { _ in })
+        for (index, title) in ["Sunset <b>&</b>", "Zoë at the beach", "東京タワー"].enumerated() {
+            _ = try phone.photos.add(userID: 1, title: Array(title.utf8), details: PhotoDetails(created: 1, width: 1600, height: 1200),
+                                     secret: PhotoSecret("aaaaaaaaa\(index + 2)"), publish: { _ in }, unpublish: { _ in })
         }
         return phone
     }
@@ -18,32 +20,38 @@ struct FlickrAPITests {
     private func call(_ phone: AppHarness, keys: Set<String> = [], key: String? = nil, _ parameters: [String: String])
         -> (contentType: String, body: String) {
         let api = FlickrAPI(services: phone.services, apiKeys: keys)
-        let response = api.handle(parameters.mapValues { Array($0.utf8) }, oauthConsumerKey: key, photoURL: Self.photoURL)
+        let response = api.handle(parameters.mapValues { Array($0.utf8) }, oauthConsumerKey: key, siteURL: Self.siteURL)
         return (response.contentType, String(decoding: response.body, as: UTF8.self))
     }
 
     @Test func searchInPlainJSONKeepsFlickrsNumbersAndStrings() throws {
         let answer = call(try phone(), ["method": "flickr.photos.search", "text": "zoe", "format": "json", "nojsoncallback": "1",
-                                        "extras": "owner_name,url_t,url_o"])
+                                        "extras": "owner_name,url_t,url_o,o_dims"])
         #expect(answer.contentType == "application/json; charset=utf-8")
         #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":1,"photo":[{"id":"3","owner":"1","#
-                + #""secret":"","server":"0","farm":0,"title":"Zoë at the beach","ispublic":1,"isfriend":0,"isfamily":0,"#
-                + #""ownername":"alice","url_t":"http://h/iReporter/upload/3-thumb.jpg","height_t":180,"width_t":180,"#
-                + #""url_o":"http://h/iReporter/upload/3.jpg"}]},"stat":"ok"}"#)
+                + #""secret":"aaaaaaaaa3","server":"000000","farm":0,"title":"Zoë at the beach","ispublic":1,"isfriend":0,"isfamily":0,"#
+                + #""ownername":"alice","o_width":"1600","o_height":"1200","#
+                + #""url_t":"http://h/iReporter/photos/000000/3_aaaaaaaaa3_t.jpg","height_t":75,"width_t":100,"#
+                + #""url_o":"http://h/iReporter/photos/000000/3_aaaaaaaaa3_o.jpg","height_o":1200,"width_o":1600}]},"stat":"ok"}"#)
     }
 
     @Test func dateUploadAndOriginalDimensionsInFlickrsShape() throws {
         let phone = try phone()
         _ = try phone.photos.add(userID: 1, title: Array("zoe again".utf8),
                                  details: PhotoDetails(created: 1_700_000_000, width: 4032, height: 3024),
+                                 secret: PhotoSecret("bbbbbbbbb5"), publish: { _ in }, unpublish: { _ in })
+        _ = try phone.photos.add(userID: 1, title: Array("zoe of 2012".utf8), details: nil, secret: PhotoSecret("cccccccccc"),
                                  publish: { _ in }, unpublish: { _ in })
         let answer = call(phone, ["method": "flickr.photos.search", "text": "zoe", "format": "json", "nojsoncallback": "1",
                                   "extras": "o_dims, owner_name,date_upload"])
-        #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":2,"photo":[{"id":"5","owner":"1","#
-                + #""secret":"","server":"0","farm":0,"title":"zoe again","ispublic":1,"isfriend":0,"isfamily":0,"#
-                + #""dateupload":"1700000000","ownername":"alice","o_width":"4032","o_height":"3024"},"#
-                + #"{"id":"3","owner":"1","secret":"","server":"0","farm":0,"title":"Zoë at the beach","ispublic":1,"#
-                + #""isfriend":0,"isfamily":0,"ownername":"alice"}]},"stat":"ok"}"#,
+        #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":3,"photo":[{"id":"6","owner":"1","#
+                + #""secret":"cccccccccc","server":"000000","farm":0,"title":"zoe of 2012","ispublic":1,"isfriend":0,"#
+                + #""isfamily":0,"ownername":"alice"},"#
+                + #"{"id":"5","owner":"1","secret":"bbbbbbbbb5","server":"000000","farm":0,"title":"zoe again","ispublic":1,"#
+                + #""isfriend":0,"isfamily":0,"dateupload":"1700000000","ownername":"alice","o_width":"4032","o_height":"3024"},"#
+                + #"{"id":"3","owner":"1","secret":"aaaaaaaaa3","server":"000000","farm":0,"title":"Zoë at the beach","#
+                + #""ispublic":1,"isfriend":0,"isfamily":0,"dateupload":"1","ownername":"alice","o_width":"1600","o_height":"1200"}]},"#
+                + #""stat":"ok"}"#,
                 "strings, as Flickr's; left out where the upload's time and size were not kept (before migration 003)")
     }
 
@@ -58,7 +66,7 @@ struct FlickrAPITests {
             let parameters = ["method": "flickr.photos.search", "text": "sunset", "format": "json", "nojsoncallback": "1"]
                 .merging(extra) { $1 }
             return String(decoding: api.handle(parameters.mapValues { Array($0.utf8) }, oauthConsumerKey: nil,
-                                               photoURL: Self.photoURL).body, as: UTF8.self)
+                                               siteURL: Self.siteURL).body, as: UTF8.self)
         }
         #expect(search().contains(#""total":1,"#))
         _ = try phone.photos.add(userID: 1, title: Array("sunset again".utf8), publish: { _ in }, unpublish: { _ in })
@@ -78,7 +86,7 @@ struct FlickrAPITests {
             <?xml version="1.0" encoding="utf-8" ?>
             <rsp stat="ok">
             \t<photos page="1" pages="3" perpage="1" total="3">
-            \t\t<photo id="4" owner="1" secret="" server="0" farm="0" title="東京タワー" ispublic="1" isfriend="0" isfamily="0" />
+            \t\t<photo id="4" owner="1" secret="aaaaaaaaa4" server="000000" farm="0" title="東京タワー" ispublic="1" isfriend="0" isfamily="0" />
             \t</photos>
             </rsp>
 
@@ -147,12 +155,20 @@ struct FlickrAPITests {
         let plain = ["format": "json", "nojsoncallback": "1"]
         func body(_ parameters: [String: String]) -> String { call(phone, parameters.merging(plain) { a, _ in a }).body }
         #expect(body(["method": "flickr.reflection.getMethods"]).hasPrefix(#"{"methods":{"method":[{"_content":"flickr.people.getPublicPhotos"}"#))
-        #expect(body(["method": "flickr.photos.getSizes", "photo_id": "2"]) == #"{"sizes":{"canblog":0,"canprint":0,"candownload":1,"size":["#
-                + #"{"label":"Square","width":180,"height":180,"source":"http:\/\/h\/iReporter\/upload\/2-thumb.jpg","#.replacingSlashes
-                + #""url":"http://h/iReporter/upload/2-thumb.jpg","media":"photo"},"#
-                + #"{"label":"Large Square","width":180,"height":180,"source":"http://h/iReporter/upload/2-thumb.jpg","#
-                + #""url":"http://h/iReporter/upload/2-thumb.jpg","media":"photo"},"#
-                + #"{"label":"Original","source":"http://h/iReporter/upload/2.jpg","url":"http://h/iReporter/upload/2.jpg","media":"photo"}]},"stat":"ok"}"#)
+        let sizes = body(["method": "flickr.photos.getSizes", "photo_id": "2"])
+        #expect(sizes.hasPrefix(#"{"sizes":{"canblog":0,"canprint":0,"candownload":1,"size":["#
+                + #"{"label":"Square","width":75,"height":75,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_s.jpg","#
+                + #""url":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_s.jpg","media":"photo"},"#
+                + #"{"label":"Large Square","width":150,"height":150,"#), "\(sizes)")
+        #expect(sizes.contains(#"{"label":"Medium","width":500,"height":375,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2.jpg","#))
+        #expect(sizes.hasSuffix(#"{"label":"Large","width":1024,"height":768,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_b.jpg","#
+                + #""url":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_b.jpg","media":"photo"},"#
+                + #"{"label":"Original","width":1600,"height":1200,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_o.jpg","#
+                + #""url":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_o.jpg","media":"photo"}]},"stat":"ok"}"#), "\(sizes)")
+        #expect(sizes.split(separator: #""label""#).count == 12, "every size below 1600x1200, and the original")
+        let info = body(["method": "flickr.photos.getInfo", "photo_id": "2"])
+        #expect(info.hasPrefix(#"{"photo":{"id":"2","secret":"aaaaaaaaa2","server":"000000","farm":0,"originalsecret":"aaaaaaaaa2","#
+                + #""originalformat":"jpg","#), "\(info)")
         #expect(body(["method": "flickr.photos.comments.getList", "photo_id": "3"]) == #"{"comments":{"photo_id":"3"},"stat":"ok"}"#)
         try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "first")])
         try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second")])

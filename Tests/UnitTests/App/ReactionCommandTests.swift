@@ -47,7 +47,7 @@ struct ReactionCommandTests {
             ("count", "101", #"{"error":"Invalid count: a whole number from 1 to 100 is expected"}"#),
             ("since", "99999999999999999999", #"{"error":"Invalid since: a whole number from 0 is expected"}"#),
             ("IdUser", " 1", #"{"error":"Invalid IdUser: a whole number from 1 is expected"}"#),
-            ("extras", "likes,secret", #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height is expected"}"#),
+            ("extras", "likes,password", #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server is expected"}"#),
         ]
         for (name, value, answer) in bad {
             #expect(try phone.body([("command", "stream"), (name, value)]) == answer, "\(name)=\(value)")
@@ -85,6 +85,18 @@ struct ReactionCommandTests {
             """)
         #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "likes")])
                 == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","likes":"1"}]}"#)
+        // The sizes' names: the upload's secret, and one given now to the photo stored without one.
+        let secret = try #require(phone.photos.photoSecrets[2])
+        for extras in ["server,secret", "secret,server"] {
+            let body = try phone.body([("command", "stream"), ("extras", extras)])
+            let oldSecret = try #require(phone.photos.photoSecrets[3], "given when first asked")
+            #expect(body == """
+                {"result":[{"IdPhoto":"3","title":"old","IdUser":"1","username":"bob","secret":"\(oldSecret)","server":"000000"},\
+                {"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","secret":"\(secret)","server":"000000"}]}
+                """)
+        }
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "secret")])
+                == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","secret":"\#(secret)"}]}"#)
         try phone.send([("command", "logout")])
         #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "myvote")])
                 == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","myvote":null}]}"#,

@@ -50,10 +50,13 @@ struct UploadRepairTests {
             func newest(limit: Int) throws -> [PhotoRecord] { try rows.newest(limit: limit) }
             func photo(id: Int64) throws -> PhotoRecord? { try rows.photo(id: id) }
             func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] { try rows.photos(ids: ids) }
-            func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
-                     unpublish: (Int64) -> Void) throws -> Int64 {
-                try rows.add(userID: userID, title: title, details: details, publish: publish, unpublish: unpublish)
+            func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
+                     publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+                try rows.add(userID: userID, title: title, details: details, secret: secret, publish: publish, unpublish: unpublish)
             }
+            func secret(of id: Int64) throws -> PhotoSecret? { try rows.secret(of: id) }
+            func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] { try rows.secrets(ids: ids) }
+            func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] { try rows.details(ids: ids) }
             func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] { try rows.photos(in: page, userID: userID) }
             func photosWithExtras(in page: PageCursor, userID: Int64?,
                                   viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
@@ -80,11 +83,11 @@ struct UploadRepairTests {
         let shown = try repair(store).run(graceSeconds: 0, actions: .init())
         #expect(shown.spools == [".spool-AbCdEf"] && shown.missingThumbnails == [6])
         #expect(shown.filesWithoutRow == ["99.jpg"] && shown.rowsWithoutPhoto == [5])
-        #expect(shown.applied == [.spools, .thumbnails, .reactions] && shown.refusal == nil)
+        #expect(shown.applied == [.spools, .thumbnails, .reactions, .sizes, .names] && shown.refusal == nil)
         #expect(folder.entries.contains("99.jpg") && folder.entries.contains("6-thumb.jpg") && store.rows.count == 10)
 
         let done = try repair(store).run(graceSeconds: 0, actions: everything)
-        #expect(done.applied == [.spools, .thumbnails, .reactions, .files, .rows])
+        #expect(done.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names])
         #expect(store.removed.map(\.id) == [5] && store.rows.count == 9)
         #expect(try ScratchDirectory.names(in: "\(folder.path)/.removed") == ["5-thumb.jpg", "99.jpg"])
     }

@@ -116,7 +116,7 @@ struct ConfigurationTests {
         "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",
         "listen_allowed_clients": "127.0.0.1,::1", "session_max_per_user": "5", "max_decode_memory_mib": "64",
         "image_decode_concurrency": "3", "redis_url": "redis://:pw@10.0.0.7:6380/2", "redis_timeout_ms": "250",
-        "redis_session_locking": "on",
+        "redis_session_locking": "on", "legacy_photo_urls": "off",
     ]
 
     @Test func everyKeyRoundTripsThroughAFileAndTheEnvironment() throws {

@@ -112,7 +112,8 @@ public struct SearchCommand: Command {
         let found = try search.search(input.query)
         guard !input.extras.isEmpty else { return PhotoList(photos: found).json }
         let extras = try photos.extras(of: found.map(\.id), viewer: viewer?.id)
-        return PhotoListWithExtras(photos: found.map { ($0, extras[$0.id] ?? PhotoExtras()) }, fields: input.extras,
-                                   hasViewer: viewer != nil).json
+        let listed = found.map { ($0, extras[$0.id] ?? PhotoExtras()) }
+        return PhotoListWithExtras(photos: StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(listed) : listed,
+                                   fields: input.extras, hasViewer: viewer != nil).json
     }
 }

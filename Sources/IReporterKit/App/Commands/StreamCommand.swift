@@ -45,10 +45,12 @@ public struct StreamCommand: BatchReadingCommand {
         let render = { PhotoListWithExtras(photos: $0, fields: input.extras, hasViewer: viewer != nil).json }
         guard input.photoID == 0, input.page == nil, input.userID == nil else {
             let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
-            return render(try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id))
+            let found = try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id)
+            return render(StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(found) : found)
         }
+        // The cached newest photos serve every set of fields: read with their secrets.
         return try cache.answerWithExtras(viewer: viewer?.id, fields: input.extras) {
-            try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil)
+            try photos.withSecrets(try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil))
         } votes: { viewer, ids in
             try votes.votes(by: viewer, on: ids)
         } render: { render($0) }

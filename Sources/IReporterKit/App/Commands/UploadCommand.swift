@@ -89,9 +89,10 @@ public struct UploadCommand: SignedInCommand {
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
         let details = PhotoDetails(created: now(), width: prepared.width, height: prepared.height)
-        let id = try photos.add(userID: user.id, title: title, details: details, publish: { id in
+        let secret = PhotoSecret.random()
+        let id = try photos.add(userID: user.id, title: title, details: details, secret: secret, publish: { id in
             do {
-                try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id)
+                try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id, secret: secret)
                 context.keep(prepared.photoPath)
             } catch {
                 Log.error("upload \(id): \(error)")

@@ -35,7 +35,7 @@ public final class FlickrAPI {
     /// included) and where the photos are served.
     private struct ListQuestion: Hashable {
         var parameters: [String: [UInt8]]
-        var photoURL: String
+        var siteURL: String
     }
 
     public init(services: AppServices, apiKeys: Set<String> = []) {
@@ -48,8 +48,8 @@ public final class FlickrAPI {
 
     /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
     /// the key of an OAuth-signed request (how `flickrapi` sends its key);
-    /// `photoURL`: where the photos are served (`…/upload/`).
-    public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, photoURL: String) -> Response {
+    /// `siteURL`: the installation's root as the client reaches it (`…/iReporter/`).
+    public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String) -> Response {
         let format: FlickrFormat
         switch FlickrFormat.requested(parameters) {
         case .success(let requested): format = requested
@@ -66,21 +66,21 @@ public final class FlickrAPI {
         }
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
         guard Self.listMethods.contains(method) else {
-            return Response(contentType: format.contentType, body: format.body(answer(parameters, photoURL: photoURL)))
+            return Response(contentType: format.contentType, body: format.body(answer(parameters, siteURL: siteURL)))
         }
         // The key (checked above) and OAuth's signature, nonce and time change nothing in the answer.
         let question = ListQuestion(parameters: parameters.filter { $0.key != "api_key" && !$0.key.hasPrefix("oauth_") },
-                                    photoURL: photoURL)
+                                    siteURL: siteURL)
         return Response(contentType: format.contentType, body: answers.answer(for: question) {
-            let result = answer(parameters, photoURL: photoURL)
+            let result = answer(parameters, siteURL: siteURL)
             if case .failure = result { return (format.body(result), keep: false) }
             return (format.body(result), keep: true)
         })
     }
 
-    private func answer(_ parameters: [String: [UInt8]], photoURL: String) -> Result<[FlickrElement], FlickrError> {
+    private func answer(_ parameters: [String: [UInt8]], siteURL: String) -> Result<[FlickrElement], FlickrError> {
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
-        let call = FlickrCall(parameters: parameters, photoURL: photoURL)
+        let call = FlickrCall(parameters: parameters, siteURL: siteURL)
         do {
             switch method {
             case "flickr.test.echo": return .success(echo(parameters))
@@ -92,8 +92,8 @@ public final class FlickrAPI {
             case "flickr.people.getPublicPhotos":
                 guard let userID = try call.userID() else { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: [], userID: userID)])
-            case "flickr.photos.getInfo": return .success([call.info(try photo(call))])
-            case "flickr.photos.getSizes": return .success([call.sizes(try photo(call))])
+            case "flickr.photos.getInfo": return .success([call.info(try described([try photo(call)])[0])])
+            case "flickr.photos.getSizes": return .success([call.sizes(try described([try photo(call)])[0])])
             case "flickr.photos.comments.getList":
                 // Flickr's order, oldest first; no `comment` at all when there is none.
                 let found = try photo(call)
@@ -131,10 +131,17 @@ public final class FlickrAPI {
             PhotoSearchQuery(terms: terms, userID: userID, order: call.isRelevance ? .relevance : .newest,
                              offset: offset, limit: min(perPage, Self.maxResults - offset)))
         let total = try search.countMatches(terms: terms, userID: userID, cap: Self.maxResults)
-        // date_upload and o_dims: the upload's time and size, where migration 003 kept them.
-        let extras = call.wantsDetails ? try photos.extras(of: found.map(\.id), viewer: nil) : [:]
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
-                             children: found.map { call.listed($0, details: extras[$0.id]?.details) }, list: "photo")
+                             children: try described(found).map(call.listed), list: "photo")
+    }
+
+    /// The photos with their secrets (given one now if they had none) and
+    /// details, two queries for a whole page.
+    private func described(_ found: [PhotoRecord]) throws -> [FlickrCall.Photo] {
+        let ids = Set(found.map(\.id))
+        let secrets = try photos.secrets(ids: ids)
+        let details = try photos.details(ids: ids)
+        return found.map { FlickrCall.Photo(record: $0, secret: secrets[$0.id], details: details[$0.id]) }
     }
 }

@@ -3,14 +3,26 @@
 /// and the photo elements in Flickr's shape.
 struct FlickrCall {
     let parameters: [String: [UInt8]]
-    /// Where the photo files are served (`…/upload/`).
-    let photoURL: String
+    /// The installation's root as the client reaches it (`…/iReporter/`).
+    let siteURL: String
 
-    /// Our square thumbnail (the 2012 app's), served for Flickr's small sizes.
+    /// A photo with what its sizes' URLs and dimensions need.
+    struct Photo {
+        let record: PhotoRecord
+        /// nil for a database without migration 006: the 2012 URLs then.
+        let secret: PhotoSecret?
+        /// nil for a photo from before migration 003: no dimensions then.
+        let details: PhotoDetails?
+    }
+
+    /// Flickr's `url_*` extras and the sizes they name.
+    static let sizeExtras: [(extra: String, size: PhotoSize)] = [
+        ("url_sq", .square75), ("url_q", .square150), ("url_t", .thumbnail), ("url_s", .small240), ("url_n", .small320),
+        ("url_w", .small400), ("url_m", .medium), ("url_z", .medium640), ("url_c", .medium800), ("url_l", .large),
+        ("url_o", .original),
+    ]
+    /// Without a secret: the 2012 thumbnail (180 square) for the small sizes, the photo for the others.
     static let thumbnailSide: Int64 = 180
-    /// `url_*` extras of the small sizes (the thumbnail) and the large ones (the photo).
-    static let thumbnailSizes = ["url_sq", "url_q", "url_t", "url_s"]
-    static let photoSizes = ["url_n", "url_w", "url_m", "url_z", "url_c", "url_l", "url_o"]
 
     private func text(_ name: String) -> String? {
         parameters[name].map { String(decoding: $0, as: UTF8.self) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -53,58 +65,69 @@ struct FlickrCall {
         Set((text("extras") ?? "").split(separator: ",").map { String($0).trimmingSpaces })
     }
 
-    private func thumbnailURL(_ photo: PhotoRecord) -> [UInt8] { Array("\(photoURL)\(photo.id)-thumb.jpg".utf8) }
-    private func fullURL(_ photo: PhotoRecord) -> [UInt8] { Array("\(photoURL)\(photo.id).jpg".utf8) }
-
-    /// Flickr's photo identity: ids as strings; no secret or server of ours
-    /// yet (the url_* extras carry the URLs), farm 0.
-    private func identity(_ photo: PhotoRecord) -> [(String, FlickrElement.Value)] {
-        [("id", .text(Array(String(photo.id).utf8))), ("secret", .text([])), ("server", .text(Array("0".utf8))),
-         ("farm", .number(0))]
+    /// A size's URL and, when the photo's size is known, its dimensions.
+    private func size(_ size: PhotoSize, of photo: Photo) -> (url: [UInt8], dimensions: (width: Int, height: Int)?) {
+        let id = photo.record.id
+        guard let secret = photo.secret else {
+            if size.isSquare || size == .thumbnail || size == .small240 {
+                return (Array("\(siteURL)upload/\(id)-thumb.jpg".utf8), (Int(Self.thumbnailSide), Int(Self.thumbnailSide)))
+            }
+            return (Array("\(siteURL)upload/\(id).jpg".utf8), nil)
+        }
+        return (Array((siteURL + PhotoTree.urlPath(id: id, secret: secret, size: size)).utf8),
+                photo.details.map { size.dimensions(ofPhoto: $0.width, $0.height) })
     }
 
-    /// Whether the extras need the photos' details (`listed`'s `details`).
-    var wantsDetails: Bool { !extras.isDisjoint(with: ["date_upload", "o_dims"]) }
+    /// Flickr's photo identity: ids as strings, the secret and server of
+    /// the sizes' URLs (empty and "0" without migration 006), farm 0.
+    private func identity(_ photo: Photo) -> [(String, FlickrElement.Value)] {
+        [("id", .text(Array(String(photo.record.id).utf8))), ("secret", .text(Array((photo.secret?.description ?? "").utf8))),
+         ("server", .text(Array((photo.secret == nil ? "0" : PhotoTree.server(of: photo.record.id)).utf8))), ("farm", .number(0))]
+    }
 
-    /// A photo of a list (search, getRecent, getPublicPhotos) with its
-    /// extras; `details`: its upload's time and size, if known (without
-    /// them `dateupload` and `o_width`/`o_height` are left out).
-    func listed(_ photo: PhotoRecord, details: PhotoDetails? = nil) -> FlickrElement {
+    /// A photo of a list (search, getRecent, getPublicPhotos) with its extras.
+    func listed(_ photo: Photo) -> FlickrElement {
         var attributes = identity(photo)
-        attributes.insert(("owner", .text(Array(String(photo.userID).utf8))), at: 1)
-        attributes += [("title", .text(photo.title ?? [])), ("ispublic", .number(1)), ("isfriend", .number(0)),
+        attributes.insert(("owner", .text(Array(String(photo.record.userID).utf8))), at: 1)
+        attributes += [("title", .text(photo.record.title ?? [])), ("ispublic", .number(1)), ("isfriend", .number(0)),
                        ("isfamily", .number(0))]
         let wanted = extras
         // Flickr's order and types: dateupload before ownername, strings both.
-        if wanted.contains("date_upload"), let details {
+        if wanted.contains("date_upload"), let details = photo.details {
             attributes.append(("dateupload", .text(Array(String(details.created).utf8))))
         }
-        if wanted.contains("owner_name") { attributes.append(("ownername", .text(photo.username ?? []))) }
-        if wanted.contains("o_dims"), let details {
-            attributes += [("o_width", .text(Array(String(details.width).utf8))),
-                           ("o_height", .text(Array(String(details.height).utf8)))]
+        if wanted.contains("owner_name") { attributes.append(("ownername", .text(photo.record.username ?? []))) }
+        if wanted.contains("o_dims"), let details = photo.details {
+            attributes += [("o_width", .text(Array(String(details.width).utf8))), ("o_height", .text(Array(String(details.height).utf8)))]
         }
-        for size in Self.thumbnailSizes where wanted.contains(size) {
-            let suffix = size.dropFirst(4)
-            attributes += [(size, .text(thumbnailURL(photo))), ("height_\(suffix)", .number(Self.thumbnailSide)),
-                           ("width_\(suffix)", .number(Self.thumbnailSide))]
+        for (extra, size) in Self.sizeExtras where wanted.contains(extra) {
+            let suffix = extra.dropFirst(4)
+            let found = self.size(size, of: photo)
+            attributes.append((extra, .text(found.url)))
+            if let dimensions = found.dimensions {
+                attributes += [("height_\(suffix)", .number(Int64(dimensions.height))), ("width_\(suffix)", .number(Int64(dimensions.width)))]
+            }
         }
-        for size in Self.photoSizes where wanted.contains(size) { attributes.append((size, .text(fullURL(photo)))) }
         return FlickrElement("photo", attributes)
     }
 
     /// `flickr.photos.getInfo`.
-    func info(_ photo: PhotoRecord) -> FlickrElement {
-        FlickrElement("photo", identity(photo) + [("license", .text(Array("0".utf8))), ("media", .text(Array("photo".utf8)))],
+    func info(_ photo: Photo) -> FlickrElement {
+        var attributes = identity(photo)
+        if let secret = photo.secret {
+            // Our original has the same secret as the other sizes.
+            attributes += [("originalsecret", .text(Array(secret.description.utf8))), ("originalformat", .text(Array("jpg".utf8)))]
+        }
+        return FlickrElement("photo", attributes + [("license", .text(Array("0".utf8))), ("media", .text(Array("photo".utf8)))],
                       children: [
-                          FlickrElement("owner", [("nsid", .text(Array(String(photo.userID).utf8))),
-                                                  ("username", .text(photo.username ?? []))]),
-                          FlickrElement("title", content: photo.title ?? []),
+                          FlickrElement("owner", [("nsid", .text(Array(String(photo.record.userID).utf8))),
+                                                  ("username", .text(photo.record.username ?? []))]),
+                          FlickrElement("title", content: photo.record.title ?? []),
                           FlickrElement("description", content: []),
                           FlickrElement("visibility", [("ispublic", .number(1)), ("isfriend", .number(0)), ("isfamily", .number(0))]),
                           FlickrElement("comments", content: Array("0".utf8)),
                           FlickrElement("urls", children: [
-                              FlickrElement("url", [("type", .text(Array("photopage".utf8)))], content: fullURL(photo)),
+                              FlickrElement("url", [("type", .text(Array("photopage".utf8)))], content: size(.original, of: photo).url),
                           ], list: "url"),
                       ])
     }
@@ -119,19 +142,33 @@ struct FlickrCall {
                       content: comment.text)
     }
 
-    /// `flickr.photos.getSizes`: the thumbnail (as Flickr's squares) and the photo.
-    func sizes(_ photo: PhotoRecord) -> FlickrElement {
-        func size(_ label: String, _ source: [UInt8], side: Int64?) -> FlickrElement {
-            var attributes: [(String, FlickrElement.Value)] = [("label", .text(Array(label.utf8)))]
-            if let side { attributes += [("width", .number(side)), ("height", .number(side))] }
-            return FlickrElement("size", attributes + [("source", .text(source)), ("url", .text(source)),
+    /// `flickr.photos.getSizes`: as Flickr, the sizes smaller than the
+    /// photo and the original (every size, without dimensions, when the
+    /// photo's own are unknown); without a secret the 2012 thumbnail (as
+    /// both squares) and the photo.
+    func sizes(_ photo: Photo) -> FlickrElement {
+        func element(_ size: PhotoSize) -> FlickrElement {
+            let found = self.size(size, of: photo)
+            var attributes: [(String, FlickrElement.Value)] = [("label", .text(Array(size.label.utf8)))]
+            if let dimensions = found.dimensions {
+                attributes += [("width", .number(Int64(dimensions.width))), ("height", .number(Int64(dimensions.height)))]
+            }
+            return FlickrElement("size", attributes + [("source", .text(found.url)), ("url", .text(found.url)),
                                                        ("media", .text(Array("photo".utf8)))])
         }
+        let listed: [PhotoSize]
+        if photo.secret == nil {
+            listed = [.square75, .square150, .original]
+        } else if let details = photo.details {
+            listed = PhotoSize.allCases.filter { size in
+                guard let bound = size.bound else { return true }
+                return size.isSquare ? bound <= min(details.width, details.height) : bound < max(details.width, details.height)
+            }
+        } else {
+            listed = PhotoSize.allCases
+        }
         return FlickrElement("sizes", [("canblog", .number(0)), ("canprint", .number(0)), ("candownload", .number(1))],
-                             children: [size("Square", thumbnailURL(photo), side: Self.thumbnailSide),
-                                        size("Large Square", thumbnailURL(photo), side: Self.thumbnailSide),
-                                        size("Original", fullURL(photo), side: nil)],
-                             list: "size")
+                             children: listed.map(element), list: "size")
     }
 
     static func isXMLName(_ name: String) -> Bool {

@@ -3,11 +3,22 @@ import Glibc
 #endif
 
 /// The upload folder: `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg`, as the
-/// original laid it out and as the web server serves it.
+/// original laid it out and as the web server serves it, and the photos'
+/// tree (`PhotoTree`, `photos/`) where a new photo is also stored, as its
+/// original size: one file under two names (a hard link), so the 2012 URLs
+/// and a PHP version sharing the folder see it at no cost in space.
+/// Without `legacyNames` (`legacy_photo_urls = off`) a new photo with a
+/// secret is kept in the tree alone, without its 2012 names or thumbnail.
 public struct UploadFolder: PhotoFileStore, Sendable {
     public let directory: String
+    public let tree: PhotoTree
+    public let legacyNames: Bool
 
-    public init(directory: String) { self.directory = directory }
+    public init(directory: String, legacyNames: Bool = true) {
+        self.directory = directory
+        self.legacyNames = legacyNames
+        tree = PhotoTree(uploadDirectory: directory)
+    }
 
     public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: directory) }
 
@@ -16,17 +27,83 @@ public struct UploadFolder: PhotoFileStore, Sendable {
 
     /// Makes the photo and its thumbnail visible under their final names,
     /// durably: each file is on disk (fsync) before its rename, and the
-    /// directory entries after them. The spool file is consumed.
-    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64) throws(SystemError) {
+    /// directory entries after them. The spool file is consumed. With a
+    /// secret the photo goes into the tree first, then gets its 2012 name.
+    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         try Self.syncFile(photoSpool)
-        try placeThumbnail(thumbnail, id: id)
+        let legacy = legacyNames || secret == nil
+        if legacy { try placeThumbnail(thumbnail, id: id) }
         do throws(SystemError) {
             // Readable by the web server, as a file PHP moved into place was.
             chmod(photoSpool, 0o644)
-            try Self.rename(photoSpool, to: photoPath(id: id))
+            if let secret {
+                try tree.makeFolder(of: id)
+                let original = tree.path(id: id, secret: secret, size: .original)
+                try Self.rename(photoSpool, to: original)
+                if legacy, link(original, photoPath(id: id)) != 0 { throw SystemError("link \(original) to \(photoPath(id: id))") }
+                try Self.syncFile(tree.folder(of: id))
+            } else {
+                try Self.rename(photoSpool, to: photoPath(id: id))
+            }
             try Self.syncFile(directory)
         } catch {
             remove(id: id)
+            throw error
+        }
+    }
+
+    /// The file a size is best rendered from: the smallest larger size of
+    /// the same kind (square or box) already in the tree, else the
+    /// original (in the tree, or under its 2012 name: a photo stored before
+    /// the tree, or by the PHP version). nil when there is no original.
+    public func source(for size: PhotoSize, id: Int64, secret: PhotoSecret) -> String? {
+        let larger = PhotoSize.allCases.filter { candidate in
+            guard let bound = candidate.bound, let target = size.bound else { return false }
+            return candidate.isSquare == size.isSquare && bound > target
+        }.sorted { $0.bound! < $1.bound! }
+        for candidate in larger + [.original] {
+            let path = tree.path(id: id, secret: secret, size: candidate)
+            if access(path, R_OK) == 0 { return path }
+        }
+        return access(photoPath(id: id), R_OK) == 0 ? photoPath(id: id) : nil
+    }
+
+    /// The photo's original in the tree (under any secret), else under its 2012 name.
+    public func anyOriginal(id: Int64) -> String? {
+        if let name = tree.files(of: id).first(where: { PhotoTree.parse(fileName: $0)?.size == .original }) {
+            return "\(tree.folder(of: id))/\(name)"
+        }
+        return access(photoPath(id: id), F_OK) == 0 ? photoPath(id: id) : nil
+    }
+
+    /// Gives a photo stored under its 2012 name alone its name in the tree
+    /// (a hard link, durably); true once it has one.
+    public func linkOriginalIntoTree(id: Int64, secret: PhotoSecret) throws(SystemError) -> Bool {
+        let original = tree.path(id: id, secret: secret, size: .original)
+        if access(original, F_OK) == 0 { return true }
+        guard access(photoPath(id: id), F_OK) == 0 else { return false }
+        try tree.makeFolder(of: id)
+        guard link(photoPath(id: id), original) == 0 || errno == EEXIST else { throw SystemError("link \(original)") }
+        try Self.syncFile(tree.folder(of: id))
+        return true
+    }
+
+    /// Writes a rendered size into the tree durably: a private spool file,
+    /// synced, renamed over the final name (two renders of the same size
+    /// never write into one file; the last rename wins, whole), the folder
+    /// synced.
+    public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws(SystemError) {
+        let spool = try makeSpool()
+        do throws(SystemError) {
+            if let code = jpeg.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write a size", code: code) }
+            if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }
+            chmod(spool.path, 0o644)
+            try Self.syncFile(spool.path)
+            try tree.makeFolder(of: id)
+            try Self.rename(spool.path, to: tree.path(id: id, secret: secret, size: size))
+            try Self.syncFile(tree.folder(of: id))
+        } catch {
+            spool.discard()
             throw error
         }
     }
@@ -54,22 +131,21 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     public func remove(id: Int64) {
         unlink(photoPath(id: id))
         unlink(thumbnailPath(id: id))
+        try? tree.discard(id: id)
     }
 
-    /// Removes a deleted photo's files and syncs the directory, so that the
-    /// deletion survives a crash as its row's did.
+    /// Removes a deleted photo's files, its sizes in the tree included, and
+    /// syncs the folders, so that the deletion survives a crash as its row's did.
     public func discard(id: Int64) throws(SystemError) {
         for path in [photoPath(id: id), thumbnailPath(id: id)] where unlink(path) != 0 && errno != ENOENT {
             throw SystemError("remove \(path)")
         }
+        try tree.discard(id: id)
         try Self.syncFile(directory)
     }
 
     private static func syncFile(_ path: String) throws(SystemError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("open \(path)") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemError("fsync \(path)") }
+        try PhotoTree.sync(path)
     }
 
     private static func rename(_ from: String, to: String) throws(SystemError) {

@@ -12,7 +12,13 @@ import Glibc
 /// - rows without a photo file (MyISAM, which cannot roll back, or a
 ///   PHP-era upload without a file): moved to the table `photos_removed`;
 /// - comments, votes, counts and details of photos that no longer exist (a
-///   `delete` cut short on the original MyISAM table): removed.
+///   `delete` cut short on the original MyISAM table): removed;
+/// - in the photos' tree (`photos/`): files of photos without a row are
+///   files without a row (moved into `.removed/`), sizes under another
+///   secret than the row's are removed (made again when asked for), and a
+///   photo gets its original in the tree (a hard link) and, as
+///   `legacy_photo_urls` says, its 2012 names and thumbnail or not
+///   (`UploadFolder.legacyNames`: off removes them once the tree has it).
 ///
 /// The last two are destructive (though restorable), taken only when
 /// `Actions` say so and never when the damage looks like a wrong path, a
@@ -41,7 +47,7 @@ public struct UploadRepair {
         public static let dryRun = Actions(safeSteps: false)
     }
 
-    public enum Step: String, Sendable { case spools, thumbnails, reactions, files, rows }
+    public enum Step: String, Sendable { case spools, thumbnails, reactions, files, rows, sizes, names }
 
     public struct Report: Equatable, Sendable {
         public var rows = 0
@@ -50,6 +56,12 @@ public struct UploadRepair {
         public var missingThumbnails: [Int64] = []
         public var filesWithoutRow: [String] = []
         public var rowsWithoutPhoto: [Int64] = []
+        /// Sizes in the tree under another secret than their row's.
+        public var staleSizes: [String] = []
+        /// Photos whose names are not as `legacy_photo_urls` says: the
+        /// original not in the tree, or the 2012 names there when they should
+        /// not be (or missing when they should).
+        public var misnamed: [Int64] = []
         /// Comments, votes, counts, details and search words of deleted photos, removed.
         public var orphanReactions = 0
         /// The steps taken (the others were only found).
@@ -59,6 +71,7 @@ public struct UploadRepair {
 
         public var isClean: Bool {
             spools.isEmpty && missingThumbnails.isEmpty && filesWithoutRow.isEmpty && rowsWithoutPhoto.isEmpty
+                && staleSizes.isEmpty && misnamed.isEmpty
         }
 
         /// One line: what was found, and done or not.
@@ -71,7 +84,9 @@ public struct UploadRepair {
                    part(missingThumbnails.count, "missing thumbnails", .thumbnails, "made"),
                    part(orphanReactions, "reactions of deleted photos", .reactions, "removed"),
                    part(filesWithoutRow.count, "files without a row", .files, "moved to .removed/"),
-                   part(rowsWithoutPhoto.count, "rows without a photo file", .rows, "moved to photos_removed")]
+                   part(rowsWithoutPhoto.count, "rows without a photo file", .rows, "moved to photos_removed"),
+                   part(staleSizes.count, "sizes under an old secret", .sizes, "removed"),
+                   part(misnamed.count, "photos to rename in the tree", .names, "renamed")]
                 .joined(separator: ", ")
         }
     }
@@ -135,18 +150,52 @@ public struct UploadRepair {
             if !rows.contains(id) { withoutRow.append(name) }
         }
         progress?.finish("files listed", done: entries)
+        // The tree: every photo's sizes, by the photo.
+        var treeFiles: [Int64: [String]] = [:]
+        try forEachTreeFile { id, path in treeFiles[id, default: []].append(path) }
+        let treeOriginals = Set(treeFiles.compactMap { id, paths in
+            paths.contains { PhotoTree.parse(fileName: $0.split(separator: "/").last!)?.size == .original } ? id : nil
+        })
+        withoutRow += treeFiles.filter { !rows.contains($0.key) }.flatMap(\.value)
+        photoFiles.formUnion(treeOriginals)
         report.rows = rows.count
         report.photoFiles = photoFiles.count
 
         // A second look at everything that seems missing, rows and files both.
         report.spools = report.spools.filter(oldEnough).sorted()
         let candidates = withoutRow.filter(oldEnough)
-        let nowRows = try existing(candidates.compactMap { Self.photoFile($0)?.id })
-        report.filesWithoutRow = candidates.filter { !nowRows.contains(Self.photoFile($0)!.id) }.sorted()
+        let nowRows = try existing(candidates.compactMap(Self.photoID))
+        report.filesWithoutRow = candidates.filter { !nowRows.contains(Self.photoID($0)!) }.sorted()
         let seemMissing = rows.subtracting(photoFiles).sorted()
         let stillRows = try existing(seemMissing)
-        report.rowsWithoutPhoto = seemMissing.filter { stillRows.contains($0) && access(files.photoPath(id: $0), F_OK) != 0 }
-        report.missingThumbnails = rows.intersection(photoFiles).subtracting(thumbnails).sorted().filter { oldEnough("\($0).jpg") }
+        report.rowsWithoutPhoto = seemMissing.filter { stillRows.contains($0) && files.anyOriginal(id: $0) == nil }
+        if files.legacyNames {
+            report.missingThumbnails = rows.intersection(photoFiles).subtracting(thumbnails).sorted().filter { id in
+                files.anyOriginal(id: id).map { oldEnough(String($0.dropFirst(files.directory.count + 1))) } ?? false
+            }
+        }
+        // The rows' secrets, for what is in the tree and what should be
+        // (with the 2012 names on, a photo stored before the tree needs none:
+        // its sizes link it in when first asked for).
+        let named = rows.intersection(files.legacyNames ? Set(treeFiles.keys) : photoFiles).sorted()
+        var secrets: [Int64: PhotoSecret] = [:]
+        for start in stride(from: 0, to: named.count, by: 1000) {
+            try checkStop()
+            secrets.merge(try photos.secrets(ids: Set(named[start..<min(start + 1000, named.count)]))) { first, _ in first }
+        }
+        for id in named {
+            guard let secret = secrets[id] else { continue } // no migration 006: the 2012 names alone
+            for path in treeFiles[id] ?? [] {
+                if let file = PhotoTree.parse(fileName: path.split(separator: "/").last!), file.secret != secret,
+                   file.size != .original, oldEnough(path) {
+                    report.staleSizes.append(path)
+                }
+            }
+            let inTree = access(files.tree.path(id: id, secret: secret, size: .original), F_OK) == 0
+            let legacy = access(files.photoPath(id: id), F_OK) == 0
+            if files.legacyNames ? !legacy : (legacy || !inTree) { report.misnamed.append(id) }
+        }
+        report.staleSizes.sort()
 
         let destructive = !report.filesWithoutRow.isEmpty || !report.rowsWithoutPhoto.isEmpty
         if destructive, !actions.force, let reason = suspicion(report) {
@@ -154,18 +203,32 @@ public struct UploadRepair {
             return report
         }
         if actions.safeSteps {
+            // The tree's root, for Apache's ErrorDocument in it before any upload made it.
+            if mkdir(files.tree.root, 0o755) == 0 {
+                chmod(files.tree.root, 0o755)
+                giveToFolderOwner(files.tree.root)
+            }
             for name in report.spools { unlink("\(files.directory)/\(name)") }
             report.applied.insert(.spools)
             for (done, id) in report.missingThumbnails.enumerated() {
                 try checkStop()
                 progress?.update("making thumbnails", done: done, of: report.missingThumbnails.count)
-                if let image = try? thumbnailer.thumbnail(ofFileAt: files.photoPath(id: id), maxPixels: maxImagePixels) {
+                if let original = files.anyOriginal(id: id),
+                   let image = try? thumbnailer.thumbnail(ofFileAt: original, maxPixels: maxImagePixels) {
                     try files.publishThumbnail(image.jpeg, id: id)
                 }
             }
             report.applied.insert(.thumbnails)
             report.orphanReactions = try photos.removeOrphanedReactions()
             report.applied.insert(.reactions)
+            for path in report.staleSizes { unlink("\(files.directory)/\(path)") }
+            report.applied.insert(.sizes)
+            for (done, id) in report.misnamed.enumerated() {
+                try checkStop()
+                progress?.update("naming photos", done: done, of: report.misnamed.count)
+                if let secret = secrets[id] { try name(id, secret: secret) }
+            }
+            report.applied.insert(.names)
         }
         if actions.setAsideFiles {
             for name in report.filesWithoutRow { try setAside(file: name) }
@@ -188,7 +251,9 @@ public struct UploadRepair {
     /// wrong database rather than what crashes leave (a few rows, a few files).
     private func suspicion(_ report: Report) -> String? {
         let folder = files.directory
-        let orphanPhotos = report.filesWithoutRow.filter { Self.photoFile($0)?.isThumbnail == false }.count
+        let orphanPhotos = Set(report.filesWithoutRow.filter { path in
+            Self.photoFile(path)?.isThumbnail == false || PhotoTree.parse(fileName: path.split(separator: "/").last!)?.size == .original
+        }.compactMap(Self.photoID)).count
         if report.rows > 0 && report.photoFiles == 0 {
             return "\(folder) holds no photo file, but the photos table has \(report.rows) rows: a wrong upload_dir, or a disk that is not mounted?"
         }
@@ -207,7 +272,48 @@ public struct UploadRepair {
         return nil
     }
 
-    /// Into `.removed/` (made private to the server's user), never over a file there.
+    /// Gives the photo its original in the tree and its 2012 names and
+    /// thumbnail as `legacy_photo_urls` says; the 2012 names go only once
+    /// the tree holds the photo.
+    private func name(_ id: Int64, secret: PhotoSecret) throws {
+        let original = files.tree.path(id: id, secret: secret, size: .original)
+        if !(try files.linkOriginalIntoTree(id: id, secret: secret)), let other = files.anyOriginal(id: id) {
+            // Only under an older secret: the row's own name for it.
+            try files.tree.makeFolder(of: id)
+            guard link(other, original) == 0 || errno == EEXIST else { throw SystemError("link \(original)") }
+        }
+        guard access(original, F_OK) == 0 else { return }
+        if files.legacyNames {
+            if access(files.photoPath(id: id), F_OK) != 0, link(original, files.photoPath(id: id)) != 0, errno != EEXIST {
+                throw SystemError("link \(files.photoPath(id: id))")
+            }
+            if access(files.thumbnailPath(id: id), F_OK) != 0,
+               let image = try? thumbnailer.thumbnail(ofFileAt: original, maxPixels: maxImagePixels) {
+                try files.publishThumbnail(image.jpeg, id: id)
+            }
+        } else {
+            unlink(files.photoPath(id: id))
+            unlink(files.thumbnailPath(id: id))
+        }
+        try PhotoTree.sync(files.tree.folder(of: id))
+        try PhotoTree.sync(files.directory)
+    }
+
+    /// Each file of the tree's leaves with the photo it is of (`photos/<a>/<b>/<name>`).
+    private func forEachTreeFile(_ body: (Int64, String) -> Void) throws(SystemError) {
+        guard access(files.tree.root, F_OK) == 0 else { return }
+        for upper in try directoryEntries(files.tree.root) where (upper.info.st_mode & S_IFMT) == S_IFDIR {
+            for leaf in try directoryEntries("\(files.tree.root)/\(upper.name)") where (leaf.info.st_mode & S_IFMT) == S_IFDIR {
+                let folder = "\(PhotoTree.folderName)/\(upper.name)/\(leaf.name)"
+                try forEachDirectoryEntry("\(files.directory)/\(folder)") { name, _ in
+                    if let file = PhotoTree.parse(fileName: name) { body(file.id, "\(folder)/\(name)") }
+                }
+            }
+        }
+    }
+
+    /// Into `.removed/` (made private to the server's user), never over a
+    /// file there; a file of the tree under its own name.
     private func setAside(file name: String) throws(SystemError) {
         let folder = "\(files.directory)/\(Self.removedFolder)"
         if mkdir(folder, 0o700) == 0 {
@@ -215,7 +321,7 @@ public struct UploadRepair {
         } else if errno != EEXIST {
             throw SystemError("mkdir \(folder)")
         }
-        var target = "\(folder)/\(name)"
+        var target = "\(folder)/\(name.split(separator: "/").last!)"
         var copy = 1
         while access(target, F_OK) == 0 {
             copy += 1
@@ -258,6 +364,12 @@ public struct UploadRepair {
         var folder = stat()
         guard geteuid() == 0, stat(files.directory, &folder) == 0 else { return }
         chown(path, folder.st_uid, folder.st_gid)
+    }
+
+    /// The IdPhoto of a file of the folder (`photoFile`) or of the tree.
+    static func photoID(_ path: String) -> Int64? {
+        path.hasPrefix("\(PhotoTree.folderName)/") ? PhotoTree.parse(fileName: path.split(separator: "/").last!)?.id
+            : photoFile(path)?.id
     }
 
     /// The IdPhoto of `<id>.jpg` or `<id>-thumb.jpg`, exactly as the server

@@ -6,6 +6,7 @@ import Glibc
 public final class MariaDBPhotoStore: PhotoStore {
     let database: DatabaseConnection
     private var warnedNoDetailsTable = false
+    private var warnedNoSecretsTable = false
     let searchIndex: MariaDBSearchIndex
 
     public init(database: DatabaseConnection) {
@@ -39,8 +40,8 @@ public final class MariaDBPhotoStore: PhotoStore {
         return PhotoRecord(id: id, title: row["title"], userID: userID, username: row["username"])
     }
 
-    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
-                    unpublish: (Int64) -> Void) throws -> Int64 {
+    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
+                    publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
         var photoID: Int64?
         do {
             // A run that failed before its files were moved in place (a node
@@ -52,6 +53,7 @@ public final class MariaDBPhotoStore: PhotoStore {
                                                     [.int(userID), .bytes(title)]).insertID)
                 photoID = id
                 if let details { try keep(details, of: id) }
+                if let secret { try keep(secret, of: id) }
                 do {
                     try searchIndex.add(photoID: id, userID: userID, title: title)
                     published = true
@@ -101,6 +103,87 @@ public final class MariaDBPhotoStore: PhotoStore {
                 warnedNoDetailsTable = true
             }
         }
+    }
+
+    /// Keeps a new photo's secret, in its row's transaction; a database
+    /// without migration 006 goes on without it (said once in the log).
+    private func keep(_ secret: PhotoSecret, of id: Int64) throws {
+        do {
+            try database.execute("INSERT INTO photo_secrets (IdPhoto, secret) VALUES (?, ?)",
+                                 [.int(id), .bytes(Array(secret.description.utf8))])
+        } catch where error.code == .noSuchTable {
+            if !warnedNoSecretsTable {
+                Log.warning("photo_secrets is missing: photos are stored without a secret (no size URLs) until "
+                            + "sql/migrations/006-photo-secrets.sql is applied (README, \"Migrations\")")
+                warnedNoSecretsTable = true
+            }
+        }
+    }
+
+    public func secret(of id: Int64) throws -> PhotoSecret? {
+        let rows: [Row]
+        do {
+            rows = try database.query("SELECT secret FROM photo_secrets WHERE IdPhoto = ?", [.int(id)])
+        } catch where error.code == .noSuchTable {
+            return nil
+        }
+        guard let text = rows.first?["secret"] else { return nil }
+        return PhotoSecret(String(decoding: text, as: UTF8.self))
+    }
+
+    public func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] {
+        guard !ids.isEmpty else { return [:] }
+        do {
+            var found = try storedSecrets(ids)
+            let missing = ids.subtracting(found.keys)
+            if !missing.isEmpty {
+                // Photos the PHP version stored after migration 006: a
+                // secret each now; INSERT IGNORE keeps another worker's.
+                for id in try existing(missing.sorted()) {
+                    try database.execute("INSERT IGNORE INTO photo_secrets (IdPhoto, secret) VALUES (?, ?)",
+                                         [.int(id), .bytes(Array(PhotoSecret.random().description.utf8))])
+                }
+                found.merge(try storedSecrets(missing)) { first, _ in first }
+            }
+            return found
+        } catch let error as DatabaseError where error.code == .noSuchTable {
+            return [:]
+        }
+    }
+
+    public func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] {
+        var details: [Int64: PhotoDetails] = [:]
+        for row in try detailRows(ids) {
+            if let id = row.int64("IdPhoto"), let created = row.int64("created"), let width = row.int64("width"),
+               let height = row.int64("height") {
+                details[id] = PhotoDetails(created: created, width: Int(width), height: Int(height))
+            }
+        }
+        return details
+    }
+
+    /// The `photo_details` rows of `ids`; none before migration 003.
+    private func detailRows(_ ids: Set<Int64>) throws(DatabaseError) -> [Row] {
+        guard !ids.isEmpty else { return [] }
+        // Whole numbers only: safe to spell out in the statement.
+        let list = ids.map(String.init).joined(separator: ",")
+        do {
+            return try database.query("SELECT IdPhoto, created, width, height FROM photo_details WHERE IdPhoto IN (\(list))")
+        } catch where error.code == .noSuchTable {
+            return []
+        }
+    }
+
+    private func storedSecrets(_ ids: Set<Int64>) throws(DatabaseError) -> [Int64: PhotoSecret] {
+        // Whole numbers only: safe to spell out in the statement.
+        let list = ids.map(String.init).joined(separator: ",")
+        var secrets: [Int64: PhotoSecret] = [:]
+        for row in try database.query("SELECT IdPhoto, secret FROM photo_secrets WHERE IdPhoto IN (\(list))") {
+            if let id = row.int64("IdPhoto"), let secret = row["secret"].flatMap({ PhotoSecret(String(decoding: $0, as: UTF8.self)) }) {
+                secrets[id] = secret
+            }
+        }
+        return secrets
     }
 
     /// Whether the row exists, asked until the database answers or the time

@@ -94,6 +94,19 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_words_backfill'
             """)
 
+    static let photoSecrets = SchemaMigration(
+        file: "006-photo-secrets.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `photo_secrets` ( `IdPhoto` int(11) NOT NULL, "
+                + "`secret` char(10) CHARACTER SET ascii NOT NULL, PRIMARY KEY (`IdPhoto`) ) ENGINE=InnoDB",
+            "INSERT IGNORE INTO `photo_secrets` (`IdPhoto`, `secret`) SELECT `IdPhoto`, LOWER(HEX(RANDOM_BYTES(5))) FROM `photos`",
+        ],
+        // The table: a run stopped before its backfill leaves photos without
+        // a secret, which the server gives them when an answer needs one.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_secrets'
+            """)
+
     static let uniqueUsername = SchemaMigration(
         file: "007-unique-username.sql",
         statements: ["CREATE UNIQUE INDEX IF NOT EXISTS `username_unique` ON `login` (`username`)"],
@@ -103,7 +116,8 @@ struct SchemaMigration: Sendable {
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
-    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, uniqueUsername]
+    static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
+                      uniqueUsername]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

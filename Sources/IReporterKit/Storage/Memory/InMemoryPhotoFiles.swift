@@ -24,7 +24,7 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
 
     public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
 
-    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64) throws(SystemError) {
+    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         guard let photo = readFile(photoSpool) else { throw SystemError("read \(photoSpool)") }
         unlink(photoSpool)
         photos[id] = (photo, thumbnail)

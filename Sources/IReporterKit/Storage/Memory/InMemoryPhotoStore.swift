@@ -6,6 +6,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     private let users: InMemoryUserStore
     public private(set) var rows: [(id: Int64, userID: Int64, title: [UInt8])] = []
     public private(set) var details: [Int64: PhotoDetails] = [:]
+    public private(set) var photoSecrets: [Int64: PhotoSecret] = [:]
     public private(set) var votes: [VoteKey: Vote] = [:]
     public private(set) var commentRows: [(id: Int64, photoID: Int64, userID: Int64, text: [UInt8], created: Int64)] = []
     /// Rows `setAside` took out.
@@ -38,14 +39,24 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return PhotoRecord(id: row.id, title: row.title, userID: row.userID, username: user.username)
     }
 
-    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
-                    unpublish: (Int64) -> Void) throws -> Int64 {
+    public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
+                    publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
         let id = nextID
         nextID += 1
         try publish(id)
         rows.append((id, userID, title))
         self.details[id] = details
+        photoSecrets[id] = secret
         return id
+    }
+
+    public func secret(of id: Int64) throws -> PhotoSecret? { photoSecrets[id] }
+
+    public func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] { details.filter { ids.contains($0.key) } }
+
+    public func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] {
+        for row in rows where ids.contains(row.id) && photoSecrets[row.id] == nil { photoSecrets[row.id] = .random() }
+        return photoSecrets.filter { ids.contains($0.key) }
     }
 
     public func ids(after id: Int64, limit: Int) throws -> [Int64] {
@@ -83,6 +94,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         guard row.userID == userID else { return .notOwner }
         rows.removeAll { $0.id == id }
         details[id] = nil
+        photoSecrets[id] = nil
         votes = votes.filter { $0.key.photoID != id }
         commentRows.removeAll { $0.photoID == id }
         return .deleted

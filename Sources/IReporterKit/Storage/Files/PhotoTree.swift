@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The photos' tree, `<upload_dir>/photos/`: every size of a photo as
+/// `<IdPhoto>_<secret>[_<letter>].jpg` in the folder of its thousand,
+/// `photos/<a>/<b>/` where `<a><b>` is its `server`, IdPhoto / 1000 written
+/// with at least six digits and `<b>` its last three: a leaf holds the sizes
+/// of at most 1,000 photos (12,000 files at most), a folder above it at most
+/// 1,000 leaves, and 1,000 of those reach 10^9 photos. Consecutive uploads
+/// share a leaf (one hot directory, then never written again but for sizes
+/// and deletions). The URL is `/iReporter/photos/<server>/<name>`: the web
+/// server splits `<server>` into the two folders.
+public struct PhotoTree: Sendable {
+    public static let folderName = "photos"
+    /// Photos per leaf folder, and leaves per folder above them.
+    static let fanOut: Int64 = 1000
+
+    /// `<upload_dir>/photos`.
+    public let root: String
+
+    public init(uploadDirectory: String) { root = "\(uploadDirectory)/\(Self.folderName)" }
+
+    /// The `server` of a photo's URLs (Flickr's name for it).
+    public static func server(of id: Int64) -> String {
+        let number = String(id / fanOut)
+        return String(repeating: "0", count: max(0, 6 - number.count)) + number
+    }
+
+    /// The leaf folder of a photo's files.
+    public func folder(of id: Int64) -> String {
+        let server = Self.server(of: id)
+        return "\(root)/\(server.dropLast(3))/\(server.suffix(3))"
+    }
+
+    public static func fileName(id: Int64, secret: PhotoSecret, size: PhotoSize) -> String {
+        "\(id)_\(secret)" + (size.letter.map { "_\($0)" } ?? "") + ".jpg"
+    }
+
+    public func path(id: Int64, secret: PhotoSecret, size: PhotoSize) -> String {
+        "\(folder(of: id))/\(Self.fileName(id: id, secret: secret, size: size))"
+    }
+
+    /// A size's URL below the installation's root (`/iReporter/`).
+    public static func urlPath(id: Int64, secret: PhotoSecret, size: PhotoSize) -> String {
+        "photos/\(server(of: id))/\(fileName(id: id, secret: secret, size: size))"
+    }
+
+    /// Makes the photo's folders (0755: the web server reads them) as far
+    /// as they are missing, each new one durably (its parent synced).
+    public func makeFolder(of id: Int64) throws(SystemError) {
+        let leaf = folder(of: id)
+        let upper = String(leaf[..<leaf.lastIndex(of: "/")!])
+        for folder in [root, upper, leaf] {
+            if mkdir(folder, 0o755) == 0 {
+                chmod(folder, 0o755) // whatever the umask
+                try Self.sync(String(folder[..<folder.lastIndex(of: "/")!]))
+            } else if errno != EEXIST {
+                throw SystemError("mkdir \(folder)")
+            }
+        }
+    }
+
+    /// The names of the photo's files in its folder (any secret, any size).
+    public func files(of id: Int64) -> [String] {
+        let prefix = "\(id)_"
+        var names: [String] = []
+        try? forEachDirectoryEntry(folder(of: id)) { name, _ in
+            if name.hasPrefix(prefix), Self.parse(fileName: name)?.id == id { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Removes every file of the photo, durably.
+    public func discard(id: Int64) throws(SystemError) {
+        let names = files(of: id)
+        for name in names where unlink("\(folder(of: id))/\(name)") != 0 && errno != ENOENT {
+            throw SystemError("remove \(folder(of: id))/\(name)")
+        }
+        if !names.isEmpty { try Self.sync(folder(of: id)) }
+    }
+
+    /// What a size's URL asks for: its path's last three segments must be
+    /// exactly `photos/<server>/<IdPhoto>_<secret>[_<letter>].jpg`, the
+    /// server the photo's own. Anything else (another spelling, `..`,
+    /// percent escapes, a letter that is no size) is nil.
+    public static func parse(urlPath path: Substring) -> (id: Int64, secret: PhotoSecret, size: PhotoSize)? {
+        guard path.utf8.count <= 200 else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 3, segments[segments.count - 3] == folderName,
+              let file = parse(fileName: segments[segments.count - 1]),
+              segments[segments.count - 2] == server(of: file.id) else { return nil }
+        return file
+    }
+
+    /// `<IdPhoto>_<secret>[_<letter>].jpg`, spelled as `fileName` spells it.
+    public static func parse(fileName name: some StringProtocol) -> (id: Int64, secret: PhotoSecret, size: PhotoSize)? {
+        guard name.hasSuffix(".jpg") else { return nil }
+        let parts = name.dropLast(4).split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3,
+              parts[0].utf8.count <= 10, parts[0].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let id = Int64(parts[0]), id > 0, String(id) == parts[0],
+              let secret = PhotoSecret(parts[1]),
+              let size = PhotoSize(letter: parts.count == 3 ? Substring(parts[2]) : nil) else { return nil }
+        return (id, secret, size)
+    }
+
+    static func sync(_ path: String) throws(SystemError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(path)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SystemError("fsync \(path)") }
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TestSupport
+@testable import IReporterKit
+
+/// A size asked for and not on disk: made once from the best source, written
+/// into the tree; a wrong secret or a photo without a row is refused with no
+/// decode and nothing written.
+struct PhotoSizesTests {
+    let scratch = ScratchDirectory("sizes")
+    let store = InMemoryPhotoStore(users: InMemoryUserStore())
+    let folder: UploadFolder
+    let sizes: PhotoSizes
+
+    init() {
+        folder = UploadFolder(directory: scratch.path)
+        sizes = PhotoSizes(photos: store, folder: folder, policy: AppServices.Policy(), decodeGate: nil)
+    }
+
+    /// A 1600x1200 photo published as an upload publishes it.
+    func upload(secret: PhotoSecret?) throws -> Int64 {
+        let spool = scratch.write(".spool-test", makeJPEG(width: 1600, height: 1200))
+        return try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+            try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
+        }, unpublish: folder.remove)
+    }
+
+    func treeFiles(_ id: Int64) -> [String] { folder.tree.files(of: id) }
+
+    @Test func anUploadIsInTheTreeUnderItsSecretAndItsOldNameAlike() throws {
+        let secret = PhotoSecret.random()
+        let id = try upload(secret: secret)
+        #expect(treeFiles(id) == ["\(id)_\(secret)_o.jpg"])
+        var inTree = stat(), legacy = stat()
+        stat(folder.tree.path(id: id, secret: secret, size: .original), &inTree)
+        stat(folder.photoPath(id: id), &legacy)
+        #expect(inTree.st_ino == legacy.st_ino && inTree.st_nlink == 2, "one file, two names")
+    }
+
+    @Test func withoutTheOldNamesAnUploadIsInTheTreeAlone() throws {
+        let secret = PhotoSecret.random()
+        let spool = scratch.write(".spool-test", makeJPEG(width: 64, height: 48))
+        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+            try UploadFolder(directory: scratch.path, legacyNames: false)
+                .publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
+        }, unpublish: folder.remove)
+        #expect(scratch.entries == ["photos"] && treeFiles(id) == ["\(id)_\(secret)_o.jpg"])
+        guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
+        #expect(jpegSize(q)! == (48, 48), "never enlarged")
+    }
+
+    @Test func aMissingSizeIsRenderedOnceAndKept() throws {
+        let secret = PhotoSecret.random()
+        let id = try upload(secret: secret)
+        guard case .found(let z) = sizes.size(.medium640, id: id, secret: secret) else { Issue.record("no z"); return }
+        #expect(jpegSize(z)! == (640, 480))
+        guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
+        #expect(jpegSize(q)! == (150, 150))
+        #expect(treeFiles(id) == ["\(id)_\(secret)_o.jpg", "\(id)_\(secret)_q.jpg", "\(id)_\(secret)_z.jpg"])
+        #expect(readFile(folder.tree.path(id: id, secret: secret, size: .medium640)) == z)
+        // `t` comes from `z`, the smallest larger box already there.
+        #expect(folder.source(for: .thumbnail, id: id, secret: secret) == folder.tree.path(id: id, secret: secret, size: .medium640))
+        guard case .found(let t) = sizes.size(.thumbnail, id: id, secret: secret) else { Issue.record("no t"); return }
+        #expect(jpegSize(t)! == (100, 75))
+        #expect(scratch.entries.filter { $0.hasPrefix(".spool-") }.isEmpty, "no temporary file left")
+    }
+
+    @Test func aWrongSecretOrNoRowIsNotFoundAndNothingIsWritten() throws {
+        let secret = PhotoSecret.random()
+        let id = try upload(secret: secret)
+        let other = PhotoSecret(secret.description == "0000000000" ? "0000000001" : "0000000000")!
+        for (photo, asked) in [(id, other), (id + 1, secret), (id + 1, other)] {
+            guard case .notFound = sizes.size(.medium640, id: photo, secret: asked) else {
+                Issue.record("\(photo) \(asked) was answered"); continue
+            }
+        }
+        #expect(treeFiles(id) == ["\(id)_\(secret)_o.jpg"])
+        #expect(scratch.entries.sorted() == ["\(id)-thumb.jpg", "\(id).jpg", "photos"])
+    }
+
+    @Test func aPhotoStoredBeforeTheTreeGetsItsSizesAndItsOriginalThere() throws {
+        let id = try upload(secret: nil)  // the PHP version's upload
+        #expect(treeFiles(id).isEmpty)
+        let secret = try #require(try store.secrets(ids: [id])[id], "given a secret when first asked")
+        guard case .found(let b) = sizes.size(.large, id: id, secret: secret) else { Issue.record("no b"); return }
+        #expect(jpegSize(b)! == (1024, 768))
+        guard case .found(let o) = sizes.size(.original, id: id, secret: secret) else { Issue.record("no o"); return }
+        #expect(o == readFile(folder.photoPath(id: id)))
+        #expect(treeFiles(id) == ["\(id)_\(secret)_b.jpg", "\(id)_\(secret)_o.jpg"])
+    }
+
+    @Test func discardRemovesTheOldNamesAndEverySize() throws {
+        let secret = PhotoSecret.random()
+        let id = try upload(secret: secret)
+        _ = sizes.size(.small240, id: id, secret: secret)
+        try folder.discard(id: id)
+        #expect(treeFiles(id).isEmpty)
+        #expect(scratch.entries == ["photos"])
+    }
+}
