@@ -284,7 +284,8 @@ def photos_check(cluster, load: FrontLoad) -> dict:
     titles = {n: set(cluster.sql(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
     lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
     ids = set(cluster.sql(2, "SELECT IdPhoto FROM photos").split())
-    names = [p.name for p in cluster.upload_dir.iterdir()]
+    # (the sizes' tree, photos/, holds copies made on demand: not a photo's only copy)
+    names = [p.name for p in cluster.upload_dir.iterdir() if p.is_file()]
     file_ids = {m.group(1) for name in names for m in [re.match(r"^(\d+)(-[a-z0-9]+)?\.jpg$", name)] if m}
     return {"acknowledged photos lost": len(lost),
             "rows without files": sum(1 for i in ids if not (cluster.upload_dir / f"{i}.jpg").is_file()
