@@ -5,6 +5,10 @@
 #                the server, nginx); again: restart with a fresh binary
 #   make down    stop it
 #   make status  what of it is running
+#   make cluster-up    the same on loopback as several hosts: three Galera
+#                nodes, Redis, two app hosts, a front nginx on 127.0.0.1:$(PORT)
+#                (scripts/cluster.sh; not at once with `make up`)
+#   make cluster-down  stop it;  make cluster-status
 #   make test    every test suite against a fresh, isolated stack (CI: .ci/run)
 #   make deps    install the Debian packages needed (as root)
 #   make clean   remove the build directory and Python caches
@@ -16,11 +20,12 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
-.PHONY: build up down status test deps clean
+.PHONY: build up down status cluster-up cluster-down cluster-status test deps clean
 
 # Hand these to the scripts when they are set (command line or environment);
 # unset ones stay unset, so the scripts' defaults apply.
 export PORT DB_PORT DB_URL UPLOAD_DIR SESSION_DIR RUN_DIR WORKERS
+export CLUSTER_DIR APP_PORTS GALERA_PORT REDIS_PORT
 
 build:
 	swift build -c release
@@ -33,6 +38,15 @@ down:
 
 status:
 	scripts/stack.sh status
+
+cluster-up:
+	scripts/cluster.sh up
+
+cluster-down:
+	scripts/cluster.sh down
+
+cluster-status:
+	scripts/cluster.sh status
 
 test:
 	scripts/test.sh

@@ -112,10 +112,20 @@ stack_render_nginx() {
   chmod -R a+rX "$RUN_DIR/web"
   sed -e "s#/usr/share/ireporter/web#$RUN_DIR/web#g" \
       "$IREPORTER_REPO/deploy/nginx/ireporter-web.conf" | write_file "$NGX_DIR/ireporter-web.conf"
-  write_file "$NGX_DIR/ireporter-live.conf" < "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf"
+  # LIVE_REDIS_URL (scripts/cluster.sh): the snippet's two Redis lines on,
+  # so that the live channel is shared by every app host.
+  if [ -n "${LIVE_REDIS_URL:-}" ]; then
+    sed -e "s|^#nchan_redis_url redis://127.0.0.1:6379;|nchan_redis_url $LIVE_REDIS_URL;|" \
+        -e "s|^#nchan_use_redis on;|nchan_use_redis on;|" \
+        "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf" | write_file "$NGX_DIR/ireporter-live.conf"
+    grep -q '^nchan_use_redis on;' "$NGX_DIR/ireporter-live.conf" \
+      || die "rendering deploy/nginx/ireporter-live.conf did not switch on its Redis lines"
+  else
+    write_file "$NGX_DIR/ireporter-live.conf" < "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf"
+  fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
-  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf"
+  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
 }
 
 stack_write_config() {
@@ -135,6 +145,7 @@ pid_file = $SRV_PID
 user = www-data
 # nginx's Nchan publisher location (deploy/nginx/ireporter-live.conf).
 live_publish_url = http://$HTTP_ADDR/ireporter-publish
+${STACK_EXTRA_CONFIG:-}
 EOF
   # It may hold a database password.
   # Read again on SIGUSR2 by the server, which runs as www-data by then.
@@ -227,8 +238,15 @@ stack_check() {
   die "POST command=stream to $API_URL answered HTTP $code"
 }
 
+# port_taken PORT: something listens on 127.0.0.1:PORT.
+port_taken() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+
 stack_up() {
   need_root "starts daemons that switch to the mysql / www-data users"
+  # `make up` and `make cluster-up` both default to 127.0.0.1:8080.
+  if port_taken "$PORT" && ! alive "$NGX_DIR/nginx.pid" "$NGX_PATTERN"; then
+    die "127.0.0.1:$PORT is taken by something else (make cluster-up's front? stop it with make cluster-down, or choose PORT=...)"
+  fi
   mkdir -p "$(dirname "$RUN_DIR")"
   # www-data (nginx, the server) and mysql traverse it; no one lists it.
   root_dir "$RUN_DIR" 0711

@@ -919,7 +919,7 @@ def pushed_out(phone: "AppClient", user_id: str, title: str, newest: list[dict])
     stream's `newest` 50 only because 50 newer photos were committed before
     that stream was answered (a phone held up under load), not because the
     stream was stale."""
-    r = phone.call({"command": "stream", "IdUser": user_id, "count": 1})
+    r = phone.call({"command": "stream", "IdUser": user_id, "count": "1"})
     mine = r.json()["result"] if r.status == 200 else []
     return (len(newest) == 50 and len(mine) == 1 and mine[0]["title"] == title
             and int(mine[0]["IdPhoto"]) < min(int(row["IdPhoto"]) for row in newest))

@@ -73,6 +73,25 @@ def test_date_upload_and_original_dimensions(rest_url):
     assert element.get("dateupload") == photo["dateupload"] and element.get("o_width") == "640"
 
 
+def test_upload_dates_narrow_a_search(rest_url):
+    flickr = client(rest_url, "parsed-json")
+    uploaded = int(flickr.photos.search(text="zoe", extras="date_upload")["photos"]["photo"][0]["dateupload"])
+    day = time.strftime("%Y-%m-%d", time.gmtime(uploaded))
+
+    def ids(**dates) -> list[str]:
+        return [p["id"] for p in flickr.photos.search(user_id="1", **dates)["photos"]["photo"]]
+
+    assert ids(min_upload_date=str(uploaded - 600), max_upload_date=str(uploaded + 600)) == ["4", "3", "2"]
+    assert ids(min_upload_date=str(uploaded + 3600)) == []
+    assert ids(max_upload_date=str(uploaded - 3600)) == []
+    # MySQL datetimes, as Flickr takes them; the day's start and end hold the photos.
+    assert ids(min_upload_date=f"{day} 00:00:00", max_upload_date=f"{day} 23:59:59") == ["4", "3", "2"]
+    assert ids(min_upload_date=day, text="zoe") == ["2"]
+    # A date alone limits a search as Flickr's do; one that is no date is ignored, as Flickr ignores it.
+    assert flickr.photos.search(min_upload_date=str(uploaded - 600))["photos"]["total"] == 3
+    assert ids(min_upload_date="next tuesday") == ["4", "3", "2"]
+
+
 def test_etree_methods(rest_url):
     flickr = client(rest_url, "etree")
     recent = flickr.photos.getRecent(per_page="2")

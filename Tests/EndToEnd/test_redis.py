@@ -32,8 +32,8 @@ PORTS = (servers.http_port(2), servers.http_port(3))
 FRONT_PORT = servers.http_port(1)
 FRONT_URL = f"http://127.0.0.1:{FRONT_PORT}/iReporter/"
 # Which host answered, for the tests only.
-SHOW_UPSTREAM = {"        proxy_pass http://ireporter_hosts;\n    }\n":
-                 "        proxy_pass http://ireporter_hosts;\n        add_header X-Test-Upstream $upstream_addr always;\n    }\n"}
+SHOW_UPSTREAM = {"        proxy_pass http://ireporter_hosts;\n":
+                 "        proxy_pass http://ireporter_hosts;\n        add_header X-Test-Upstream $upstream_addr always;\n"}
 REDIS_PORT = 6391
 UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
 

@@ -98,22 +98,22 @@ extension DatabaseTests {
             #expect(try ids(phone, [("q", "night city"), ("sort", "relevance"), ("count", "2")]) == Array(both[0...1]))
             let search = MariaDBPhotoSearch(database: phone.database)
             let terms = [Array("night".utf8), Array("city".utf8)]
-            #expect(try search.countMatches(terms: terms, userID: nil, cap: 100) == 8)
-            #expect(try search.countMatches(terms: terms, userID: nil, cap: 5) == 5)
-            #expect(try search.newestMatches(terms: terms, userID: 2, before: nil, limit: 10).map { String($0.id) }
+            #expect(try search.countMatches(terms: terms, scope: .everything, cap: 100) == 8)
+            #expect(try search.countMatches(terms: terms, scope: .everything, cap: 5) == 5)
+            #expect(try search.newestMatches(terms: terms, scope: PhotoScope(userID: 2), before: nil, limit: 10).map { String($0.id) }
                     == (try expected("title LIKE 'night city %' AND IdUser = 2")))
-            #expect(try search.countMatches(terms: terms, userID: 2, cap: 100) == 4)
+            #expect(try search.countMatches(terms: terms, scope: PhotoScope(userID: 2), cap: 100) == 4)
             #expect(try ids(phone, [("q", "night city moon")]) == [], "a term that starts no word")
             // Only broad terms ("1", "2": 1, 10-19, 100-199, ...): the rarest drives, within the budget.
             #expect(try ids(phone, [("q", "1 2")]) == [], "no title has two numbers")
             #expect(throws: PhotoSearchError.tooBroad, "refused before reading") {
                 try MariaDBPhotoSearch(database: phone.database, broadRowsBudget: 10)
-                    .newestMatches(terms: [Array("1".utf8), Array("2".utf8)], userID: nil, before: nil, limit: 10)
+                    .newestMatches(terms: [Array("1".utf8), Array("2".utf8)], scope: .everything, before: nil, limit: 10)
             }
             #expect(try phone.body([("command", "search"), ("q", "a b c d e")]).hasPrefix(#"{"result":["#))
             #expect(throws: PhotoSearchError.tooBroad, "a merge beyond its rows") {
                 try MariaDBPhotoSearch(database: phone.database, maxRowsMerged: 500)
-                    .newestMatches(terms: [Array("night".utf8), Array("city".utf8)], userID: nil, before: nil, limit: 50)
+                    .newestMatches(terms: [Array("night".utf8), Array("city".utf8)], scope: .everything, before: nil, limit: 50)
             }
         }
 
@@ -121,14 +121,42 @@ extension DatabaseTests {
             let phone = try phone()
             try add(phone, [(1, "sunset one"), (2, "sunset two"), (1, "beach"), (2, "sunset three")])
             let search = MariaDBPhotoSearch(database: phone.database)
-            #expect(try search.newestMatches(terms: [], userID: 2, before: nil, limit: 10).map(\.id) == [5, 3])
-            #expect(try search.newestMatches(terms: [], userID: nil, before: 5, limit: 2).map(\.id) == [4, 3])
-            #expect(try search.newestMatches(terms: [Array("sun".utf8)], userID: 1, before: nil, limit: 10).map(\.id) == [2])
-            #expect(try search.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 10) == 3)
-            #expect(try search.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 2) == 2)
-            #expect(try search.countMatches(terms: [], userID: 1, cap: 10) == 2)
-            #expect(try search.countMatches(terms: [Array("moon".utf8)], userID: nil, cap: 10) == 0)
+            #expect(try search.newestMatches(terms: [], scope: PhotoScope(userID: 2), before: nil, limit: 10).map(\.id) == [5, 3])
+            #expect(try search.newestMatches(terms: [], scope: .everything, before: 5, limit: 2).map(\.id) == [4, 3])
+            #expect(try search.newestMatches(terms: [Array("sun".utf8)], scope: PhotoScope(userID: 1), before: nil, limit: 10).map(\.id) == [2])
+            #expect(try search.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 3)
+            #expect(try search.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 2) == 2)
+            #expect(try search.countMatches(terms: [], scope: PhotoScope(userID: 1), cap: 10) == 2)
+            #expect(try search.countMatches(terms: [Array("moon".utf8)], scope: .everything, cap: 10) == 0)
             #expect(try search.search(PhotoSearchQuery(terms: [Array("sunset".utf8)], offset: 1, limit: 1)).map(\.id) == [3])
+        }
+
+        @Test func byUploadTimeOnEveryPlan() throws {
+            let phone = try phone()
+            let store = MariaDBPhotoStore(database: phone.database)
+            var uploadedAt: [Int64: Int64] = [:]
+            for (created, title) in [(1000, "paris sunset"), (2000, "paris night"), (3000, "paris sunset"), (4000, "paris sunset")] {
+                let id = try store.add(userID: 1, title: Array(title.utf8),
+                                       details: PhotoDetails(created: Int64(created), width: 10, height: 10),
+                                       publish: { _ in }, unpublish: { _ in })
+                uploadedAt[Int64(created)] = id
+            }
+            // As the PHP version stores one: no upload time kept, so in no span.
+            _ = try store.add(userID: 1, title: Array("paris sunset".utf8), publish: { _ in }, unpublish: { _ in })
+            let search = MariaDBPhotoSearch(database: phone.database)
+            let span = PhotoScope(uploadedFrom: 2000, uploadedTo: 3000)
+            let terms = { (text: String) in text.split(separator: " ").map { Array($0.utf8) } }
+            func newest(_ text: String, _ scope: PhotoScope) throws -> [Int64] {
+                try search.newestMatches(terms: terms(text), scope: scope, before: nil, limit: 10).map(\.id)
+            }
+            #expect(try newest("", span) == [uploadedAt[3000]!, uploadedAt[2000]!], "no words")
+            #expect(try newest("sunset", span) == [uploadedAt[3000]!], "one word")
+            #expect(try newest("paris sunset", span) == [uploadedAt[3000]!], "words merged")
+            #expect(try newest("paris", PhotoScope(uploadedFrom: 3000)) == [uploadedAt[4000]!, uploadedAt[3000]!])
+            #expect(try newest("paris", PhotoScope(userID: 2, uploadedTo: 5000)).isEmpty)
+            #expect(try newest("sunset", PhotoScope(uploadedTo: 1000)) == [uploadedAt[1000]!])
+            #expect(try search.countMatches(terms: terms("paris"), scope: span, cap: 10) == 2)
+            #expect(try search.countMatches(terms: terms("paris"), scope: .everything, cap: 10) == 5)
         }
 
         @Test func theBackfillIndexesOlderRowsResumably() throws {

@@ -11,8 +11,8 @@
 ///   (`search_cache_ms = 0`) turns it off.
 public final class CachedPhotoSearch: PhotoSearch {
     private enum Question: Hashable {
-        case newest(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int)
-        case count(terms: [[UInt8]], userID: Int64?, cap: Int)
+        case newest(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int)
+        case count(terms: [[UInt8]], scope: PhotoScope, cap: Int)
         case wholeWords(photoIDs: [Int64], terms: [[UInt8]])
     }
 
@@ -43,18 +43,18 @@ public final class CachedPhotoSearch: PhotoSearch {
         self.capacity = capacity
     }
 
-    public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
-        let key = Question.newest(terms: terms, userID: userID, before: before, limit: limit)
+    public func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        let key = Question.newest(terms: terms, scope: scope, before: before, limit: limit)
         if case .photos(let photos)? = cached(key) { return photos }
-        let photos = try store.newestMatches(terms: terms, userID: userID, before: before, limit: limit)
+        let photos = try store.newestMatches(terms: terms, scope: scope, before: before, limit: limit)
         keep(.photos(photos), for: key)
         return photos
     }
 
-    public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
-        let key = Question.count(terms: terms, userID: userID, cap: cap)
+    public func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
+        let key = Question.count(terms: terms, scope: scope, cap: cap)
         if case .count(let count)? = cached(key) { return count }
-        let count = try store.countMatches(terms: terms, userID: userID, cap: cap)
+        let count = try store.countMatches(terms: terms, scope: scope, cap: cap)
         keep(.count(count), for: key)
         return count
     }

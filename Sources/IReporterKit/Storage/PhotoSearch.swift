@@ -1,6 +1,31 @@
 /// What `search` asks for: every term must start a word of the photo's
 /// title or its author's username (`SearchWords`); no terms: every photo
 /// (Flickr's getRecent and a user's photos).
+/// Which photos a search looks among: one author's, uploaded within a span.
+public struct PhotoScope: Sendable, Hashable {
+    public var userID: Int64?
+    /// Unix seconds, both ends included (Flickr's `min_upload_date` and
+    /// `max_upload_date`). A photo whose upload time was not kept (stored
+    /// before migration 003, or by the PHP version) is outside any span.
+    public var uploadedFrom: Int64?
+    public var uploadedTo: Int64?
+
+    public init(userID: Int64? = nil, uploadedFrom: Int64? = nil, uploadedTo: Int64? = nil) {
+        (self.userID, self.uploadedFrom, self.uploadedTo) = (userID, uploadedFrom, uploadedTo)
+    }
+
+    public static let everything = PhotoScope()
+
+    public var hasUploadSpan: Bool { uploadedFrom != nil || uploadedTo != nil }
+
+    /// Whether a photo uploaded at `created` (nil: not kept) is in the span.
+    public func admits(uploadedAt created: Int64?) -> Bool {
+        guard hasUploadSpan else { return true }
+        guard let created else { return false }
+        return created >= (uploadedFrom ?? .min) && created <= (uploadedTo ?? .max)
+    }
+}
+
 public struct PhotoSearchQuery: Sendable, Hashable {
     public enum Order: String, Sendable {
         /// Newest first; pages continue `before` the last photo shown.
@@ -14,8 +39,8 @@ public struct PhotoSearchQuery: Sendable, Hashable {
     public static let relevanceWindow = 500
 
     public var terms: [[UInt8]]
-    /// Only this author's photos.
-    public var userID: Int64?
+    /// Only these photos (an author's, a span of upload times).
+    public var scope: PhotoScope
     public var order: Order
     /// Newest order: only photos with a smaller IdPhoto (the cursor).
     public var before: Int64?
@@ -23,10 +48,10 @@ public struct PhotoSearchQuery: Sendable, Hashable {
     public var offset: Int
     public var limit: Int
 
-    public init(terms: [[UInt8]], userID: Int64? = nil, order: Order = .newest, before: Int64? = nil, offset: Int = 0,
-                limit: Int) {
+    public init(terms: [[UInt8]], scope: PhotoScope = .everything, order: Order = .newest, before: Int64? = nil,
+                offset: Int = 0, limit: Int) {
         self.terms = terms
-        self.userID = userID
+        self.scope = scope
         self.order = order
         self.before = before
         self.offset = offset
@@ -37,11 +62,11 @@ public struct PhotoSearchQuery: Sendable, Hashable {
 /// Finds photos by words. An implementation answers the two questions
 /// below; the orders are built from them here, the same for every store.
 public protocol PhotoSearch: AnyObject {
-    /// The newest photos (below `before`, by `userID` if given) matching
-    /// every term, at most `limit`.
-    func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord]
-    /// How many photos match, counted up to `cap`.
-    func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int
+    /// The newest photos of `scope` (below `before`) matching every term,
+    /// at most `limit`.
+    func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord]
+    /// How many photos of `scope` match, counted up to `cap`.
+    func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int
     /// For each of `photoIDs`, how many of `terms` are whole words of it.
     func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int]
 }
@@ -51,12 +76,12 @@ extension PhotoSearch {
         guard query.limit > 0 else { return [] }
         switch query.order {
         case .newest:
-            let page = try newestMatches(terms: query.terms, userID: query.userID, before: query.before,
+            let page = try newestMatches(terms: query.terms, scope: query.scope, before: query.before,
                                          limit: query.offset + query.limit)
             return Array(page.dropFirst(query.offset))
         case .relevance:
             guard query.offset < PhotoSearchQuery.relevanceWindow else { return [] }
-            let window = try newestMatches(terms: query.terms, userID: query.userID, before: nil,
+            let window = try newestMatches(terms: query.terms, scope: query.scope, before: nil,
                                            limit: PhotoSearchQuery.relevanceWindow)
             let counts = try wholeWordCounts(photoIDs: window.map(\.id), terms: query.terms)
             // Stable: among equal counts the newest stays first.

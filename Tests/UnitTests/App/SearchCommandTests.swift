@@ -68,10 +68,10 @@ struct SearchCommandTests {
 
     @Test func aSearchTheStoreFindsTooBroadIsAClearError() throws {
         final class TooBroad: PhotoSearch {
-            func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+            func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
                 throw PhotoSearchError.tooBroad
             }
-            func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int { throw PhotoSearchError.tooBroad }
+            func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { throw PhotoSearchError.tooBroad }
             func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
         }
         let phone = try phone([])

@@ -11,14 +11,14 @@ struct CachedPhotoSearchTests {
         var asked = 0
         init(_ inner: any PhotoSearch) { self.inner = inner }
 
-        func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
             asked += 1
-            return try inner.newestMatches(terms: terms, userID: userID, before: before, limit: limit)
+            return try inner.newestMatches(terms: terms, scope: scope, before: before, limit: limit)
         }
 
-        func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
+        func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
             asked += 1
-            return try inner.countMatches(terms: terms, userID: userID, cap: cap)
+            return try inner.countMatches(terms: terms, scope: scope, cap: cap)
         }
 
         func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] {
@@ -51,8 +51,8 @@ struct CachedPhotoSearchTests {
         #expect(try sunset(cached) == [3, 2])
         #expect(store.asked == 1)
         #expect(try sunset(cached, before: 3) == [2], "another page is another question")
-        #expect(try cached.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 10) == 2)
-        #expect(try cached.countMatches(terms: [Array("sunset".utf8)], userID: nil, cap: 10) == 2)
+        #expect(try cached.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 2)
+        #expect(try cached.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 2)
         #expect(store.asked == 3)
 
         _ = try photos.add(userID: 1, title: Array("sunset three".utf8), publish: { _ in }, unpublish: { _ in })

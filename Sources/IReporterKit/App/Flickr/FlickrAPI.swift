@@ -92,11 +92,11 @@ public final class FlickrAPI {
             case "flickr.reflection.getMethods":
                 return .success([FlickrElement("methods", children: Self.methods.map { FlickrElement("method", content: Array($0.utf8)) },
                                                list: "method")])
-            case "flickr.photos.search": return .success([try photoList(call, terms: try call.searchTerms(), userID: try call.userID())])
-            case "flickr.photos.getRecent": return .success([try photoList(call, terms: [], userID: nil)])
+            case "flickr.photos.search": return .success([try photoList(call, terms: try call.searchTerms(), scope: try call.searchScope())])
+            case "flickr.photos.getRecent": return .success([try photoList(call, terms: [], scope: .everything)])
             case "flickr.people.getPublicPhotos":
                 guard let userID = try call.userID() else { return .failure(.userNotFound) }
-                return .success([try photoList(call, terms: [], userID: userID)])
+                return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
             case "flickr.photos.getInfo": return .success([call.info(try described([try photo(call)])[0])])
             case "flickr.photos.getSizes": return .success([call.sizes(try described([try photo(call)])[0])])
             case "flickr.photos.comments.getList":
@@ -129,13 +129,13 @@ public final class FlickrAPI {
     }
 
     /// `<photos page pages perpage total><photo …/>…</photos>`.
-    private func photoList(_ call: FlickrCall, terms: [[UInt8]], userID: Int64?) throws -> FlickrElement {
+    private func photoList(_ call: FlickrCall, terms: [[UInt8]], scope: PhotoScope) throws -> FlickrElement {
         let (page, perPage) = call.paging()
         let offset = (page - 1) * perPage
         let found = offset >= Self.maxResults ? [] : try search.search(
-            PhotoSearchQuery(terms: terms, userID: userID, order: call.isRelevance ? .relevance : .newest,
+            PhotoSearchQuery(terms: terms, scope: scope, order: call.isRelevance ? .relevance : .newest,
                              offset: offset, limit: min(perPage, Self.maxResults - offset)))
-        let total = try search.countMatches(terms: terms, userID: userID, cap: Self.maxResults)
+        let total = try search.countMatches(terms: terms, scope: scope, cap: Self.maxResults)
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
                              children: try described(found).map(call.listed), list: "photo")

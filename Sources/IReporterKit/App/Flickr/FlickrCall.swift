@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One Flickr method call's parameters, read with Flickr's leniency (a
 /// `page` or `per_page` out of range is brought into range, not refused),
 /// and the photo elements in Flickr's shape.
@@ -39,7 +43,11 @@ struct FlickrCall {
         guard text.count <= SearchCommand.maxQueryBytes else { throw FlickrError.textTooLong }
         let terms = SearchWords.queryTerms(text)
         guard terms.count <= SearchCommand.maxTerms else { throw FlickrError.textTooLong }
-        if terms.isEmpty && self.text("user_id") == nil { throw FlickrError.parameterlessSearch }
+        // Flickr's limiting parameters: text, a user, an upload date.
+        if terms.isEmpty && self.text("user_id") == nil && uploadDate("min_upload_date") == nil
+            && uploadDate("max_upload_date") == nil {
+            throw FlickrError.parameterlessSearch
+        }
         return terms
     }
 
@@ -48,6 +56,32 @@ struct FlickrCall {
         guard text("user_id") != nil else { return nil }
         guard let id = wholeNumber("user_id") else { throw FlickrError.userNotFound }
         return id
+    }
+
+    /// `flickr.photos.search`'s photos: `user_id`'s, uploaded between
+    /// `min_upload_date` and `max_upload_date` (both included).
+    func searchScope() throws -> PhotoScope {
+        PhotoScope(userID: try userID(), uploadedFrom: uploadDate("min_upload_date"), uploadedTo: uploadDate("max_upload_date"))
+    }
+
+    /// Flickr's two forms: Unix seconds, or a MySQL datetime
+    /// `YYYY-MM-DD[ HH:MM:SS]` (UTC here). One that is neither is ignored,
+    /// as Flickr ignores it.
+    func uploadDate(_ name: String) -> Int64? {
+        guard let value = text(name) else { return nil }
+        if let seconds = wholeNumber(name) { return seconds }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        let day = parts[0].split(separator: "-", omittingEmptySubsequences: false).map { Int32($0) }
+        let time = parts.count == 2 ? parts[1].split(separator: ":", omittingEmptySubsequences: false).map { Int32($0) }
+                                    : [0, 0, 0]
+        guard day.count == 3, time.count == 3, let year = day[0], let month = day[1], let date = day[2],
+              let hour = time[0], let minute = time[1], let second = time[2],
+              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(date),
+              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+        var broken = tm()
+        (broken.tm_year, broken.tm_mon, broken.tm_mday) = (year - 1900, month - 1, date)
+        (broken.tm_hour, broken.tm_min, broken.tm_sec) = (hour, minute, second)
+        return Int64(timegm(&broken))
     }
 
     func photoID() -> Int64? { wholeNumber("photo_id") }

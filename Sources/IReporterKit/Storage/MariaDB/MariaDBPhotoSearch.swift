@@ -42,8 +42,8 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         self.maxRowsMerged = maxRowsMerged
     }
 
-    public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
-        switch try plan(terms: terms, userID: userID, before: before, limit: limit) {
+    public func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        switch try plan(terms: terms, scope: scope, before: before, limit: limit) {
         case .nothing: return []
         case .statement(let matches, let values):
             let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (\(matches)) m "
@@ -54,8 +54,8 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         }
     }
 
-    public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
-        switch try plan(terms: terms, userID: userID, before: nil, limit: cap, existing: true) {
+    public func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
+        switch try plan(terms: terms, scope: scope, before: nil, limit: cap, existing: true) {
         case .nothing: return 0
         case .statement(let matches, let values):
             // Joined as the pages are: words whose photo went behind our back are not counted.
@@ -78,12 +78,13 @@ public final class MariaDBPhotoSearch: PhotoSearch {
 
     /// `existing`: merged ids are only those with a photos row (a count;
     /// a page's rows are read from the photos table anyway).
-    private func plan(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int, existing: Bool = false) throws -> Plan {
+    private func plan(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int, existing: Bool = false) throws -> Plan {
         let below = before ?? Int64.max
         guard !terms.isEmpty else {
-            let byUser = userID == nil ? "" : " AND p.IdUser = ?"
-            return .statement("SELECT p.IdPhoto FROM photos p WHERE p.IdPhoto < ?\(byUser) ORDER BY p.IdPhoto DESC LIMIT ?",
-                              [.int(below)] + (userID.map { [.int($0)] } ?? []) + [.int(Int64(limit))])
+            let (uploaded, spanValues) = Self.uploadSpanJoin(scope, on: "p")
+            let byUser = scope.userID == nil ? "" : " AND p.IdUser = ?"
+            return .statement("SELECT p.IdPhoto FROM photos p\(uploaded) WHERE p.IdPhoto < ?\(byUser) ORDER BY p.IdPhoto DESC LIMIT ?",
+                              spanValues + [.int(below)] + (scope.userID.map { [.int($0)] } ?? []) + [.int(Int64(limit))])
         }
         var words: [[[UInt8]]] = []
         for term in terms {
@@ -102,14 +103,14 @@ public final class MariaDBPhotoSearch: PhotoSearch {
                 guard rarest.rows <= broadRowsBudget / Int64(terms.count) else { throw PhotoSearchError.tooBroad }
                 driver = rarest.index
             }
-            return try statement(terms: terms, words: words, driver: driver, userID: userID, below: below, limit: limit)
+            return try statement(terms: terms, words: words, driver: driver, scope: scope, below: below, limit: limit)
         }
         var merge = PostingIntersection(terms: narrow.map { words[$0] }, before: below, maxRowsRead: maxRowsMerged,
                                         read: newestOfWords)
         let ids = try merge.newest(limit: limit) { batch in
             var kept = batch
             for term in broad { kept = try having(kept, wordsStarting: terms[term]) }
-            if userID != nil || existing { kept = try photos(kept, by: userID) }
+            if scope != .everything || existing { kept = try photos(kept, in: scope) }
             return kept
         }
         return .merged(ids)
@@ -117,7 +118,7 @@ public final class MariaDBPhotoSearch: PhotoSearch {
 
     /// One term (or only broad ones): the driver's words newest first in
     /// one statement, the other terms checked per photo.
-    private func statement(terms: [[UInt8]], words: [[[UInt8]]], driver: Int, userID: Int64?, below: Int64,
+    private func statement(terms: [[UInt8]], words: [[[UInt8]]], driver: Int, scope: PhotoScope, below: Int64,
                            limit: Int) throws -> Plan {
         let others = terms.indices.filter { $0 != driver }
         // Each other term (broad: it starts more than maxWords words) is
@@ -133,10 +134,13 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             filter += " AND (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ? LIMIT 1) IS NOT NULL"
             filterValues += Self.range(terms[other])
         }
-        if let userID {
+        if let userID = scope.userID {
             joins += " STRAIGHT_JOIN photos u ON (u.IdPhoto = d.IdPhoto AND u.IdUser = ?)"
             joinValues.append(.int(userID))
         }
+        let (uploaded, spanValues) = Self.uploadSpanJoin(scope, on: "d")
+        joins += uploaded
+        joinValues += spanValues
         let count: DatabaseValue = .int(Int64(limit))
         guard words[driver].count <= Self.maxWords else {
             return .statement("SELECT DISTINCT d.IdPhoto FROM photo_words d\(joins) WHERE d.word >= ? AND d.word < ?\(filter) "
@@ -183,16 +187,27 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         return ids.filter(found.contains)
     }
 
-    /// Those of `ids` that have a photos row (by `userID` when given).
-    private func photos(_ ids: [Int64], by userID: Int64?) throws -> [Int64] {
+    /// Those of `ids` that have a photos row in `scope`.
+    private func photos(_ ids: [Int64], in scope: PhotoScope) throws -> [Int64] {
         var found = Set<Int64>()
-        let byUser = userID == nil ? "" : " AND IdUser = ?"
+        let (uploaded, spanValues) = Self.uploadSpanJoin(scope, on: "p")
+        let byUser = scope.userID == nil ? "" : " AND p.IdUser = ?"
         for group in Self.groups(ids) {
-            found.formUnion(try database.query("SELECT IdPhoto FROM photos WHERE IdPhoto IN (\(Self.marks(group.count)))\(byUser)",
-                                               group.map { .int($0) } + (userID.map { [.int($0)] } ?? []))
+            found.formUnion(try database.query(
+                "SELECT p.IdPhoto FROM photos p\(uploaded) WHERE p.IdPhoto IN (\(Self.marks(group.count)))\(byUser)",
+                spanValues + group.map { .int($0) } + (scope.userID.map { [.int($0)] } ?? []))
                 .compactMap { $0.int64("IdPhoto") })
         }
         return ids.filter(found.contains)
+    }
+
+    /// A join keeping the photos (`alias`.IdPhoto) uploaded within the
+    /// scope's span, and its values; none without a span. A photo without
+    /// `photo_details` (its upload time not kept) has no row to join.
+    private static func uploadSpanJoin(_ scope: PhotoScope, on alias: String) -> (String, [DatabaseValue]) {
+        guard scope.hasUploadSpan else { return ("", []) }
+        return (" STRAIGHT_JOIN photo_details t ON (t.IdPhoto = \(alias).IdPhoto AND t.created >= ? AND t.created <= ?)",
+                [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)])
     }
 
     /// The photos of `ids` with their authors, newest first.

@@ -5,18 +5,20 @@ public final class InMemoryPhotoSearch: PhotoSearch {
 
     public init(photos: InMemoryPhotoStore) { self.photos = photos }
 
-    public func newestMatches(terms: [[UInt8]], userID: Int64?, before: Int64?, limit: Int) throws -> [PhotoRecord] {
-        Array(try matches(terms: terms, userID: userID).filter { $0.id < (before ?? Int64.max) }.prefix(limit))
+    public func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+        Array(try matches(terms: terms, scope: scope).filter { $0.id < (before ?? Int64.max) }.prefix(limit))
     }
 
-    public func countMatches(terms: [[UInt8]], userID: Int64?, cap: Int) throws -> Int {
-        min(cap, try matches(terms: terms, userID: userID).count)
+    public func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
+        min(cap, try matches(terms: terms, scope: scope).count)
     }
 
-    private func matches(terms: [[UInt8]], userID: Int64?) throws -> [PhotoRecord] {
-        try photos.newest(limit: Int.max).filter { photo in
+    private func matches(terms: [[UInt8]], scope: PhotoScope) throws -> [PhotoRecord] {
+        let all = try photos.newest(limit: Int.max)
+        let details = try photos.details(ids: Set(all.map(\.id)))
+        return all.filter { photo in
             let words = Self.words(of: photo)
-            return (userID.map { $0 == photo.userID } ?? true)
+            return (scope.userID.map { $0 == photo.userID } ?? true) && scope.admits(uploadedAt: details[photo.id]?.created)
                 && terms.allSatisfy { term in words.contains { $0.starts(with: term) } }
         }
     }

@@ -1,0 +1,383 @@
+"""`make cluster-up`, end to end (issue 18): the real scripts/cluster.sh
+starts, once for the module and on ports of its own, three Galera nodes,
+Redis, two app hosts (server + nginx each, one shared upload folder) and the
+front nginx; `down` stops it all at the end.
+
+  - the app's flows through the front, with requests landing on both hosts
+    (the front's X-Upstream header names the host that answered);
+  - a live subscriber on one host gets a photo posted through the other;
+  - faults during a bounded load of uploads, logins and streams through the
+    front: kill -9 of a Galera node and its return (IST), an app host
+    stopped and started again, an app host's server killed (kill -9) and
+    started again, Redis restarted. Per fault: acknowledged
+    photos lost, orphans, failed requests and their answers (clear JSON
+    errors only), seconds to recover. The figures go to the file named by
+    IREPORTER_CLUSTER_FIGURES, when set (docs/SCALING.md quotes them).
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_cluster.py
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import servers
+from appclient import AppClient, Endpoint
+from subscriber import Subscriber
+
+FRONT_PORT = 8110
+APP_PORTS = (8111, 8112)
+GALERA_PORT = 3420  # nodes 3420-3422; Galera's own ports 3430-3452
+REDIS_PORT = 6393
+FRONT_URL = f"http://127.0.0.1:{FRONT_PORT}/iReporter/"
+HOST_URLS = [f"http://127.0.0.1:{port}/iReporter/" for port in APP_PORTS]
+SCRIPT = servers.REPO / "scripts" / "cluster.sh"
+GALERA_SCRIPT = servers.REPO / "scripts" / "galera.sh"
+UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
+FIGURES: dict[str, dict] = {}
+
+
+class Cluster:
+    """scripts/cluster.sh's cluster in `directory`."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        # This PATH: the script's deps.sh checks for the python3 running the tests.
+        self.env = servers.clean_env(PATH=os.environ["PATH"], CLUSTER_DIR=str(directory), PORT=str(FRONT_PORT),
+                                     APP_PORTS=" ".join(map(str, APP_PORTS)), GALERA_PORT=str(GALERA_PORT),
+                                     REDIS_PORT=str(REDIS_PORT), SKIP_BUILD="1", BINARY=str(servers.binary()))
+        self.upload_dir = directory / "upload"
+
+    def script(self, *args: str, timeout: float = 400) -> str:
+        p = subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=self.env)
+        assert p.returncode == 0, f"cluster.sh {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
+        return p.stdout
+
+    def sql(self, node: int, text: str) -> str:
+        p = subprocess.run([str(GALERA_SCRIPT), "sql", str(self.directory / "galera"), str(GALERA_PORT), str(node),
+                            "-N", "-B", "-e", text], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    def galera(self, *args: str) -> float:
+        """Runs a galera.sh command; returns the seconds it took."""
+        started = time.monotonic()
+        p = subprocess.run([str(GALERA_SCRIPT), args[0], str(self.directory / "galera"), str(GALERA_PORT), *args[1:]],
+                           capture_output=True, text=True, timeout=200)
+        assert p.returncode == 0, f"galera.sh {args}: {p.stdout}\n{p.stderr}"
+        return time.monotonic() - started
+
+    def kill_node(self, node: int):
+        os.kill(int((self.directory / "galera" / f"node{node}" / "mariadbd.pid").read_text()), signal.SIGKILL)
+
+    def redis(self, *args: str) -> str:
+        return subprocess.run(["redis-cli", "-p", str(REDIS_PORT), *args], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+
+    def logs(self) -> str:
+        return "\n".join(servers.tail(self.directory / f"host{n}" / "ireporter.log") for n in (1, 2))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    servers.need_root()
+    for port in (FRONT_PORT, *APP_PORTS, GALERA_PORT, REDIS_PORT):
+        servers.port_free(port)
+    base = servers.make_workdir("cluster")
+    cluster = Cluster(base / "cluster")
+    try:
+        printed = cluster.script("up").strip().splitlines()
+        assert printed[-1] == FRONT_URL, printed
+        yield cluster
+    finally:
+        subprocess.run([str(SCRIPT), "down"], capture_output=True, timeout=300, env=cluster.env)
+        if os.environ.get("IREPORTER_CLUSTER_FIGURES") and FIGURES:
+            Path(os.environ["IREPORTER_CLUSTER_FIGURES"]).write_text(json.dumps(FIGURES, indent=2) + "\n")
+        servers.remove_workdir(base)
+
+
+def answered_by(response) -> str:
+    """The app host that answered through the front (its last upstream, after a retry)."""
+    return response.header("X-Upstream").split(",")[-1].strip()
+
+
+def test_cluster_up_started_everything_and_status_says_so(cluster):
+    status = cluster.script("status")
+    assert status.count("running (pid") == 2 + 2 * 2 + 3, status  # front, Redis; nginx + server per host; nodes
+    assert status.count("Synced, Primary, cluster size 3") == 3, status
+    config = (cluster.directory / "host2" / "ireporter.conf").read_text()
+    assert f"db_nodes = 127.0.0.1:{GALERA_PORT + 1},127.0.0.1:{GALERA_PORT + 2},127.0.0.1:{GALERA_PORT}" in config
+    assert "session_store = redis" in config and f"upload_dir = {cluster.upload_dir}\n" in config
+    # Every migration applied: 007's unique index on login.username.
+    assert "username" in cluster.sql(3, "SHOW INDEX FROM login WHERE Non_unique = 0")
+
+
+def test_make_up_and_cluster_up_refuse_a_port_the_other_holds(cluster):
+    # `make up` on the front's port (its RUN_DIR never made: refused first).
+    p = subprocess.run([str(servers.REPO / "scripts" / "stack.sh"), "up"], capture_output=True, text=True, timeout=60,
+                       env=dict(cluster.env, RUN_DIR=str(cluster.directory / "single"), PORT=str(FRONT_PORT)))
+    assert p.returncode != 0 and f"127.0.0.1:{FRONT_PORT} is taken" in p.stderr, p.stderr
+    assert not (cluster.directory / "single").exists()
+    # A second cluster whose front would take a port the first one holds.
+    p = subprocess.run([str(SCRIPT), "up"], capture_output=True, text=True, timeout=60,
+                       env=dict(cluster.env, CLUSTER_DIR=str(cluster.directory / "second"), PORT=str(APP_PORTS[0])))
+    assert p.returncode != 0 and f"127.0.0.1:{APP_PORTS[0]} is taken" in p.stderr, p.stderr
+    assert not (cluster.directory / "second").exists()
+
+
+def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
+    servers.app_flow(FRONT_URL, cluster.upload_dir, tag="cluster", logs=cluster.logs)
+    user, password = servers.unique_name("cluster"), servers.app_password("secret")
+    title = f"through the cluster {user}"
+    answers = []
+    with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+        def call(r):
+            answers.append(r)
+            return r.json() if (r.header("Content-Type") or "").startswith("application/json") else r
+
+        assert call(phone.register(user, password))["result"][0]["username"] == user
+        r = phone.logout()
+        answers.append(r)
+        assert r.status == 200 and phone.session_id is None
+        assert call(phone.login(user, password))["result"][0]["username"] == user
+        assert call(phone.upload(servers.photo(), title)) == {"successful": 1}, cluster.logs()
+        for _ in range(4):
+            mine = [row for row in call(phone.stream())["result"] if row["title"] == title]
+            assert len(mine) == 1, "read-your-writes on every host"
+        id_photo = mine[0]["IdPhoto"]
+        for name in (f"{id_photo}.jpg", f"{id_photo}-thumb.jpg"):
+            r = call(phone.get(f"upload/{name}"))
+            assert r.status == 200 and r.body == (cluster.upload_dir / name).read_bytes(), name
+        assert call(phone.call([("command", "comment"), ("IdPhoto", id_photo), ("text", "Nice!")]))["result"][0]["text"] == "Nice!"
+        assert [c["text"] for c in call(phone.call([("command", "comments"), ("IdPhoto", id_photo)]))["result"]] == ["Nice!"]
+        assert call(phone.call([("command", "like"), ("IdPhoto", id_photo)]))["result"][0]["likes"] == "1"
+        counts = call(phone.call([("command", "dislike"), ("IdPhoto", id_photo)]))["result"][0]
+        assert (counts["likes"], counts["dislikes"], counts["myvote"]) == ("0", "1", "-1"), counts
+        assert call(phone.call([("command", "delete"), ("IdPhoto", id_photo)])) == {"successful": 1}
+        assert [row for row in call(phone.stream())["result"] if row["IdPhoto"] == id_photo] == []
+        assert not (cluster.upload_dir / f"{id_photo}.jpg").exists()
+        answers.append(phone.logout())
+        assert call(phone.upload(servers.photo(), "after logout")) == {"error": "Authorization required"}
+    assert {answered_by(r) for r in answers} == {f"127.0.0.1:{port}" for port in APP_PORTS}
+
+
+def test_a_subscriber_on_one_host_gets_a_photo_posted_through_the_other(cluster):
+    user = servers.unique_name("clusterlive")
+    subscribers = [Subscriber(Endpoint(HOST_URLS[0])), Subscriber(Endpoint(FRONT_URL))]
+    try:
+        servers.wait_for(lambda: any(key.startswith("{channel:") for key in cluster.redis("KEYS", "*").split()), 10,
+                         what="Nchan's channel in Redis")
+        with AppClient(Endpoint(HOST_URLS[1]), timeout=30) as phone:
+            assert phone.register(user, servers.app_password("live")).json()["result"][0]["username"] == user
+            started = time.monotonic()
+            assert phone.upload(servers.photo(), f"posted on host 2 {user}").json() == {"successful": 1}
+        for subscriber in subscribers:
+            got = subscriber.next_photo(started + 5)
+            assert (got["title"], got["username"]) == (f"posted on host 2 {user}", user), got
+    finally:
+        for subscriber in subscribers:
+            subscriber.close()
+
+
+# ----------------------------------------------------------------- faults
+
+class FrontLoad:
+    """`clients` phones looping over upload, stream and login through the
+    front, each its own user, until stopped (bounded: `limit` seconds)."""
+
+    def __init__(self, tag: str, clients: int = 4, limit: float = 60):
+        self.clients, self.limit = clients, limit
+        self.users = []
+        for n in range(clients):
+            user = servers.unique_name(f"{tag}{n}")
+            with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+                assert phone.register(user, servers.app_password("pw")).json()["result"][0]["username"] == user
+            self.users.append(user)
+        self.acknowledged: list[str] = []
+        self.answers: dict[str, int] = {}
+        self.bad: list[str] = []
+        self.failed_at: list[float] = []
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.start = time.monotonic()
+
+    def now(self) -> float:
+        return time.monotonic() - self.start
+
+    def note(self, op: str, r, started: float):
+        try:
+            body = r.json()
+        except ValueError:
+            body = None
+        with self.lock:
+            if r.status != 200 or not isinstance(body, (dict, list)):
+                self.bad.append(f"{op} at {started:.2f}s: HTTP {r.status} {r.body[:120]!r}")
+                self.failed_at.append(started)
+                return
+            key = "error: " + body["error"] if isinstance(body, dict) and "error" in body else "ok"
+            self.answers[f"{op}: {key}"] = self.answers.get(f"{op}: {key}", 0) + 1
+            if key != "ok":
+                self.failed_at.append(started)
+
+    def phone(self, n: int):
+        user, password, count = self.users[n], servers.app_password("pw"), 0
+        with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+            phone.login(user, password)
+            while not self.stop.is_set() and self.now() < self.limit:
+                op = ("upload", "stream", "login")[count % 3]
+                started = self.now()
+                try:
+                    if op == "upload":
+                        title = f"{user} #{count}"
+                        r = phone.upload(servers.small_photo(), title)
+                        if r.status == 200 and r.body == servers.SUCCESS:
+                            with self.lock:
+                                self.acknowledged.append(title)
+                    elif op == "stream":
+                        r = phone.stream()
+                    else:
+                        r = phone.login(user, password)
+                    self.note(op, r, started)
+                except OSError as e:
+                    with self.lock:
+                        self.bad.append(f"{op} at {started:.2f}s: {type(e).__name__} {e}")
+                        self.failed_at.append(started)
+                    phone.close()
+                count += 1
+
+    def run(self, fault, before: float = 2.0, after: float = 3.0) -> dict:
+        """Load; `fault()` after `before` s returns {figure: value}; `after` s more."""
+        threads = [threading.Thread(target=self.phone, args=(n,)) for n in range(self.clients)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(before)
+            fault_at = self.now()
+            figures = fault()
+            fault_done = self.now()
+            time.sleep(after)
+        finally:
+            self.stop.set()
+            for t in threads:
+                t.join(self.limit + 40)
+        assert all(not t.is_alive() for t in threads), "a load phone hung"
+        return {"requests": sum(self.answers.values()) + len(self.bad), "seconds": round(self.now(), 1),
+                "fault at": round(fault_at, 2), "fault's commands took": round(fault_done - fault_at, 2),
+                "answers": self.answers, "not clear JSON": self.bad,
+                # the start of the first failed request and of the last, from the fault's start
+                "failed requests from/to (s)":
+                    None if not self.failed_at else [round(min(self.failed_at) - fault_at, 2),
+                                                     round(max(self.failed_at) - fault_at, 2)],
+                "acknowledged uploads": len(self.acknowledged), **figures}
+
+
+def photos_check(cluster, load: FrontLoad) -> dict:
+    """Acknowledged photos on every node with their files; orphans either way."""
+    titles = {n: set(cluster.sql(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
+    lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
+    ids = set(cluster.sql(2, "SELECT IdPhoto FROM photos").split())
+    # (the sizes' tree, photos/, holds copies made on demand: not a photo's only copy)
+    names = [p.name for p in cluster.upload_dir.iterdir() if p.is_file()]
+    file_ids = {m.group(1) for name in names for m in [re.match(r"^(\d+)(-[a-z0-9]+)?\.jpg$", name)] if m}
+    return {"acknowledged photos lost": len(lost),
+            "rows without files": sum(1 for i in ids if not (cluster.upload_dir / f"{i}.jpg").is_file()
+                                      or not (cluster.upload_dir / f"{i}-thumb.jpg").is_file()),
+            "files without rows": len(file_ids - ids),
+            # (the server's marker of an upload folder stays)
+            "other files left in the upload folder": sorted(n for n in names if n != ".ireporter-upload-dir"
+                                                            and not re.match(r"^\d+(-[a-z0-9]+)?\.jpg$", n))}
+
+
+def check(cluster, name: str, figures: dict, allowed_errors: set[str]):
+    FIGURES[name] = figures
+    detail = json.dumps(figures, indent=2) + "\n" + cluster.logs()
+    assert figures["not clear JSON"] == [], detail
+    errors = {key.split(": ", 1)[1] for key in figures["answers"] if key.split(": ", 1)[1] != "ok"}
+    assert errors <= {f"error: {e}" for e in allowed_errors}, detail
+    assert figures["acknowledged photos lost"] == 0 and figures["rows without files"] == 0, detail
+    assert figures["files without rows"] == 0 and figures["other files left in the upload folder"] == [], detail
+    assert figures["acknowledged uploads"] >= 5, detail
+
+
+def test_a_galera_node_killed_and_back_during_load(cluster):
+    load = FrontLoad("faultdb")
+
+    def fault():
+        cluster.kill_node(1)  # app host 1's first node
+        time.sleep(3)
+        log = cluster.directory / "galera" / "node1" / "error.log"
+        # (a whole copy, SST, logs "IST received" too: only IST without SST is incremental)
+        before = log.read_text(errors="replace")
+        rejoin = cluster.galera("start-node", "1")
+        text = log.read_text(errors="replace")
+        return {"seconds for the node to rejoin (start to Synced)": round(rejoin, 2),
+                "rejoined by IST": text.count("IST received") > before.count("IST received")
+                and text.count("SST completed") == before.count("SST completed")}
+
+    figures = load.run(fault)
+    figures.update(photos_check(cluster, load))
+    check(cluster, "kill -9 of Galera node 1, start-node 1 after 3 s", figures, {UNAVAILABLE["error"]})
+    assert figures["rejoined by IST"], figures
+    assert cluster.sql(1, "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'").split()[-1] == "3"
+
+
+def test_an_app_host_stopped_and_started_during_load(cluster):
+    load = FrontLoad("faulthost")
+
+    def fault():
+        started = time.monotonic()
+        cluster.script("stop-host", "1")
+        stopped = time.monotonic() - started
+        time.sleep(3)
+        started = time.monotonic()
+        cluster.script("start-host", "1")
+        return {"seconds to stop the host": round(stopped, 2),
+                "seconds to start it (server + nginx, checked)": round(time.monotonic() - started, 2)}
+
+    figures = load.run(fault, after=6)  # the front tries the host again after fail_timeout (5 s)
+    figures.update(photos_check(cluster, load))
+    check(cluster, "app host 1 stopped (nginx, then server), started after 3 s", figures, {UNAVAILABLE["error"]})
+    seen = set()
+    with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+        for _ in range(6):
+            seen.add(answered_by(phone.stream()))
+    assert seen == {f"127.0.0.1:{port}" for port in APP_PORTS}, "both hosts answer again"
+
+
+def test_an_app_hosts_server_killed_during_load_answers_json_and_comes_back(cluster):
+    load = FrontLoad("faultkill")
+
+    def fault():
+        server = cluster.directory / "host1" / "ireporter" / "ireporter.pid"
+        os.kill(int(server.read_text()), signal.SIGKILL)  # its nginx stays up
+        time.sleep(3)
+        started = time.monotonic()
+        cluster.script("start-host", "1")
+        return {"seconds to start it again (start-host)": round(time.monotonic() - started, 2)}
+
+    figures = load.run(fault)
+    figures.update(photos_check(cluster, load))
+    # The front answers the requests host 1's nginx got while its server was down.
+    check(cluster, "app host 1's server killed (kill -9), start-host 1 after 3 s", figures, {UNAVAILABLE["error"]})
+
+
+def test_redis_restarted_during_load_keeps_the_sessions(cluster):
+    load = FrontLoad("faultredis")
+
+    def fault():
+        started = time.monotonic()
+        cluster.script("restart-redis")
+        return {"seconds Redis was away (restart-redis)": round(time.monotonic() - started, 2)}
+
+    figures = load.run(fault)
+    figures.update(photos_check(cluster, load))
+    # Its append-only file kept the sessions: no phone was logged out.
+    check(cluster, "Redis restarted (restart-redis: SIGTERM, start)", figures, {UNAVAILABLE["error"]})

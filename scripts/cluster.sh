@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# cluster.sh - iReporter on several hosts, all on this machine's loopback
+# (run as root; docs/SCALING.md, "One command to see it"):
+#   Galera    three MariaDB nodes, scripts/galera.sh in $CLUSTER_DIR/galera,
+#             SQL on GALERA_PORT..+2, the schema with every migration
+#   Redis     127.0.0.1:$REDIS_PORT, user redis, $CLUSTER_DIR/redis; sessions,
+#             counters and the live channel; append-only file on (fsync every
+#             second), so sessions survive a restart of Redis
+#   app hosts two, each scripts/stack.sh's server + nginx in $CLUSTER_DIR/hostN
+#             on 127.0.0.1:APP_PORTS[N]: db_nodes over the three nodes (host N
+#             starting at node N), session_store = redis, the live stream in
+#             Redis (ireporter-live.conf's two lines), one shared upload
+#             folder $CLUSTER_DIR/upload (an NFS mount between real machines)
+#   front     nginx on 127.0.0.1:$PORT, deploy/nginx/ireporter-front.conf with
+#             the app hosts in its upstream; each answer says which host
+#             gave it in an X-Upstream header
+#
+#   scripts/cluster.sh up       build, (re)start everything, check, print the URL.
+#                               Again: the servers restart with a fresh binary,
+#                               the nginxes reload, what runs keeps running.
+#   scripts/cluster.sh down     stop everything
+#   scripts/cluster.sh status
+#   scripts/cluster.sh stop-host N | start-host N   one app host (nginx, then
+#                               its server; started: server, then nginx)
+#   scripts/cluster.sh restart-redis
+#
+# Environment (defaults): CLUSTER_DIR (/tmp/ireporter-cluster), PORT (8080,
+# the front), APP_PORTS ("PORT+1 PORT+2"), GALERA_PORT (3320: SQL 3320-3322,
+# Galera's own ports 3330-3352), REDIS_PORT (6390), WORKERS (2 per host),
+# SKIP_BUILD and BINARY as for scripts/stack.sh.
+# `make up` uses 127.0.0.1:8080 too: the one that finds the port taken refuses.
+
+. "$(dirname "${BASH_SOURCE[0]}")/stack.sh"
+LOG_TAG=cluster
+
+cluster_env() {
+  CLUSTER_DIR="${CLUSTER_DIR:-/tmp/ireporter-cluster}"
+  case "$CLUSTER_DIR" in /*) ;; *) CLUSTER_DIR="$(pwd)/$CLUSTER_DIR" ;; esac
+  CLUSTER_DIR="${CLUSTER_DIR%/}"
+  FRONT_PORT="${PORT:-8080}"
+  read -r -a HOST_PORTS <<< "${APP_PORTS:-$((FRONT_PORT + 1)) $((FRONT_PORT + 2))}"
+  GALERA_PORT="${GALERA_PORT:-3320}"
+  REDIS_PORT="${REDIS_PORT:-6390}"
+  WORKERS="${WORKERS:-2}"
+  local p
+  for p in "$FRONT_PORT" "${HOST_PORTS[@]}" "$GALERA_PORT" "$REDIS_PORT"; do
+    [[ "$p" =~ ^[0-9]+$ ]] || die "PORT, APP_PORTS, GALERA_PORT and REDIS_PORT must be numbers"
+  done
+  ((${#HOST_PORTS[@]} == 2)) || die "APP_PORTS: two ports, one for each app host"
+  GALERA=("$IREPORTER_REPO/scripts/galera.sh")
+  GALERA_DIR="$CLUSTER_DIR/galera"
+  REDIS_DIR="$CLUSTER_DIR/redis"
+  REDIS_CONF="$REDIS_DIR/redis.conf"
+  REDIS_PID="$REDIS_DIR/redis.pid"
+  # redis-server replaces its command line with "redis-server ADDR".
+  REDIS_PATTERN="127.0.0.1:$REDIS_PORT"
+  FRONT_DIR="$CLUSTER_DIR/front"
+  FRONT_PATTERN="-c $FRONT_DIR/nginx.conf"
+  FRONT_NGINX=(/usr/sbin/nginx -p "$FRONT_DIR/" -e "$FRONT_DIR/error.log" -c "$FRONT_DIR/nginx.conf")
+  SHARED_UPLOAD_DIR="$CLUSTER_DIR/upload"
+  FRONT_URL="http://127.0.0.1:$FRONT_PORT/iReporter/"
+}
+
+galera() { "${GALERA[0]}" "$1" "$GALERA_DIR" "$GALERA_PORT" "${@:2}"; }
+
+# host_env N: scripts/stack.sh's settings for app host N (1 or 2).
+host_env() {
+  local n="$1" nodes="" k
+  for k in 0 1 2; do nodes+="${nodes:+,}127.0.0.1:$((GALERA_PORT + (n - 1 + k) % 3))"; done
+  RUN_DIR="$CLUSTER_DIR/host$n"
+  PORT="${HOST_PORTS[n - 1]}"
+  UPLOAD_DIR="$SHARED_UPLOAD_DIR"
+  SESSION_DIR="$RUN_DIR/sessions"
+  # The cluster's, set by host_start; not empty, so that stack.sh's
+  # functions leave the database alone (galera.sh runs it).
+  DB_URL="galera"
+  STACK_EXTRA_CONFIG="# scripts/cluster.sh: app host $n of $CLUSTER_DIR
+db_nodes = $nodes
+session_store = redis
+redis_url = redis://127.0.0.1:$REDIS_PORT/0"
+  LIVE_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+  stack_env
+}
+
+# ----------------------------------------------------------------- Redis
+
+redis_start() {
+  alive "$REDIS_PID" "$REDIS_PATTERN" && { log "redis running (pid $(pidfile_pid "$REDIS_PID"))"; return 0; }
+  id redis > /dev/null 2>&1 || die "no user redis (scripts/deps.sh installs redis-server)"
+  mkdir -p "$REDIS_DIR"
+  [ ! -L "$REDIS_DIR" ] || die "$REDIS_DIR must not be a link"
+  chown -h redis:redis "$REDIS_DIR"; chmod 0700 "$REDIS_DIR"
+  write_file "$REDIS_CONF" <<EOF
+# Redis of iReporter's loopback cluster (written by scripts/cluster.sh).
+port $REDIS_PORT
+bind 127.0.0.1
+dir $REDIS_DIR
+logfile $REDIS_DIR/redis.log
+daemonize no
+# Sessions survive a restart: every write appended, fsync once a second
+# (a crash of Redis may lose the last second's logins, a clean stop none).
+appendonly yes
+appendfsync everysec
+save ""
+EOF
+  chmod 644 "$REDIS_CONF"
+  log "starting redis on 127.0.0.1:$REDIS_PORT"
+  spawn_detached "$REDIS_PID" "$REDIS_DIR/redis.out" \
+    setpriv --reuid=redis --regid=redis --init-groups /usr/bin/redis-server "$REDIS_CONF" \
+    || die "could not start redis-server"
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [ "$(redis-cli -p "$REDIS_PORT" PING 2> /dev/null)" = PONG ] && return 0
+    sleep 0.1
+  done
+  tail -n 20 "$REDIS_DIR/redis.log" >&2 2> /dev/null
+  die "redis-server does not answer on 127.0.0.1:$REDIS_PORT"
+}
+
+redis_stop() { stop_pidfile redis "$REDIS_PID" "$REDIS_PATTERN" TERM 20; }
+
+# ------------------------------------------------------------- the hosts
+
+host_start() {
+  host_env "$1"
+  DB_URL="$(galera url)"
+  root_dir "$RUN_DIR" 0711
+  mkdir -p "$SESSION_DIR"; chown -h www-data:www-data "$SESSION_DIR"; chmod 0700 "$SESSION_DIR"
+  stack_write_config
+  stack_start_server
+  stack_start_nginx
+  stack_check
+  log "app host $1: $API_URL (server pid $(pidfile_pid "$SRV_PID"))"
+}
+
+# Nginx first, so that the front sends this host nothing more, then the
+# server, which finishes the requests it has.
+host_stop() {
+  host_env "$1"
+  stop_pidfile "nginx of host $1" "$NGX_DIR/nginx.pid" "$NGX_PATTERN" QUIT 15
+  stack_stop_server
+}
+
+front_start() {
+  local hosts="" p
+  root_dir "$FRONT_DIR" 0755
+  mkdir -p "$FRONT_DIR"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
+  chown -hR www-data:www-data "$FRONT_DIR/tmp"
+  for p in "${HOST_PORTS[@]}"; do hosts+="    server 127.0.0.1:$p max_fails=1 fail_timeout=5s;\\n"; done
+  sed -e "/server 10\.0\.0\.12:80/d" \
+      -e "s#^    server 10\.0\.0\.11:80 max_fails=1 fail_timeout=5s;#${hosts%\\n}#" \
+      -e "s#listen 80;#listen 127.0.0.1:$FRONT_PORT;#" \
+      -e "s#^\(        proxy_pass http://ireporter_hosts;\)\$#\1\n        add_header X-Upstream \$upstream_addr always;#" \
+      "$IREPORTER_REPO/deploy/nginx/ireporter-front.conf" | write_file "$FRONT_DIR/ireporter-front.conf"
+  grep -qF "server 127.0.0.1:${HOST_PORTS[1]} " "$FRONT_DIR/ireporter-front.conf" \
+    && grep -qF "listen 127.0.0.1:$FRONT_PORT;" "$FRONT_DIR/ireporter-front.conf" \
+    || die "rendering deploy/nginx/ireporter-front.conf did not replace its hosts / listen lines"
+  sed -e "s#@RUN_DIR@#$FRONT_DIR#g" "$IREPORTER_REPO/deploy/nginx/nginx-front-private.conf.in" \
+    | write_file "$FRONT_DIR/nginx.conf"
+  chmod 644 "$FRONT_DIR/ireporter-front.conf" "$FRONT_DIR/nginx.conf"
+  "${FRONT_NGINX[@]}" -t -q || die "nginx config test failed ($FRONT_DIR/nginx.conf)"
+  if alive "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN"; then
+    log "front nginx running, reloading its config"
+    "${FRONT_NGINX[@]}" -s reload
+  else
+    rm -f "$FRONT_DIR/nginx.pid"
+    log "starting the front nginx on 127.0.0.1:$FRONT_PORT"
+    ( cd / && exec "${FRONT_NGINX[@]}" >> "$FRONT_DIR/nginx.out" 2>&1 < /dev/null ) \
+      || { tail -n 20 "$FRONT_DIR/error.log" >&2; die "the front nginx did not start"; }
+  fi
+}
+
+# ------------------------------------------------------------- commands
+
+cluster_up() {
+  need_root "starts daemons that switch to the mysql / redis / www-data users"
+  if port_taken "$FRONT_PORT" && ! alive "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN"; then
+    die "127.0.0.1:$FRONT_PORT is taken by something else (make up's stack? stop it with make down, or choose PORT=...)"
+  fi
+  mkdir -p "$(dirname "$CLUSTER_DIR")"
+  root_dir "$CLUSTER_DIR" 0711
+  "$IREPORTER_REPO/scripts/deps.sh"
+  RUN_DIR="$CLUSTER_DIR"
+  stack_env
+  stack_build
+  # Both hosts install this binary (stack_build leaves BINARY as it found it).
+  export BINARY SKIP_BUILD=1
+
+  galera start
+  redis_start
+  mkdir -p "$SHARED_UPLOAD_DIR"
+  [ ! -L "$SHARED_UPLOAD_DIR" ] || die "$SHARED_UPLOAD_DIR must not be a link"
+  chown -h www-data:www-data "$SHARED_UPLOAD_DIR"; chmod 0755 "$SHARED_UPLOAD_DIR"
+  host_start 1
+  host_start 2
+  front_start
+  check_front
+  log "Galera    : $(galera nodes) ($GALERA_DIR; scripts/galera.sh sql $GALERA_DIR $GALERA_PORT 1)"
+  log "Redis     : 127.0.0.1:$REDIS_PORT ($REDIS_DIR)"
+  log "app hosts : 127.0.0.1:${HOST_PORTS[0]}, 127.0.0.1:${HOST_PORTS[1]} (logs $CLUSTER_DIR/host{1,2}/ireporter.log), photos in $SHARED_UPLOAD_DIR"
+  log "web client: http://127.0.0.1:$FRONT_PORT/"
+  echo "$FRONT_URL"
+}
+
+# Both hosts answer through the front (a stream each, nginx alternating).
+check_front() {
+  local i code seen=""
+  for ((i = 0; i < 40; i++)); do
+    code="$(curl -s -o /dev/null -D - --max-time 10 -X POST -d command=stream "$FRONT_URL" \
+              | tr -d '\r' | awk 'NR == 1 {print $2} tolower($1) == "x-upstream:" {print $2}' | paste -sd ' ')"
+    case "$code" in 200\ *) seen+=" ${code#200 }" ;; esac
+    [[ "$seen" == *":${HOST_PORTS[0]}"* && "$seen" == *":${HOST_PORTS[1]}"* ]] && return 0
+    sleep 0.25
+  done
+  tail -n 10 "$FRONT_DIR/error.log" >&2 2> /dev/null
+  die "the front did not reach both app hosts (answers from:${seen:- none}; last: $code)"
+}
+
+cluster_down() {
+  stop_pidfile "front nginx" "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN" QUIT 15
+  host_stop 1
+  host_stop 2
+  redis_stop
+  [ -d "$GALERA_DIR" ] && galera stop
+  return 0
+}
+
+cluster_status() {
+  local rc=0 n
+  if alive "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN"; then
+    echo "front     running (pid $(pidfile_pid "$FRONT_DIR/nginx.pid")) on 127.0.0.1:$FRONT_PORT"
+  else echo "front     not running"; rc=3; fi
+  for n in 1 2; do
+    echo "-- app host $n"
+    host_env "$n"
+    stack_status || rc=3
+  done
+  if alive "$REDIS_PID" "$REDIS_PATTERN"; then
+    echo "redis     running (pid $(pidfile_pid "$REDIS_PID")) on 127.0.0.1:$REDIS_PORT"
+  else echo "redis     not running"; rc=3; fi
+  galera status || rc=3
+  return "$rc"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  cluster_env
+  case "${1:-}" in
+    up)            cluster_up ;;
+    down)          cluster_down ;;
+    status)        cluster_status ;;
+    stop-host)     [[ "${2:-}" =~ ^[12]$ ]] || die "stop-host 1|2"; host_stop "$2" ;;
+    start-host)    [[ "${2:-}" =~ ^[12]$ ]] || die "start-host 1|2"; need_root; host_start "$2" ;;
+    restart-redis) need_root; redis_stop; redis_start ;;
+    *)             echo "usage: $0 up|down|status|restart-redis | stop-host N | start-host N" >&2; exit 2 ;;
+  esac
+fi
