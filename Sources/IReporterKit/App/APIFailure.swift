@@ -36,5 +36,7 @@ public protocol StoreError: Error {
 }
 
 extension DatabaseError: StoreError {
-    public var isUnavailable: Bool { isConnectionLost }
+    /// Unreachable, or busy for a moment (on a Galera cluster around a
+    /// node's departure): "try again", not the original's "broken".
+    public var isUnavailable: Bool { isConnectionLost || isTransient }
 }

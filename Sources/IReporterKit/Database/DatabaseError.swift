@@ -38,6 +38,13 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
         Self.connectionLostCodes.contains(code)
     }
 
+    /// The statement lost to another one for a moment (a deadlock, a lock or
+    /// a cluster's causal wait that timed out): the same request may succeed
+    /// when sent again.
+    public var isTransient: Bool {
+        code == .deadlock || code == .lockWaitTimeout
+    }
+
     /// The server surely did not run the statement (it never got it), so even
     /// a write can be sent again on a new connection.
     public var statementNotSent: Bool {

@@ -39,6 +39,9 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     /// deadlock, or Galera because a conflicting write on another node was
     /// certified first (then at COMMIT too); it may run again.
     public static let deadlock = Self(rawValue: 1213)
+    /// ER_LOCK_WAIT_TIMEOUT: a lock not granted in time, or on Galera a read
+    /// whose `wsrep_sync_wait` could not catch up with the cluster in time.
+    public static let lockWaitTimeout = Self(rawValue: 1205)
     /// ER_QUERY_INTERRUPTED: stopped by KILL QUERY (and undone).
     public static let queryInterrupted = Self(rawValue: 1317)
     /// ER_UNKNOWN_STMT_HANDLER: the prepared statement died with its connection.

@@ -86,6 +86,26 @@ struct SearchCommandTests {
                 == #"{"stat":"fail","code":3,"message":"text is too broad: give longer or rarer words"}"#)
     }
 
+    @Test(arguments: [(DatabaseErrorCode.lockWaitTimeout, #"{"error":"The service is temporarily unavailable, please try again"}"#),
+                      (.deadlock, #"{"error":"The service is temporarily unavailable, please try again"}"#),
+                      (.nodeNotReady, #"{"error":"The service is temporarily unavailable, please try again"}"#),
+                      (.noSuchTable, #"{"error":"Search is not available"}"#)])
+    func aBusyDatabaseIsTryAgainABrokenOneIsNot(code: DatabaseErrorCode, answer: String) throws {
+        final class Failing: PhotoSearch {
+            let code: DatabaseErrorCode
+            init(_ code: DatabaseErrorCode) { self.code = code }
+            func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+                throw DatabaseError(code: code, message: "as the server says")
+            }
+            func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { 0 }
+            func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
+        }
+        let phone = try phone([])
+        var services = phone.services
+        services.search = Failing(code)
+        #expect(try phone.body([("command", "search"), ("q", "sunset")], through: IReporterAPI(services: services)) == answer)
+    }
+
     @Test func pagesFollowTheCursor() throws {
         let phone = try phone((1...7).map { (1, "beach \($0)") })
         #expect(try ids(phone, [("q", "beach"), ("count", "3")]) == ["8", "7", "6"])
