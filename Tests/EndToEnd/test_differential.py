@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -149,6 +150,14 @@ def reference():
         subprocess.run([str(ref_dir / "down.sh")], capture_output=True, timeout=300)
 
 
+def reset_reference(reference):
+    """The reference back to its just-installed state (its bench/reset_db.sh),
+    without the photos' tree our server makes in the PHP site's upload
+    folder during the swap-in (reset_db.sh clears files, not folders)."""
+    shutil.rmtree("/tmp/ref-php/app/upload/photos", ignore_errors=True)
+    subprocess.run([str(reference["dir"] / "bench" / "reset_db.sh")], check=True, capture_output=True, timeout=120)
+
+
 @pytest.fixture(scope="module")
 def both(reference, endpoint, env, db, images):
     if e2e.PHP:
@@ -156,8 +165,7 @@ def both(reference, endpoint, env, db, images):
     ref_ep = reference["endpoint"]
     if (ref_ep.host, ref_ep.port) == (endpoint.host, endpoint.port):
         pytest.skip("IREPORTER_BASE_URL is the reference itself")
-    subprocess.run([str(reference["dir"] / "bench" / "reset_db.sh")], check=True, capture_output=True,
-                   timeout=120)
+    reset_reference(reference)
     reset_state(env, db)
     php, ours = Runner(ref_ep, images), Runner(endpoint, images)
     yield php, ours

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from appclient import AppClient, Endpoint
-from test_differential import reference  # noqa: F401  (the session fixture that runs the reference)
+from test_differential import reference, reset_reference  # noqa: F401  (reference: the session fixture that runs it)
 
 REPO = Path(__file__).resolve().parents[2]
 OURS_PORT = int(os.environ.get("IREPORTER_SWAP_PORT", "8087"))
@@ -28,7 +28,7 @@ def swapped(reference, images):  # noqa: F811
     binary = os.environ.get("IREPORTER_BINARY")
     if not binary:
         pytest.fail("IREPORTER_BINARY is not set")
-    subprocess.run([str(reference["dir"] / "bench" / "reset_db.sh")], check=True, capture_output=True, timeout=120)
+    reset_reference(reference)
     env = dict(os.environ, RUN_DIR=RUN_DIR, PORT=str(OURS_PORT), DB_URL=REF_DB_URL, UPLOAD_DIR=REF_UPLOAD,
                SESSION_DIR=REF_SESSIONS, SKIP_BUILD="1", BINARY=binary, WORKERS="2")
     env = {k: v for k, v in env.items() if not k.startswith("IREPORTER_")}
@@ -37,7 +37,7 @@ def swapped(reference, images):  # noqa: F811
         pytest.fail(f"stack.sh up failed:\n{up.stdout[-3000:]}\n{up.stderr[-3000:]}")
     yield reference["endpoint"], Endpoint(f"http://127.0.0.1:{OURS_PORT}/iReporter/")
     subprocess.run([str(REPO / "scripts" / "stack.sh"), "down"], env=env, capture_output=True, timeout=300)
-    subprocess.run([str(reference["dir"] / "bench" / "reset_db.sh")], capture_output=True, timeout=120)
+    reset_reference(reference)
 
 
 def test_php_accounts_photos_and_sessions_keep_working(swapped, images):
