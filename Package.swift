@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
         .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // libjpeg reports errors by longjmp, which Swift cannot express: this
         // small C target owns the decode and hands back a gd image or an error.
         .target(name: "CJpegScale", dependencies: ["CGD"],
@@ -24,7 +26,7 @@ let package = Package(
         // Swift's Glibc module does not import.
         .target(name: "CSystem"),
         .target(name: "IReporterKit",
-                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2", "CHiredis"],
+                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2", "CHiredis", "CCurl", "CCrypto"],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
                           swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -5,7 +5,7 @@
 # apt's output only when it fails.
 #
 #   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
-#           libhiredis-dev (Swift
+#           libhiredis-dev libcurl4-openssl-dev libssl-dev (S3 storage) (Swift
 #           itself is not packaged by Debian: it must already be on PATH)
 #   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
 #           redis-server (sessions and counters shared by several hosts)
@@ -25,6 +25,7 @@ LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev libhiredis-dev
+      libcurl4-openssl-dev libssl-dev
       nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
@@ -93,6 +94,8 @@ python_module() { # MODULE DEBIAN-PACKAGE|- PYPI-NAME
 python_module pytest python3-pytest pytest
 python_module selenium python3-selenium selenium
 python_module marionette_driver - marionette-driver
+# moto's S3 server (scripts/s3-server.py), for the S3 storage tests.
+python_module moto.server - 'moto[server]'
 
 # flickrapi (PyPI), for the E2E test of the Flickr-compatible REST endpoint
 # with a real Flickr client library; the same rule as pytest.
