@@ -25,21 +25,24 @@ final class APIHarness {
     /// migration 001 (login.pass widened).
     init(schema: String = "schema.sql", migrated: Bool = true, hashedPasswords: Bool = false, uploadDirectory: String? = nil,
          policy: AppServices.Policy = fastHashing, sessions: (any SessionStore)? = nil,
-         counters: (any SharedCounters)? = nil) throws {
+         counters: (any SharedCounters)? = nil, photoFiles: (any PhotoFileStore)? = nil) throws {
         database = DatabaseConnection(settings: try TestServices.settings())
         try TestServices.resetTables(database, schema: schema, migrated: migrated)
         if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
         self.sessions = sessions ?? SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)
         self.counters = counters ?? SharedMemoryCounters(capacity: 1024)
         api = IReporterAPI(services: Self.services(database: database, sessions: self.sessions, counters: self.counters,
-                                                   uploadDirectory: uploadDirectory ?? uploads.path, policy: policy))
+                                                   uploadDirectory: uploadDirectory ?? uploads.path, policy: policy,
+                                                   photoFiles: photoFiles))
     }
 
-    /// The stores of a worker, on MariaDB, the session files and the upload folder.
+    /// The stores of a worker, on MariaDB, the session files and the upload
+    /// folder (or the photo store given).
     static func services(database: DatabaseConnection, sessions: any SessionStore, counters: any SharedCounters,
-                         uploadDirectory: String, policy: AppServices.Policy) -> AppServices {
+                         uploadDirectory: String, policy: AppServices.Policy,
+                         photoFiles: (any PhotoFileStore)? = nil) -> AppServices {
         AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
+                    photoFiles: photoFiles ?? UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
                     votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
                     sessions: sessions, counters: counters, policy: policy)
     }

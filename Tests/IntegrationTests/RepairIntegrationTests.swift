@@ -78,7 +78,7 @@ extension DatabaseTests {
             let store = MariaDBPhotoStore(database: phone.database)
             let secrets = try store.secrets(ids: [2, 3])
             let folder = UploadFolder(directory: phone.uploads.path)
-            let sizes = PhotoSizes(photos: store, folder: folder, policy: AppServices.Policy(), decodeGate: nil)
+            let sizes = PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(), decodeGate: nil)
             guard case .found = sizes.size(.medium640, id: 2, secret: secrets[2]!) else { Issue.record("no z"); return }
             _ = phone.uploads.write("photos/000/000/2_0000000000_q.jpg", photo)   // a size under an old secret
             _ = phone.uploads.write("photos/000/000/9_aaaaaaaaaa_o.jpg", photo)   // no row

@@ -34,25 +34,14 @@ public final class S3TestServer: @unchecked Sendable {
         mkdir(directory, 0o700)
         var root = #filePath
         for _ in 0..<3 { root = String(root[..<root.lastIndex(of: "/")!]) }
-        let arguments = ["python3", "\(root)/scripts/s3-server.py", "--port", String(port), "--state-dir", directory]
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // The test threads block signals, and a spawned child inherits the mask:
-        // unblocked, so that SIGTERM stops it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var child: pid_t = 0
-        let status = posix_spawnp(&child, "python3", nil, &attributes, &argv, environ)
-        precondition(status == 0, "cannot start scripts/s3-server.py: \(String(cString: strerror(status)))")
-        pid = child
+        do {
+            pid = try SpawnedProgram(["python3", "\(root)/scripts/s3-server.py", "--port", String(port),
+                                      "--state-dir", directory]).pid
+        } catch {
+            preconditionFailure("\(error)")
+        }
         for _ in 0..<3000 {
-            if let text = fileContents("\(directory)/s3.url"), let url = String(decoding: text, as: UTF8.self).split(separator: "\n").first,
-               let settings = try? S3Settings(url: String(url)) {
+            if let url = Self.firstLine(of: "\(directory)/s3.url"), let settings = try? S3Settings(url: url) {
                 self.settings = settings
                 return
             }
@@ -62,6 +51,15 @@ public final class S3TestServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// The file's first line (written whole by a rename); nil until it is there.
+    private static func firstLine(of path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var line = [UInt8](repeating: 0, count: 1024)
+        let count = fread(&line, 1, line.count, file)
+        return String(decoding: line.prefix(count), as: UTF8.self).split(separator: "\n").first.map(String.init)
+    }
 
     /// Stops it (SIGTERM) and waits for it to go.
     public func stop() {

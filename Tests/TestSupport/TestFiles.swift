@@ -44,16 +44,3 @@ public final class ScratchDirectory {
 public enum TestFileError: Error {
     case cannotOpen(String)
 }
-
-/// A whole file's bytes; nil when it cannot be read.
-public func fileContents(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = fread(&chunk, 1, chunk.count, file)
-        bytes += chunk.prefix(count)
-        if count < chunk.count { return ferror(file) == 0 ? bytes : nil }
-    }
-}

@@ -1,7 +1,7 @@
 /// A photo's size asked for by its URL (`PhotoTree.parse(urlPath:)`) that
 /// the web server did not find on disk: checked against the photo's secret,
-/// rendered once from the best source, written into the tree for the web
-/// server to serve from then on. Nothing is decoded or written for a photo
+/// rendered once from the best source, kept in the photo store (the tree,
+/// or the bucket) to be served from then on. Nothing is decoded or written for a photo
 /// that does not exist or a secret that is not the photo's.
 public final class PhotoSizes {
     public enum Outcome {
@@ -14,14 +14,14 @@ public final class PhotoSizes {
     }
 
     private let photos: any PhotoStore
-    private let folder: UploadFolder
+    private let files: any PhotoSizeFiles
     private let renderer: PhotoSizeRenderer
     private let decodeGate: DecodeGate?
     private let policy: AppServices.Policy
 
-    public init(photos: any PhotoStore, folder: UploadFolder, policy: AppServices.Policy, decodeGate: DecodeGate?) {
+    public init(photos: any PhotoStore, files: any PhotoSizeFiles, policy: AppServices.Policy, decodeGate: DecodeGate?) {
         self.photos = photos
-        self.folder = folder
+        self.files = files
         self.policy = policy
         self.decodeGate = decodeGate
         renderer = PhotoSizeRenderer(maxDecodeBytes: policy.maxDecodeBytes)
@@ -34,26 +34,25 @@ public final class PhotoSizes {
             Log.error("size of photo \(id): \(error)")
             return .failed
         }
-        let target = folder.tree.path(id: id, secret: secret, size: size)
-        // Rendered by another request since the web server looked.
-        if let bytes = readFile(target) { return .found(bytes) }
         do {
+            // Rendered by another request since the web server looked.
+            if let bytes = try files.storedSize(size, id: id, secret: secret) { return .found(bytes) }
+            let rendered: [UInt8]?
             if size == .original {
-                guard try folder.linkOriginalIntoTree(id: id, secret: secret), let bytes = readFile(target) else {
-                    Log.error("photo \(id) has a row but no file: `ireporter repair` settles it")
-                    return .failed
+                rendered = try files.originalInTree(id: id, secret: secret)
+            } else {
+                rendered = try files.withSource(for: size, id: id, secret: secret) { source in
+                    try decodeGate.decoding(limit: policy.concurrentDecodes) {
+                        try renderer.render(size, ofFileAt: source, maxPixels: policy.maxImagePixels).jpeg
+                    }
                 }
-                return .found(bytes)
+                if let rendered { try files.publishSize(rendered, id: id, secret: secret, size: size) }
             }
-            guard let source = folder.source(for: size, id: id, secret: secret) else {
+            guard let rendered else {
                 Log.error("photo \(id) has a row but no file: `ireporter repair` settles it")
                 return .failed
             }
-            let rendered = try decodeGate.decoding(limit: policy.concurrentDecodes) {
-                try renderer.render(size, ofFileAt: source, maxPixels: policy.maxImagePixels)
-            }
-            try folder.publishSize(rendered.jpeg, id: id, secret: secret, size: size)
-            return .found(rendered.jpeg)
+            return .found(rendered)
         } catch {
             Log.error("size \(size.letter ?? "-") of photo \(id): \(error)")
             return .failed

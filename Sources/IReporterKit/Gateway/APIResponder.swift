@@ -59,7 +59,7 @@ final class APIResponder {
             record.totalMicros = monotonicMicros() - started
             return record
         }
-        if let sizes, PhotoSizeResponder.isSizeRequest(request) {
+        if let sizes, sizes.handles(request) {
             let answer = sizes.answer(request)
             request.write(answer)
             record.command = "size"

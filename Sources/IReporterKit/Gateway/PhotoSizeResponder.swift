@@ -1,38 +1,67 @@
 /// `GET …/photos/<server>/<IdPhoto>_<secret>[_<letter>].jpg` that the web
 /// server handed over because the file is not there yet (nginx's
 /// `try_files`, Apache's `ErrorDocument 404`, whose request keeps the
-/// size's path in REQUEST_URI): the size made (`PhotoSizes`)
-/// and answered as the web server answers it from then on, cacheable for a
-/// year (its name changes whenever its content could).
+/// size's path in REQUEST_URI), or every such GET when the photos are in a
+/// bucket (nginx caches the answers): the size made (`PhotoSizes`) and
+/// answered as the web server answers it from then on, cacheable for a
+/// year (its name changes whenever its content could). With a bucket, also
+/// `GET …/upload/<IdPhoto>[-thumb].jpg`, the 2012 names, read from it.
 final class PhotoSizeResponder {
     private let sizes: PhotoSizes
+    private let bucket: S3PhotoFileStore?
 
-    init(sizes: PhotoSizes) { self.sizes = sizes }
+    init(sizes: PhotoSizes, bucket: S3PhotoFileStore? = nil) {
+        self.sizes = sizes
+        self.bucket = bucket
+    }
 
-    /// A GET or HEAD whose path ends in `photos/<segment>/<segment>`: the
-    /// size route answers it, a 404 when the name is not one of ours. (A
-    /// POST there stays the API's, as every path under /iReporter/ was PHP's.)
-    static func isSizeRequest(_ request: GatewayRequest) -> Bool {
+    /// A GET or HEAD whose path ends in `photos/<segment>/<segment>` (or,
+    /// with a bucket, `upload/<segment>`): answered here, a 404 when the
+    /// name is not one of ours. (A POST there stays the API's, as every
+    /// path under /iReporter/ was PHP's.)
+    func handles(_ request: GatewayRequest) -> Bool {
         guard let method = request.param("REQUEST_METHOD"), method == "GET" || method == "HEAD" else { return false }
-        let segments = path(request).split(separator: "/", omittingEmptySubsequences: false)
-        return segments.count >= 3 && segments[segments.count - 3] == PhotoTree.folderName
+        let segments = Self.path(request).split(separator: "/", omittingEmptySubsequences: false)
+        return (segments.count >= 3 && segments[segments.count - 3] == PhotoTree.folderName)
+            || (bucket != nil && segments.count >= 2 && segments[segments.count - 2] == "upload")
     }
 
     /// Head and body of the answer.
     func answer(_ request: GatewayRequest) -> [UInt8] {
-        guard let wanted = PhotoTree.parse(urlPath: Self.path(request)) else { return Self.notFound }
+        let path = Self.path(request)
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if let bucket, segments.count >= 2, segments[segments.count - 2] == "upload" {
+            return legacyAnswer(bucket, name: segments[segments.count - 1], request)
+        }
+        guard let wanted = PhotoTree.parse(urlPath: path) else { return Self.notFound }
         switch sizes.size(wanted.size, id: wanted.id, secret: wanted.secret) {
         case .found(let jpeg):
-            // Status said: Apache hands a miss over as its 404's ErrorDocument, and keeps the 404 otherwise.
-            let head = "Status: 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
-                + "Cache-Control: public, max-age=31536000, immutable\r\n"
-                + "X-Content-Type-Options: nosniff\r\n\r\n"
-            return Array(head.utf8) + (request.param("REQUEST_METHOD") == "HEAD" ? [] : jpeg)
+            return Self.image(jpeg, request, cacheControl: "public, max-age=31536000, immutable")
         case .notFound:
             return Self.notFound
         case .failed:
             return Self.json(status: "500 Internal Server Error", "The service is temporarily unavailable, please try again")
         }
+    }
+
+    /// A 2012 name from the bucket: no secret in it, so it may be deleted
+    /// under the same URL, and is not kept long by anyone.
+    private func legacyAnswer(_ bucket: S3PhotoFileStore, name: Substring, _ request: GatewayRequest) -> [UInt8] {
+        do {
+            guard let jpeg = try bucket.legacyObject(named: name) else { return Self.notFound }
+            return Self.image(jpeg, request, cacheControl: "public, max-age=60")
+        } catch {
+            Log.error("upload/\(name): \(error)")
+            return Self.json(status: "503 Service Unavailable", "The service is temporarily unavailable, please try again")
+        }
+    }
+
+    private static func image(_ jpeg: [UInt8], _ request: GatewayRequest, cacheControl: String) -> [UInt8] {
+        // Status said: Apache hands a miss over as its 404's ErrorDocument, and keeps the 404 otherwise.
+        let head = "Status: 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
+            + "Cache-Control: \(cacheControl)\r\n"
+            + "X-Content-Type-Options: nosniff\r\n\r\n"
+        return Array(head.utf8) + (request.param("REQUEST_METHOD") == "HEAD" ? [] : jpeg)
     }
 
     private static let notFound = json(status: "404 Not Found", "No such photo size")

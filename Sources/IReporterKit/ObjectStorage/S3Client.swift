@@ -29,9 +29,16 @@ public final class S3Client {
         _ = try send("DELETE", key: key, acceptingMissing: true)
     }
 
-    /// The keys starting with `prefix`, in S3's order (bytewise), after
-    /// `startAfter`, at most `limit` (S3 caps a page at 1,000).
-    public func list(prefix: String, startAfter: String = "", limit: Int = 1000) throws(S3Error) -> [String] {
+    /// An object of a listing.
+    public struct Listed: Equatable, Sendable {
+        public let key: String
+        /// Its last write, seconds since 1970 (0 when the store did not say).
+        public let modified: Int
+    }
+
+    /// The objects whose keys start with `prefix`, in S3's order (bytewise),
+    /// after `startAfter`, at most `limit` (S3 caps a page at 1,000).
+    public func list(prefix: String, startAfter: String = "", limit: Int = 1000) throws(S3Error) -> [Listed] {
         // The signature's canonical query is sorted by name, and libcurl signs it as written.
         func query(slash: String) -> String {
             var query = "list-type=2&max-keys=\(min(max(limit, 1), 1000))&prefix=\(Self.percentEncoded(prefix, slash: slash))"
@@ -49,7 +56,22 @@ public final class S3Client {
             slashInQuery = "/"
             response = try send("GET", key: "", query: query(slash: slashInQuery))
         }
-        return S3XML.elements("Key", in: String(decoding: response.body, as: UTF8.self))
+        return S3XML.elements("Contents", in: String(decoding: response.body, as: UTF8.self)).compactMap { object in
+            S3XML.elements("Key", in: object).first.map { key in
+                Listed(key: key, modified: S3XML.elements("LastModified", in: object).first.flatMap(S3XML.seconds) ?? 0)
+            }
+        }
+    }
+
+    /// Every object under `prefix`, a page at a time.
+    public func forEachObject(prefix: String, _ body: (Listed) throws -> Void) throws {
+        var after = ""
+        while true {
+            let page = try list(prefix: prefix, startAfter: after)
+            for object in page { try body(object) }
+            guard page.count == 1000, let last = page.last else { return }
+            after = last.key
+        }
     }
 
     /// Makes the bucket; one that is already ours is fine.

@@ -10,6 +10,8 @@ public struct S3Settings: Sendable, Equatable {
     public var secretKey: String
     /// For connecting and for each request.
     public var timeoutMillis = 5000
+    /// The URL it was read from, as written ("" when made from its parts).
+    public private(set) var url = ""
 
     public init(endpoint: String, bucket: String, accessKey: String, secretKey: String) {
         (self.endpoint, self.bucket, self.accessKey, self.secretKey) = (endpoint, bucket, accessKey, secretKey)
@@ -50,6 +52,7 @@ public struct S3Settings: Sendable, Equatable {
         self.init(endpoint: "\(scheme)://\(host)", bucket: String(bucket),
                   accessKey: decode(credentials[0]), secretKey: decode(credentials[1]))
         self.region = region
+        self.url = url
     }
 
     static func isBucketName(_ name: Substring) -> Bool {

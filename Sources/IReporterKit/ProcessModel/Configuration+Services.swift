@@ -53,6 +53,18 @@ extension Configuration {
 
     var uploadFolder: UploadFolder { UploadFolder(directory: uploadDirectory, legacyNames: legacyPhotoURLs) }
 
+    /// A worker's photo store (with a bucket, its own connection to it).
+    func photoFileStore() -> any PhotoFileStore & PhotoSizeFiles {
+        switch photoBackend {
+        case .files:
+            uploadFolder
+        case .s3:
+            // `load` refuses photo_store = s3 without s3_url.
+            S3PhotoFileStore(client: S3Client(settings: s3Settings!), spoolDirectory: uploadDirectory,
+                             legacyNames: legacyPhotoURLs)
+        }
+    }
+
     /// The repair of the upload folder, on a connection of its own.
     func uploadRepair() -> UploadRepair {
         UploadRepair(files: uploadFolder,
@@ -73,13 +85,13 @@ extension Configuration {
         return ReplicaReads(primary: primary, replica: replica, positions: positions, waitMillis: replicaWaitMillis)
     }
 
-    func services(database: DatabaseConnection, shared: SharedState) -> AppServices {
+    func services(database: DatabaseConnection, shared: SharedState, photoFiles: any PhotoFileStore) -> AppServices {
         let counters = counters(shared)
         let replicaReads = replicaReads(primary: database)
         let reads: any DatabaseReading = replicaReads ?? database
         var services = AppServices(users: MariaDBUserStore(database: database),
                     photos: MariaDBPhotoStore(database: database, reads: reads),
-                    photoFiles: uploadFolder,
+                    photoFiles: photoFiles,
                     comments: MariaDBCommentStore(database: database, reads: reads),
                     votes: MariaDBVoteStore(database: database),
                     search: CachedPhotoSearch(MariaDBPhotoSearch(database: reads), counters: counters,
@@ -97,13 +109,15 @@ extension Configuration {
     }
 
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
-        let services = services(database: database, shared: shared)
+        let photoFiles = photoFileStore()
+        let services = services(database: database, shared: shared, photoFiles: photoFiles)
         return APIResponder(api: IReporterAPI(services: services),
                             uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
                             flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)),
-                            sizes: PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos,
-                                                                        folder: uploadFolder,
-                                                                        policy: services.policy, decodeGate: services.decodeGate)))
+                            sizes: PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos, files: photoFiles,
+                                                                        policy: services.policy, decodeGate: services.decodeGate),
+                                                      // The folder's 2012 names are the web server's to serve.
+                                                      bucket: photoFiles as? S3PhotoFileStore))
     }
 }

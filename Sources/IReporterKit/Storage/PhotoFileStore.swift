@@ -1,13 +1,47 @@
-/// Where a photo and its thumbnail are kept once uploaded.
+/// Where a photo and its thumbnail are kept once uploaded: the upload
+/// folder (`UploadFolder`) or an S3-compatible bucket (`S3PhotoFileStore`),
+/// as `photo_store` says.
 public protocol PhotoFileStore {
-    /// A new temporary file on the store's own file system (publishing it
-    /// is then a rename); the caller removes it unless it was published.
+    /// A new temporary file on a local file system (for the folder, its
+    /// own, so that publishing is a rename); the caller removes it unless
+    /// it was published.
     func makeSpool() throws(SystemError) -> SpoolFile
     /// Makes the photo (a spool file, consumed) and its thumbnail visible
-    /// under the photo's id (and, with a secret, in the photos' tree), durably.
-    func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError)
+    /// under the photo's id (and, with a secret, in the photos' tree),
+    /// durably: stored when it returns, before the row commits. An error
+    /// that is an `S3Error` whose store is `unreachable` is a store down.
+    func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws
     /// Removes a photo's files (a row that did not commit).
     func remove(id: Int64)
     /// Removes a deleted photo's files, every size of it, durably.
-    func discard(id: Int64) throws(SystemError)
+    func discard(id: Int64) throws
+}
+
+/// What the size route (`PhotoSizes`) needs of the photo store: a size
+/// kept already, a local file to render one from, and the rendered size kept.
+public protocol PhotoSizeFiles {
+    /// The size's bytes when it is stored already.
+    func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]?
+    /// The original under its name in the tree, given it from its 2012 name
+    /// when the tree lacks it; nil when the photo has no file.
+    func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]?
+    /// Runs `render` on a local file of the best source for `size` (the
+    /// smallest larger size of its kind, else the original); nil when the
+    /// photo has no file.
+    func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
+                            _ render: (String) throws -> Result) throws -> Result?
+    /// Keeps a rendered size, durably, for the web server to serve from then on.
+    func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws
+}
+
+extension PhotoSize {
+    /// The sizes a copy of `self` is best rendered from, best first: the
+    /// larger ones of its kind (square or box), smallest first, then the original.
+    var renderSources: [PhotoSize] {
+        let larger = PhotoSize.allCases.filter { candidate in
+            guard let bound = candidate.bound, let target = self.bound else { return false }
+            return candidate.isSquare == isSquare && bound > target
+        }.sorted { $0.bound! < $1.bound! }
+        return larger + [.original]
+    }
 }

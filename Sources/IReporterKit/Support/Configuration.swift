@@ -19,6 +19,12 @@ public struct Configuration: Sendable {
     public var database = DatabaseSettings()
     public var uploadDirectory = "/var/www/iReporter/upload"
     public var legacyPhotoURLs = true
+    /// `photo_store`: where the photos are kept.
+    public var photoBackend = PhotoBackend.files
+    /// `s3_url`: nil = no bucket.
+    public var s3: S3Settings?
+    /// Connect and request timeout of the bucket.
+    public var s3TimeoutMillis = 5000
     public var sessionDirectory = "/var/lib/php/sessions"
     /// `shared_state_file`; empty: `sharedStatePath` beside the sessions.
     public var sharedStateFile = ""
@@ -130,6 +136,12 @@ public struct Configuration: Sendable {
                 "where `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg` are written (the PHP site's `upload/` folder), and the photos' tree `photos/` with every size of them (docs/ARCHITECTURE.md)."),
         Setting("legacy_photo_urls", .choice(\.legacyPhotoURLs, [("on", true), ("off", false)]),
                 "`on`: each photo is also `<IdPhoto>.jpg` (a hard link to its original in the tree) with its 180x180 `<IdPhoto>-thumb.jpg`, the 2012 app's guessable URLs `upload/<IdPhoto>[-thumb].jpg`, which a PHP version sharing the folder needs too. `off`, once the 2012 app and the PHP version are gone: new photos are in the tree alone, and the sweep at start (and `ireporter repair`) moves the others into the tree and removes their 2012 names, so photos are found only by their sizes' URLs with the secret."),
+        Setting("photo_store", .choice(\.photoBackend),
+                "where photos, thumbnails and sizes are kept: `files`, in `upload_dir` (served by the web server from disk); `s3`, in the S3-compatible bucket of `s3_url`, served through the server behind the web server's cache (`deploy/nginx/ireporter-s3.conf`, docs/SCALING.md). Spool files stay in `upload_dir` either way."),
+        Setting("s3_url", .s3URL,
+                "`http[s]://KEY:SECRET@HOST[:PORT]/BUCKET[?region=REGION]` (path-style; KEY and SECRET %-encoded; region `us-east-1` by default): the bucket of `photo_store = s3`, requests signed with AWS Signature V4. Empty: none."),
+        Setting("s3_timeout_ms", .number(\.s3TimeoutMillis, 100...600_000),
+                "milliseconds to connect to the bucket and for each request; an upload that meets a store down or slower than this is answered \"temporarily unavailable\" and leaves no row."),
         Setting("session_store", .choice(\.sessionBackend),
                 "which store holds the sessions: `files`, PHP-compatible session files in `session_dir`; `redis`, phpredis-compatible keys `PHPREDIS_SESSION:<id>` in `redis_url` (docs/SCALING.md)."),
         Setting("redis_url", .redisURL,
@@ -238,6 +250,9 @@ public struct Configuration: Sendable {
         for (key, value) in flags {
             do { try configuration.set(key, value) } catch { problems.append("--\(key): \(error)") }
         }
+        if configuration.photoBackend == .s3 && configuration.s3 == nil {
+            problems.append("photo_store = s3 needs s3_url")
+        }
         if configuration.sessionBackend == .redis && configuration.redis == nil {
             problems.append("session_store = redis needs redis_url")
         }
@@ -273,6 +288,15 @@ public struct Configuration: Sendable {
         redis.map { settings in
             var settings = settings
             settings.timeoutMillis = redisTimeoutMillis
+            return settings
+        }
+    }
+
+    /// The bucket to connect to, with the configured timeout; nil: none.
+    var s3Settings: S3Settings? {
+        s3.map { settings in
+            var settings = settings
+            settings.timeoutMillis = s3TimeoutMillis
             return settings
         }
     }

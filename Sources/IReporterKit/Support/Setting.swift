@@ -138,4 +138,10 @@ extension Setting.Rule {
             configuration.redis = value.isEmpty ? nil : try RedisSettings(url: value)
         },
         format: { $0.redis?.url ?? "" })
+
+    static let s3URL = Self(
+        parse: { configuration, _, value throws(ConfigurationError) in
+            configuration.s3 = value.isEmpty ? nil : try S3Settings(url: value)
+        },
+        format: { $0.s3?.url ?? "" })
 }

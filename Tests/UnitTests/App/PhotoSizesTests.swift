@@ -16,7 +16,7 @@ struct PhotoSizesTests {
 
     init() {
         folder = UploadFolder(directory: scratch.path)
-        sizes = PhotoSizes(photos: store, folder: folder, policy: AppServices.Policy(), decodeGate: nil)
+        sizes = PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(), decodeGate: nil)
     }
 
     /// A 1600x1200 photo published as an upload publishes it.

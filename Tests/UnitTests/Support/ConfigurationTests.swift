@@ -118,6 +118,21 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration.load(arguments: ["--config", "/nonexistent"], environment: [:]) }
     }
 
+    @Test func aHalfConfiguredBackendIsRefusedByName() throws {
+        for (environment, missing) in [(["IREPORTER_PHOTO_STORE": "s3"], "photo_store = s3 needs s3_url"),
+                                       (["IREPORTER_SESSION_STORE": "redis"], "session_store = redis needs redis_url")] {
+            #expect { try Configuration.load(arguments: [], environment: environment) } throws: { error in
+                "\(error)".contains(missing)
+            }
+        }
+        let s3 = try Configuration.load(arguments: [], environment: [
+            "IREPORTER_PHOTO_STORE": "s3", "IREPORTER_S3_URL": "http://k:s@127.0.0.1:9000/photos", "IREPORTER_S3_TIMEOUT_MS": "300"])
+        #expect(s3.s3Settings?.timeoutMillis == 300 && s3.s3Settings?.bucket == "photos")
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.load(arguments: [], environment: ["IREPORTER_S3_URL": "http://127.0.0.1:9000/photos"])
+        }
+    }
+
     /// A value for every key, other than the default where the key allows one
     /// (`db_option_file`, which must exist, is added by the test).
     static let samples: [String: String] = [
@@ -138,6 +153,8 @@ struct ConfigurationTests {
         "image_decode_concurrency": "3", "redis_url": "redis://:pw@10.0.0.7:6380/2", "redis_timeout_ms": "250",
         "redis_session_locking": "on", "legacy_photo_urls": "off",
         "db_replicas": "10.0.0.5:3306,db-replica.example:3307", "db_replica_wait_ms": "250",
+        "photo_store": "files", "s3_url": "https://AKIA1:s%2Fcret@s3.example:9000/photos?region=eu-west-1",
+        "s3_timeout_ms": "750",
     ]
 
     @Test func everyKeyRoundTripsThroughAFileAndTheEnvironment() throws {

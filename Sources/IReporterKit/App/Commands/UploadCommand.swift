@@ -94,6 +94,8 @@ public struct UploadCommand: SignedInCommand {
             do {
                 try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id, secret: secret)
                 context.keep(prepared.photoPath)
+            } catch let error as S3Error where error.unreachable {
+                throw error // a store down is "temporarily unavailable", as a database down is
             } catch {
                 Log.error("upload \(id): \(error)")
                 throw Failure.serverProblem

@@ -28,9 +28,12 @@ public struct PhotoTree: Sendable {
     }
 
     /// The leaf folder of a photo's files.
-    public func folder(of id: Int64) -> String {
-        let server = Self.server(of: id)
-        return "\(root)/\(server.dropLast(3))/\(server.suffix(3))"
+    public func folder(of id: Int64) -> String { "\(root)/\(Self.leaf(of: id))" }
+
+    /// The leaf's path below the root: `<a>/<b>`.
+    public static func leaf(of id: Int64) -> String {
+        let server = server(of: id)
+        return "\(server.dropLast(3))/\(server.suffix(3))"
     }
 
     public static func fileName(id: Int64, secret: PhotoSecret, size: PhotoSize) -> String {

@@ -57,11 +57,7 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     /// original (in the tree, or under its 2012 name: a photo stored before
     /// the tree, or by the PHP version). nil when there is no original.
     public func source(for size: PhotoSize, id: Int64, secret: PhotoSecret) -> String? {
-        let larger = PhotoSize.allCases.filter { candidate in
-            guard let bound = candidate.bound, let target = size.bound else { return false }
-            return candidate.isSquare == size.isSquare && bound > target
-        }.sorted { $0.bound! < $1.bound! }
-        for candidate in larger + [.original] {
+        for candidate in size.renderSources {
             let path = tree.path(id: id, secret: secret, size: candidate)
             if access(path, R_OK) == 0 { return path }
         }

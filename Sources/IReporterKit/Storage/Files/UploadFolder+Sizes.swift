@@ -1,0 +1,16 @@
+/// The size route's view of the folder: sizes are files of the tree.
+extension UploadFolder: PhotoSizeFiles {
+    public func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) -> [UInt8]? {
+        readFile(tree.path(id: id, secret: secret, size: size))
+    }
+
+    public func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
+        guard try linkOriginalIntoTree(id: id, secret: secret) else { return nil }
+        return storedSize(.original, id: id, secret: secret)
+    }
+
+    public func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
+                                   _ render: (String) throws -> Result) throws -> Result? {
+        try source(for: size, id: id, secret: secret).map(render)
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Photos in an S3-compatible bucket (`photo_store = s3`), each under the
+/// path its URL has below `/iReporter/`: `upload/<IdPhoto>.jpg` and
+/// `upload/<IdPhoto>-thumb.jpg` (the 2012 names, as `legacy_photo_urls`
+/// says, as `UploadFolder` does) and the tree's
+/// `photos/<a>/<b>/<IdPhoto>_<secret>[_<letter>].jpg`. Every PUT is
+/// acknowledged by the store before `publish` returns, so before the row
+/// commits. Spool files stay on this host, in `spoolDirectory`. One
+/// connection, reused: a store per worker, never shared between threads.
+public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
+    public let client: S3Client
+    public let spoolDirectory: String
+    public let legacyNames: Bool
+
+    public init(client: S3Client, spoolDirectory: String, legacyNames: Bool = true) {
+        (self.client, self.spoolDirectory, self.legacyNames) = (client, spoolDirectory, legacyNames)
+    }
+
+    public static func photoKey(id: Int64) -> String { "upload/\(id).jpg" }
+    public static func thumbnailKey(id: Int64) -> String { "upload/\(id)-thumb.jpg" }
+    public static func treeKey(id: Int64, secret: PhotoSecret, size: PhotoSize) -> String {
+        "\(PhotoTree.folderName)/\(PhotoTree.leaf(of: id))/\(PhotoTree.fileName(id: id, secret: secret, size: size))"
+    }
+    /// Every size of the photo starts so, whatever its secret.
+    static func treePrefix(id: Int64) -> String { "\(PhotoTree.folderName)/\(PhotoTree.leaf(of: id))/\(id)_" }
+
+    public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
+
+    /// PUTs the original into the tree (with a secret), then its 2012 name
+    /// and thumbnail; the spool is removed once all are stored. What a
+    /// failed publish wrote is deleted again, unless the store is
+    /// unreachable: then `ireporter repair` finds it without a row.
+    public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws {
+        guard let photo = readFile(photoSpool) else { throw SystemError("read \(photoSpool)") }
+        var objects: [(key: String, bytes: [UInt8])] = []
+        if let secret { objects.append((Self.treeKey(id: id, secret: secret, size: .original), photo)) }
+        if legacyNames || secret == nil {
+            objects += [(Self.photoKey(id: id), photo), (Self.thumbnailKey(id: id), thumbnail)]
+        }
+        var written: [String] = []
+        do throws(S3Error) {
+            for object in objects {
+                try client.put(object.key, object.bytes)
+                written.append(object.key)
+            }
+        } catch {
+            if !error.unreachable { for key in written { try? client.delete(key) } }
+            throw error
+        }
+        unlink(photoSpool)
+    }
+
+    public func remove(id: Int64) {
+        do {
+            try discard(id: id)
+        } catch {
+            Log.error("photo \(id): \(error); `ireporter repair` removes its objects")
+        }
+    }
+
+    /// DELETEs its 2012 names and every size of the tree (listed: any secret).
+    public func discard(id: Int64) throws {
+        for key in [Self.photoKey(id: id), Self.thumbnailKey(id: id)] + (try client.list(prefix: Self.treePrefix(id: id)).map(\.key)) {
+            try client.delete(key)
+        }
+    }
+
+    /// A 2012 name's object (`<IdPhoto>.jpg`, `<IdPhoto>-thumb.jpg`); nil
+    /// for any other name or a missing object.
+    public func legacyObject(named name: Substring) throws -> [UInt8]? {
+        guard UploadRepair.photoFile(String(name)) != nil else { return nil }
+        return try client.get("upload/\(name)")
+    }
+
+    public func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
+        try client.get(Self.treeKey(id: id, secret: secret, size: size))
+    }
+
+    public func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
+        if let original = try storedSize(.original, id: id, secret: secret) { return original }
+        guard let legacy = try client.get(Self.photoKey(id: id)) else { return nil }
+        try client.put(Self.treeKey(id: id, secret: secret, size: .original), legacy)
+        return legacy
+    }
+
+    /// The source is fetched into a spool file of this host for the decoder.
+    public func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
+                                   _ render: (String) throws -> Result) throws -> Result? {
+        var source: [UInt8]?
+        for candidate in size.renderSources where source == nil {
+            source = try storedSize(candidate, id: id, secret: secret)
+        }
+        guard let bytes = try source ?? client.get(Self.photoKey(id: id)) else { return nil }
+        let spool = try makeSpool()
+        defer { spool.discard() }
+        if let code = bytes.withUnsafeBytes({ spool.write($0) }) ?? spool.close() {
+            throw SystemError("write \(spool.path)", code: code)
+        }
+        return try render(spool.path)
+    }
+
+    public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws {
+        try client.put(Self.treeKey(id: id, secret: secret, size: size), jpeg)
+    }
+}
