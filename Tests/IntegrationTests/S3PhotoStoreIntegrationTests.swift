@@ -111,5 +111,59 @@ struct S3PhotoStoreIntegrationTests {
         #expect(try phone.body([("command", "upload"), ("title", "after")], file: photo) == #"{"successful":1}"#)
         #expect(try files.client.get("upload/\(try lastPhotoID(phone)).jpg") != nil)
     }
+    @Test func repairReconcilesRowsAndObjectsBothWaysAndRefusesAWrongBucket() throws {
+        let files = try store()
+        let phone = try signedIn(files)
+        for title in ["kept", "lost thumb"] {
+            #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+        }
+        let lostThumb = try lastPhotoID(phone), kept = lostThumb - 1
+        try files.client.delete(S3PhotoFileStore.thumbnailKey(id: lostThumb))
+        // An upload whose store answered after the request gave up: objects, no row.
+        let orphanSecret = PhotoSecret.random()
+        let orphans = [S3PhotoFileStore.treeKey(id: 99, secret: orphanSecret, size: .original), "upload/99-thumb.jpg", "upload/99.jpg"]
+        for key in orphans { try files.client.put(key, photo) }
+        try files.client.put("notes.txt", Array("operator's".utf8))
+        // A size under an old secret, a row whose photo never came, a spool file left by a crash.
+        let keptSecret = try #require(try MariaDBPhotoStore(database: phone.database).secret(of: kept))
+        let stale = S3PhotoFileStore.treeKey(id: kept, secret: PhotoSecret.random(), size: .medium640)
+        try files.client.put(stale, photo)
+        let noObject = Int64(try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'no file')").insertID)
+        _ = spools.write(".spool-AbCdEf", photo)
+        let repair = S3PhotoRepair(files: files, photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000,
+                                   maxDecodeBytes: 256 << 20)
+
+        let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true), progress: nil)
+        #expect(young.filesWithoutRow.isEmpty && young.spools.isEmpty && young.staleSizes.isEmpty,
+                "objects younger than the grace time (an upload committing) are left alone")
+        #expect(young.rowsWithoutPhoto == [noObject] && !young.applied.contains(.rows))
+
+        let dry = try repair.run(graceSeconds: 0, actions: .dryRun, progress: nil)
+        #expect(dry.filesWithoutRow == orphans && dry.missingThumbnails == [lostThumb] && dry.staleSizes == [stale])
+        #expect(dry.spools == [".spool-AbCdEf"] && dry.rows == 3 && dry.photoFiles == 3)
+        #expect(dry.applied.isEmpty)
+        #expect(try files.client.exists("upload/99.jpg"), "a dry run changes nothing")
+
+        let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil)
+        #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names] && report.refusal == nil)
+        #expect(try keys(files) == orphans.map { S3PhotoRepair.removedPrefix + $0 } + [
+            S3PhotoFileStore.treeKey(id: kept, secret: keptSecret, size: .original),
+            try #require(try keys(files).first { $0.hasPrefix("photos/") && $0.hasSuffix("_o.jpg") && $0.contains("/\(lostThumb)_") }),
+            "notes.txt", "upload/\(kept)-thumb.jpg", "upload/\(kept).jpg", "upload/\(lostThumb)-thumb.jpg", "upload/\(lostThumb).jpg",
+        ].sorted())
+        #expect(jpegSize(try #require(try files.client.get("upload/\(lostThumb)-thumb.jpg")))! == (180, 180))
+        #expect(try phone.rowCount("photos") == 2)
+        #expect(try phone.rowCount("photos_removed") == 1)
+        #expect(spools.entries.isEmpty)
+        #expect(try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil).isClean,
+                "a second run finds nothing")
+
+        // s3_url naming another (empty) bucket: every row without its photo, nothing changed.
+        let wrong = S3PhotoRepair(files: try store(), photos: MariaDBPhotoStore(database: phone.database),
+                                  maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
+        let refused = try wrong.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil)
+        #expect(refused.refusal?.contains("a wrong s3_url") == true && refused.applied.isEmpty)
+        #expect(try phone.rowCount("photos") == 2)
+    }
 }
 }

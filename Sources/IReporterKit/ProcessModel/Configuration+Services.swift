@@ -59,17 +59,27 @@ extension Configuration {
         case .files:
             uploadFolder
         case .s3:
-            // `load` refuses photo_store = s3 without s3_url.
-            S3PhotoFileStore(client: S3Client(settings: s3Settings!), spoolDirectory: uploadDirectory,
-                             legacyNames: legacyPhotoURLs)
+            bucketStore()
         }
     }
 
-    /// The repair of the upload folder, on a connection of its own.
-    func uploadRepair() -> UploadRepair {
-        UploadRepair(files: uploadFolder,
-                     photos: MariaDBPhotoStore(database: DatabaseConnection(settings: database)),
-                     maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
+    /// The bucket of `photo_store = s3`, on a connection of its own.
+    func bucketStore() -> S3PhotoFileStore {
+        // `load` refuses photo_store = s3 without s3_url.
+        S3PhotoFileStore(client: S3Client(settings: s3Settings!), spoolDirectory: uploadDirectory, legacyNames: legacyPhotoURLs)
+    }
+
+    /// The repair of the upload folder or the bucket, on a connection of its own.
+    func uploadRepair() -> any PhotoRepair {
+        let photos = MariaDBPhotoStore(database: DatabaseConnection(settings: database))
+        switch photoBackend {
+        case .files:
+            return UploadRepair(files: uploadFolder, photos: photos,
+                                maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
+        case .s3:
+            return S3PhotoRepair(files: bucketStore(), photos: photos,
+                                 maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
+        }
     }
 
     /// The replica reads of a worker (nil: no `db_replicas`): each worker

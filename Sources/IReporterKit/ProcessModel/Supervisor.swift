@@ -205,7 +205,7 @@ final class Supervisor {
         pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
         let repair = configuration.uploadRepair()
         do {
-            let report = try repair.run(graceSeconds: graceSeconds, actions: UploadRepair.Actions(setAsideFiles: true))
+            let report = try repair.run(graceSeconds: graceSeconds, actions: UploadRepair.Actions(setAsideFiles: true), progress: nil)
             if let refusal = report.refusal {
                 Log.error("sweep of \(configuration.uploadDirectory): nothing changed: \(refusal)")
             } else if !report.isClean {

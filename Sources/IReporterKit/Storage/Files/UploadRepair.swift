@@ -126,17 +126,7 @@ public struct UploadRepair {
         }
 
         // The rows first: any of them had its files before it was committed.
-        var rows = Set<Int64>()
-        var after: Int64 = 0
-        while true {
-            let ids = try photos.ids(after: after, limit: Self.batch)
-            guard let last = ids.last else { break }
-            rows.formUnion(ids)
-            after = last
-            progress?.update("reading rows", done: rows.count)
-            try checkStop()
-        }
-        progress?.finish("rows read", done: rows.count)
+        let rows = try Self.allRows(photos, progress: progress, checkStop: checkStop)
 
         var photoFiles = Set<Int64>(), thumbnails = Set<Int64>()
         var withoutRow: [String] = []
@@ -178,11 +168,7 @@ public struct UploadRepair {
         // (with the 2012 names on, a photo stored before the tree needs none:
         // its sizes link it in when first asked for).
         let named = rows.intersection(files.legacyNames ? Set(treeFiles.keys) : photoFiles).sorted()
-        var secrets: [Int64: PhotoSecret] = [:]
-        for start in stride(from: 0, to: named.count, by: 1000) {
-            try checkStop()
-            secrets.merge(try photos.secrets(ids: Set(named[start..<min(start + 1000, named.count)]))) { first, _ in first }
-        }
+        let secrets = try Self.secrets(of: named, in: photos, checkStop: checkStop)
         for id in named {
             guard let secret = secrets[id] else { continue } // no migration 006: the 2012 names alone
             for path in treeFiles[id] ?? [] {
@@ -247,25 +233,50 @@ public struct UploadRepair {
         return report
     }
 
-    /// Why the damage looks like a wrong path, a disk not mounted or the
-    /// wrong database rather than what crashes leave (a few rows, a few files).
+    /// Every IdPhoto of the table, read in batches.
+    static func allRows(_ photos: any PhotoStore, progress: TaskProgress?, checkStop: () throws -> Void) throws -> Set<Int64> {
+        var rows = Set<Int64>()
+        var after: Int64 = 0
+        while true {
+            let ids = try photos.ids(after: after, limit: batch)
+            guard let last = ids.last else { break }
+            rows.formUnion(ids)
+            after = last
+            progress?.update("reading rows", done: rows.count)
+            try checkStop()
+        }
+        progress?.finish("rows read", done: rows.count)
+        return rows
+    }
+
+    /// Why the damage looks like a wrong place for the photos (`setting`
+    /// names it: `upload_dir`, `s3_url`) or the wrong database rather than
+    /// what crashes leave (a few rows, a few files). `orphanPhotos`: the
+    /// photos (not thumbnails, not sizes) among the files without a row.
+    static func suspicion(_ report: Report, place: String, setting: String, orphanPhotos: Int) -> String? {
+        let wrongPlace = setting == "upload_dir" ? "a wrong upload_dir, or a disk that is not mounted" : "a wrong \(setting)"
+        if report.rows > 0 && report.photoFiles == 0 {
+            return "\(place) holds no photo file, but the photos table has \(report.rows) rows: \(wrongPlace)?"
+        }
+        if report.rowsWithoutPhoto.count * 2 > report.rows {
+            return "\(report.rowsWithoutPhoto.count) of the \(report.rows) rows have no photo file in \(place): that many looks like \(wrongPlace), not like crashes"
+        }
+        if report.photoFiles > 0 && report.rows == 0 {
+            return "the photos table is empty, but \(place) holds \(report.photoFiles) photo files: the wrong database (db_url)?"
+        }
+        if orphanPhotos * 2 > report.photoFiles {
+            return "\(orphanPhotos) of the \(report.photoFiles) photo files in \(place) have no row: that many looks like the wrong database (db_url), not like crashes"
+        }
+        return nil
+    }
+
+    /// The shared checks, then whether the folder is on another disk than last time.
     private func suspicion(_ report: Report) -> String? {
         let folder = files.directory
         let orphanPhotos = Set(report.filesWithoutRow.filter { path in
             Self.photoFile(path)?.isThumbnail == false || PhotoTree.parse(fileName: path.split(separator: "/").last!)?.size == .original
         }.compactMap(Self.photoID)).count
-        if report.rows > 0 && report.photoFiles == 0 {
-            return "\(folder) holds no photo file, but the photos table has \(report.rows) rows: a wrong upload_dir, or a disk that is not mounted?"
-        }
-        if report.rowsWithoutPhoto.count * 2 > report.rows {
-            return "\(report.rowsWithoutPhoto.count) of the \(report.rows) rows have no photo file in \(folder): that many looks like a wrong upload_dir or a disk that is not mounted, not like crashes"
-        }
-        if report.photoFiles > 0 && report.rows == 0 {
-            return "the photos table is empty, but \(folder) holds \(report.photoFiles) photo files: the wrong database (db_url)?"
-        }
-        if orphanPhotos * 2 > report.photoFiles {
-            return "\(orphanPhotos) of the \(report.photoFiles) photo files in \(folder) have no row: that many looks like the wrong database (db_url), not like crashes"
-        }
+        if let reason = Self.suspicion(report, place: folder, setting: "upload_dir", orphanPhotos: orphanPhotos) { return reason }
         if let recorded = recordedDevice(), let device = device(), recorded != device {
             return "\(folder) is on another device (\(device)) than when it was last found healthy (\(recorded)): another disk mounted there, or none?"
         }
@@ -330,13 +341,25 @@ public struct UploadRepair {
         guard rename("\(files.directory)/\(name)", target) == 0 else { throw SystemError("move \(name) to \(folder)") }
     }
 
+    private func existing(_ ids: [Int64]) throws -> Set<Int64> { try Self.existing(ids, in: photos) }
+
     /// Those of `ids` with a row now, asked in batches.
-    private func existing(_ ids: [Int64]) throws -> Set<Int64> {
+    static func existing(_ ids: [Int64], in photos: any PhotoStore) throws -> Set<Int64> {
         var found = Set<Int64>()
         for start in stride(from: 0, to: ids.count, by: 1000) {
             found.formUnion(try photos.existing(Array(ids[start..<min(start + 1000, ids.count)])))
         }
         return found
+    }
+
+    /// The rows' secrets, asked in batches (a row without one is absent).
+    static func secrets(of ids: [Int64], in photos: any PhotoStore, checkStop: () throws -> Void) throws -> [Int64: PhotoSecret] {
+        var secrets: [Int64: PhotoSecret] = [:]
+        for start in stride(from: 0, to: ids.count, by: 1000) {
+            try checkStop()
+            secrets.merge(try photos.secrets(ids: Set(ids[start..<min(start + 1000, ids.count)]))) { first, _ in first }
+        }
+        return secrets
     }
 
     private func device() -> UInt64? {

@@ -27,6 +27,47 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
     /// Every size of the photo starts so, whatever its secret.
     static func treePrefix(id: Int64) -> String { "\(PhotoTree.folderName)/\(PhotoTree.leaf(of: id))/\(id)_" }
 
+    /// What an object of the bucket is, by its key; nil for a key that is
+    /// not exactly one of the names this store writes.
+    public enum Object: Equatable {
+        case photo(id: Int64)
+        case thumbnail(id: Int64)
+        case size(id: Int64, secret: PhotoSecret, size: PhotoSize)
+
+        public init?(key: String) {
+            let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+            if segments.count == 2, segments[0] == "upload", let file = UploadRepair.photoFile(String(segments[1])) {
+                self = file.isThumbnail ? .thumbnail(id: file.id) : .photo(id: file.id)
+            } else if segments.count == 4, segments[0] == PhotoTree.folderName, let file = PhotoTree.parse(fileName: segments[3]),
+                      key == S3PhotoFileStore.treeKey(id: file.id, secret: file.secret, size: file.size) {
+                self = .size(id: file.id, secret: file.secret, size: file.size)
+            } else {
+                return nil
+            }
+        }
+
+        public var id: Int64 {
+            switch self {
+            case .photo(let id), .thumbnail(let id), .size(let id, _, _): id
+            }
+        }
+
+        /// The photo itself: under its 2012 name, or the tree's original.
+        public var isOriginal: Bool {
+            switch self {
+            case .photo: true
+            case .thumbnail: false
+            case .size(_, _, let size): size == .original
+            }
+        }
+    }
+
+    /// Whether the photo has its original in the bucket (any secret), asked now.
+    func hasOriginal(id: Int64) throws -> Bool {
+        try client.exists(Self.photoKey(id: id))
+            || client.list(prefix: Self.treePrefix(id: id)).contains { Object(key: $0.key)?.isOriginal == true }
+    }
+
     public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
 
     /// PUTs the original into the tree (with a secret), then its 2012 name
@@ -94,12 +135,17 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
             source = try storedSize(candidate, id: id, secret: secret)
         }
         guard let bytes = try source ?? client.get(Self.photoKey(id: id)) else { return nil }
+        return try withLocalCopy(of: bytes, render)
+    }
+
+    /// Runs `body` on a spool file holding `bytes` (the decoders read files), removed after.
+    func withLocalCopy<Result>(of bytes: [UInt8], _ body: (String) throws -> Result) throws -> Result {
         let spool = try makeSpool()
         defer { spool.discard() }
         if let code = bytes.withUnsafeBytes({ spool.write($0) }) ?? spool.close() {
             throw SystemError("write \(spool.path)", code: code)
         }
-        return try render(spool.path)
+        return try body(spool.path)
     }
 
     public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws {
