@@ -123,6 +123,20 @@ stack_render_nginx() {
   else
     write_file "$NGX_DIR/ireporter-live.conf" < "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf"
   fi
+  # S3_URL (scripts/cluster.sh with PHOTO_STORE=s3): the photos' URLs go to
+  # the server behind nginx's cache (deploy/nginx/ireporter-s3.conf), whose
+  # http-level line (its header's fastcgi_cache_path) gets a folder here.
+  if [ -n "${S3_URL:-}" ]; then
+    sed -e "s#/run/ireporter/fcgi\.sock#$SRV_SOCK#g" \
+        "$IREPORTER_REPO/deploy/nginx/ireporter-s3.conf" | write_file "$NGX_DIR/ireporter-s3.conf"
+    sed -n -e "s#^\#  *\(fastcgi_cache_path\) /var/cache/nginx/ireporter #\1 $NGX_DIR/cache #p" \
+        "$IREPORTER_REPO/deploy/nginx/ireporter-s3.conf" | write_file "$NGX_DIR/s3-cache-zone.conf"
+    grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter-s3.conf" && grep -qF "$NGX_DIR/cache " "$NGX_DIR/s3-cache-zone.conf" \
+      || die "rendering deploy/nginx/ireporter-s3.conf did not replace its socket / cache paths"
+    chmod 644 "$NGX_DIR/ireporter-s3.conf" "$NGX_DIR/s3-cache-zone.conf"
+  else
+    rm -f "$NGX_DIR/ireporter-s3.conf" "$NGX_DIR/s3-cache-zone.conf"
+  fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
   chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
@@ -147,6 +161,9 @@ user = www-data
 live_publish_url = http://$HTTP_ADDR/ireporter-publish
 ${STACK_EXTRA_CONFIG:-}
 EOF
+  if [ -n "${S3_URL:-}" ]; then
+    printf 'photo_store = s3\ns3_url = %s\n' "$S3_URL" >> "$SRV_CONF"
+  fi
   # It may hold a database password.
   # Read again on SIGUSR2 by the server, which runs as www-data by then.
   chown root:www-data "$SRV_CONF"

@@ -34,9 +34,11 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -569,8 +571,14 @@ class Nginx:
     renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
 
     def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
-                 edits: Optional[dict[str, str]] = None, live_edits: Optional[dict[str, str]] = None):
+                 edits: Optional[dict[str, str]] = None, live_edits: Optional[dict[str, str]] = None,
+                 s3: bool = False):
         self._prepare(run_dir / "nginx", port)
+        if s3:  # photo_store = s3: deploy/nginx/ireporter-s3.conf before ireporter.conf, and its cache
+            snippet = render(DEPLOY / "nginx" / "ireporter-s3.conf", self.dir / "ireporter-s3.conf",
+                             {"/run/ireporter/fcgi.sock": str(socket_path)})
+            zone = re.search(r"^#\s+(fastcgi_cache_path .*)$", snippet, re.M).group(1)
+            (self.dir / "s3-cache-zone.conf").write_text(zone.replace("/var/cache/nginx/ireporter", str(self.dir / "cache")) + "\n")
         render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
                {"/run/ireporter/fcgi.sock": str(socket_path),
                 "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
@@ -636,6 +644,63 @@ class FrontNginx(Nginx):
         render(DEPLOY / "nginx" / "nginx-front-private.conf.in", self.dir / "nginx.conf", {"@RUN_DIR@": str(self.dir)})
 
 
+def s3_client(url: str):
+    """A boto3 client (moto depends on boto3) with the key of an s3_url."""
+    import boto3
+    parts = urllib.parse.urlsplit(url)
+    return boto3.client("s3", endpoint_url=f"{parts.scheme}://{parts.hostname}:{parts.port}", region_name="us-east-1",
+                        aws_access_key_id=urllib.parse.unquote(parts.username),
+                        aws_secret_access_key=urllib.parse.unquote(parts.password))
+
+
+def s3_keys(url: str) -> list[str]:
+    """Every key of an s3_url's bucket."""
+    keys = []
+    for page in s3_client(url).get_paginator("list_objects_v2").paginate(Bucket=url.rsplit("/", 1)[1]):
+        keys += [o["Key"] for o in page.get("Contents", [])]
+    return sorted(keys)
+
+
+class S3Server:
+    """scripts/s3-server.py (moto, signature checking on) on 127.0.0.1:`port`:
+    `url` is the bucket's s3_url once started. Objects live in its memory."""
+
+    def __init__(self, directory: Path, port: int):
+        self.directory, self.port = directory, port
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.proc: Optional[subprocess.Popen] = None
+        self.url = ""
+
+    def start(self):
+        port_free(self.port)
+        log = open(self.directory / "s3.log", "ab")
+        self.proc = subprocess.Popen([sys.executable, str(REPO / "scripts" / "s3-server.py"), "--port", str(self.port),
+                                      "--state-dir", str(self.directory)],
+                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=clean_env(),
+                                     start_new_session=True)
+        log.close()
+        url_file = self.directory / "s3.url"
+        self.url = wait_for(lambda: url_file.is_file() and url_file.read_text().strip(), 60,
+                            what="scripts/s3-server.py's s3.url")
+        return self
+
+    def client(self):
+        return s3_client(self.url)
+
+    def keys(self) -> list[str]:
+        return s3_keys(self.url)
+
+    def freeze(self, frozen: bool):
+        """SIGSTOP: connections are accepted by the kernel and never answered."""
+        os.kill(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.freeze(False)
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
 @contextlib.contextmanager
 def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, str]] = None, **keys):
     """The test database, our server (`keys`: its configuration) in a work
@@ -647,7 +712,8 @@ def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, st
     server = nginx = None
     try:
         server = OurServer(base / "server", binary(), db.url, **keys).start()
-        nginx = Nginx(base, port, server.socket_path, server.upload_dir, edits=nginx_edits).start()
+        nginx = Nginx(base, port, server.socket_path, server.upload_dir, edits=nginx_edits,
+                      s3=keys.get("photo_store") == "s3").start()
         yield server
     finally:
         if nginx:
