@@ -9,8 +9,16 @@
 #   app hosts two, each scripts/stack.sh's server + nginx in $CLUSTER_DIR/hostN
 #             on 127.0.0.1:APP_PORTS[N]: db_nodes over the three nodes (host N
 #             starting at node N), session_store = redis, the live stream in
-#             Redis (ireporter-live.conf's two lines), one shared upload
-#             folder $CLUSTER_DIR/upload (an NFS mount between real machines)
+#             Redis (ireporter-live.conf's two lines); with PHOTO_STORE=files
+#             one shared upload folder $CLUSTER_DIR/upload (an NFS mount
+#             between real machines) instead of the S3 server
+#   S3        scripts/s3-server.py (moto, signature
+#             checking on) on 127.0.0.1:$S3_PORT, $CLUSTER_DIR/s3; both hosts
+#             keep the photos in its bucket (photo_store = s3) and serve them
+#             through deploy/nginx/ireporter-s3.conf's cache; the upload
+#             folder then holds only each host's spool files. moto keeps the
+#             objects in memory: stopping it loses them (freeze it with
+#             SIGSTOP to play an outage)
 #   front     nginx on 127.0.0.1:$PORT, deploy/nginx/ireporter-front.conf with
 #             the app hosts in its upstream; each answer says which host
 #             gave it in an X-Upstream header
@@ -27,7 +35,8 @@
 # Environment (defaults): CLUSTER_DIR (/tmp/ireporter-cluster), PORT (8080,
 # the front), APP_PORTS ("PORT+1 PORT+2"), GALERA_PORT (3320: SQL 3320-3322,
 # Galera's own ports 3330-3352), REDIS_PORT (6390), WORKERS (2 per host),
-# SKIP_BUILD and BINARY as for scripts/stack.sh.
+# SKIP_BUILD and BINARY as for scripts/stack.sh, PHOTO_STORE (s3: the S3
+# server's bucket; files: the shared folder), S3_PORT (9400).
 # `make up` uses 127.0.0.1:8080 too: the one that finds the port taken refuses.
 
 . "$(dirname "${BASH_SOURCE[0]}")/stack.sh"
@@ -42,8 +51,14 @@ cluster_env() {
   GALERA_PORT="${GALERA_PORT:-3320}"
   REDIS_PORT="${REDIS_PORT:-6390}"
   WORKERS="${WORKERS:-2}"
+  PHOTO_STORE="${PHOTO_STORE:-s3}"
+  S3_PORT="${S3_PORT:-9400}"
+  S3_DIR="$CLUSTER_DIR/s3"
+  S3_PID="$S3_DIR/s3-server.pid"
+  S3_PATTERN="s3-server.py --port $S3_PORT"
+  case "$PHOTO_STORE" in files|s3) ;; *) die "PHOTO_STORE must be files or s3" ;; esac
   local p
-  for p in "$FRONT_PORT" "${HOST_PORTS[@]}" "$GALERA_PORT" "$REDIS_PORT"; do
+  for p in "$FRONT_PORT" "${HOST_PORTS[@]}" "$GALERA_PORT" "$REDIS_PORT" "$S3_PORT"; do
     [[ "$p" =~ ^[0-9]+$ ]] || die "PORT, APP_PORTS, GALERA_PORT and REDIS_PORT must be numbers"
   done
   ((${#HOST_PORTS[@]} == 2)) || die "APP_PORTS: two ports, one for each app host"
@@ -79,8 +94,34 @@ db_nodes = $nodes
 session_store = redis
 redis_url = redis://127.0.0.1:$REDIS_PORT/0"
   LIVE_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+  S3_URL=""
+  if [ "$PHOTO_STORE" = s3 ]; then
+    UPLOAD_DIR="$RUN_DIR/spool"
+    S3_URL="$(head -n 1 "$S3_DIR/s3.url" 2> /dev/null || true)"
+  fi
   stack_env
 }
+
+# ------------------------------------------------------------------- S3
+
+s3_start() {
+  alive "$S3_PID" "$S3_PATTERN" && [ -s "$S3_DIR/s3.url" ] && { log "S3 server running (pid $(pidfile_pid "$S3_PID"))"; return 0; }
+  root_dir "$S3_DIR" 0700
+  rm -f "$S3_DIR/s3.url"
+  log "starting the S3 server on 127.0.0.1:$S3_PORT"
+  spawn_detached "$S3_PID" "$S3_DIR/s3.out" \
+    python3 "$IREPORTER_REPO/scripts/s3-server.py" --port "$S3_PORT" --state-dir "$S3_DIR" \
+    || die "could not start scripts/s3-server.py"
+  local i
+  for ((i = 0; i < 300; i++)); do
+    [ -s "$S3_DIR/s3.url" ] && return 0
+    sleep 0.1
+  done
+  tail -n 20 "$S3_DIR/s3.out" >&2 2> /dev/null
+  die "scripts/s3-server.py did not start on 127.0.0.1:$S3_PORT (moto: scripts/deps.sh installs it)"
+}
+
+s3_stop() { stop_pidfile "S3 server" "$S3_PID" "$S3_PATTERN" TERM 20; }
 
 # ----------------------------------------------------------------- Redis
 
@@ -126,6 +167,7 @@ host_start() {
   DB_URL="$(galera url)"
   root_dir "$RUN_DIR" 0711
   mkdir -p "$SESSION_DIR"; chown -h www-data:www-data "$SESSION_DIR"; chmod 0700 "$SESSION_DIR"
+  mkdir -p "$UPLOAD_DIR"; chown -h www-data:www-data "$UPLOAD_DIR"; chmod 0755 "$UPLOAD_DIR"
   stack_write_config
   stack_start_server
   stack_start_nginx
@@ -188,16 +230,22 @@ cluster_up() {
 
   galera start
   redis_start
-  mkdir -p "$SHARED_UPLOAD_DIR"
-  [ ! -L "$SHARED_UPLOAD_DIR" ] || die "$SHARED_UPLOAD_DIR must not be a link"
-  chown -h www-data:www-data "$SHARED_UPLOAD_DIR"; chmod 0755 "$SHARED_UPLOAD_DIR"
+  if [ "$PHOTO_STORE" = s3 ]; then
+    s3_start
+  else
+    mkdir -p "$SHARED_UPLOAD_DIR"
+    [ ! -L "$SHARED_UPLOAD_DIR" ] || die "$SHARED_UPLOAD_DIR must not be a link"
+    chown -h www-data:www-data "$SHARED_UPLOAD_DIR"; chmod 0755 "$SHARED_UPLOAD_DIR"
+  fi
   host_start 1
   host_start 2
   front_start
   check_front
   log "Galera    : $(galera nodes) ($GALERA_DIR; scripts/galera.sh sql $GALERA_DIR $GALERA_PORT 1)"
   log "Redis     : 127.0.0.1:$REDIS_PORT ($REDIS_DIR)"
-  log "app hosts : 127.0.0.1:${HOST_PORTS[0]}, 127.0.0.1:${HOST_PORTS[1]} (logs $CLUSTER_DIR/host{1,2}/ireporter.log), photos in $SHARED_UPLOAD_DIR"
+  local photos="$SHARED_UPLOAD_DIR"
+  [ "$PHOTO_STORE" = s3 ] && photos="the bucket of $S3_DIR/s3.url (S3 server on 127.0.0.1:$S3_PORT)"
+  log "app hosts : 127.0.0.1:${HOST_PORTS[0]}, 127.0.0.1:${HOST_PORTS[1]} (logs $CLUSTER_DIR/host{1,2}/ireporter.log), photos in $photos"
   log "web client: http://127.0.0.1:$FRONT_PORT/"
   echo "$FRONT_URL"
 }
@@ -221,6 +269,7 @@ cluster_down() {
   host_stop 1
   host_stop 2
   redis_stop
+  s3_stop
   [ -d "$GALERA_DIR" ] && galera stop
   return 0
 }
@@ -238,6 +287,9 @@ cluster_status() {
   if alive "$REDIS_PID" "$REDIS_PATTERN"; then
     echo "redis     running (pid $(pidfile_pid "$REDIS_PID")) on 127.0.0.1:$REDIS_PORT"
   else echo "redis     not running"; rc=3; fi
+  if alive "$S3_PID" "$S3_PATTERN"; then
+    echo "S3        running (pid $(pidfile_pid "$S3_PID")) on 127.0.0.1:$S3_PORT"
+  elif [ "$PHOTO_STORE" = s3 ]; then echo "S3        not running"; rc=3; fi
   galera status || rc=3
   return "$rc"
 }

@@ -1,7 +1,7 @@
 """`make cluster-up`, end to end (issue 18): the real scripts/cluster.sh
 starts, once for the module and on ports of its own, three Galera nodes,
-Redis, two app hosts (server + nginx each, one shared upload folder) and the
-front nginx; `down` stops it all at the end.
+Redis, the S3 server (scripts/s3-server.py: the photos' bucket), two app
+hosts (server + nginx each) and the front nginx; `down` stops it all at the end.
 
   - the app's flows through the front, with requests landing on both hosts
     (the front's X-Upstream header names the host that answered);
@@ -9,7 +9,8 @@ front nginx; `down` stops it all at the end.
   - faults during a bounded load of uploads, logins and streams through the
     front: kill -9 of a Galera node and its return (IST), an app host
     stopped and started again, an app host's server killed (kill -9) and
-    started again, Redis restarted. Per fault: acknowledged
+    started again, Redis restarted, the S3 server frozen (SIGSTOP) for ten
+    seconds. Per fault: acknowledged
     photos lost, orphans, failed requests and their answers (clear JSON
     errors only), seconds to recover. The figures go to the file named by
     IREPORTER_CLUSTER_FIGURES, when set (docs/SCALING.md quotes them).
@@ -37,6 +38,7 @@ FRONT_PORT = 8110
 APP_PORTS = (8111, 8112)
 GALERA_PORT = 3420  # nodes 3420-3422; Galera's own ports 3430-3452
 REDIS_PORT = 6393
+S3_PORT = 9413
 FRONT_URL = f"http://127.0.0.1:{FRONT_PORT}/iReporter/"
 HOST_URLS = [f"http://127.0.0.1:{port}/iReporter/" for port in APP_PORTS]
 SCRIPT = servers.REPO / "scripts" / "cluster.sh"
@@ -53,8 +55,10 @@ class Cluster:
         # This PATH: the script's deps.sh checks for the python3 running the tests.
         self.env = servers.clean_env(PATH=os.environ["PATH"], CLUSTER_DIR=str(directory), PORT=str(FRONT_PORT),
                                      APP_PORTS=" ".join(map(str, APP_PORTS)), GALERA_PORT=str(GALERA_PORT),
-                                     REDIS_PORT=str(REDIS_PORT), SKIP_BUILD="1", BINARY=str(servers.binary()))
-        self.upload_dir = directory / "upload"
+                                     REDIS_PORT=str(REDIS_PORT), S3_PORT=str(S3_PORT), SKIP_BUILD="1",
+                                     BINARY=str(servers.binary()))
+        # Each host's spool files; the photos are in the bucket.
+        self.spool_dirs = [directory / f"host{n}" / "spool" for n in (1, 2)]
 
     def script(self, *args: str, timeout: float = 400) -> str:
         p = subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=self.env)
@@ -82,6 +86,23 @@ class Cluster:
         return subprocess.run(["redis-cli", "-p", str(REDIS_PORT), *args], capture_output=True, text=True,
                               timeout=10).stdout.strip()
 
+    def s3_url(self) -> str:
+        return (self.directory / "s3" / "s3.url").read_text().strip()
+
+    def keys(self) -> list[str]:
+        return servers.s3_keys(self.s3_url())
+
+    def object(self, key: str) -> bytes:
+        return servers.s3_client(self.s3_url()).get_object(Bucket=self.s3_url().rsplit("/", 1)[1], Key=key)["Body"].read()
+
+    def repair(self, *args: str) -> str:
+        """`ireporter repair` with app host 1's configuration."""
+        host = self.directory / "host1"
+        p = subprocess.run([str(host / "bin" / "ireporter"), "repair", *args, "--config", str(host / "ireporter.conf")],
+                           capture_output=True, text=True, timeout=120, env=servers.clean_env())
+        assert p.returncode == 0, f"repair {args}: {p.stdout}\n{p.stderr}"
+        return p.stdout
+
     def logs(self) -> str:
         return "\n".join(servers.tail(self.directory / f"host{n}" / "ireporter.log") for n in (1, 2))
 
@@ -89,7 +110,7 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster():
     servers.need_root()
-    for port in (FRONT_PORT, *APP_PORTS, GALERA_PORT, REDIS_PORT):
+    for port in (FRONT_PORT, *APP_PORTS, GALERA_PORT, REDIS_PORT, S3_PORT):
         servers.port_free(port)
     base = servers.make_workdir("cluster")
     cluster = Cluster(base / "cluster")
@@ -111,11 +132,12 @@ def answered_by(response) -> str:
 
 def test_cluster_up_started_everything_and_status_says_so(cluster):
     status = cluster.script("status")
-    assert status.count("running (pid") == 2 + 2 * 2 + 3, status  # front, Redis; nginx + server per host; nodes
+    assert status.count("running (pid") == 3 + 2 * 2 + 3, status  # front, Redis, S3; nginx + server per host; nodes
     assert status.count("Synced, Primary, cluster size 3") == 3, status
     config = (cluster.directory / "host2" / "ireporter.conf").read_text()
     assert f"db_nodes = 127.0.0.1:{GALERA_PORT + 1},127.0.0.1:{GALERA_PORT + 2},127.0.0.1:{GALERA_PORT}" in config
-    assert "session_store = redis" in config and f"upload_dir = {cluster.upload_dir}\n" in config
+    assert "session_store = redis" in config and f"upload_dir = {cluster.spool_dirs[1]}\n" in config
+    assert "photo_store = s3\n" in config and f"s3_url = {cluster.s3_url()}\n" in config
     # Every migration applied: 007's unique index on login.username.
     assert "username" in cluster.sql(3, "SHOW INDEX FROM login WHERE Non_unique = 0")
 
@@ -134,7 +156,7 @@ def test_make_up_and_cluster_up_refuse_a_port_the_other_holds(cluster):
 
 
 def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
-    servers.app_flow(FRONT_URL, cluster.upload_dir, tag="cluster", logs=cluster.logs)
+    servers.app_flow(FRONT_URL, None, tag="cluster", logs=cluster.logs)
     user, password = servers.unique_name("cluster"), servers.app_password("secret")
     title = f"through the cluster {user}"
     answers = []
@@ -155,7 +177,7 @@ def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
         id_photo = mine[0]["IdPhoto"]
         for name in (f"{id_photo}.jpg", f"{id_photo}-thumb.jpg"):
             r = call(phone.get(f"upload/{name}"))
-            assert r.status == 200 and r.body == (cluster.upload_dir / name).read_bytes(), name
+            assert r.status == 200 and r.body == cluster.object(f"upload/{name}"), name
         assert call(phone.call([("command", "comment"), ("IdPhoto", id_photo), ("text", "Nice!")]))["result"][0]["text"] == "Nice!"
         assert [c["text"] for c in call(phone.call([("command", "comments"), ("IdPhoto", id_photo)]))["result"]] == ["Nice!"]
         assert call(phone.call([("command", "like"), ("IdPhoto", id_photo)]))["result"][0]["likes"] == "1"
@@ -163,7 +185,7 @@ def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
         assert (counts["likes"], counts["dislikes"], counts["myvote"]) == ("0", "1", "-1"), counts
         assert call(phone.call([("command", "delete"), ("IdPhoto", id_photo)])) == {"successful": 1}
         assert [row for row in call(phone.stream())["result"] if row["IdPhoto"] == id_photo] == []
-        assert not (cluster.upload_dir / f"{id_photo}.jpg").exists()
+        assert not [key for key in cluster.keys() if key.startswith(f"upload/{id_photo}") or f"/{id_photo}_" in key]
         answers.append(phone.logout())
         assert call(phone.upload(servers.photo(), "after logout")) == {"error": "Authorization required"}
     assert {answered_by(r) for r in answers} == {f"127.0.0.1:{port}" for port in APP_PORTS}
@@ -279,21 +301,33 @@ class FrontLoad:
                 "acknowledged uploads": len(self.acknowledged), **figures}
 
 
+def objects_without_rows(cluster) -> int:
+    ids = set(cluster.sql(2, "SELECT IdPhoto FROM photos").split())
+    # (the tree's original is PUT first: an upload cut short may leave it alone)
+    object_ids = {m.group(1) or m.group(2) for key in cluster.keys()
+                  for m in [re.match(r"^(?:upload/(\d+)(?:-thumb)?|photos/\d+/\d+/(\d+)_[0-9a-f]+(?:_\w)?)\.jpg$", key)] if m}
+    return len(object_ids - ids)
+
+
 def photos_check(cluster, load: FrontLoad) -> dict:
-    """Acknowledged photos on every node with their files; orphans either way."""
+    """Acknowledged photos on every node with their objects; orphans either
+    way. Objects without a row (a PUT the store took after its request gave
+    up, a worker killed between its PUTs and its commit) are what `ireporter
+    repair` sets aside: counted before it runs, and after."""
     titles = {n: set(cluster.sql(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
     lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
     ids = set(cluster.sql(2, "SELECT IdPhoto FROM photos").split())
-    # (the sizes' tree, photos/, holds copies made on demand: not a photo's only copy)
-    names = [p.name for p in cluster.upload_dir.iterdir() if p.is_file()]
-    file_ids = {m.group(1) for name in names for m in [re.match(r"^(\d+)(-[a-z0-9]+)?\.jpg$", name)] if m}
-    return {"acknowledged photos lost": len(lost),
-            "rows without files": sum(1 for i in ids if not (cluster.upload_dir / f"{i}.jpg").is_file()
-                                      or not (cluster.upload_dir / f"{i}-thumb.jpg").is_file()),
-            "files without rows": len(file_ids - ids),
-            # (the server's marker of an upload folder stays)
-            "other files left in the upload folder": sorted(n for n in names if n != ".ireporter-upload-dir"
-                                                            and not re.match(r"^\d+(-[a-z0-9]+)?\.jpg$", n))}
+    keys = set(cluster.keys())
+    spools = [p.name for d in cluster.spool_dirs for p in d.iterdir() if p.is_file()]
+    figures = {"acknowledged photos lost": len(lost),
+               "rows without files": sum(1 for i in ids if f"upload/{i}.jpg" not in keys or f"upload/{i}-thumb.jpg" not in keys),
+               "objects without a row before repair": objects_without_rows(cluster),
+               # (the server's marker of an upload folder stays)
+               "other files left in the upload folder": sorted(n for n in spools if n != ".ireporter-upload-dir")}
+    if figures["objects without a row before repair"]:
+        figures["repair"] = next(line for line in cluster.repair("--grace", "0", "--yes").splitlines() if " rows, " in line)
+    figures["files without rows"] = objects_without_rows(cluster)
+    return figures
 
 
 def check(cluster, name: str, figures: dict, allowed_errors: set[str]):
@@ -381,3 +415,20 @@ def test_redis_restarted_during_load_keeps_the_sessions(cluster):
     figures.update(photos_check(cluster, load))
     # Its append-only file kept the sessions: no phone was logged out.
     check(cluster, "Redis restarted (restart-redis: SIGTERM, start)", figures, {UNAVAILABLE["error"]})
+
+
+def test_the_s3_server_frozen_ten_seconds_during_load(cluster):
+    load = FrontLoad("faults3")
+    pid = int((cluster.directory / "s3" / "s3-server.pid").read_text())
+
+    def fault():
+        os.kill(pid, signal.SIGSTOP)  # connections accepted by the kernel, never answered
+        try:
+            time.sleep(10)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        return {"seconds the S3 server was frozen": 10}
+
+    figures = load.run(fault, after=6)  # s3_timeout_ms (5 s) bounds the uploads that met it
+    figures.update(photos_check(cluster, load))
+    check(cluster, "S3 server frozen (SIGSTOP) for 10 s", figures, {UNAVAILABLE["error"]})
