@@ -403,20 +403,6 @@ def test_an_app_hosts_server_killed_during_load_answers_json_and_comes_back(clus
     check(cluster, "app host 1's server killed (kill -9), start-host 1 after 3 s", figures, {UNAVAILABLE["error"]})
 
 
-def test_redis_restarted_during_load_keeps_the_sessions(cluster):
-    load = FrontLoad("faultredis")
-
-    def fault():
-        started = time.monotonic()
-        cluster.script("restart-redis")
-        return {"seconds Redis was away (restart-redis)": round(time.monotonic() - started, 2)}
-
-    figures = load.run(fault)
-    figures.update(photos_check(cluster, load))
-    # Its append-only file kept the sessions: no phone was logged out.
-    check(cluster, "Redis restarted (restart-redis: SIGTERM, start)", figures, {UNAVAILABLE["error"]})
-
-
 def test_the_s3_server_frozen_ten_seconds_during_load(cluster):
     load = FrontLoad("faults3")
     pid = int((cluster.directory / "s3" / "s3-server.pid").read_text())
@@ -432,3 +418,17 @@ def test_the_s3_server_frozen_ten_seconds_during_load(cluster):
     figures = load.run(fault, after=6)  # s3_timeout_ms (5 s) bounds the uploads that met it
     figures.update(photos_check(cluster, load))
     check(cluster, "S3 server frozen (SIGSTOP) for 10 s", figures, {UNAVAILABLE["error"]})
+
+
+def test_redis_restarted_during_load_keeps_the_sessions(cluster):
+    load = FrontLoad("faultredis")
+
+    def fault():
+        started = time.monotonic()
+        cluster.script("restart-redis")
+        return {"seconds Redis was away (restart-redis)": round(time.monotonic() - started, 2)}
+
+    figures = load.run(fault)
+    figures.update(photos_check(cluster, load))
+    # Its append-only file kept the sessions: no phone was logged out.
+    check(cluster, "Redis restarted (restart-redis: SIGTERM, start)", figures, {UNAVAILABLE["error"]})
