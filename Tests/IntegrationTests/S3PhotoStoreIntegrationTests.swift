@@ -165,5 +165,28 @@ struct S3PhotoStoreIntegrationTests {
         #expect(refused.refusal?.contains("a wrong s3_url") == true && refused.applied.isEmpty)
         #expect(try phone.rowCount("photos") == 2)
     }
+    @Test func aFolderIsCopiedIntoTheBucketOnceAndThenOnlyWhatIsNew() throws {
+        let files = try store()
+        let uploads = ScratchDirectory("s3-copied-folder")
+        let folder = UploadFolder(directory: uploads.path)
+        let secret = PhotoSecret.random()
+        let thumbnail = makeJPEG(width: 180, height: 180), square = makeJPEG(width: 150, height: 150)
+        try folder.publish(photoSpool: uploads.write(".spool-a", photo), thumbnail: thumbnail, id: 2, secret: secret)
+        try folder.publish(photoSpool: uploads.write(".spool-b", photo), thumbnail: thumbnail, id: 3, secret: nil)
+        try folder.publishSize(square, id: 2, secret: secret, size: .square150)
+        _ = uploads.write(".spool-left", photo)
+        _ = uploads.write("notes.txt", Array("operator's".utf8))
+        let copy = FolderToBucketCopy(folder: folder, bucket: files)
+
+        #expect(try copy.run(progress: nil) == .init(copied: 6, present: 0))
+        #expect(try keys(files) == [S3PhotoFileStore.treeKey(id: 2, secret: secret, size: .original),
+                                    S3PhotoFileStore.treeKey(id: 2, secret: secret, size: .square150),
+                                    "upload/2-thumb.jpg", "upload/2.jpg", "upload/3-thumb.jpg", "upload/3.jpg"])
+        #expect(try files.client.get("upload/3.jpg") == photo && files.storedSize(.square150, id: 2, secret: secret) == square)
+        #expect(try copy.run(progress: nil) == .init(copied: 0, present: 6), "a second run copies nothing")
+        try folder.publish(photoSpool: uploads.write(".spool-c", photo), thumbnail: thumbnail, id: 4, secret: nil)
+        #expect(try copy.run(progress: nil) == .init(copied: 2, present: 6), "only the new photo")
+        #expect(uploads.entries.contains("2.jpg"), "nothing deleted")
+    }
 }
 }

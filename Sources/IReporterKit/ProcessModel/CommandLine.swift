@@ -12,6 +12,7 @@ public enum IReporterCommandLine {
                ireporter search-index [--restart] [--config FILE]
                ireporter duplicate-usernames [--rename] [--config FILE]
                ireporter convert-innodb [--dry-run] [--config FILE]
+               ireporter copy-photos-to-s3 [--config FILE]
                ireporter --help | --version
 
         The iReporter photo API as a FastCGI server. It listens on ADDRESS
@@ -59,6 +60,12 @@ public enum IReporterCommandLine {
         the last run stopped (--restart: from the first photo). Safe to run,
         stop and run again while the server serves.
 
+        copy-photos-to-s3 copies the photos of upload_dir (the 2012 names and
+        the tree) into the bucket of s3_url, each under the key photo_store =
+        s3 reads; objects already there are skipped, so it goes on where a
+        run stopped and copies only what is new when run again. It deletes
+        nothing (docs/SCALING.md, "Moving from a folder").
+
         """
 
     /// Runs the command line; returns the exit status.
@@ -69,7 +76,8 @@ public enum IReporterCommandLine {
         var options = arguments.filter { $0 != "--check-config" }
         // Before or after the options (`ireporter --config FILE repair`), never an option's value.
         let subcommandIndex = options.indices.first { index in
-            ["migrate", "migrate-passwords", "repair", "search-index", "duplicate-usernames", "convert-innodb"].contains(options[index])
+            ["migrate", "migrate-passwords", "repair", "search-index", "duplicate-usernames", "convert-innodb",
+             "copy-photos-to-s3"].contains(options[index])
                 && (index == 0 || !["--config", "--listen", "--workers", "--grace"].contains(options[index - 1]))
         }
         let subcommand = subcommandIndex.map { options.remove(at: $0) }
@@ -107,6 +115,7 @@ public enum IReporterCommandLine {
         case "search-index": return runSearchIndex(configuration, restart: restart)
         case "duplicate-usernames": return runDuplicateUsernames(configuration, rename: rename)
         case "convert-innodb": return runInnoDBConversion(configuration, dryRun: dryRun)
+        case "copy-photos-to-s3": return runCopyToBucket(configuration)
         default: break
         }
         // (not at every request of a CGI program)
@@ -266,6 +275,27 @@ public enum IReporterCommandLine {
             return 0
         } catch {
             Log.error("search-index: \(error)")
+            return 1
+        }
+    }
+
+    private static func runCopyToBucket(_ configuration: Configuration) -> Int32 {
+        guard configuration.s3 != nil else {
+            Log.error("copy-photos-to-s3 needs s3_url (the bucket to copy upload_dir into)")
+            return 2
+        }
+        let progress = TaskProgress("copy-photos-to-s3")
+        let copy = FolderToBucketCopy(folder: configuration.uploadFolder, bucket: configuration.bucketStore())
+        do {
+            let report = try copy.run(progress: progress)
+            TaskProgress.say("\(report.copied) photo files copied to \(copy.bucket.client.settings.place), "
+                             + "\(report.present) there already")
+            return 0
+        } catch let stopped as FolderToBucketCopy.Stopped {
+            TaskProgress.say(progress.stoppedMessage("\(stopped.report.copied) photo files copied in this run"))
+            return TaskProgress.stoppedStatus
+        } catch {
+            Log.error("copy-photos-to-s3: \(error)")
             return 1
         }
     }

@@ -74,6 +74,20 @@ public struct PhotoTree: Sendable {
         return names.sorted()
     }
 
+    /// Each file of the tree's leaves with the photo it is of, by its path
+    /// below the upload folder (`photos/<a>/<b>/<name>`).
+    public func forEachFile(_ body: (Int64, String) -> Void) throws(SystemError) {
+        guard access(root, F_OK) == 0 else { return }
+        for upper in try directoryEntries(root) where (upper.info.st_mode & S_IFMT) == S_IFDIR {
+            for leaf in try directoryEntries("\(root)/\(upper.name)") where (leaf.info.st_mode & S_IFMT) == S_IFDIR {
+                let folder = "\(Self.folderName)/\(upper.name)/\(leaf.name)"
+                try forEachDirectoryEntry("\(root)/\(upper.name)/\(leaf.name)") { name, _ in
+                    if let file = Self.parse(fileName: name) { body(file.id, "\(folder)/\(name)") }
+                }
+            }
+        }
+    }
+
     /// Removes every file of the photo, durably.
     public func discard(id: Int64) throws(SystemError) {
         let names = files(of: id)

@@ -310,17 +310,8 @@ public struct UploadRepair {
         try PhotoTree.sync(files.directory)
     }
 
-    /// Each file of the tree's leaves with the photo it is of (`photos/<a>/<b>/<name>`).
     private func forEachTreeFile(_ body: (Int64, String) -> Void) throws(SystemError) {
-        guard access(files.tree.root, F_OK) == 0 else { return }
-        for upper in try directoryEntries(files.tree.root) where (upper.info.st_mode & S_IFMT) == S_IFDIR {
-            for leaf in try directoryEntries("\(files.tree.root)/\(upper.name)") where (leaf.info.st_mode & S_IFMT) == S_IFDIR {
-                let folder = "\(PhotoTree.folderName)/\(upper.name)/\(leaf.name)"
-                try forEachDirectoryEntry("\(files.directory)/\(folder)") { name, _ in
-                    if let file = PhotoTree.parse(fileName: name) { body(file.id, "\(folder)/\(name)") }
-                }
-            }
-        }
+        try files.tree.forEachFile(body)
     }
 
     /// Into `.removed/` (made private to the server's user), never over a
