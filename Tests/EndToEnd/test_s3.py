@@ -12,7 +12,8 @@ included before ireporter.conf, all started here.
   - the bucket frozen (SIGSTOP): an upload answers "temporarily unavailable"
     with no row and no spool, the stream and login go on, cached photos are
     still served; unfrozen, uploads work again;
-  - `ireporter repair` sets an object without a row aside under .removed/.
+  - `ireporter repair` sets an object without a row aside under .removed/;
+  - `ireporter copy-photos-to-s3` copies a folder's photo into the bucket, once.
 
     IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_s3.py
 """
@@ -139,3 +140,19 @@ def test_repair_sets_an_object_without_a_row_aside(site):
     keys = s3.keys()
     assert "upload/987654.jpg" not in keys and ".removed/upload/987654.jpg" in keys, keys
     assert "0 files without a row" in run("--grace", "0", "--dry-run").stdout
+
+
+def test_copy_photos_to_s3_moves_a_folder_into_the_bucket(site):
+    server, s3 = site
+    photo = servers.photo()
+    (server.upload_dir / "987600.jpg").write_bytes(photo)
+    try:
+        run = lambda: subprocess.run([str(server.binary), "copy-photos-to-s3", "--config", str(server.config_path)],  # noqa: E731
+                                     env=servers.clean_env(), capture_output=True, text=True, timeout=120)
+        first = run()
+        assert first.returncode == 0 and "1 photo files copied" in first.stdout, first
+        assert s3.client().get_object(Bucket=s3.url.rsplit("/", 1)[1], Key="upload/987600.jpg")["Body"].read() == photo
+        again = run()
+        assert again.returncode == 0 and "0 photo files copied" in again.stdout and "1 there already" in again.stdout, again
+    finally:
+        (server.upload_dir / "987600.jpg").unlink()
