@@ -12,7 +12,8 @@ folder (every pid file there: its process and its children, named by
 where the pid file is, e.g. `host1/nginx`, `galera/node2/mariadbd`; plus
 any `s3-server.py` whose command line names the folder), and the round
 trips per request to each service: database statements (each mariadbd's
-`Questions`), Redis commands (INFO commandstats, by command).
+`Questions`), Redis commands (INFO commandstats, by command; the commands
+a script runs count too, so a script is fewer round trips than its count).
 
 Run as root, one benchmark at a time, in a network namespace of its own
 (its own loopback: no clash with servers on the standard ports):
@@ -163,7 +164,8 @@ def report(results: dict, command: str, load: tuple, args) -> str:
              f"Command: `{command}`  ",
              f"Machine: {os.cpu_count()} cores, load average {load[0][0]:.2f} before, {load[1][0]:.2f} after "
              f"(other engineers' builds share it); {args.clients} clients, {args.workers} workers per app host, "
-             "all on loopback. CPU in ms per request (user + system, /proc), round trips per request.\n",
+             "all on loopback. CPU in ms per request (user + system, /proc); statements and Redis commands per "
+             "request (INFO commandstats: the commands a script runs count too).\n",
              "| setup | request | req/s | p50 ms | p90 ms | CPU ms/req, all processes | statements/req | "
              "Redis commands/req | failed |",
              "|---|---|---|---|---|---|---|---|---|"]
