@@ -19,10 +19,12 @@ Run as root, one benchmark at a time, in a network namespace of its own
 (its own loopback: no clash with servers on the standard ports):
 
     flock /tmp/ireporter-bench.lock unshare -n sh -c 'ip link set lo up && \
-        python3 bench/cluster.py --binary .build/release/ireporter --out bench/results/2026-12-01-cluster'
+        python3 bench/cluster.py --binary .build/release/ireporter --requests 2400 --clients 6 \
+        --out bench/results/2026-12-01-cluster'
 
 Bounded: at most --requests requests per kind (logins half, uploads a
-quarter), each phase cut at --seconds; the setups are stopped at the end.
+quarter: keep uploads per client under upload_rate_limit, 120 an hour, with
+--clients), each phase cut at --seconds; the setups are stopped at the end.
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ from galera import KINDS, REPO, begin, cpu_seconds, phase  # (also puts Tests/En
 import servers  # noqa: E402
 from appclient import AppClient, Endpoint  # noqa: E402
 
-FRONT_PORT, APP_PORTS, GALERA_PORT, REDIS_PORT, SINGLE_DB_PORT = 8120, (8121, 8122), 3460, 6396, 3399
+# Ports of its own (the Galera nodes' own ports 3470-3492): no other benchmark's.
+FRONT_PORT, APP_PORTS, GALERA_PORT, REDIS_PORT, SINGLE_DB_PORT = 8120, (8121, 8122), 3460, 6396, 3398
 
 
 def process_name(place: Path, program: str) -> str:
