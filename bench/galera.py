@@ -43,6 +43,10 @@ HTTP_PORT = 8099
 SINGLE_PORT = 3380
 GALERA_PORT = 3390
 TICKS = os.sysconf("SC_CLK_TCK")
+# Each request kind and the share of --requests it gets. stream: the newest
+# 50, from the worker's cache while nothing changes; photo: `stream` with
+# an IdPhoto, one query each time.
+KINDS = (("stream", 1), ("photo", 1), ("login", 2), ("upload", 4))
 
 
 def cpu_seconds(pids) -> float:
@@ -105,9 +109,12 @@ class Database:
 
 
 def phase(kind: str, url: str, users: list[str], requests: int, clients: int, seconds: float,
-          photo_ids: list[int]) -> dict:
+          photo_ids: list[int], logged_in=None) -> dict:
     """`requests` requests of one kind from `clients` clients (each its own
-    user and keep-alive connection); latencies in ms."""
+    user and keep-alive connection); latencies in ms. `logged_in()`, if
+    given, is called once every client has logged in, before the first
+    request (what it measures leaves the logins out)."""
+    barrier = threading.Barrier(clients, action=logged_in)
     photo = servers.photo()
     latencies: list[float] = []
     failures: list[str] = []
@@ -119,6 +126,7 @@ def phase(kind: str, url: str, users: list[str], requests: int, clients: int, se
         user = users[n]
         with AppClient(Endpoint(url), timeout=60) as phone:
             phone.login(user, servers.app_password("pw"))
+            barrier.wait(seconds)
             while time.monotonic() < deadline:
                 with lock:
                     if left[0] == 0:
@@ -176,9 +184,7 @@ def measure(setup: str, database: Database, binary: Path, base: Path, args) -> d
                     assert phone.upload(servers.photo(), f"seed {user}").body == servers.SUCCESS
         results = {}
         photo_ids = [int(i) for i in database.sql(database.nodes[0], "SELECT IdPhoto FROM photos").split()]
-        # stream: the newest 50, from the worker's cache while nothing changes;
-        # photo: `stream` with an IdPhoto, one query each time.
-        for kind, share in (("stream", 1), ("photo", 1), ("login", 2), ("upload", 4)):
+        for kind, share in KINDS:
             pids = [server.proc.pid] + server.workers()
             before = (cpu_seconds(pids), database.cpu(), database.questions())
             result = phase(kind, url, users, args.requests // share, args.clients, args.seconds, photo_ids)
@@ -210,21 +216,27 @@ def sync_wait_cost(database: Database, statements: int = 2000) -> dict:
     return result
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def begin(doc: str, name: str) -> tuple[argparse.Namespace, Path]:
+    """The command line of a benchmark called `name`, and its fresh work folder."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=str(REPO / ".build/release/ireporter"))
-    parser.add_argument("--out", default=str(REPO / "bench/results" / f"{time.strftime('%Y-%m-%d')}-galera"))
+    parser.add_argument("--out", default=str(REPO / "bench/results" / f"{time.strftime('%Y-%m-%d')}-{name}"))
     parser.add_argument("--requests", type=int, default=800)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=30)
-    parser.add_argument("--work", default="/tmp/ireporter-bench-galera")
+    parser.add_argument("--work", default=f"/tmp/ireporter-bench-{name}")
     args = parser.parse_args()
     servers.need_root()
     base = Path(args.work)
     subprocess.run(["rm", "-rf", str(base)], check=True)
     base.mkdir(parents=True)
     os.chmod(base, 0o755)
+    return args, base
+
+
+def main():
+    args, base = begin(__doc__, "galera")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()

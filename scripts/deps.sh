@@ -11,7 +11,8 @@
 #           redis-server (sessions and counters shared by several hosts)
 #           galera-4 rsync iproute2 (the MariaDB Galera cluster, scripts/galera.sh: its
 #           provider library, and its state transfer by rsync, whose script
-#           finds the rsync daemon with `ss`)
+#           finds the rsync daemon with `ss`; `ip` makes the partitionable node's
+#           network, galera.sh --partitionable)
 #   test  : curl python3 + pytest, make; apache2 libapache2-mod-fcgid
 #           spawn-fcgi (other FastCGI front ends), wrk imagemagick (bench,
 #           test images), chromium chromium-driver firefox-esr (the web

@@ -11,10 +11,22 @@
 #                                        the first time, IST after). Waits,
 #                                        bounded, until every node is Synced
 #                                        in a cluster of three. Idempotent.
+#   scripts/galera.sh start DIR PORT --partitionable N
+#                                        the same, with node N (1-3) in a
+#                                        network namespace of its own (below),
+#                                        so that it can be cut off; remembered
+#                                        in DIR for every later command
+#   scripts/galera.sh partition DIR PORT cut the partitionable node's link: it
+#                                        reaches none of the others and no
+#                                        client reaches it (both ends down)
+#   scripts/galera.sh heal DIR PORT      give it back its link
 #   scripts/galera.sh start-node DIR PORT N   start node N (1-3) only, joining
 #                                        the running ones, and wait until it
 #                                        is Synced (a node brought back)
-#   scripts/galera.sh stop   DIR [PORT]  stop every node
+#   scripts/galera.sh stop   DIR [PORT]  stop every node (and remove the
+#                                        partitionable node's namespace, link
+#                                        and address, whatever a failed start
+#                                        left of them)
 #   scripts/galera.sh status DIR [PORT]  each node's state; exit 0 if all
 #                                        three are running and Synced, 3 if not
 #   scripts/galera.sh sql    DIR PORT N [MARIADB ARGS...]
@@ -23,10 +35,21 @@
 #   scripts/galera.sh url    DIR PORT    the server's db_url (user ireport, its
 #                                        password, node 1 over TCP)
 #
-# Node N (1-3) listens on 127.0.0.1: SQL PORT+N-1, Galera replication
+# Node N (1-3) listens on 127.0.0.1 (see --partitionable): SQL PORT+N-1, Galera replication
 # PORT+10+N-1, incremental state transfer PORT+20+N-1, full state transfer
 # (rsync) PORT+30+N-1. Layout: DIR/nodeN/{my.cnf,data,mysqld.sock,
 # mariadbd.pid,error.log}, DIR/ireport.password (as scripts/mariadb.sh).
+#
+# With --partitionable N the nodes listen on private addresses instead of
+# 127.0.0.1, so that a cut is a real network partition on one machine:
+# node N runs in the network namespace DIR/nodeN/netns (a file, not a name
+# under /run/netns: nothing is shared with other clusters or machines'
+# runs) on 10.213.X.2, joined to the host by the veth pair gPORT-nodeN /
+# gPORT-nodeN-in; the other two listen on 10.213.X.1, a /32 on lo (an
+# address on the veth would vanish with the link), X = PORT/10 mod 256.
+# The traffic never leaves the machine. `partition` sets both ends down
+# (connects fail at once: "Network is unreachable"; established connections
+# hear nothing), `heal` sets them up and puts the routes back.
 # Needs Debian's mariadb-server, galera-4 and rsync (scripts/deps.sh).
 set -euo pipefail
 LOG_TAG=galera
@@ -38,7 +61,7 @@ NODES=(1 2 3)
 # Seconds a node may take to start and reach Synced (an SST included).
 START_TIMEOUT="${GALERA_START_TIMEOUT:-120}"
 
-usage() { echo "usage: $0 start|stop|status|nodes|url DIR PORT | start-node DIR PORT N | sql DIR PORT N [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|status|nodes|url|partition|heal DIR PORT | start DIR PORT --partitionable N | start-node DIR PORT N | sql DIR PORT N [ARGS...]" >&2; exit 2; }
 (($# >= 2)) || usage
 cmd="$1"; DIR="$2"; PORT="${3:-3320}"
 shift 2; (($# > 0)) && shift
@@ -58,6 +81,74 @@ pattern()    { echo "--defaults-file=$(node_cnf "$1")"; }
 client()     { local n="$1"; shift; mariadb --defaults-file="$(node_cnf "$n")" -u root "$@"; }
 running()    { alive "$(node_pid "$1")" "$(pattern "$1")"; }
 
+# ---------------------------------------------- the partitionable node
+PARTITION_FILE="$DIR/partitionable-node"
+# The node that lives in its own network namespace ("" when none does).
+partitionable() { cat "$PARTITION_FILE" 2>/dev/null || true; }
+subnet()     { echo "10.213.$((PORT / 10 % 256))"; }
+HOST_SIDE="$(subnet).1"
+NODE_SIDE="$(subnet).2"
+netns_file() { echo "$DIR/node$1/netns"; }
+host_link()  { echo "g$PORT-node$1"; }
+node_link()  { echo "g$PORT-node$1-in"; }
+in_netns()   { local n="$1"; shift; nsenter --net="$(netns_file "$n")" "$@"; }
+netns_made() { mountpoint -q "$(netns_file "$1")" 2>/dev/null; }
+
+# The address node N listens on.
+node_host() {
+  local cut
+  cut="$(partitionable)"
+  if [ -z "$cut" ]; then echo 127.0.0.1
+  elif [ "$1" = "$cut" ]; then echo "$NODE_SIDE"
+  else echo "$HOST_SIDE"; fi
+}
+
+# Both ends of the link up, with their routes (a link set down loses them).
+link_up() {
+  local n="$1"
+  ip link set "$(host_link "$n")" up
+  ip route replace "$NODE_SIDE/32" dev "$(host_link "$n")" src "$HOST_SIDE"
+  in_netns "$n" ip link set "$(node_link "$n")" up
+  in_netns "$n" ip route replace "$HOST_SIDE/32" dev "$(node_link "$n")" src "$NODE_SIDE"
+}
+
+link_down() {
+  local n="$1"
+  ip link set "$(host_link "$n")" down
+  in_netns "$n" ip link set "$(node_link "$n")" down
+}
+
+# Makes what is missing of the namespace, the veth pair and the addresses.
+make_network() {
+  local n="$1" file
+  file="$(netns_file "$n")"
+  command -v nsenter >/dev/null || die "nsenter is missing (util-linux)"
+  ip -o addr show dev lo | grep -qF " $HOST_SIDE/32 " || ip addr add "$HOST_SIDE/32" dev lo
+  mkdir -p "$(node_dir "$n")"
+  if ! netns_made "$n"; then
+    touch "$file"
+    unshare --net="$file" true || die "cannot make a network namespace at $file"
+    in_netns "$n" ip link set lo up
+  fi
+  if ! ip link show "$(host_link "$n")" > /dev/null 2>&1; then
+    ip link add "$(host_link "$n")" type veth peer name "$(node_link "$n")"
+    ip link set "$(node_link "$n")" netns "$file"
+    in_netns "$n" ip addr add "$NODE_SIDE/32" dev "$(node_link "$n")"
+    log "node $n: in network namespace $file, $NODE_SIDE over $(host_link "$n"); the others on $HOST_SIDE"
+  fi
+  link_up "$n"
+}
+
+# Removes whatever exists of them (after a failed start too).
+remove_network() {
+  local n="$1" file
+  file="$(netns_file "$n")"
+  ip link del "$(host_link "$n")" 2>/dev/null || true
+  if netns_made "$n"; then umount "$file" || warn "cannot unmount $file"; fi
+  rm -f "$file"
+  ip addr del "$HOST_SIDE/32" dev lo 2>/dev/null || true
+}
+
 # One status variable of node N ("" when it does not answer).
 status_var() {
   client "$1" -N -B -e "SHOW GLOBAL STATUS LIKE '$2'" 2>/dev/null | awk '{print $2}'
@@ -73,7 +164,7 @@ db_password() { secret_file "$PASSFILE"; }
 write_cnf() {
   local n="$1" dir members="" m
   dir="$(node_dir "$n")"
-  for m in "${NODES[@]}"; do members+="${members:+,}127.0.0.1:$(group_port "$m")"; done
+  for m in "${NODES[@]}"; do members+="${members:+,}$(node_host "$m"):$(group_port "$m")"; done
   write_file "$(node_cnf "$n")" <<EOF
 # Galera node $n of iReporter's private cluster (written by scripts/galera.sh;
 # read with --defaults-file, so nothing from /etc/mysql is used).
@@ -90,7 +181,7 @@ socket        = $dir/mysqld.sock
 pid-file      = $(node_pid "$n")
 log-error     = $dir/error.log
 port          = $(sql_port "$n")
-bind-address  = 127.0.0.1
+bind-address  = $(node_host "$n")
 skip-name-resolve
 max_connections = 200
 character-set-server = latin1
@@ -107,10 +198,10 @@ wsrep_provider        = /usr/lib/galera/libgalera_smm.so
 wsrep_cluster_name    = ireporter
 wsrep_cluster_address = gcomm://$members
 wsrep_node_name       = node$n
-wsrep_node_address    = 127.0.0.1:$(group_port "$n")
-wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$(group_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=64M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.install_timeout=PT6S"
+wsrep_node_address    = $(node_host "$n"):$(group_port "$n")
+wsrep_provider_options = "gmcast.listen_addr=tcp://$(node_host "$n"):$(group_port "$n");ist.recv_addr=$(node_host "$n"):$(ist_port "$n");gcache.size=64M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.install_timeout=PT6S"
 wsrep_sst_method      = rsync
-wsrep_sst_receive_address = 127.0.0.1:$(sst_port "$n")
+wsrep_sst_receive_address = $(node_host "$n"):$(sst_port "$n")
 wsrep_slave_threads   = 2
 binlog_format         = ROW
 default_storage_engine = InnoDB
@@ -154,8 +245,10 @@ launch() {
     fi
   fi
   rm -f "$(node_pid "$n")"
-  log "node $n: starting on 127.0.0.1:$(sql_port "$n")$([ "$bootstrap" = 1 ] && echo " (bootstrapping a new cluster)")"
-  ( cd / && exec setsid -f /usr/sbin/mariadbd --defaults-file="$(node_cnf "$n")" "${extra[@]}" \
+  log "node $n: starting on $(node_host "$n"):$(sql_port "$n")$([ "$bootstrap" = 1 ] && echo " (bootstrapping a new cluster)")"
+  local netns=()
+  [ "$n" = "$(partitionable)" ] && netns=(nsenter --net="$(netns_file "$n")")
+  ( cd / && exec "${netns[@]}" setsid -f /usr/sbin/mariadbd --defaults-file="$(node_cnf "$n")" "${extra[@]}" \
         >> "$dir/mariadbd.out" 2>&1 < /dev/null )
 }
 
@@ -188,7 +281,27 @@ bootstrap_node() {
 load_schema() {
   local password
   password="$(db_password)"
+  # Our servers reach a partitionable cluster from its host-side address.
+  [ -z "$(partitionable)" ] || DB_USER_HOSTS="$HOST_SIDE"
   install_app_database "$password" client 1
+}
+
+# `start`'s --partitionable N: kept in DIR, as every later command needs it.
+choose_partitionable() {
+  (($# == 0)) && return 0
+  [ "$1" = --partitionable ] && [[ "${2:-}" =~ ^[123]$ ]] && (($# == 2)) || usage
+  local kept
+  kept="$(partitionable)"
+  [ -z "$kept" ] || [ "$kept" = "$2" ] || die "node $kept of $DIR is the partitionable one, not $2 (stop, remove $DIR, start again)"
+  [ -n "$kept" ] || ! any_running || die "the cluster in $DIR runs on 127.0.0.1: stop it and remove $DIR to start it partitionable"
+  echo "$2" > "$PARTITION_FILE"
+}
+
+# Makes the partitionable node's network (if any) before a node starts.
+prepare_network() {
+  local cut
+  cut="$(partitionable)"
+  [ -z "$cut" ] || make_network "$cut"
 }
 
 do_start() {
@@ -196,6 +309,8 @@ do_start() {
   command -v rsync >/dev/null || die "rsync is missing (scripts/deps.sh installs it): Galera's state transfer uses it"
   [ -e /usr/lib/galera/libgalera_smm.so ] || die "galera-4 is not installed (scripts/deps.sh)"
   mkdir -p "$DIR"; chmod 755 "$DIR"
+  choose_partitionable "$@"
+  prepare_network
   local n first=""
   if ! any_running; then
     first="$(bootstrap_node)"
@@ -218,6 +333,7 @@ do_start_node() {
   need_root "MariaDB runs as user mysql"
   running "$n" && { log "node $n already running"; return 0; }
   any_running || die "no node runs: use start to bring the cluster up"
+  prepare_network
   launch "$n" 0
   wait_synced "$n"
 }
@@ -228,13 +344,39 @@ do_stop() {
   for n in 3 2 1; do
     stop_pidfile "Galera node $n" "$(node_pid "$n")" "$(pattern "$n")" TERM 60
   done
+  local cut
+  cut="$(partitionable)"
+  [ -z "$cut" ] || remove_network "$cut"
+}
+
+# `partition` and `heal`: the partitionable node's link down or up.
+do_link() {
+  local cut
+  cut="$(partitionable)"
+  [ -n "$cut" ] || die "no node of $DIR is partitionable (start it with --partitionable N)"
+  netns_made "$cut" || die "node $cut's network namespace is gone: start the cluster again"
+  need_root "a network link is set down or up"
+  if [ "$1" = partition ]; then
+    link_down "$cut"
+    log "node $cut cut off: $(host_link "$cut") down at both ends"
+  else
+    link_up "$cut"
+    log "node $cut's link back up"
+  fi
+}
+
+# ", cut off" or ", in its namespace" for the partitionable node.
+link_state() {
+  [ "$1" = "$(partitionable)" ] || return 0
+  if ip link show "$(host_link "$1")" 2>/dev/null | grep -q '<[^>]*\bUP\b'; then echo ", in its network namespace"
+  else echo ", cut off (partition)"; fi
 }
 
 do_status() {
   local n rc=0
   for n in "${NODES[@]}"; do
     if running "$n"; then
-      echo "node $n: running (pid $(pidfile_pid "$(node_pid "$n")")), 127.0.0.1:$(sql_port "$n"), $(status_var "$n" wsrep_local_state_comment), $(status_var "$n" wsrep_cluster_status), cluster size $(status_var "$n" wsrep_cluster_size)"
+      echo "node $n: running (pid $(pidfile_pid "$(node_pid "$n")")), $(node_host "$n"):$(sql_port "$n")$(link_state "$n"), $(status_var "$n" wsrep_local_state_comment), $(status_var "$n" wsrep_cluster_status), cluster size $(status_var "$n" wsrep_cluster_size)"
       synced "$n" || rc=3
     else
       echo "node $n: not running ($(node_dir "$n"))"; rc=3
@@ -245,17 +387,18 @@ do_status() {
 
 nodes_list() {
   local n list=""
-  for n in "${NODES[@]}"; do list+="${list:+,}127.0.0.1:$(sql_port "$n")"; done
+  for n in "${NODES[@]}"; do list+="${list:+,}$(node_host "$n"):$(sql_port "$n")"; done
   echo "$list"
 }
 
 case "$cmd" in
-  start)      do_start ;;
+  start)      do_start "$@" ;;
   start-node) do_start_node "${1:-}" ;;
   stop)       do_stop ;;
   status)     do_status ;;
   sql)        n="${1:-}"; [[ "$n" =~ ^[123]$ ]] || usage; shift; client "$n" "$DB_NAME" "$@" ;;
   nodes)      nodes_list ;;
-  url)        printf 'mysql://%s:%s@127.0.0.1:%s/%s\n' "$DB_USER" "$(db_password)" "$(sql_port 1)" "$DB_NAME" ;;
+  url)        printf 'mysql://%s:%s@%s:%s/%s\n' "$DB_USER" "$(db_password)" "$(node_host 1)" "$(sql_port 1)" "$DB_NAME" ;;
+  partition|heal) do_link "$cmd" ;;
   *)          usage ;;
 esac

@@ -135,21 +135,21 @@ secret_file() {
 
 # install_app_database PASSWORD CLIENT...: through the root client command
 # CLIENT... (words of a command or function), database DB_NAME, the
-# application user DB_USER on both loopback forms (the password set again
-# each time: a data directory may predate it), and sql/schema.sql with every
-# migration (each one idempotent).
+# application user DB_USER on both loopback forms and on the addresses of
+# DB_USER_HOSTS, if set (the password set again each time: a data directory
+# may predate it), and sql/schema.sql with every migration (each one
+# idempotent).
 install_app_database() {
-  local password="$1" migration
+  local password="$1" migration host
   shift
-  "$@" <<SQL
-CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;
-CREATE USER IF NOT EXISTS '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
-CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
-ALTER USER '${DB_USER}'@'localhost' IDENTIFIED BY '${password}';
-ALTER USER '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${password}';
-GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'localhost';
-GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'127.0.0.1';
-SQL
+  {
+    echo "CREATE DATABASE IF NOT EXISTS \`${DB_NAME}\`;"
+    for host in localhost 127.0.0.1 ${DB_USER_HOSTS:-}; do
+      echo "CREATE USER IF NOT EXISTS '${DB_USER}'@'${host}' IDENTIFIED BY '${password}';"
+      echo "ALTER USER '${DB_USER}'@'${host}' IDENTIFIED BY '${password}';"
+      echo "GRANT ALL PRIVILEGES ON \`${DB_NAME}\`.* TO '${DB_USER}'@'${host}';"
+    done
+  } | "$@"
   "$@" "$DB_NAME" < "$IREPORTER_REPO/sql/schema.sql"
   for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do
     "$@" "$DB_NAME" < "$migration"

@@ -8,10 +8,17 @@ nodes (`db_nodes`, worker N starting at node N).
     a write through one is read at once through the other;
   - one name registered through both at once: one account, the other answer
     "username exists" (the unique index of migration 007);
-  - kill -9 of a node during a bounded load of uploads, logins and streams:
-    clear JSON answers only, no acknowledged photo lost, no orphan, the node
-    rejoins by incremental state transfer. The figures go to the file named
-    by IREPORTER_GALERA_FIGURES, when set (docs/SCALING.md quotes them).
+  - during a bounded load of uploads, logins and streams through both
+    servers: kill -9 of a node and its return; a network partition that
+    cuts node 2 (server B's) off for 10 s, then heals. Clear JSON answers
+    only, no acknowledged photo lost, no orphan, the node rejoins by
+    incremental state transfer. The figures go to the file named by
+    IREPORTER_GALERA_FIGURES, when set (docs/SCALING.md quotes them).
+
+Node 2 runs in a network namespace of its own (`galera.sh start
+--partitionable 2`: the nodes listen on private addresses, 10.213.X.1 on
+lo and 10.213.X.2 behind a veth pair), so `galera.sh partition` can cut it
+off from the other nodes and from our servers.
 
     IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_galera.py
 """
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -29,11 +37,14 @@ import pytest
 
 import servers
 from appclient import AppClient, Endpoint
+from phone_load import PhoneLoad
 
 PORTS = (servers.http_port(0), servers.http_port(1))
 GALERA_PORT = 3340  # nodes 3340-3342, their replication, IST and SST ports 3350-3372
 SCRIPT = servers.REPO / "scripts" / "galera.sh"
 UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
+PARTITIONED = 2  # server B's first node
+FIGURES: dict[str, dict] = {}
 
 
 class Galera:
@@ -54,7 +65,8 @@ class Galera:
     def start(self):
         for n in range(3):
             servers.port_free(GALERA_PORT + n)
-        self.script("start")
+        self.script("start", "--partitionable", str(PARTITIONED))
+        self.addresses = self.script("nodes").strip().split(",")
         return self
 
     def stop(self):
@@ -67,7 +79,7 @@ class Galera:
         return self.sql(node, f"SHOW GLOBAL STATUS LIKE '{name}'").split("\t")[-1].strip()
 
     def node_address(self, node: int) -> str:
-        return f"127.0.0.1:{GALERA_PORT + node - 1}"
+        return self.addresses[node - 1]
 
     def kill(self, node: int):
         pid = int((self.directory / f"node{node}" / "mariadbd.pid").read_text())
@@ -99,6 +111,8 @@ def cluster():
         for thing in reversed(started):
             thing.stop()
         galera.stop()
+        if os.environ.get("IREPORTER_GALERA_FIGURES") and FIGURES:
+            Path(os.environ["IREPORTER_GALERA_FIGURES"]).write_text(json.dumps(FIGURES, indent=2) + "\n")
         servers.remove_workdir(base)
 
 
@@ -171,121 +185,98 @@ def test_one_name_registered_through_both_servers_at_once_makes_one_account(clus
         assert phone.register("someone", servers.app_password("pw")).json() == taken, "the same as today's answer"
 
 
+def state_transfers(galera, node: int) -> tuple[int, int]:
+    """How many IST and SST node `node` has received (its error log)."""
+    # (a whole copy, SST, logs "IST received" too: only IST without SST is incremental)
+    text = (galera.directory / f"node{node}" / "error.log").read_text(errors="replace")
+    return text.count("IST received"), text.count("SST completed")
+
+
+def rejoined_by_ist(before: tuple[int, int], after: tuple[int, int]) -> bool:
+    return after[0] > before[0] and after[1] == before[1]
+
+
+def photos_check(galera, apps, load: PhoneLoad) -> dict:
+    """Acknowledged photos on every node with their files; orphans either way."""
+    titles = {n: set(galera.sql(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
+    lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
+    ids = set(galera.sql(1, "SELECT IdPhoto FROM photos").split())
+    upload_dir = apps[0][0].upload_dir
+    file_ids = {m.group(1) for p in upload_dir.iterdir() for m in [re.match(r"^(\d+)(-thumb)?\.jpg$", p.name)] if m}
+    return {"acknowledged photos lost": len(lost),
+            "rows without files": sum(1 for i in ids if not (upload_dir / f"{i}.jpg").is_file()
+                                      or not (upload_dir / f"{i}-thumb.jpg").is_file()),
+            "files without rows": len(file_ids - ids)}
+
+
+def check(galera, apps, name: str, figures: dict):
+    FIGURES[name] = figures
+    detail = json.dumps(figures, indent=2) + "\n" + logs(apps)
+    assert figures["not clear JSON"] == [], detail
+    assert all(key.endswith(": ok") or key.endswith(UNAVAILABLE["error"]) for key in figures["answers"]), detail
+    assert figures["acknowledged photos lost"] == 0 and figures["rows without files"] == 0, detail
+    assert figures["files without rows"] == 0 and figures["acknowledged uploads"] >= 10, detail
+    for n in (1, 2, 3):
+        assert galera.status(n, "wsrep_local_state_comment") == "Synced", detail
+        assert galera.status(n, "wsrep_cluster_size") == "3", detail
+
+
 def test_a_node_killed_during_load_loses_nothing_and_rejoins(cluster):
     galera, apps = cluster
-    (server_a, url_a), (_, url_b) = apps
-    clients, duration, kill_at, restart_at = 4, 20.0, 4.0, 10.0
-    users = []
-    for n in range(clients):
-        user = servers.unique_name(f"load{n}")
-        with AppClient(Endpoint(url_a), timeout=30) as phone:
-            assert phone.register(user, servers.app_password("pw")).json()["result"][0]["username"] == user
-        users.append(user)
+    load = PhoneLoad([url for _, url in apps], "load")
 
-    acknowledged: list[str] = []
-    answers: dict[str, int] = {}
-    bad: list[str] = []
-    ok_after_kill: list[float] = []
-    lock = threading.Lock()
-    start = time.monotonic()
-    stop = threading.Event()
-    killed = {}
-
-    def note(op: str, r, t: float):
-        try:
-            body = r.json()
-        except Exception:
-            body = None
-        with lock:
-            if r.status != 200 or not isinstance(body, dict) or not ("result" in body or "successful" in body
-                                                                     or "error" in body):
-                bad.append(f"{op}: HTTP {r.status} {r.body[:120]!r}")
-                return
-            key = "ok" if "error" not in body else body["error"]
-            answers[f"{op}: {key}"] = answers.get(f"{op}: {key}", 0) + 1
-            if key == "ok" and "killed" in killed and t > killed["killed"]:
-                ok_after_kill.append(t)
-
-    def load(n: int):
-        user, count = users[n], 0
-        phones = [AppClient(Endpoint(url), timeout=30) for url in (url_a, url_b)]
-        try:
-            for phone in phones:
-                phone.login(user, servers.app_password("pw"))
-            while not stop.is_set() and time.monotonic() - start < duration:
-                phone = phones[count % 2]
-                op = ("upload", "stream", "login")[count % 3]
-                try:
-                    if op == "upload":
-                        title = f"{user} #{count}"
-                        r = phone.upload(servers.photo(), title)
-                        if r.status == 200 and r.body == servers.SUCCESS:
-                            with lock:
-                                acknowledged.append(title)
-                    elif op == "stream":
-                        r = phone.stream()
-                    else:
-                        r = phone.login(user, servers.app_password("pw"))
-                    note(op, r, time.monotonic() - start)
-                except OSError as e:
-                    with lock:
-                        bad.append(f"{op}: {type(e).__name__} {e}")
-                count += 1
-        finally:
-            for phone in phones:
-                phone.close()
-
-    threads = [threading.Thread(target=load, args=(n,)) for n in range(clients)]
-    for t in threads:
-        t.start()
-    try:
-        time.sleep(kill_at)
-        galera.kill(1)  # server A's node
-        killed["killed"] = time.monotonic() - start
-        time.sleep(max(0.0, restart_at - (time.monotonic() - start)))
-        log = galera.directory / "node1" / "error.log"
-        # (a whole copy, SST, logs "IST received" too: only IST without SST is incremental)
-        text = log.read_text(errors="replace")
-        transfers_before = (text.count("IST received"), text.count("SST completed"))
+    def fault():
+        galera.kill(1)  # server A's first node
+        time.sleep(6)
+        before = state_transfers(galera, 1)
         restarted = time.monotonic()
         galera.script("start-node", "1")
-        rejoin_seconds = time.monotonic() - restarted
-    finally:
-        for t in threads:
-            t.join(duration + 60)
-        stop.set()
-    assert all(not t.is_alive() for t in threads), "a load thread hung"
+        return {"seconds for node 1 to rejoin (start-node to Synced)": round(time.monotonic() - restarted, 2),
+                "rejoined by IST": rejoined_by_ist(before, state_transfers(galera, 1))}
 
-    # Every acknowledged photo is on every node, with its files.
-    titles = {}
-    for n in (1, 2, 3):
-        rows = galera.sql(n, "SELECT IdPhoto, title FROM photos WHERE title LIKE 'load%'").splitlines()
-        titles[n] = {line.split("\t")[1]: line.split("\t")[0] for line in rows}
-    lost = [t for t in acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
-    all_ids = set(galera.sql(2, "SELECT IdPhoto FROM photos").split())
-    upload_dir = server_a.upload_dir
-    files = {p.name.split(".")[0] for p in upload_dir.glob("*.jpg") if "-thumb" not in p.name}
-    rows_without_files = [i for i in all_ids if not (upload_dir / f"{i}.jpg").is_file()
-                          or not (upload_dir / f"{i}-thumb.jpg").is_file()]
-    files_without_rows = sorted(files - all_ids)
-    first_ok = min((t for t in ok_after_kill if t > killed["killed"]), default=None)
-    text = log.read_text(errors="replace")
-    ist = text.count("IST received") > transfers_before[0] and text.count("SST completed") == transfers_before[1]
-    figures = {
-        "clients": clients, "seconds": duration, "killed node 1 at": round(killed["killed"], 2),
-        "requests": sum(answers.values()) + len(bad), "answers": answers, "not clear JSON": bad,
-        "acknowledged uploads": len(acknowledged), "acknowledged photos lost": len(lost),
-        "rows without files": len(rows_without_files), "files without rows": len(files_without_rows),
-        "seconds from the kill to the next success": None if first_ok is None else round(first_ok - killed["killed"], 2),
-        "seconds for node 1 to rejoin (start to Synced)": round(rejoin_seconds, 2),
-        "rejoined by IST": ist,
-    }
-    if os.environ.get("IREPORTER_GALERA_FIGURES"):
-        Path(os.environ["IREPORTER_GALERA_FIGURES"]).write_text(json.dumps(figures, indent=2) + "\n")
-    detail = json.dumps(figures, indent=2) + "\n" + logs(apps)
-    assert bad == [], detail
-    assert all(key.endswith(": ok") or key.endswith(UNAVAILABLE["error"]) for key in answers), detail
-    assert lost == [] and rows_without_files == [] and files_without_rows == [], detail
-    assert len(acknowledged) >= 10 and first_ok is not None, detail
-    assert ist and galera.status(1, "wsrep_local_state_comment") == "Synced", detail
-    assert galera.status(1, "wsrep_cluster_size") == "3", detail
+    figures = load.run(fault, before=4)
+    figures.update(photos_check(galera, apps, load))
+    check(galera, apps, "kill -9 of node 1, start-node 1 after 6 s", figures)
+    assert figures["rejoined by IST"] and figures["seconds from the fault to the next success"] is not None, figures
+
+
+def wait_status(galera, node: int, name: str, wanted: str, limit: float) -> float:
+    """Seconds until node's status `name` reads `wanted` (bounded by `limit`)."""
+    started = time.monotonic()
+    while galera.status(node, name) != wanted:
+        assert time.monotonic() - started < limit, f"node {node}'s {name} is not {wanted} after {limit} s"
+        time.sleep(0.2)
+    return time.monotonic() - started
+
+
+def test_a_node_cut_off_by_a_network_partition_during_load_loses_nothing_and_rejoins(cluster):
+    galera, apps = cluster
+    load = PhoneLoad([url for _, url in apps], "cut")
+    held = 10.0
+
+    def fault():
+        before = state_transfers(galera, PARTITIONED)
+        galera.script("partition")
+        cut = time.monotonic()
+        # The node alone sees it lost the primary component; the two others keep it.
+        non_primary = wait_status(galera, PARTITIONED, "wsrep_cluster_status", "non-Primary", held)
+        majority = wait_status(galera, 1, "wsrep_cluster_size", "2", held)
+        assert galera.status(3, "wsrep_cluster_status") == "Primary"
+        time.sleep(max(0.0, held - (time.monotonic() - cut)))
+        galera.script("heal")
+        synced = wait_status(galera, PARTITIONED, "wsrep_cluster_size", "3", 60)
+        synced += wait_status(galera, PARTITIONED, "wsrep_local_state_comment", "Synced", 60)
+        return {"seconds cut off": held,
+                "seconds until the cut node said non-Primary": round(non_primary, 2),
+                "seconds until the others were a primary component of 2": round(non_primary + majority, 2),
+                "seconds from heal to the node Synced in a cluster of 3": round(synced, 2),
+                "rejoined by IST": rejoined_by_ist(before, state_transfers(galera, PARTITIONED))}
+
+    figures = load.run(fault)
+    figures.update(photos_check(galera, apps, load))
+    check(galera, apps, f"network partition of node {PARTITIONED} for {held:.0f} s, healed", figures)
+    assert figures["rejoined by IST"], figures
+    # A worker whose node was cut off gives up on it within the connect
+    # timeout (TCP_USER_TIMEOUT, 3 s) and goes on with another node: no
+    # request waits for the network to heal (or for the 30 s read timeout).
+    assert figures["longest request (s, its start from the fault's, what)"][0] < held - 2, figures

@@ -289,7 +289,22 @@ public final class DatabaseConnection {
             mysql_close(connection)
             throw error
         }
+        if node != nil { Self.dropWhenUnacknowledged(connection, afterSeconds: settings.connectTimeoutSeconds) }
         return connection
+    }
+
+    /// A cluster node cut off by the network acknowledges nothing, and a
+    /// statement sent to it would hold the worker until the read timeout
+    /// (or until the network heals). The kernel drops such a connection
+    /// once sent data has waited this long for an acknowledgement (a busy
+    /// node still acknowledges at once), so the statement fails as a lost
+    /// connection and runs again on another node.
+    private static func dropWhenUnacknowledged(_ connection: UnsafeMutablePointer<MYSQL>, afterSeconds seconds: UInt32) {
+        var milliseconds = seconds * 1000
+        let fd = mysql_get_socket(connection)
+        if setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, socklen_t(MemoryLayout<UInt32>.size)) != 0 {
+            Log.warning("database: \(SystemError("setsockopt TCP_USER_TIMEOUT"))")
+        }
     }
 
     /// Drops the connection (and its statements); the next call reconnects.
