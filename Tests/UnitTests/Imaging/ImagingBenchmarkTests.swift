@@ -108,7 +108,9 @@ extension ImagingBenchmarkTests {
             let encode = MicroBenchmark.measure(n) { encoded = thumbnail.jpegBytes(quality: 85)?.count ?? 0 }
             let strippedPath = scratch.path + "/bench-stripped.jpg"
             let strip = try MicroBenchmark.measure(n) {
-                try JPEGMetadataStripper.strip(from: spoolPath, to: strippedPath, orientation: 1)
+                // Always a copy (orientation 3 adds a tag): what every upload paid before issue 14.
+                unlink(strippedPath)
+                _ = try JPEGMetadataStripper.strip(from: spoolPath, orientation: 3) { strippedPath }
             }
             // What publish must make durable: the photo and the thumbnail
             // (written just before, as the upload writes them), then the
