@@ -31,7 +31,7 @@ final class GDImage {
     /// The centre square of the image, resampled to `side` x `side` with a
     /// triangle filter whose support widens with the reduction, so fine
     /// detail is averaged, not aliased as by the point-sampling CopyResized
-    /// (`ir_resample_triangle`: gd's GD_TRIANGLE in fixed point, ~10x faster
+    /// (`ir_resample_triangle`: gd's GD_TRIANGLE in fixed point, ~4.5x faster
     /// than `gdImageScale`, bench/profile-changes.md).
     func centreSquare(side: Int) -> GDImage? {
         let crop = min(width, height)
