@@ -10,11 +10,17 @@ enum MicroBenchmark {
     }
 
     /// Wall-clock and this thread's CPU milliseconds of each of n runs (after
-    /// a warm-up). CPU time is the steadier figure on a shared, busy machine.
+    /// a warm-up), `prepare` run untimed before each. CPU time is the
+    /// steadier figure on a shared, busy machine.
     static func measure(_ n: Int, _ body: () throws -> Void) rethrows -> Runs {
-        for _ in 0..<min(3, n) { try body() }  // warm-up: page cache, allocator
+        try measure(n, prepare: {}, body)
+    }
+
+    static func measure(_ n: Int, prepare: () throws -> Void, _ body: () throws -> Void) rethrows -> Runs {
+        for _ in 0..<min(3, n) { try prepare(); try body() }  // warm-up: page cache, allocator
         var runs = Runs()
         for _ in 0..<n {
+            try prepare()
             let (w0, c0) = (now(CLOCK_MONOTONIC), now(CLOCK_THREAD_CPUTIME_ID))
             try body()
             runs.wall.append(now(CLOCK_MONOTONIC) - w0)

@@ -31,7 +31,7 @@ IREPORTER_THUMB_BENCH="$FILES" IREPORTER_THUMB_BENCH_N="${N:-50}" IREPORTER_THUM
   swift test -c release -Xswiftc -enable-testing \
     --scratch-path "${SCRATCH:-/tmp/ireporter-bench-build}" \
     --filter ImagingBenchmarkTests > "$OUT_LOG" 2>&1 || { tail -30 "$OUT_LOG" >&2; exit 1; }
-grep -E '^thumbnail |✘|error:|passed|failed' "$OUT_LOG"
+grep -E '^thumbnail |^steps |✘|error:|passed|failed' "$OUT_LOG"
 
 # vipsthumbnail (libvips, Debian's libvips-tools) on the same files in the
 # same run, making the same 180x180 centre crop at q85; its process start-up

@@ -114,6 +114,15 @@ ir_jpeg_status ir_jpeg_decode_scaled_file(FILE *fp, int min_short_side, long lon
  */
 int ir_exif_orientation(const unsigned char *data, size_t len);
 
+/*
+ * The rectangle (sx, sy, sw, sh) of a truecolor image resampled to dw x dh
+ * with a triangle filter whose support widens with the reduction (as
+ * gdImageScale with GD_TRIANGLE, computed in fixed point). A new image the
+ * caller frees with gdImageDestroy, or NULL (out of memory, a rectangle
+ * outside the image, a palette image).
+ */
+gdImagePtr ir_resample_triangle(gdImagePtr src, int sx, int sy, int sw, int sh, int dw, int dh);
+
 /* gd's function-like macros do not import into Swift. */
 static inline int ir_gd_sx(gdImagePtr im) { return gdImageSX(im); }
 static inline int ir_gd_sy(gdImagePtr im) { return gdImageSY(im); }

@@ -36,6 +36,7 @@ public final class IReporterAPI {
         let databaseBefore = services.databaseMicros()
         let context = CommandContext(sessionCookie: request.sessionCookie, isSecure: request.isSecure,
                                      clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
+        for path in request.parameters.spooledPaths { context.removeWhenAnswered(path) }
         beginReads(request)
         defer { services.readYourWrites?.endRequest() }
         let response = router.route(request.parameters, in: context)

@@ -7,6 +7,13 @@ public protocol RequestParameters {
     func field(_ name: String) -> [UInt8]?
     /// A file parameter, if sent.
     func file(_ name: String) -> UploadedFile?
+    /// Every uploaded file's spool file: the request's to remove when it is
+    /// answered, unless a command moved one into place.
+    var spooledPaths: [String] { get }
+}
+
+extension RequestParameters {
+    public var spooledPaths: [String] { [] }
 }
 
 extension FormData: RequestParameters {}

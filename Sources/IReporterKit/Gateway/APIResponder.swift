@@ -76,7 +76,6 @@ final class APIResponder {
             return record
         }
         var response: APIResponse
-        var spooled: [String] = []
         let refusedByWebServer = request.param("REDIRECT_STATUS") == "413"
         let form = refusedByWebServer ? .failure(.fileTooLarge(limit: maxUploadBytes)) : readForm(request)
         record.parseMicros = monotonicMicros() - started
@@ -92,15 +91,12 @@ final class APIResponder {
         switch form {
         case .success(let form):
             record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"
+            // The spool files are the command context's: removed when answered, unless moved into place.
             response = api.handle(apiRequest(request, parameters: form, client: record.client))
-            spooled = form.spooledPaths
             record.databaseMicros = api.lastTimings.databaseMicros
             record.imageMicros = api.lastTimings.imageMicros
         case .failure(let error):
             response = .failure(Self.failure(for: error))
-        }
-        for path in spooled where unlink(path) != 0 && errno != ENOENT {
-            Log.warning("cannot remove \(path) (\(String(cString: strerror(errno)))): the next sweep will")
         }
         // Apache keeps its 413 for an ErrorDocument's answer unless told otherwise.
         request.write((refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []) + Self.head(for: response) + response.body)

@@ -44,7 +44,7 @@ public struct JPEGThumbnail: Sendable {
 ///
 /// Pipeline: libjpeg-turbo decode with DCT scaling (the smallest M/8 that
 /// keeps the short side >= `side`; 1/8 for a 12 MP photo), centre crop to a
-/// square, gd's triangle filter (`gdImageScale`) to `side` x `side`, EXIF orientation
+/// square, a triangle filter (`ir_resample_triangle`) to `side` x `side`, EXIF orientation
 /// applied (so the thumbnail is upright), `gdImageJpegPtr` at `quality`.
 ///
 /// A value type with no shared state: call it from any thread, concurrently.

@@ -21,10 +21,14 @@ enum WorkerProcess {
         for signal in stopSignals + [SIGUSR1] { sigaddset(&requestSignals, signal) }
         pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
 
-        // Big blocks (Argon2's 19 MiB, a decoded photo) straight from mmap and
-        // back to the system when freed: glibc would otherwise raise the
-        // threshold after the first one and keep them in the heap for good.
-        csystem_mmap_large_blocks(128 * 1024)
+        // Big blocks (Argon2's 19 MiB, a progressive photo's coefficients)
+        // straight from mmap and back to the system when freed: glibc would
+        // otherwise raise the threshold after the first one and keep them in
+        // the heap for good. Not the blocks every upload takes and frees
+        // (libjpeg's 256 KiB input buffer, the resampler's rows): from mmap,
+        // each cost page faults, zeroing and munmap, 8 % of a 640x640
+        // upload's worker CPU (bench/profile-changes.md, issue 14).
+        csystem_mmap_large_blocks(1 << 20)
         let accessLog = AccessLog(configuration: configuration)
         // On a Galera cluster, worker N starts at node N: the workers spread.
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)

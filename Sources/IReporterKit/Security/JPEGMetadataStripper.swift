@@ -9,6 +9,8 @@ import Glibc
 /// the colour profile (APP2 ICC_PROFILE), Adobe's colour transform (APP14),
 /// and the orientation, written back as a minimal EXIF block of one tag.
 ///
+/// A file with nothing to strip is only read: its copy would be the same
+/// bytes, so no copy is made (most uploads of an app that sends no EXIF).
 /// Streams through a fixed buffer, so memory does not grow with the photo.
 public enum JPEGMetadataStripper {
     public enum Failure: Error, Equatable {
@@ -17,27 +19,40 @@ public enum JPEGMetadataStripper {
         case io(String)
     }
 
-    /// Copies `source` to `destination` without metadata; returns the bytes written.
-    @discardableResult
-    public static func strip(from source: String, to destination: String, orientation: Int) throws(Failure) -> Int {
+    /// Copies `source` without metadata to the file `destination` names,
+    /// which is asked for (and created) only when there is something to
+    /// strip. Returns that file, or nil when `source` is clean as it is.
+    public static func strip(from source: String, orientation: Int,
+                             into destination: () throws -> String) throws(Failure) -> String? {
         guard let input = fopen(source, "rb") else { throw .io("open \(source): \(String(cString: strerror(errno)))") }
         defer { fclose(input) }
-        guard let output = fopen(destination, "wb") else { throw .io("create \(destination): \(String(cString: strerror(errno)))") }
+        // The writer holds on to `destination` only for the length of this call.
+        return try withoutActuallyEscaping(destination) { destination in
+            Result { () throws(Failure) -> String? in try strip(input, orientation: orientation, into: destination) }
+        }.get()
+    }
+
+    private static func strip(_ input: UnsafeMutablePointer<FILE>, orientation: Int,
+                              into destination: @escaping () throws -> String) throws(Failure) -> String? {
         var reader = Reader(file: input)
-        var writer = Writer(file: output)
+        var writer = Writer(source: input, destination: destination)
         do throws(Failure) {
             try copy(&reader, &writer, orientation: orientation)
-            try writer.flush()
+            // Nothing dropped, nothing added: the copy would end where the
+            // file does unless something (a trailer) follows the image.
+            if !writer.diverged, try writer.written != size(of: input) { try writer.diverge() }
+            try writer.finish()
         } catch {
-            fclose(output)
-            unlink(destination)
+            writer.discard()
             throw error
         }
-        guard fclose(output) == 0 else {
-            unlink(destination)
-            throw .io("close \(destination): \(String(cString: strerror(errno)))")
-        }
-        return writer.written
+        return writer.path
+    }
+
+    private static func size(of file: UnsafeMutablePointer<FILE>) throws(Failure) -> Int {
+        var status = stat()
+        guard fstat(fileno(file), &status) == 0 else { throw .io("stat: \(String(cString: strerror(errno)))") }
+        return Int(status.st_size)
     }
 
     private static func copy(_ reader: inout Reader, _ writer: inout Writer, orientation: Int) throws(Failure) {
@@ -55,7 +70,8 @@ public enum JPEGMetadataStripper {
             } else {
                 guard try reader.byte() == 0xFF else { throw .malformed("marker expected") }
                 marker = try reader.byte()
-                while marker == 0xFF { marker = try reader.byte() } // fill bytes
+                if marker == 0xFF { try writer.diverge() } // fill bytes, dropped
+                while marker == 0xFF { marker = try reader.byte() }
             }
             switch marker {
             case 0xD9: // EOI: done; anything after it (trailers, appended images) is dropped
@@ -74,6 +90,8 @@ public enum JPEGMetadataStripper {
                 let payload = try reader.bytes(length - 2)
                 if keeps(marker: marker, payload: payload) {
                     try writer.write([0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload)
+                } else {
+                    try writer.diverge()
                 }
                 continue
             }
@@ -81,7 +99,10 @@ public enum JPEGMetadataStripper {
             // (after JFIF / before the tables, where readers look for EXIF).
             if !wroteOrientation {
                 wroteOrientation = true
-                if (2...8).contains(orientation) { try writer.write(orientationSegment(orientation)) }
+                if (2...8).contains(orientation) {
+                    try writer.diverge()
+                    try writer.write(orientationSegment(orientation))
+                }
             }
             try writer.write([0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)])
             try reader.copy(length - 2, to: &writer)
@@ -174,27 +195,69 @@ public enum JPEGMetadataStripper {
                     try writer.write([UInt8](repeating: 0xFF, count: fill + 1) + [next])
                     continue
                 }
+                if fill > 0 { try writer.diverge() } // fill bytes before a marker, dropped
                 return next
             }
         }
     }
 
+    /// Writes the copy, lazily: while everything written is the source's
+    /// own prefix it only counts; at the first difference (`diverge`) it
+    /// creates the destination and copies that prefix into it.
     private struct Writer {
-        let file: UnsafeMutablePointer<FILE>
-        var written = 0
+        let source: UnsafeMutablePointer<FILE>
+        let destination: () throws -> String
+        private var file: UnsafeMutablePointer<FILE>?
+        private(set) var path: String?
+        private(set) var written = 0
 
-        init(file: UnsafeMutablePointer<FILE>) { self.file = file }
+        init(source: UnsafeMutablePointer<FILE>, destination: @escaping () throws -> String) {
+            self.source = source
+            self.destination = destination
+        }
+
+        var diverged: Bool { file != nil }
 
         mutating func write<C: Collection>(_ bytes: C) throws(Failure) where C.Element == UInt8 {
             guard !bytes.isEmpty else { return }
-            let count = bytes.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, file) }
-                ?? Array(bytes).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-            guard count == bytes.count else { throw .io("write: \(String(cString: strerror(errno)))") }
-            written += count
+            if let file {
+                let count = bytes.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, file) }
+                    ?? Array(bytes).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+                guard count == bytes.count else { throw .io("write: \(String(cString: strerror(errno)))") }
+            }
+            written += bytes.count
         }
 
-        func flush() throws(Failure) {
-            guard fflush(file) == 0 else { throw .io("flush: \(String(cString: strerror(errno)))") }
+        /// The copy differs from the source from here on.
+        mutating func diverge() throws(Failure) {
+            guard file == nil else { return }
+            let path: String
+            do { path = try destination() } catch { throw .io("create the copy: \(error)") }
+            guard let output = fopen(path, "wb") else { throw .io("create \(path): \(String(cString: strerror(errno)))") }
+            file = output
+            self.path = path
+            var prefix = [UInt8](repeating: 0, count: min(written, 65536))
+            var offset = 0
+            while offset < written {
+                let count = prefix.withUnsafeMutableBytes { pread(fileno(source), $0.baseAddress, min($0.count, written - offset), off_t(offset)) }
+                guard count > 0 else { throw .io("read: \(count < 0 ? String(cString: strerror(errno)) : "file ends early")") }
+                guard fwrite(prefix, 1, count, output) == count else { throw .io("write: \(String(cString: strerror(errno)))") }
+                offset += count
+            }
+        }
+
+        mutating func finish() throws(Failure) {
+            guard let file else { return }
+            self.file = nil
+            guard fclose(file) == 0 else { throw .io("close \(path ?? ""): \(String(cString: strerror(errno)))") }
+        }
+
+        /// After a failure: no partial copy is left.
+        mutating func discard() {
+            if let file { fclose(file) }
+            file = nil
+            if let path { unlink(path) }
+            path = nil
         }
     }
 }

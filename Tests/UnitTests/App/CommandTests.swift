@@ -94,6 +94,22 @@ struct CommandTests {
         #expect(phone.photos.rows.isEmpty && phone.files.photos.isEmpty && phone.files.spoolFiles.isEmpty)
     }
 
+    @Test func aPhotoWithNothingToStripIsStoredAsUploadedWithoutACopy() throws {
+        let phone = try AppHarness()
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        // gd writes a comment ("CREATOR: gd-jpeg"): the copy without it is a clean photo.
+        let withComment = phone.scratch.write("gd.jpg", photo)
+        let cleanPath = try #require(try JPEGMetadataStripper.strip(from: withComment, orientation: 1) { phone.scratch.path + "/clean.jpg" })
+        let clean = try #require(readFile(cleanPath))
+        #expect(try phone.body([("command", "upload"), ("title", "clean")], file: clean) == #"{"successful":1}"#)
+        #expect(phone.files.photos[2]?.photo == clean)
+        #expect(phone.files.publishedFrom[2]?.hasPrefix(phone.scratch.path + "/.spool-") == true, "the upload's own file")
+        #expect(try phone.body([("command", "upload"), ("title", "commented")], file: photo) == #"{"successful":1}"#)
+        #expect(phone.files.photos[3]?.photo == clean, "stored without the comment")
+        #expect(phone.files.publishedFrom[3]?.hasPrefix(phone.scratch.path) == false, "a stripped copy")
+        #expect(phone.files.spoolFiles.isEmpty)
+    }
+
     @Test func uploadsPerHourAreLimited() throws {
         var policy = AppHarness.cheapPolicy
         policy.uploadsPerHour = 2

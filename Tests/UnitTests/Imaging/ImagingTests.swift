@@ -294,6 +294,20 @@ private func expectJPEGError(_ body: () throws -> some Any, _ check: (JPEGImageE
         #expect(extremes == 0, "\(extremes) near-black or near-white pixels")
     }
 
+    @Test(arguments: [(240, 180), (377, 180), (180, 180), (100, 180), (5, 3)])
+    func resamplingKeepsAFlatColourExactly(from: Int, to: Int) throws {
+        // The weights of each output pixel sum to exactly one (fixed point):
+        // a flat colour, alpha included, comes out unchanged at any ratio.
+        let image = try #require(gdImageCreateTrueColor(Int32(from), Int32(from + 7)))
+        defer { gdImageDestroy(image) }
+        gdImageAlphaBlending(image, 0)
+        gdImageFilledRectangle(image, 0, 0, Int32(from), Int32(from + 7), 0x2A_C8_64_0F)
+        let scaled = try #require(ir_resample_triangle(image, 0, 3, Int32(from), Int32(from), Int32(to), Int32(to)))
+        defer { gdImageDestroy(scaled) }
+        for y in 0..<to { for x in 0..<to { #expect(ir_gd_truecolor_pixel(scaled, Int32(x), Int32(y)) == 0x2A_C8_64_0F) } }
+        #expect(ir_resample_triangle(image, 1, 0, Int32(from), Int32(from), 10, 10) == nil, "a rectangle outside the image")
+    }
+
     @Test func progressiveJPEGWorks() throws {
         let c = quadrantPicture(800, 600)
         let dir = ITTempDir()

@@ -111,10 +111,13 @@ final class JPEGMetadataStripperTests {
     let scratch = ScratchDirectory("strip")
     var directory: String { scratch.path }
 
+    /// What is stored: the copy, or the file itself when it had nothing to strip.
     func roundTrip(_ bytes: [UInt8], orientation: Int = 1) throws -> [UInt8] {
         let target = "\(directory)/out.jpg"
-        try JPEGMetadataStripper.strip(from: scratch.write("in.jpg", bytes), to: target, orientation: orientation)
-        return try #require(readFile(target))
+        let source = scratch.write("in.jpg", bytes)
+        let copy = try JPEGMetadataStripper.strip(from: source, orientation: orientation) { target }
+        #expect(copy == nil || copy == target)
+        return try #require(readFile(copy ?? source))
     }
 
     /// A hand-made JPEG structure: the stripper never decodes, it walks markers.
@@ -156,6 +159,31 @@ final class JPEGMetadataStripperTests {
         let expected: [UInt8] = [0xFF, 0xD8] + dht + [0xFF, 0xDA, 0x00, 0x04, 0x01, 0x02, 0x10, 0x20]
             + dht + [0xFF, 0xDA, 0x00, 0x04, 0x03, 0x04, 0x30, 0x40, 0xFF, 0xD9]
         #expect(try roundTrip(input) == expected)
+    }
+
+    @Test func aCleanFileIsNotCopied() throws {
+        let jfif = segment(0xE0, Array("JFIF\0\u{1}\u{1}".utf8))
+        let dqt = segment(0xDB, [0x00] + Array(repeating: 1, count: 64))
+        let clean = structure([jfif, dqt], scan: [0x12, 0xFF, 0x00, 0xFF, 0xD1, 0xFF, 0xFF, 0x00, 0x34])
+        var asked = false
+        let copy = try JPEGMetadataStripper.strip(from: scratch.write("clean.jpg", clean), orientation: 1) {
+            asked = true
+            return "\(directory)/copy.jpg"
+        }
+        #expect(copy == nil && !asked, "nothing to strip: no copy, not even an empty file")
+        // Each thing the copy would leave out makes one, whole.
+        let dirty: [(String, [UInt8])] = [
+            ("comment", structure([jfif, segment(0xFE, Array("home".utf8)), dqt], scan: [1])),
+            ("trailer", structure([jfif, dqt], scan: [1], trailer: [0x00])),
+            ("fill bytes before a segment", structure([jfif, [0xFF], dqt], scan: [1])),
+            ("fill bytes before the end", [0xFF, 0xD8] + jfif + dqt + [0xFF, 0xDA, 0x00, 0x04, 0xAA, 0xBB, 1, 0xFF, 0xFF, 0xD9]),
+        ]
+        for (what, bytes) in dirty {
+            unlink("\(directory)/out.jpg")
+            #expect(try roundTrip(bytes) == structure([jfif, dqt], scan: [1]), "\(what)")
+        }
+        #expect(try roundTrip(structure([jfif, dqt], scan: [1]), orientation: 3)
+            == structure([jfif, JPEGMetadataStripper.orientationSegment(3), dqt], scan: [1]), "an orientation to write back")
     }
 
     @Test func brokenFilesAreRefusedAndLeaveNoOutput() {

@@ -116,7 +116,7 @@ public struct UploadCommand: SignedInCommand {
         }
     }
 
-    /// What is published: the photo's file (a spool file of ours), its
+    /// What is published: the photo's file (the upload's spool file or the stripped copy), its
     /// thumbnail, its size as displayed.
     private struct Prepared {
         let thumbnail: [UInt8]
@@ -125,8 +125,9 @@ public struct UploadCommand: SignedInCommand {
         let height: Int
     }
 
-    /// The thumbnail, and a copy of the photo without EXIF/XMP/IPTC/comments
-    /// (GPS position, camera serial), keeping the orientation as a lone tag.
+    /// The thumbnail, and the photo without EXIF/XMP/IPTC/comments (GPS
+    /// position, camera serial), keeping the orientation as a lone tag: a
+    /// stripped copy, or the upload's own spool file when it had nothing to strip.
     private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> Prepared {
         let thumbnail: JPEGThumbnail
         do {
@@ -134,17 +135,20 @@ public struct UploadCommand: SignedInCommand {
         } catch {
             throw Failure(error, maxPixels: policy.maxImagePixels)
         }
-        let clean = try makeSpool(in: context)
-        _ = clean.close()
+        let clean: String?
         do {
-            try JPEGMetadataStripper.strip(from: spool, to: clean.path, orientation: thumbnail.source.orientation)
+            clean = try JPEGMetadataStripper.strip(from: spool, orientation: thumbnail.source.orientation) {
+                let copy = try makeSpool(in: context)
+                _ = copy.close()
+                return copy.path
+            }
         } catch .io(let message) {
             Log.error("stripping metadata: \(message)")
             throw .serverProblem
         } catch {
             throw .notAJPEG
         }
-        return Prepared(thumbnail: thumbnail.jpeg, photoPath: clean.path, width: thumbnail.source.displayWidth,
+        return Prepared(thumbnail: thumbnail.jpeg, photoPath: clean ?? spool, width: thumbnail.source.displayWidth,
                         height: thumbnail.source.displayHeight)
     }
 

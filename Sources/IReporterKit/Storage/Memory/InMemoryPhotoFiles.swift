@@ -7,6 +7,8 @@ import Glibc
 /// private temporary folder that is removed with the store.
 public final class InMemoryPhotoFiles: PhotoFileStore {
     public private(set) var photos: [Int64: (photo: [UInt8], thumbnail: [UInt8])] = [:]
+    /// The file each photo was published from (a test tells the upload's own spool from a copy).
+    public private(set) var publishedFrom: [Int64: String] = [:]
     private let spoolDirectory: String
 
     public init() throws(SystemError) {
@@ -28,6 +30,7 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
         guard let photo = readFile(photoSpool) else { throw SystemError("read \(photoSpool)") }
         unlink(photoSpool)
         photos[id] = (photo, thumbnail)
+        publishedFrom[id] = photoSpool
     }
 
     public func remove(id: Int64) { photos[id] = nil }
