@@ -24,7 +24,6 @@ import os
 import re
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import pytest
 
 import servers
 from appclient import AppClient, Endpoint
+from phone_load import PhoneLoad
 from subscriber import Subscriber
 
 FRONT_PORT = 8110
@@ -211,94 +211,9 @@ def test_a_subscriber_on_one_host_gets_a_photo_posted_through_the_other(cluster)
 
 # ----------------------------------------------------------------- faults
 
-class FrontLoad:
-    """`clients` phones looping over upload, stream and login through the
-    front, each its own user, until stopped (bounded: `limit` seconds)."""
-
-    def __init__(self, tag: str, clients: int = 4, limit: float = 60):
-        self.clients, self.limit = clients, limit
-        self.users = []
-        for n in range(clients):
-            user = servers.unique_name(f"{tag}{n}")
-            with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
-                assert phone.register(user, servers.app_password("pw")).json()["result"][0]["username"] == user
-            self.users.append(user)
-        self.acknowledged: list[str] = []
-        self.answers: dict[str, int] = {}
-        self.bad: list[str] = []
-        self.failed_at: list[float] = []
-        self.lock = threading.Lock()
-        self.stop = threading.Event()
-        self.start = time.monotonic()
-
-    def now(self) -> float:
-        return time.monotonic() - self.start
-
-    def note(self, op: str, r, started: float):
-        try:
-            body = r.json()
-        except ValueError:
-            body = None
-        with self.lock:
-            if r.status != 200 or not isinstance(body, (dict, list)):
-                self.bad.append(f"{op} at {started:.2f}s: HTTP {r.status} {r.body[:120]!r}")
-                self.failed_at.append(started)
-                return
-            key = "error: " + body["error"] if isinstance(body, dict) and "error" in body else "ok"
-            self.answers[f"{op}: {key}"] = self.answers.get(f"{op}: {key}", 0) + 1
-            if key != "ok":
-                self.failed_at.append(started)
-
-    def phone(self, n: int):
-        user, password, count = self.users[n], servers.app_password("pw"), 0
-        with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
-            phone.login(user, password)
-            while not self.stop.is_set() and self.now() < self.limit:
-                op = ("upload", "stream", "login")[count % 3]
-                started = self.now()
-                try:
-                    if op == "upload":
-                        title = f"{user} #{count}"
-                        r = phone.upload(servers.small_photo(), title)
-                        if r.status == 200 and r.body == servers.SUCCESS:
-                            with self.lock:
-                                self.acknowledged.append(title)
-                    elif op == "stream":
-                        r = phone.stream()
-                    else:
-                        r = phone.login(user, password)
-                    self.note(op, r, started)
-                except OSError as e:
-                    with self.lock:
-                        self.bad.append(f"{op} at {started:.2f}s: {type(e).__name__} {e}")
-                        self.failed_at.append(started)
-                    phone.close()
-                count += 1
-
-    def run(self, fault, before: float = 2.0, after: float = 3.0) -> dict:
-        """Load; `fault()` after `before` s returns {figure: value}; `after` s more."""
-        threads = [threading.Thread(target=self.phone, args=(n,)) for n in range(self.clients)]
-        for t in threads:
-            t.start()
-        try:
-            time.sleep(before)
-            fault_at = self.now()
-            figures = fault()
-            fault_done = self.now()
-            time.sleep(after)
-        finally:
-            self.stop.set()
-            for t in threads:
-                t.join(self.limit + 40)
-        assert all(not t.is_alive() for t in threads), "a load phone hung"
-        return {"requests": sum(self.answers.values()) + len(self.bad), "seconds": round(self.now(), 1),
-                "fault at": round(fault_at, 2), "fault's commands took": round(fault_done - fault_at, 2),
-                "answers": self.answers, "not clear JSON": self.bad,
-                # the start of the first failed request and of the last, from the fault's start
-                "failed requests from/to (s)":
-                    None if not self.failed_at else [round(min(self.failed_at) - fault_at, 2),
-                                                     round(max(self.failed_at) - fault_at, 2)],
-                "acknowledged uploads": len(self.acknowledged), **figures}
+def front_load(tag: str) -> PhoneLoad:
+    """Four phones looping over upload, stream and login through the front."""
+    return PhoneLoad([FRONT_URL], tag)
 
 
 def objects_without_rows(cluster) -> int:
@@ -309,7 +224,7 @@ def objects_without_rows(cluster) -> int:
     return len(object_ids - ids)
 
 
-def photos_check(cluster, load: FrontLoad) -> dict:
+def photos_check(cluster, load: PhoneLoad) -> dict:
     """Acknowledged photos on every node with their objects; orphans either
     way. Objects without a row (a PUT the store took after its request gave
     up, a worker killed between its PUTs and its commit) are what `ireporter
@@ -342,7 +257,7 @@ def check(cluster, name: str, figures: dict, allowed_errors: set[str]):
 
 
 def test_a_galera_node_killed_and_back_during_load(cluster):
-    load = FrontLoad("faultdb")
+    load = front_load("faultdb")
 
     def fault():
         cluster.kill_node(1)  # app host 1's first node
@@ -364,7 +279,7 @@ def test_a_galera_node_killed_and_back_during_load(cluster):
 
 
 def test_an_app_host_stopped_and_started_during_load(cluster):
-    load = FrontLoad("faulthost")
+    load = front_load("faulthost")
 
     def fault():
         started = time.monotonic()
@@ -387,7 +302,7 @@ def test_an_app_host_stopped_and_started_during_load(cluster):
 
 
 def test_an_app_hosts_server_killed_during_load_answers_json_and_comes_back(cluster):
-    load = FrontLoad("faultkill")
+    load = front_load("faultkill")
 
     def fault():
         server = cluster.directory / "host1" / "ireporter" / "ireporter.pid"
@@ -404,7 +319,7 @@ def test_an_app_hosts_server_killed_during_load_answers_json_and_comes_back(clus
 
 
 def test_the_s3_server_frozen_ten_seconds_during_load(cluster):
-    load = FrontLoad("faults3")
+    load = front_load("faults3")
     pid = int((cluster.directory / "s3" / "s3-server.pid").read_text())
 
     def fault():
@@ -421,7 +336,7 @@ def test_the_s3_server_frozen_ten_seconds_during_load(cluster):
 
 
 def test_redis_restarted_during_load_keeps_the_sessions(cluster):
-    load = FrontLoad("faultredis")
+    load = front_load("faultredis")
 
     def fault():
         started = time.monotonic()
