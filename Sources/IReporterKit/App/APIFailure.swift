@@ -40,3 +40,7 @@ extension DatabaseError: StoreError {
     /// node's departure): "try again", not the original's "broken".
     public var isUnavailable: Bool { isConnectionLost || isTransient }
 }
+
+extension S3Error: StoreError {
+    public var isUnavailable: Bool { unreachable }
+}

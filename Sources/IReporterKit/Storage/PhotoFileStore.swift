@@ -8,8 +8,8 @@ public protocol PhotoFileStore {
     func makeSpool() throws(SystemError) -> SpoolFile
     /// Makes the photo (a spool file, consumed) and its thumbnail visible
     /// under the photo's id (and, with a secret, in the photos' tree),
-    /// durably: stored when it returns, before the row commits. An error
-    /// that is an `S3Error` whose store is `unreachable` is a store down.
+    /// durably: stored when it returns, before the row commits. A
+    /// `StoreError` that `isUnavailable` is a store down (try again).
     func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws
     /// Removes a photo's files (a row that did not commit).
     func remove(id: Int64)

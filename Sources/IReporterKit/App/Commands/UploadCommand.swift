@@ -94,7 +94,7 @@ public struct UploadCommand: SignedInCommand {
             do {
                 try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id, secret: secret)
                 context.keep(prepared.photoPath)
-            } catch let error as S3Error where error.unreachable {
+            } catch let error as any StoreError where error.isUnavailable {
                 throw error // a store down is "temporarily unavailable", as a database down is
             } catch {
                 Log.error("upload \(id): \(error)")
