@@ -123,7 +123,8 @@ make_network() {
   local n="$1" file
   file="$(netns_file "$n")"
   command -v nsenter >/dev/null || die "nsenter is missing (util-linux)"
-  ip -o addr show dev lo | grep -qF " $HOST_SIDE/32 " || ip addr add "$HOST_SIDE/32" dev lo
+  # (grep -q on a here-string: on a pipe it may exit first, and pipefail would take ip's SIGPIPE for "absent")
+  grep -qF " $HOST_SIDE/32 " <<< "$(ip -o addr show dev lo)" || ip addr add "$HOST_SIDE/32" dev lo
   mkdir -p "$(node_dir "$n")"
   if ! netns_made "$n"; then
     touch "$file"
@@ -368,7 +369,7 @@ do_link() {
 # ", cut off" or ", in its namespace" for the partitionable node.
 link_state() {
   [ "$1" = "$(partitionable)" ] || return 0
-  if ip link show "$(host_link "$1")" 2>/dev/null | grep -q '<[^>]*\bUP\b'; then echo ", in its network namespace"
+  if grep -q '<[^>]*\bUP\b' <<< "$(ip link show "$(host_link "$1")" 2>/dev/null)"; then echo ", in its network namespace"
   else echo ", cut off (partition)"; fi
 }
 
