@@ -89,19 +89,9 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     /// never write into one file; the last rename wins, whole), the folder
     /// synced.
     public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws(SystemError) {
-        let spool = try makeSpool()
-        do throws(SystemError) {
-            if let code = jpeg.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write a size", code: code) }
-            if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }
-            chmod(spool.path, 0o644)
-            try Self.syncFile(spool.path)
-            try tree.makeFolder(of: id)
-            try Self.rename(spool.path, to: tree.path(id: id, secret: secret, size: size))
-            try Self.syncFile(tree.folder(of: id))
-        } catch {
-            spool.discard()
-            throw error
-        }
+        try tree.makeFolder(of: id)
+        try place(jpeg, at: tree.path(id: id, secret: secret, size: size), what: "a size")
+        try Self.syncFile(tree.folder(of: id))
     }
 
     /// Writes a thumbnail alone (made again for an existing photo).
@@ -111,13 +101,20 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     }
 
     private func placeThumbnail(_ thumbnail: [UInt8], id: Int64) throws(SystemError) {
+        try place(thumbnail, at: thumbnailPath(id: id), what: "thumbnail")
+    }
+
+    /// Writes `bytes` to a private spool file, syncs it and renames it over
+    /// `path` (readers see the old file or the new one, whole); the folder's
+    /// sync is the caller's.
+    private func place(_ bytes: [UInt8], at path: String, what: String) throws(SystemError) {
         let spool = try makeSpool()
         do throws(SystemError) {
-            if let code = thumbnail.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write thumbnail", code: code) }
+            if let code = bytes.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write \(what)", code: code) }
             if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }
             chmod(spool.path, 0o644)
             try Self.syncFile(spool.path)
-            try Self.rename(spool.path, to: thumbnailPath(id: id))
+            try Self.rename(spool.path, to: path)
         } catch {
             spool.discard()
             throw error
