@@ -70,6 +70,10 @@ void csystem_mmap_large_blocks(int bytes) {
     mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
+void csystem_keep_free_heap(int bytes) {
+    mallopt(M_TRIM_THRESHOLD, bytes);
+}
+
 int csystem_lock_byte(int fd, long offset, int type, int wait) {
     struct flock lock;
     memset(&lock, 0, sizeof lock);

@@ -34,6 +34,10 @@ int csystem_die_with_parent(int signal_number, int parent_pid);
    and go back to the system when freed (malloc.h is not imported). */
 void csystem_mmap_large_blocks(int bytes);
 
+/* mallopt(M_TRIM_THRESHOLD, bytes): free memory at the top of the heap is
+   given back to the system (brk) only beyond this much. */
+void csystem_keep_free_heap(int bytes);
+
 /* Signal flags for worker processes: the handler only records the signal
    (async-signal-safe) and, installed without SA_RESTART, makes a blocking
    poll() return so the worker can look at the flags. */

@@ -29,6 +29,10 @@ enum WorkerProcess {
         // each cost page faults, zeroing and munmap, 8 % of a 640x640
         // upload's worker CPU (bench/profile-changes.md, issue 14).
         csystem_mmap_large_blocks(1 << 20)
+        // Setting the mmap threshold also fixes glibc's trim threshold at
+        // 128 KiB: the heap's top was given back (brk) after every upload
+        // and taken again, with its page faults, at the next (issue 14).
+        csystem_keep_free_heap(4 << 20)
         let accessLog = AccessLog(configuration: configuration)
         // On a Galera cluster, worker N starts at node N: the workers spread.
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)

@@ -3,14 +3,19 @@ import Glibc
 #endif
 
 /// Publishes to an Nchan publisher location (`live_publish_url`, e.g.
-/// `http://127.0.0.1/ireporter-publish`): one HTTP/1.0 POST per message,
-/// on a loopback connection with short timeouts, so a stopped nginx costs
-/// an upload at most a fraction of a second (and a warning), never the upload.
+/// `http://127.0.0.1/ireporter-publish`): an HTTP/1.1 POST per message on
+/// a loopback connection kept open between uploads (a connection per
+/// message cost each upload a connect, nginx an accept and both a close:
+/// bench/profile-changes.md, issue 14), with short timeouts, so a stopped
+/// nginx costs an upload at most a fraction of a second (and a warning),
+/// never the upload. One worker, one connection: not for several threads.
 public final class NchanPublisher: LiveFeed {
     private let host: String
     private let port: String
     private let path: String
     private let timeoutMillis: Int32
+    /// The kept connection, -1 when there is none.
+    private var connection: Int32 = -1
 
     /// nil when `url` is not `http://HOST[:PORT]/PATH`.
     public init?(url: String, timeoutMillis: Int32 = 500) {
@@ -34,6 +39,8 @@ public final class NchanPublisher: LiveFeed {
         self.timeoutMillis = timeoutMillis
     }
 
+    deinit { dropConnection() }
+
     public func publish(_ message: [UInt8]) {
         do throws(SystemError) {
             let status = try post(message)
@@ -43,8 +50,47 @@ public final class NchanPublisher: LiveFeed {
         }
     }
 
-    /// The HTTP status of one POST.
+    /// The HTTP status of one POST. On the kept connection when nginx has
+    /// not closed it (its keepalive_timeout, keepalive_requests, a reload);
+    /// sent once more on a new one when the kept one turns out closed before
+    /// any of the answer came (nginx closes only idle connections, so it
+    /// did not take the message).
     private func post(_ body: [UInt8]) throws(SystemError) -> Int {
+        if connection >= 0 && !isIdleAndOpen(connection) { dropConnection() }
+        let reused = connection >= 0
+        do {
+            return try exchange(body)
+        } catch let failure {
+            dropConnection()
+            guard reused, failure.beforeAnswer else { throw failure.error }
+        }
+        do {
+            return try exchange(body)
+        } catch let failure {
+            dropConnection()
+            throw failure.error
+        }
+    }
+
+    /// A failed exchange: whether it failed before any byte of the answer.
+    private struct ExchangeFailure: Error {
+        let error: SystemError
+        let beforeAnswer: Bool
+    }
+
+    private func exchange(_ body: [UInt8]) throws(ExchangeFailure) -> Int {
+        do throws(SystemError) {
+            if connection < 0 { connection = try connect() }
+            let head = "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.count)\r\n\r\n"
+            try send(Array(head.utf8) + body, on: connection)
+        } catch {
+            throw ExchangeFailure(error: error, beforeAnswer: true)
+        }
+        return try readAnswer(from: connection)
+    }
+
+    private func connect() throws(SystemError) -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV
@@ -57,41 +103,104 @@ public final class NchanPublisher: LiveFeed {
         let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
                         | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
-        defer { close(fd) }
-        if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
-            guard errno == EINPROGRESS else { throw SystemError("connect to \(host):\(port)") }
-            try wait(fd, for: Int16(POLLOUT), "connect to \(host):\(port)")
-            var failure: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length)
-            if failure != 0 { throw SystemError("connect to \(host):\(port)", code: failure) }
+        do throws(SystemError) {
+            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+                guard errno == EINPROGRESS else { throw SystemError("connect to \(host):\(port)") }
+                try wait(fd, for: Int16(POLLOUT), "connect to \(host):\(port)")
+                var failure: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length)
+                if failure != 0 { throw SystemError("connect to \(host):\(port)", code: failure) }
+            }
+        } catch {
+            close(fd)
+            throw error
         }
-        let head = "POST \(path) HTTP/1.0\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.count)\r\n\r\n"
-        var request = Array(head.utf8) + body
-        while !request.isEmpty {
-            let sent = send(fd, request, request.count, Int32(MSG_NOSIGNAL))
+        return fd
+    }
+
+    private func send(_ bytes: [UInt8], on fd: Int32) throws(SystemError) {
+        var sentSoFar = 0
+        while sentSoFar < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sentSoFar, $0.count - sentSoFar, Int32(MSG_NOSIGNAL)) }
             if sent < 0 && (errno == EAGAIN || errno == EINTR) {
                 try wait(fd, for: Int16(POLLOUT), "send to \(host):\(port)")
                 continue
             }
             guard sent > 0 else { throw SystemError("send to \(host):\(port)") }
-            request.removeFirst(sent)
+            sentSoFar += sent
         }
-        // "HTTP/1.1 201 Created": the status is all we read.
-        var answer = [UInt8](repeating: 0, count: 64)
-        var received = 0
-        while received < 12 {
-            try wait(fd, for: Int16(POLLIN), "read the answer of \(host):\(port)")
-            let count = answer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + received, $0.count - received, 0) }
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
-            guard count > 0 else { break }
-            received += count
+    }
+
+    /// Reads the status line, the headers and the body (its Content-Length),
+    /// so that the connection is ready for the next POST; drops the
+    /// connection when nginx says it closes it or the length is unknown.
+    private func readAnswer(from fd: Int32) throws(ExchangeFailure) -> Int {
+        var answer: [UInt8] = []
+        var headEnd: Int?
+        var expected = Int.max
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        do throws(SystemError) {
+            while answer.count < expected {
+                try wait(fd, for: Int16(POLLIN), "read the answer of \(host):\(port)")
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+                if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+                if count < 0 { throw SystemError("read the answer of \(host):\(port)") }
+                if count == 0 { break }
+                answer += buffer[..<count]
+                if headEnd == nil, let end = Self.endOfHead(answer) {
+                    headEnd = end
+                    guard let length = Self.contentLength(answer[..<end]), !Self.closes(answer[..<end]) else { break }
+                    expected = end + length
+                }
+                if headEnd == nil && answer.count > 16_384 { break }
+            }
+        } catch {
+            throw ExchangeFailure(error: error, beforeAnswer: answer.isEmpty)
         }
-        guard received >= 12, let status = Int(String(decoding: answer[9..<12], as: UTF8.self)) else {
-            throw SystemError("no HTTP answer from \(host):\(port)", code: EPROTO)
+        guard answer.count >= 12, answer.starts(with: Array("HTTP/1.".utf8)),
+              let status = Int(String(decoding: answer[9..<12], as: UTF8.self)) else {
+            throw ExchangeFailure(error: SystemError("no HTTP answer from \(host):\(port)", code: EPROTO),
+                                  beforeAnswer: answer.isEmpty)
         }
+        if answer.count != expected { dropConnection() }
         return status
+    }
+
+    /// The index just past the blank line that ends the head.
+    private static func endOfHead(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for i in 3..<bytes.count where bytes[i] == 10 && bytes[i - 1] == 13 && bytes[i - 2] == 10 && bytes[i - 3] == 13 {
+            return i + 1
+        }
+        return nil
+    }
+
+    private static func headerLines(_ head: ArraySlice<UInt8>) -> [String] {
+        String(decoding: head, as: UTF8.self).split(separator: "\r\n").dropFirst().map { $0.lowercased() }
+    }
+
+    private static func contentLength(_ head: ArraySlice<UInt8>) -> Int? {
+        for line in headerLines(head) where line.hasPrefix("content-length:") {
+            return Int(String(line.dropFirst("content-length:".count).filter { $0 != " " && $0 != "\t" }))
+        }
+        return nil
+    }
+
+    private static func closes(_ head: ArraySlice<UInt8>) -> Bool {
+        headerLines(head).contains { $0.hasPrefix("connection:") && $0.contains("close") }
+    }
+
+    /// The kept connection has nothing to read and no hang-up pending: nginx
+    /// did not close it while it was idle.
+    private func isIdleAndOpen(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 0
+    }
+
+    private func dropConnection() {
+        if connection >= 0 { close(connection) }
+        connection = -1
     }
 
     private func wait(_ fd: Int32, for events: Int16, _ operation: String) throws(SystemError) {

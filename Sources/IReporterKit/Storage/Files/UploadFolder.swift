@@ -111,9 +111,8 @@ public struct UploadFolder: PhotoFileStore, Sendable {
         let spool = try makeSpool()
         do throws(SystemError) {
             if let code = bytes.withUnsafeBytes({ spool.write($0) }) { throw SystemError("write \(what)", code: code) }
+            if let code = spool.syncReadable() { throw SystemError("fsync \(spool.path)", code: code) }
             if let code = spool.close() { throw SystemError("close \(spool.path)", code: code) }
-            chmod(spool.path, 0o644)
-            try Self.syncFile(spool.path)
             try Self.rename(spool.path, to: path)
         } catch {
             spool.discard()

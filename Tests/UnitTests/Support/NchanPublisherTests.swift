@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TestSupport
+@testable import IReporterKit
+
+/// The live feed's publisher keeps one connection to nginx between uploads
+/// and gets a new one, without losing the message, when nginx closed the
+/// kept one (idle timeout, keepalive_requests, a reload). The peer is a
+/// forked loopback HTTP server that plays nginx's part; the real Nchan is
+/// in Tests/EndToEnd/test_live.py.
+@Suite(.serialized)
+struct NchanPublisherTests {
+    let scratch = ScratchDirectory("nchan-publisher")
+
+    /// How the stand-in for nginx treats a connection after answering.
+    enum Peer {
+        /// Keeps it for the next request (keep-alive).
+        case keepsConnections
+        /// Closes it after each answer, saying nothing (an idle close).
+        case closesAfterEachAnswer
+        /// Answers with `Connection: close`, then closes it.
+        case announcesClose
+        /// Reads the second request on a connection, then closes it unanswered
+        /// (a close that crossed the request).
+        case dropsSecondRequestUnanswered
+    }
+
+    /// What the peer saw: connections accepted and messages answered, in order.
+    struct Seen: Equatable {
+        var connections = 0
+        var answered: [String] = []
+    }
+
+    /// Publishes `messages` through a publisher to a peer behaving as `peer`.
+    private func publish(_ messages: [String], to peer: Peer) throws -> Seen {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        #expect(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let log = "\(scratch.path)/seen"
+        let server = ChildProcess { serve(listener, peer: peer, answering: messages.count, log: log) }
+        close(listener)
+        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:\(port)/ireporter-publish", timeoutMillis: 2000))
+        for message in messages { publisher.publish(Array(message.utf8)) }
+        #expect(server.wait(seconds: 10) == 0, "the peer answered every message")
+        var seen = Seen()
+        for text in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") {
+            if text == "connection" { seen.connections += 1 } else { seen.answered.append(String(text)) }
+        }
+        return seen
+    }
+
+    @Test func messagesShareOneKeptConnection() throws {
+        let seen = try publish(["a", "b", "c"], to: .keepsConnections)
+        #expect(seen == Seen(connections: 1, answered: ["a", "b", "c"]))
+    }
+
+    @Test func aConnectionClosedWhileIdleIsReplaced() throws {
+        let seen = try publish(["a", "b", "c"], to: .closesAfterEachAnswer)
+        #expect(seen == Seen(connections: 3, answered: ["a", "b", "c"]))
+    }
+
+    @Test func connectionCloseIsObeyed() throws {
+        let seen = try publish(["a", "b"], to: .announcesClose)
+        #expect(seen == Seen(connections: 2, answered: ["a", "b"]))
+    }
+
+    @Test func aMessageTheClosedConnectionDroppedIsSentAgain() throws {
+        // a; b dropped, b again on a new connection; c dropped, c again on a third.
+        let seen = try publish(["a", "b", "c"], to: .dropsSecondRequestUnanswered)
+        #expect(seen == Seen(connections: 3, answered: ["a", "b", "c"]))
+    }
+
+    @Test func noListenerCostsAWarningNotTheCaller() throws {
+        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish"))
+        let started = monotonicMillis()
+        publisher.publish(Array("a".utf8))
+        #expect(monotonicMillis() - started < 1000)
+    }
+}
+
+/// The peer's side, in the forked child: serves until `count` messages are
+/// answered, logging each connection and each answered message to `log`.
+private func serve(_ listener: Int32, peer: NchanPublisherTests.Peer, answering count: Int, log: String) -> Int32 {
+    let output = open(log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    func note(_ line: String) { _ = Array((line + "\n").utf8).withUnsafeBytes { write(output, $0.baseAddress, $0.count) } }
+    var answered = 0
+    while answered < count {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else { return 1 }
+        note("connection")
+        var requestsOnConnection = 0
+        while answered < count, let body = readRequest(connection) {
+            requestsOnConnection += 1
+            if peer == .dropsSecondRequestUnanswered && requestsOnConnection == 2 { break }
+            let closing = peer == .announcesClose ? "Connection: close\r\n" : ""
+            let answer = "HTTP/1.1 202 Accepted\r\nContent-Type: text/plain\r\n\(closing)Content-Length: 19\r\n\r\nqueued messages: 1\n"
+            _ = Array(answer.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            note(body)
+            answered += 1
+            if peer != .keepsConnections && peer != .dropsSecondRequestUnanswered { break }
+        }
+        close(connection)
+    }
+    return 0
+}
+
+/// One request's body, or nil at the end of the connection.
+private func readRequest(_ connection: Int32) -> String? {
+    var request: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1024)
+    while true {
+        let text = String(decoding: request, as: UTF8.self)
+        if let headEnd = text.range(of: "\r\n\r\n") {
+            let head = text[..<headEnd.lowerBound].lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).filter { $0 != " " }) } ?? 0
+            let body = text[headEnd.upperBound...]
+            if body.utf8.count >= length { return String(body) }
+        }
+        let count = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
+        if count <= 0 { return nil }
+        request += buffer[..<count]
+    }
+}
