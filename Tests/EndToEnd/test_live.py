@@ -4,6 +4,8 @@ is committed, and idle subscribers hold no worker of the server."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 import urllib.request
 
@@ -50,3 +52,27 @@ def test_idle_subscribers_hold_no_worker(endpoint, base_url):
     finally:
         for s in subscribers:
             s.close()
+
+
+def test_photos_reach_subscribers_across_an_nginx_reload(endpoint, env):
+    """Each worker keeps its connection to the publisher location between
+    uploads; a reload closes them all (the old nginx workers drop their idle
+    connections), and no photo may be lost for that."""
+    if env.run_dir is None:
+        pytest.skip("needs IREPORTER_RUN_DIR (the stack's nginx.pid)")
+    with AppClient(endpoint) as phone:
+        check_json(phone.register(unique_name("reload"), app_password("r")), "register")
+        for n in range(8):  # every worker has published at least once, most likely
+            assert phone.upload(photo(), f"before {n}").body == b'{"successful":1}'
+        nginx = int((env.run_dir / "nginx" / "nginx.pid").read_text())
+        os.kill(nginx, signal.SIGHUP)
+        time.sleep(1.5)  # the old workers are gone, their connections closed
+        subscriber = Subscriber(endpoint)
+        try:
+            titles = [f"after {n}" for n in range(8)]
+            for title in titles:
+                assert phone.upload(photo(), title).body == b'{"successful":1}'
+            got = [subscriber.next_photo(time.monotonic() + 5)["title"] for _ in titles]
+            assert got == titles
+        finally:
+            subscriber.close()
