@@ -54,7 +54,8 @@ public final class NchanPublisher: LiveFeed {
     /// not closed it (its keepalive_timeout, keepalive_requests, a reload);
     /// sent once more on a new one when the kept one turns out closed before
     /// any of the answer came (nginx closes only idle connections, so it
-    /// did not take the message).
+    /// did not take the message). Not after a timeout: an nginx that does
+    /// not answer costs the upload one timeout, not two.
     private func post(_ body: [UInt8]) throws(SystemError) -> Int {
         if connection >= 0 && !isIdleAndOpen(connection) { dropConnection() }
         let reused = connection >= 0
@@ -62,7 +63,7 @@ public final class NchanPublisher: LiveFeed {
             return try exchange(body)
         } catch let failure {
             dropConnection()
-            guard reused, failure.beforeAnswer else { throw failure.error }
+            guard reused, failure.beforeAnswer, failure.error.code != ETIMEDOUT else { throw failure.error }
         }
         do {
             return try exchange(body)

@@ -26,6 +26,9 @@ struct NchanPublisherTests {
         /// Reads the second request on a connection, then closes it unanswered
         /// (a close that crossed the request).
         case dropsSecondRequestUnanswered
+        /// Answers the first request, then reads the second and stops
+        /// answering (an nginx stopped with SIGSTOP, say).
+        case hangsAfterFirstAnswer
     }
 
     /// What the peer saw: connections accepted and messages answered, in order.
@@ -34,8 +37,11 @@ struct NchanPublisherTests {
         var answered: [String] = []
     }
 
-    /// Publishes `messages` through a publisher to a peer behaving as `peer`.
-    private func publish(_ messages: [String], to peer: Peer) throws -> Seen {
+    /// Publishes `messages` through a publisher to a peer behaving as `peer`;
+    /// `answered`: how many the peer answers before it stops. `publishing`:
+    /// how long the publishes took, in milliseconds.
+    private func publish(_ messages: [String], to peer: Peer, answered: Int? = nil, timeoutMillis: Int32 = 2000,
+                         publishing: inout Int64) throws -> Seen {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #expect(listener >= 0)
         var address = sockaddr_in()
@@ -50,16 +56,23 @@ struct NchanPublisherTests {
         #expect(bound)
         let port = UInt16(bigEndian: address.sin_port)
         let log = "\(scratch.path)/seen"
-        let server = ChildProcess { serve(listener, peer: peer, answering: messages.count, log: log) }
+        let server = ChildProcess { serve(listener, peer: peer, answering: answered ?? messages.count, log: log) }
         close(listener)
-        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:\(port)/ireporter-publish", timeoutMillis: 2000))
+        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:\(port)/ireporter-publish", timeoutMillis: timeoutMillis))
+        let started = monotonicMillis()
         for message in messages { publisher.publish(Array(message.utf8)) }
-        #expect(server.wait(seconds: 10) == 0, "the peer answered every message")
+        publishing = monotonicMillis() - started
+        #expect(server.wait(seconds: 10) == 0, "the peer ended as planned")
         var seen = Seen()
         for text in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") {
             if text == "connection" { seen.connections += 1 } else { seen.answered.append(String(text)) }
         }
         return seen
+    }
+
+    private func publish(_ messages: [String], to peer: Peer) throws -> Seen {
+        var publishing: Int64 = 0
+        return try publish(messages, to: peer, publishing: &publishing)
     }
 
     @Test func messagesShareOneKeptConnection() throws {
@@ -83,6 +96,15 @@ struct NchanPublisherTests {
         #expect(seen == Seen(connections: 3, answered: ["a", "b", "c"]))
     }
 
+    @Test func aPeerThatStopsAnsweringCostsOneTimeout() throws {
+        var publishing: Int64 = 0
+        let seen = try publish(["a", "b"], to: .hangsAfterFirstAnswer, answered: 1, timeoutMillis: 400,
+                               publishing: &publishing)
+        #expect(seen == Seen(connections: 1, answered: ["a"]))
+        // "b" waits for one 400 ms timeout; sent again on a new connection, it would wait for two.
+        #expect(publishing >= 400 && publishing < 750)
+    }
+
     @Test func noListenerCostsAWarningNotTheCaller() throws {
         let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish"))
         let started = monotonicMillis()
@@ -96,6 +118,16 @@ struct NchanPublisherTests {
 private func serve(_ listener: Int32, peer: NchanPublisherTests.Peer, answering count: Int, log: String) -> Int32 {
     let output = open(log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
     func note(_ line: String) { _ = Array((line + "\n").utf8).withUnsafeBytes { write(output, $0.baseAddress, $0.count) } }
+    if peer == .hangsAfterFirstAnswer {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0, let first = readRequest(connection) else { return 1 }
+        note("connection")
+        answer(connection, closing: false)
+        note(first)
+        _ = readRequest(connection) // the second, never answered
+        usleep(1_500_000) // past the publisher's timeout, and a retry's
+        return 0
+    }
     var answered = 0
     while answered < count {
         let connection = accept(listener, nil, nil)
@@ -105,9 +137,7 @@ private func serve(_ listener: Int32, peer: NchanPublisherTests.Peer, answering 
         while answered < count, let body = readRequest(connection) {
             requestsOnConnection += 1
             if peer == .dropsSecondRequestUnanswered && requestsOnConnection == 2 { break }
-            let closing = peer == .announcesClose ? "Connection: close\r\n" : ""
-            let answer = "HTTP/1.1 202 Accepted\r\nContent-Type: text/plain\r\n\(closing)Content-Length: 19\r\n\r\nqueued messages: 1\n"
-            _ = Array(answer.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            answer(connection, closing: peer == .announcesClose)
             note(body)
             answered += 1
             if peer != .keepsConnections && peer != .dropsSecondRequestUnanswered { break }
@@ -115,6 +145,13 @@ private func serve(_ listener: Int32, peer: NchanPublisherTests.Peer, answering 
         close(connection)
     }
     return 0
+}
+
+/// Nchan's answer to a publisher's POST.
+private func answer(_ connection: Int32, closing: Bool) {
+    let answer = "HTTP/1.1 202 Accepted\r\nContent-Type: text/plain\r\n\(closing ? "Connection: close\r\n" : "")"
+        + "Content-Length: 19\r\n\r\nqueued messages: 1\n"
+    _ = Array(answer.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
 }
 
 /// One request's body, or nil at the end of the connection.
