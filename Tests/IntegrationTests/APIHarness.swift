@@ -69,8 +69,8 @@ final class APIHarness {
             form.addFile(Array("file".utf8), UploadedFile(filename: Array(filename.utf8), contentType: Array("image/jpeg".utf8),
                                                           spoolPath: spool.path, size: file.count))
         }
+        // The API removes the spool file when it has answered, unless an upload moved it into place.
         let response = (worker ?? api).handle(APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address))
-        for path in form.spooledPaths { unlink(path) } // what APIResponder does
         for header in response.setCookie {
             let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)
             cookie = value == "deleted" ? nil : Array(value.utf8)

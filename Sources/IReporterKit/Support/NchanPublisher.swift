@@ -149,9 +149,10 @@ public final class NchanPublisher: LiveFeed {
                 if count < 0 { throw SystemError("read the answer of \(host):\(port)") }
                 if count == 0 { break }
                 answer += buffer[..<count]
-                if headEnd == nil, let end = Self.endOfHead(answer) {
+                if headEnd == nil, let end = answer.firstRange(of: [13, 10, 13, 10])?.upperBound {
                     headEnd = end
-                    guard let length = Self.contentLength(answer[..<end]), !Self.closes(answer[..<end]) else { break }
+                    let headers = Self.headerLines(answer[..<end])
+                    guard let length = Self.contentLength(headers), !Self.closes(headers) else { break }
                     expected = end + length
                 }
                 if headEnd == nil && answer.count > 16_384 { break }
@@ -168,28 +169,20 @@ public final class NchanPublisher: LiveFeed {
         return status
     }
 
-    /// The index just past the blank line that ends the head.
-    private static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for i in 3..<bytes.count where bytes[i] == 10 && bytes[i - 1] == 13 && bytes[i - 2] == 10 && bytes[i - 3] == 13 {
-            return i + 1
-        }
-        return nil
-    }
-
+    /// The header lines of an answer's head (after its status line), lowercased.
     private static func headerLines(_ head: ArraySlice<UInt8>) -> [String] {
         String(decoding: head, as: UTF8.self).split(separator: "\r\n").dropFirst().map { $0.lowercased() }
     }
 
-    private static func contentLength(_ head: ArraySlice<UInt8>) -> Int? {
-        for line in headerLines(head) where line.hasPrefix("content-length:") {
+    private static func contentLength(_ headers: [String]) -> Int? {
+        for line in headers where line.hasPrefix("content-length:") {
             return Int(String(line.dropFirst("content-length:".count).filter { $0 != " " && $0 != "\t" }))
         }
         return nil
     }
 
-    private static func closes(_ head: ArraySlice<UInt8>) -> Bool {
-        headerLines(head).contains { $0.hasPrefix("connection:") && $0.contains("close") }
+    private static func closes(_ headers: [String]) -> Bool {
+        headers.contains { $0.hasPrefix("connection:") && $0.contains("close") }
     }
 
     /// The kept connection has nothing to read and no hang-up pending: nginx

@@ -130,8 +130,7 @@ extension ImagingBenchmarkTests {
                                              spoolDirectory: scratch.path)
                 try Self.feed(body, to: parser)
                 let form = try parser.finish()
-                let answer = api.handle(APIRequest(parameters: form, sessionCookie: cookie))
-                for spooled in form.spooledPaths { unlink(spooled) }
+                let answer = api.handle(APIRequest(parameters: form, sessionCookie: cookie)) // removes its spool files
                 guard answer.body == Array(#"{"successful":1}"#.utf8) else {
                     throw JPEGImageError.encodingFailed(String(decoding: answer.body, as: UTF8.self))
                 }
