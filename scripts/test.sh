@@ -26,6 +26,8 @@
 #                              fuzz (default: all; the others say "not run")
 #   PYTEST_ARGS="..."          what pytest runs (default: Tests/EndToEnd), for
 #                              example "Tests/EndToEnd/test_web.py -k journey"
+#   SWIFT_TEST_ARGS="..."      added to `swift test`, for example
+#                              "--filter IntegrationTests.SecurityIntegrationTests"
 #   TEST_FAULTS_PORT, TEST_FAULTS_DB_PORT, TEST_FAULTS_RUN_DIR
 #                              the fault-injection stack's (default 8092, 3313,
 #                              /tmp/ireporter-faults)
@@ -160,7 +162,7 @@ banner "swift test"
 IREPORTER_TEST_DB_URL="$("$REPO/scripts/mariadb.sh" url "$DB_DIR")" \
 IREPORTER_TEST_MYSQL_ROOT="$MYSQL_ROOT_CMD" \
 IREPORTER_REQUIRE_SERVICES=1 \
-  swift test --no-parallel 2>&1 | tee "$RUN_DIR/swift-test.log"
+  swift test --no-parallel ${SWIFT_TEST_ARGS:-} 2>&1 | tee "$RUN_DIR/swift-test.log"
 swift_rc=${PIPESTATUS[0]}
 fi
 
