@@ -21,7 +21,10 @@
 #             SIGSTOP to play an outage)
 #   front     nginx on 127.0.0.1:$PORT, deploy/nginx/ireporter-front.conf with
 #             the app hosts in its upstream; each answer says which host
-#             gave it in an X-Upstream header
+#             gave it in an X-Upstream header. It sets X-Forwarded-For to the
+#             phone's address, and the hosts' nginx take it from 127.0.0.1
+#             only (ireporter.conf's realip lines on): each phone is counted
+#             by its own address
 #
 #   scripts/cluster.sh up       build, (re)start everything, check, print the URL.
 #                               Again: the servers restart with a fresh binary,
@@ -94,6 +97,9 @@ db_nodes = $nodes
 session_store = redis
 redis_url = redis://127.0.0.1:$REDIS_PORT/0"
   LIVE_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+  # The front connects from 127.0.0.1: the host takes the phone's address
+  # from the X-Forwarded-For it sets (its last address), from no one else.
+  REAL_IP_FROM=127.0.0.1
   S3_URL=""
   if [ "$PHOTO_STORE" = s3 ]; then
     UPLOAD_DIR="$RUN_DIR/spool"

@@ -3,10 +3,12 @@
 # iReporter's tests and for operators trying the cluster on one machine.
 #
 #   scripts/galera.sh start  DIR PORT    start the nodes that are not running:
-#                                        the first start bootstraps node 1
-#                                        (--wsrep-new-cluster), creates database
-#                                        iReport and user ireport and loads the
-#                                        schema and migrations; nodes 2 and 3
+#                                        when none runs, one bootstraps a new
+#                                        cluster (--wsrep-new-cluster): node 1
+#                                        the first time, after that the node
+#                                        holding the latest state (below); it
+#                                        gets database iReport, user ireport,
+#                                        the schema and migrations; the others
 #                                        join by state transfer (SST by rsync
 #                                        the first time, IST after). Waits,
 #                                        bounded, until every node is Synced
@@ -50,6 +52,12 @@
 # The traffic never leaves the machine. `partition` sets both ends down
 # (connects fail at once: "Network is unreachable"; established connections
 # hear nothing), `heal` sets them up and puts the routes back.
+# The node that bootstraps after a stop is the one whose grastate.dat says
+# safe_to_bootstrap: 1 (Galera marks the last node to leave cleanly); when
+# none says it (every node crashed, or the cluster lost quorum) the one with
+# the highest seqno, read from grastate.dat or, after a crash (seqno -1),
+# recovered from InnoDB by `mariadbd --wsrep-recover`; on a tie the lowest
+# number. Every step after the bootstrap talks to a running node.
 # Needs Debian's mariadb-server, galera-4 and rsync (scripts/deps.sh).
 set -euo pipefail
 LOG_TAG=galera
@@ -231,18 +239,16 @@ launch() {
     # cluster, or the last node stopped cleanly): say so to Galera.
     [ -f "$dir/data/grastate.dat" ] && sed -i 's/^safe_to_bootstrap: 0/safe_to_bootstrap: 1/' "$dir/data/grastate.dat"
   fi
-  # After a crash (kill -9) grastate.dat says seqno -1: recover the last
-  # committed position from InnoDB first (what Debian's galera_recovery does
-  # for systemd), so the node asks for the missing writesets only (IST)
-  # instead of a whole copy (SST).
-  if [ "$bootstrap" = 0 ] && grep -qs '^seqno: *-1' "$dir/data/grastate.dat"; then
+  # After a crash (kill -9) grastate.dat says seqno -1: start from the last
+  # committed position recovered from InnoDB (what Debian's galera_recovery
+  # does for systemd), so a joiner asks for the missing writesets only (IST)
+  # instead of a whole copy (SST), and a bootstrapping node carries on from it.
+  if grep -qs '^seqno: *-1' "$dir/data/grastate.dat"; then
     local position
-    /usr/sbin/mariadbd --defaults-file="$(node_cnf "$n")" --wsrep-recover --log-error="$dir/recover.log" \
-        > /dev/null 2>&1 < /dev/null || true
-    position="$(grep -a 'WSREP: Recovered position:' "$dir/recover.log" 2>/dev/null | tail -1 | sed 's/.*Recovered position: *//')"
+    position="$(recovered_position "$n")"
     if [ -n "$position" ]; then
       log "node $n: recovered position $position after an unclean stop"
-      extra=(--wsrep_start_position="$position")
+      extra+=(--wsrep_start_position="$position")
     fi
   fi
   rm -f "$(node_pid "$n")"
@@ -267,24 +273,55 @@ wait_synced() {
 
 any_running() { local m; for m in "${NODES[@]}"; do running "$m" && return 0; done; return 1; }
 
-# The node to bootstrap when none runs: the one Galera marked safe (the last
-# to stop cleanly), else node 1 of a fresh cluster.
-bootstrap_node() {
-  local m
+# Node N's last committed position (uuid:seqno) as InnoDB has it, "" when
+# the recovery finds none. Read with the node stopped.
+recovered_position() {
+  local n="$1" dir
+  dir="$(node_dir "$1")"
+  rm -f "$dir/recover.log"
+  /usr/sbin/mariadbd --defaults-file="$(node_cnf "$n")" --wsrep-recover --log-error="$dir/recover.log" \
+      > /dev/null 2>&1 < /dev/null || true
+  grep -a 'WSREP: Recovered position:' "$dir/recover.log" 2>/dev/null | tail -1 | sed 's/.*Recovered position: *//'
+}
+
+# Node N's seqno: grastate.dat's, or after a crash (-1 there) InnoDB's; -1
+# when it has neither (a node that never joined).
+node_seqno() {
+  local n="$1" state seqno
+  state="$(node_dir "$n")/data/grastate.dat"
+  seqno="$(sed -n 's/^seqno: *//p' "$state" 2>/dev/null | head -1)"
+  if [[ ! "$seqno" =~ ^[0-9]+$ ]] && [ -d "$(node_dir "$n")/data/mysql" ]; then
+    seqno="$(recovered_position "$n")"
+    seqno="${seqno##*:}"
+  fi
+  [[ "$seqno" =~ ^[0-9]+$ ]] && echo "$seqno" || echo -1
+}
+
+# The node to bootstrap when none runs, in BOOTSTRAP: node 1 of a fresh
+# cluster; the one Galera marked safe (the last to stop cleanly); else, when
+# none is (they all crashed), the one with the highest seqno.
+choose_bootstrap() {
+  local m seqno best_seqno=-1
+  BOOTSTRAP=""
+  [ -d "$(node_dir 1)/data/mysql" ] || { BOOTSTRAP=1; return; }
   for m in "${NODES[@]}"; do
-    grep -qs '^safe_to_bootstrap: 1' "$(node_dir "$m")/data/grastate.dat" && { echo "$m"; return; }
+    grep -qs '^safe_to_bootstrap: 1' "$(node_dir "$m")/data/grastate.dat" && { BOOTSTRAP="$m"; return; }
   done
-  [ -d "$(node_dir 1)/data/mysql" ] \
-    && die "no node is marked safe_to_bootstrap (they did not all stop cleanly): pick the node with the highest seqno (mariadbd --wsrep-recover) and set safe_to_bootstrap: 1 in its grastate.dat"
-  echo 1
+  for m in "${NODES[@]}"; do
+    seqno="$(node_seqno "$m")"
+    log "node $m: not marked safe to bootstrap, seqno $seqno"
+    if ((seqno > best_seqno)); then BOOTSTRAP="$m"; best_seqno="$seqno"; fi
+  done
+  [ -n "$BOOTSTRAP" ] || die "no node has a seqno (grastate.dat nor --wsrep-recover): see the nodes' recover.log in $DIR"
+  log "node $BOOTSTRAP holds the latest state (seqno $best_seqno): it bootstraps"
 }
 
 load_schema() {
-  local password
+  local n="$1" password
   password="$(db_password)"
   # Our servers reach a partitionable cluster from its host-side address.
   [ -z "$(partitionable)" ] || DB_USER_HOSTS="$HOST_SIDE"
-  install_app_database "$password" client 1
+  install_app_database "$password" client "$n"
 }
 
 # `start`'s --partitionable N: kept in DIR, as every later command needs it.
@@ -312,12 +349,12 @@ do_start() {
   mkdir -p "$DIR"; chmod 755 "$DIR"
   choose_partitionable "$@"
   prepare_network
-  local n first=""
+  local n
   if ! any_running; then
-    first="$(bootstrap_node)"
-    launch "$first" 1
-    wait_synced "$first"
-    load_schema
+    choose_bootstrap
+    launch "$BOOTSTRAP" 1
+    wait_synced "$BOOTSTRAP"
+    load_schema "$BOOTSTRAP"
   fi
   for n in "${NODES[@]}"; do
     running "$n" || { launch "$n" 0; wait_synced "$n"; }

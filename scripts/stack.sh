@@ -93,16 +93,27 @@ stack_build() {
 }
 
 # Render deploy/nginx/ireporter.conf for this stack: only the two literal
-# paths an operator would edit are replaced.
+# paths an operator would edit are replaced, and with REAL_IP_FROM
+# (scripts/cluster.sh: the front's address) the realip lines are on, as
+# the snippet tells an app host behind a front to do.
 stack_render_nginx() {
   root_dir "$NGX_DIR" 0755
   mkdir -p "$NGX_DIR"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
   chown -hR www-data:www-data "$NGX_DIR/tmp"
+  local realip=()
+  [ -z "${REAL_IP_FROM:-}" ] || realip=(
+      -e "s|^#set_real_ip_from 127\.0\.0\.1;|set_real_ip_from $REAL_IP_FROM;|"
+      -e "s|^#\(real_ip_header X-Forwarded-For;\)|\1|"
+      -e "s|^#\(real_ip_recursive off;\)|\1|")
   sed -e "s#/run/ireporter/fcgi\.sock#$SRV_SOCK#g" \
-      -e "s#/var/www/iReporter/upload/#$UPLOAD_DIR/#g" \
+      -e "s#/var/www/iReporter/upload/#$UPLOAD_DIR/#g" "${realip[@]}" \
       "$IREPORTER_REPO/deploy/nginx/ireporter.conf" | write_file "$NGX_DIR/ireporter.conf"
   grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter.conf" && grep -qF "alias $UPLOAD_DIR/" "$NGX_DIR/ireporter.conf" \
     || die "rendering deploy/nginx/ireporter.conf did not replace its socket / upload paths"
+  [ -z "${REAL_IP_FROM:-}" ] || { grep -qxF "set_real_ip_from $REAL_IP_FROM;" "$NGX_DIR/ireporter.conf" \
+      && grep -qx 'real_ip_header X-Forwarded-For;' "$NGX_DIR/ireporter.conf" \
+      && grep -qx 'real_ip_recursive off;' "$NGX_DIR/ireporter.conf"; } \
+    || die "rendering deploy/nginx/ireporter.conf did not switch on its realip lines"
   # The snippet says `include fastcgi_params;`, which nginx resolves next to
   # the main config file.
   write_file "$NGX_DIR/fastcgi_params" < /etc/nginx/fastcgi_params

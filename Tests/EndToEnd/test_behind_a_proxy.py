@@ -24,7 +24,7 @@ import servers
 PORT = servers.http_port(3)
 API = f"http://127.0.0.1:{PORT}/iReporter/"
 REALIP = {f"#{line}": line for line in ("set_real_ip_from 127.0.0.1;", "set_real_ip_from ::1;",
-                                        "real_ip_header X-Forwarded-For;", "real_ip_recursive on;")}
+                                        "real_ip_header X-Forwarded-For;", "real_ip_recursive off;")}
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,10 @@ hosts (server + nginx each) and the front nginx; `down` stops it all at the end.
   - the app's flows through the front, with requests landing on both hosts
     (the front's X-Upstream header names the host that answered);
   - a live subscriber on one host gets a photo posted through the other;
+  - two phones behind the front (two loopback addresses) are counted apart
+    by the registration and login throttles, and a phone's own
+    X-Forwarded-For naming the other changes nothing (the hosts take the
+    address the front sets, from the front only);
   - faults during a bounded load of uploads, logins and streams through the
     front: kill -9 of a Galera node and its return (IST), an app host
     stopped and started again, an app host's server killed (kill -9) and
@@ -30,7 +34,7 @@ from pathlib import Path
 import pytest
 
 import servers
-from appclient import AppClient, Endpoint
+from appclient import AppClient, Endpoint, multipart_body, multipart_content_type
 from phone_load import PhoneLoad
 from subscriber import Subscriber
 
@@ -48,15 +52,19 @@ FIGURES: dict[str, dict] = {}
 
 
 class Cluster:
-    """scripts/cluster.sh's cluster in `directory`."""
+    """scripts/cluster.sh's cluster in `directory` (on this module's ports
+    unless given others: test_cluster_restart.py has its own)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, front_port: int = FRONT_PORT, app_ports: tuple[int, int] = APP_PORTS,
+                 galera_port: int = GALERA_PORT, redis_port: int = REDIS_PORT, s3_port: int = S3_PORT,
+                 **settings: str):
         self.directory = directory
+        self.galera_port, self.redis_port = galera_port, redis_port
         # This PATH: the script's deps.sh checks for the python3 running the tests.
-        self.env = servers.clean_env(PATH=os.environ["PATH"], CLUSTER_DIR=str(directory), PORT=str(FRONT_PORT),
-                                     APP_PORTS=" ".join(map(str, APP_PORTS)), GALERA_PORT=str(GALERA_PORT),
-                                     REDIS_PORT=str(REDIS_PORT), S3_PORT=str(S3_PORT), SKIP_BUILD="1",
-                                     BINARY=str(servers.binary()))
+        self.env = servers.clean_env(PATH=os.environ["PATH"], CLUSTER_DIR=str(directory), PORT=str(front_port),
+                                     APP_PORTS=" ".join(map(str, app_ports)), GALERA_PORT=str(galera_port),
+                                     REDIS_PORT=str(redis_port), S3_PORT=str(s3_port), SKIP_BUILD="1",
+                                     BINARY=str(servers.binary()), **settings)
         # Each host's spool files; the photos are in the bucket.
         self.spool_dirs = [directory / f"host{n}" / "spool" for n in (1, 2)]
 
@@ -66,7 +74,7 @@ class Cluster:
         return p.stdout
 
     def sql(self, node: int, text: str) -> str:
-        p = subprocess.run([str(GALERA_SCRIPT), "sql", str(self.directory / "galera"), str(GALERA_PORT), str(node),
+        p = subprocess.run([str(GALERA_SCRIPT), "sql", str(self.directory / "galera"), str(self.galera_port), str(node),
                             "-N", "-B", "-e", text], capture_output=True, text=True, timeout=60)
         assert p.returncode == 0, p.stderr
         return p.stdout
@@ -74,7 +82,7 @@ class Cluster:
     def galera(self, *args: str) -> float:
         """Runs a galera.sh command; returns the seconds it took."""
         started = time.monotonic()
-        p = subprocess.run([str(GALERA_SCRIPT), args[0], str(self.directory / "galera"), str(GALERA_PORT), *args[1:]],
+        p = subprocess.run([str(GALERA_SCRIPT), args[0], str(self.directory / "galera"), str(self.galera_port), *args[1:]],
                            capture_output=True, text=True, timeout=200)
         assert p.returncode == 0, f"galera.sh {args}: {p.stdout}\n{p.stderr}"
         return time.monotonic() - started
@@ -83,7 +91,7 @@ class Cluster:
         os.kill(int((self.directory / "galera" / f"node{node}" / "mariadbd.pid").read_text()), signal.SIGKILL)
 
     def redis(self, *args: str) -> str:
-        return subprocess.run(["redis-cli", "-p", str(REDIS_PORT), *args], capture_output=True, text=True,
+        return subprocess.run(["redis-cli", "-p", str(self.redis_port), *args], capture_output=True, text=True,
                               timeout=10).stdout.strip()
 
     def s3_url(self) -> str:
@@ -207,6 +215,49 @@ def test_a_subscriber_on_one_host_gets_a_photo_posted_through_the_other(cluster)
     finally:
         for subscriber in subscribers:
             subscriber.close()
+
+
+# Two phones behind the front, each on a loopback address of its own (the
+# front itself reaches the hosts from 127.0.0.1).
+OWNER, GUESSER = "127.0.24.2", "127.0.24.3"
+
+
+def forging(phone: AppClient, fields: dict[str, str], address: str):
+    """The app's call, with the phone's own X-Forwarded-For naming `address`."""
+    return phone.request("POST", phone.ep.path(), multipart_body(sorted(fields.items())), multipart_content_type(),
+                         extra_headers=[("X-Forwarded-For", address)]).json()
+
+
+def test_phones_behind_the_front_are_counted_by_their_own_addresses(cluster):
+    def counters(kind: str, address: str) -> list[str]:
+        return cluster.redis("KEYS", f"ireporter:counter:{kind}*{address}").split()
+
+    def count(key: str) -> int:
+        return int(cluster.redis("GET", key).split()[0])
+
+    user, password = servers.unique_name("owner"), servers.app_password("right")
+    with AppClient(Endpoint(FRONT_URL), timeout=30, source=OWNER) as owner, \
+            AppClient(Endpoint(FRONT_URL), timeout=30, source=GUESSER) as guesser:
+        assert owner.register(user, password).json()["result"][0]["username"] == user
+        assert [count(key) for key in counters("register-network:", OWNER)] == [1]
+        # A registration from the guesser, claiming to be the owner, counts as the guesser's.
+        other = servers.unique_name("guesser")
+        assert forging(guesser, {"command": "register", "username": other, "password": password},
+                       OWNER)["result"][0]["username"] == other
+        assert [count(key) for key in counters("register-network:", GUESSER)] == [1]
+        assert [count(key) for key in counters("register-network:", OWNER)] == [1]
+        # The guesser, still claiming the owner's address, guesses until it is held back ...
+        for _ in range(12):
+            answer = forging(guesser, {"command": "login", "username": user, "password": "wrong"}, OWNER)
+            if "Too many failed logins" in answer.get("error", ""):
+                break
+        else:
+            pytest.fail(f"the guesser was never held back: {answer}")
+        assert "Too many failed logins" in forging(guesser, {"command": "login", "username": user,
+                                                             "password": password}, OWNER)["error"]
+        # ... the owner, behind the same front, is not.
+        assert owner.login(user, password).json()["result"][0]["username"] == user
+    assert counters("login:", GUESSER) and not counters("login:", OWNER)
 
 
 # ----------------------------------------------------------------- faults

@@ -280,3 +280,27 @@ def test_a_node_cut_off_by_a_network_partition_during_load_loses_nothing_and_rej
     # timeout (TCP_USER_TIMEOUT, 3 s) and goes on with another node: no
     # request waits for the network to heal (or for the 30 s read timeout).
     assert figures["longest request (s, its start from the fault's, what)"][0] < held - 2, figures
+
+
+def test_every_node_killed_the_one_with_the_latest_write_bootstraps(cluster):
+    """None is marked safe to bootstrap after a crash of all three: `start`
+    bootstraps the node with the highest seqno (mariadbd --wsrep-recover),
+    never one that missed writes. The module's last test: every node restarts."""
+    galera, apps = cluster
+    (_, url_a), (_, url_b) = apps
+    galera.kill(1)
+    wait_status(galera, 3, "wsrep_cluster_size", "2", 30)
+    user, password = servers.unique_name("latest"), servers.app_password("pw")
+    with AppClient(Endpoint(url_b), timeout=30) as phone:  # server B: node 2 first
+        assert phone.register(user, password).json()["result"][0]["username"] == user, logs(apps)
+    galera.kill(2)
+    galera.kill(3)
+    printed = galera.script("start")
+    # Nodes 2 and 3 have the registration (the same seqno), node 1 not: the lower number of the two.
+    assert re.search(r"node 2 holds the latest state \(seqno \d+\): it bootstraps", printed), printed
+    assert "node 2: starting" in printed and "(bootstrapping a new cluster)" in printed, printed
+    for n in (1, 2, 3):
+        assert galera.sql(n, f"SELECT COUNT(*) FROM login WHERE username = '{user}'").strip() == "1", n
+        assert galera.status(n, "wsrep_cluster_size") == "3"
+    with AppClient(Endpoint(url_a), timeout=30) as phone:
+        assert phone.login(user, password).json()["result"][0]["username"] == user, logs(apps)
