@@ -110,6 +110,9 @@ if ! python3 -c 'import flickrapi' >/dev/null 2>&1; then
   fi
   python3 -c 'import flickrapi' >/dev/null 2>&1 || die "flickrapi still not importable by $(command -v python3)"
 fi
+# flickr_api (PyPI; no Debian package), the other Flickr library the E2E test
+# drives: it reads getInfo's every part and loads owners with people.getInfo.
+python_module flickr_api - 'flickr_api>=0.8'
 
 command -v swift >/dev/null 2>&1 \
   || warn "swift is not on PATH (install a Swift 6 toolchain, e.g. under /opt/swift, and add its usr/bin to PATH)"

@@ -1,9 +1,11 @@
 """The Flickr-compatible REST endpoint (/iReporter/services/rest/) through
-nginx, driven by a real Flickr client library from PyPI (`flickrapi`,
-installed by scripts/deps.sh) given our REST URL, in XML (etree) and JSON;
-JSONP and the hostile callback by hand."""
+nginx, driven by two real Flickr client libraries from PyPI (`flickrapi` and
+`flickr_api`, installed by scripts/deps.sh), unchanged, given our REST URL,
+in XML (etree) and JSON; JSONP, the hostile callbacks and a hostile Host
+header by hand."""
 from __future__ import annotations
 
+import functools
 import json
 import time
 import urllib.parse
@@ -40,9 +42,29 @@ def client(rest_url: str, format: str):
     return flickr
 
 
-def get(rest_url: str, **params) -> tuple[str, bytes]:
-    with urllib.request.urlopen(rest_url + "?" + urllib.parse.urlencode(params), timeout=10) as r:
+def get(rest_url: str, headers: dict[str, str] | None = None, **params) -> tuple[str, bytes]:
+    request = urllib.request.Request(rest_url + "?" + urllib.parse.urlencode(params), headers=headers or {})
+    with urllib.request.urlopen(request, timeout=10) as r:
         return r.headers["Content-Type"], r.read()
+
+
+def web_page(base_url: str) -> str:
+    """The site's address in the answers: the stack's nginx names itself
+    `server_name localhost` (deploy/nginx/nginx-private.conf.in), on the port
+    the tests reach it at."""
+    return f"http://localhost:{urllib.parse.urlsplit(base_url).port}/"
+
+
+@pytest.fixture
+def flickr_api_at(rest_url, monkeypatch):
+    """PyPI's `flickr_api` as its README sets it up (keys), its calls sent to
+    our REST URL: the library binds Flickr's URL as call_api's default, so
+    the one call every method goes through is given ours."""
+    flickr_api = pytest.importorskip("flickr_api", reason="scripts/deps.sh installs flickr_api")
+    flickr_api.set_keys(api_key="any-key", api_secret="any-secret")
+    monkeypatch.setattr(flickr_api.method_call, "call_api",
+                        functools.partial(flickr_api.method_call.call_api, request_url=rest_url))
+    return flickr_api
 
 
 def test_parsed_json_search_with_extras(rest_url):
@@ -143,13 +165,76 @@ def test_jsonp_and_plain_json(rest_url):
     assert json.loads(body)["photos"]["total"] == 3
 
 
-@pytest.mark.parametrize("callback", ["alert(document.cookie)//", "</script><script>x", "a b", "1x", "x" * 100])
+def test_flickr_api_photo_info_and_its_owner(flickr_api_at, base_url):
+    photo = flickr_api_at.Photo(id="3")
+    info = photo.getInfo()  # Flickr's whole answer: usage, visibility, dates, tags, notes...
+    assert info["title"] == "東京タワー <b>&" and info["comments"] == "1" and info["tags"] == [] and info["notes"] == []
+    assert (info["candownload"], info["ispublic"], info["takenunknown"]) == (1, 1, "1")
+    assert int(info["posted"]) <= int(info["lastupdate"]) <= int(time.time())
+    assert info["urls"]["url"][0]["text"] == web_page(base_url) + "#/photo/3", "the photo in the web client"
+    assert photo.title == "東京タワー <b>&" and photo.comments == 1, "the lazy load: getInfo, its fields converted"
+    owner = photo.owner
+    assert owner.id == "1" and owner.username == "alice"
+    person = flickr_api_at.Person(id="1")
+    assert person.photos_info["count"] == 3, "people.getInfo, loaded lazily"
+    assert int(person.photos_info["firstdate"]) <= int(info["posted"]), "photo 2, uploaded before photo 3"
+    assert time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(int(person.photos_info["firstdate"]))) == person.photos_info["firstdatetaken"]
+    assert person.username == "alice" and person.ispro is False
+    with pytest.raises(flickr_api_at.flickrerrors.FlickrAPIError) as failure:
+        flickr_api_at.Person(id="99").getInfo()
+    assert failure.value.code == 1
+
+
+def test_flickr_api_search_with_extras_and_a_download(flickr_api_at, tmp_path):
+    photos = flickr_api_at.Photo.search(text="zoe", extras="owner_name,date_taken,license,views,tags,date_upload,o_dims")
+    assert [p.id for p in photos] == ["2"]
+    photo = photos[0]
+    assert (photo.ownername, photo.license, photo.views, photo.tags, photo.datetakenunknown) == ("alice", "0", 0, "", "1")
+    assert photo.owner.username == "alice", "the owner, a Person(id) loaded through people.getInfo"
+    assert photo.sizes["Large Square"]["width"] == 150 and photo.sizes["Original"]["width"] == 640
+    photo.save(str(tmp_path / "zoe"))  # the largest size's URL, as the library fetches it
+    assert (tmp_path / "zoe.jpg").read_bytes()[:2] == b"\xff\xd8"
+
+
+def test_flickrapi_get_info_and_people_get_info(rest_url, base_url):
+    flickr = client(rest_url, "parsed-json")
+    photo = flickr.photos.getInfo(photo_id="3")["photo"]
+    assert photo["comments"] == {"_content": "1"} and photo["usage"]["candownload"] == 1
+    assert photo["dates"]["takenunknown"] == "1" and photo["tags"] == {"tag": []}
+    assert photo["owner"] == {"nsid": "1", "username": "alice", "realname": "", "location": "", "iconserver": "0",
+                              "iconfarm": 0, "path_alias": None}
+    person = flickr.people.getInfo(user_id="1")["person"]
+    assert person["username"]["_content"] == "alice" and person["photos"]["count"]["_content"] == 3
+    assert person["photosurl"]["_content"] == web_page(base_url) + "#/user/1"
+    xml = client(rest_url, "etree").people.getInfo(user_id="1")
+    assert xml.find("person/username").text == "alice" and xml.find("person/photos/count").text == "3"
+
+
+def test_a_hostile_host_header_is_not_in_any_url(rest_url, base_url):
+    """The answers' URLs come from the configured address (here the stack's
+    nginx `server_name localhost` and its port), not from the Host header:
+    a cache in front could hand a poisoned answer to everyone."""
+    for params in [dict(method="flickr.photos.getInfo", photo_id="2"), dict(method="flickr.photos.getSizes", photo_id="2"),
+                   dict(method="flickr.people.getInfo", user_id="1"),
+                   dict(method="flickr.photos.search", text="zoe", extras="url_o,url_q"),
+                   dict(method="flickr.photos.getRecent", extras="url_t")]:
+        for format in [{}, {"format": "json", "nojsoncallback": "1"}]:
+            _, body = get(rest_url, headers={"Host": "evil.example"}, **params, **format)
+            assert b"evil.example" not in body, params
+            assert web_page(base_url).encode() in body, params
+
+
+@pytest.mark.parametrize("callback", ["alert(document.cookie)//", "</script><script>x", "a b", "1x", "x" * 100,
+                                      "eval", "document.write", "x.constructor.constructor", "Function", "setTimeout",
+                                      "window.location.assign", "a.__proto__"])
 def test_a_callback_with_script_in_it_is_refused(rest_url, callback):
     content_type, body = get(rest_url, method="flickr.test.echo", format="json", jsoncallback=callback)
     assert content_type == "application/json; charset=utf-8"
     answer = json.loads(body)
     assert (answer["stat"], answer["code"]) == ("fail", 111)
-    assert callback.encode() not in body
+    assert not body.startswith(callback.encode()) and b"<" not in body
+    if not callback.replace(".", "").replace("_", "").isalnum():
+        assert callback.encode() not in body
 
 
 def test_hostile_paging_and_queries(rest_url):

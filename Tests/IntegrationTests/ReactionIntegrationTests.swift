@@ -71,6 +71,27 @@ extension DatabaseTests {
             try TestServices.resetTables(phone.database)
         }
 
+        /// `flickr.people.getInfo`'s account: its name, photo count and first kept upload time.
+        @Test func aPersonWithTheirPhotosCountAndFirstUpload() throws {
+            for migrated in [true, false] {
+                let phone = try APIHarness(migrated: migrated)
+                try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+                try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+                let store = MariaDBPhotoStore(database: phone.database)
+                for created in [3000, 2000] as [Int64] {
+                    _ = try store.add(userID: 1, title: Array("t".utf8), details: PhotoDetails(created: created, width: 1, height: 1),
+                                      publish: { _ in }, unpublish: { _ in })
+                }
+                _ = try store.add(userID: 2, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })
+                #expect(try store.person(id: 1) == PersonRecord(id: 1, username: Array("alice".utf8), photoCount: 2,
+                                                                firstUpload: migrated ? 2000 : nil), "migrated: \(migrated)")
+                #expect(try store.person(id: 2) == PersonRecord(id: 2, username: Array("bob".utf8), photoCount: 1, firstUpload: nil),
+                        "a photo without its details gives no first date")
+                #expect(try store.person(id: 3) == nil)
+                try TestServices.resetTables(phone.database)
+            }
+        }
+
         @Test func countsStayExactUnderConcurrentVotes() throws {
             let phone = try APIHarness()
             try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])

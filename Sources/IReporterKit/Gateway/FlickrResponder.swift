@@ -4,8 +4,10 @@
 /// with its own content type (Flickr's REST is not the 2012 form API).
 final class FlickrResponder {
     private let api: FlickrAPI
+    /// `public_url` (ending in `/`); empty: the web server's name for the site.
+    private let publicURL: String
 
-    init(api: FlickrAPI) { self.api = api }
+    init(api: FlickrAPI, publicURL: String = "") { (self.api, self.publicURL) = (api, publicURL) }
 
     /// Whether the request's path is the REST endpoint.
     static func isRESTPath(_ request: GatewayRequest) -> Bool {
@@ -19,24 +21,44 @@ final class FlickrResponder {
         var parameters = URLEncodedForm.parse(Array((request.param("QUERY_STRING") ?? "").utf8)).fields
         parameters.merge(form.fields) { _, body in body }
         let response = api.handle(parameters, oauthConsumerKey: Self.oauthConsumerKey(request.param("HTTP_AUTHORIZATION")),
-                                  siteURL: Self.siteURL(request))
+                                  siteURL: Self.siteURL(request, publicURL: publicURL))
         let head = "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
             + "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n\r\n"
         return Array(head.utf8) + response.body
     }
 
-    /// The installation's root as the client reaches this host. (Debian's nginx
-    /// sends `HTTP_HOST` as `$host`, without the port: the port is then
-    /// `SERVER_PORT`'s.)
-    static func siteURL(_ request: GatewayRequest) -> String {
+    /// The installation's root (`…/iReporter/`) for the answers' absolute
+    /// URLs: `public_url`'s, else the web server's own name for the site
+    /// (`SERVER_NAME`: nginx's `server_name`, Apache's `ServerName`) and
+    /// port, else the address the connection reached. Never the request's
+    /// `Host`: whoever sends one would choose where the answer's links
+    /// point, for every client a cache in front hands that answer to.
+    static func siteURL(_ request: GatewayRequest, publicURL: String) -> String {
+        guard publicURL.isEmpty else { return publicURL + "iReporter/" }
         let secure = request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false
-        var host = (request.param("HTTP_HOST") ?? request.param("SERVER_NAME") ?? "localhost")
-            .filter { $0.isLetter || $0.isNumber || ".-:[]".contains($0) }
-        if !host.contains(":") || host.hasSuffix("]"), let port = request.param("SERVER_PORT"),
+        var host = request.param("SERVER_NAME").flatMap { isHostName($0) ? $0 : nil }
+            ?? request.param("SERVER_ADDR").flatMap(bracketedAddress) ?? "localhost"
+        if let port = request.param("SERVER_PORT"), !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII),
            port.allSatisfy(\.isNumber), port != (secure ? "443" : "80") {
             host += ":\(port)"
         }
         return "\(secure ? "https" : "http")://\(host)/iReporter/"
+    }
+
+    /// A DNS name (`example.com`, `localhost`): letters, digits, `-` and
+    /// dots. Not nginx's catch-all `_` nor a pattern (`*.example.com`).
+    static func isHostName(_ name: String) -> Bool {
+        (1...253).contains(name.utf8.count) && !name.hasPrefix(".") && !name.hasPrefix("-")
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
+            && name.unicodeScalars.contains { $0.properties.isAlphabetic }
+            || name.split(separator: ".").count == 4 && name.allSatisfy { $0.isNumber || $0 == "." } && name.utf8.count <= 15
+    }
+
+    /// `SERVER_ADDR` as a URL's host (`[::1]` for IPv6); nil when it is no address.
+    private static func bracketedAddress(_ address: String) -> String? {
+        guard !address.isEmpty, address.utf8.count <= 45,
+              address.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+        return address.contains(":") ? "[\(address)]" : address
     }
 
     /// `oauth_consumer_key` of an `Authorization: OAuth …` header.

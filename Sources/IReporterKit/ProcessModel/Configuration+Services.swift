@@ -124,7 +124,7 @@ extension Configuration {
         return APIResponder(api: IReporterAPI(services: services),
                             uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
-                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet)),
+                            flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet), publicURL: publicURL),
                             sizes: PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos, files: photoFiles,
                                                                         policy: services.policy, decodeGate: services.decodeGate),
                                                       // The folder's 2012 names are the web server's to serve.

@@ -14,6 +14,19 @@ public struct PhotoRecord: Sendable, Equatable {
     }
 }
 
+/// An account with what its photos tell of it (`flickr.people.getInfo`).
+public struct PersonRecord: Sendable, Equatable {
+    public var id: Int64
+    public var username: [UInt8]
+    public var photoCount: Int64
+    /// Unix seconds of the oldest upload whose time was kept (migration 003); nil: none.
+    public var firstUpload: Int64?
+
+    public init(id: Int64, username: [UInt8], photoCount: Int64, firstUpload: Int64?) {
+        (self.id, self.username, self.photoCount, self.firstUpload) = (id, username, photoCount, firstUpload)
+    }
+}
+
 /// The photos' rows. The files are not its business (`PhotoFileStore`),
 /// except that a photo's row is committed only once its files are in place.
 public protocol PhotoStore: AnyObject {
@@ -40,6 +53,8 @@ public protocol PhotoStore: AnyObject {
     func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret]
     /// The details of those of `ids` that have them (migration 003).
     func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails]
+    /// The account `id` with its photos' count and first upload; nil: no such account.
+    func person(id: Int64) throws -> PersonRecord?
 
     /// A page of the stream, one person's photos when `userID` is set.
     func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord]

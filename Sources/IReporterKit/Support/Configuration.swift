@@ -54,6 +54,8 @@ public struct Configuration: Sendable {
     public var voteRateLimit = 600
     /// The Nchan publisher location new photos are posted to; empty: none.
     public var livePublishURL = ""
+    /// `public_url`, ending in `/`; empty: the web server's name for the site.
+    public var publicURL = ""
     /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
     public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
@@ -182,6 +184,8 @@ public struct Configuration: Sendable {
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
         Setting("live_publish_url", .text(\.livePublishURL),
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
+        Setting("public_url", .publicURL,
+                "the address clients reach this site at, e.g. `https://photos.example.com/` (the web client's page; the API is its `iReporter/`): the absolute URLs in the Flickr-compatible answers (photo sizes, photo and profile pages) begin with it. Empty: the web server's own name for the site, `SERVER_NAME` with `SERVER_PORT` and `HTTPS` (nginx's `server_name`; Apache's `ServerName` only with `UseCanonicalName On`, else Apache passes the Host header there: set `public_url`), never the request's Host header."),
         Setting("flickr_api_keys", .text(\.flickrAPIKeys),
                 "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),

@@ -139,6 +139,20 @@ extension Setting.Rule {
         },
         format: { $0.redis?.url ?? "" })
 
+    /// `public_url`: `http[s]://HOST[:PORT][/PATH]`, kept with a final `/`; empty = none.
+    static let publicURL = Self(
+        parse: { configuration, key, value throws(ConfigurationError) in
+            guard !value.isEmpty else { configuration.publicURL = ""; return }
+            let rest = value.hasPrefix("https://") ? value.dropFirst(8) : value.hasPrefix("http://") ? value.dropFirst(7) : nil
+            let host = rest.map { $0.prefix { $0 != "/" } } ?? ""
+            guard let rest, !host.isEmpty, !rest.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" || $0 == "\\" }),
+                  rest.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" && $0 != "<" && $0 != ">" }) else {
+                throw ConfigurationError("\(key) must be http[s]://HOST[:PORT][/PATH/], not \"\(value)\"")
+            }
+            configuration.publicURL = value.hasSuffix("/") ? value : value + "/"
+        },
+        format: { $0.publicURL })
+
     static let s3URL = Self(
         parse: { configuration, _, value throws(ConfigurationError) in
             configuration.s3 = value.isEmpty ? nil : try S3Settings(url: value)

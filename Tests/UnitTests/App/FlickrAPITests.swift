@@ -106,11 +106,101 @@ struct FlickrAPITests {
         #expect(recent.body.hasSuffix(#","stat":"ok"})"#))
         #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": "app.cb_1"]).body
                 .hasPrefix("app.cb_1({"))
-        for hostile in ["alert(1);x", "a b", "<script>", "1abc", "a..b", "", String(repeating: "a", count: 65)] {
+        for named in ["jQuery19102_1700000000", "window.flickrCallback", "$.cb", "_"] {
+            #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": named]).body.hasPrefix("\(named)({"))
+        }
+        for hostile in ["alert(1);x", "a b", "<script>", "1abc", "a..b", "", String(repeating: "a", count: 65),
+                        // plain names that run our answer's text, or any text, as code:
+                        "eval", "document.write", "document.writeln", "x.constructor.constructor", "constructor", "Function",
+                        "setTimeout", "window.setInterval", "alert", "top.location.assign", "location.replace", "window.open",
+                        "a.__proto__.b", "x.call", "Function.prototype.apply", "self.importScripts", "parent.postMessage"] {
             let answer = call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": hostile])
             #expect(answer.contentType == "application/json; charset=utf-8", "\(hostile)")
-            #expect(answer.body == #"{"stat":"fail","code":111,"message":"jsoncallback must be a JavaScript name (letters, digits, _ and $; dots between names)"}"#)
+            #expect(answer.body == #"{"stat":"fail","code":111,"message":"jsoncallback must be a JavaScript name (letters, digits, _ and $; "#
+                    + #"dots between names), none of them one that runs code (eval, Function, constructor, setTimeout, write, ...)"}"#,
+                    "\(hostile)")
         }
+    }
+
+    @Test func getInfoInFlickrsShapeWithOurCommentsAndFlickrsDefaults() throws {
+        let phone = try phone()
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "first")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second")])
+        let newest = try phone.photos.comments(photoID: 2, page: PageCursor(count: 1))[0].created
+        let info = call(phone, ["method": "flickr.photos.getInfo", "photo_id": "2", "format": "json", "nojsoncallback": "1"]).body
+        #expect(info == #"{"photo":{"id":"2","secret":"aaaaaaaaa2","server":"000000","farm":0,"dateuploaded":"1","isfavorite":0,"#
+                + #""license":"0","safety_level":"0","rotation":0,"originalsecret":"aaaaaaaaa2","originalformat":"jpg","views":"0","#
+                + #""media":"photo","owner":{"nsid":"1","username":"alice","realname":"","location":"","iconserver":"0","iconfarm":0,"#
+                + #""path_alias":null},"title":{"_content":"Sunset \u003cb\u003e\u0026\u003c/b\u003e"},"description":{"_content":""},"#
+                + #""visibility":{"ispublic":1,"isfriend":0,"isfamily":0},"dates":{"posted":"1","taken":"1970-01-01 00:00:01","#
+                + #""takengranularity":"0","takenunknown":"1","lastupdate":"\#(newest)"},"editability":{"cancomment":0,"canaddmeta":0},"#
+                + #""publiceditability":{"cancomment":1,"canaddmeta":0},"#
+                + #""usage":{"candownload":1,"canblog":0,"canprint":0,"canshare":1},"comments":{"_content":"2"},"notes":{"note":[]},"#
+                + #""people":{"haspeople":0},"tags":{"tag":[]},"#
+                + #""urls":{"url":[{"type":"photopage","_content":"http://h/#/photo/2"}]}},"stat":"ok"}"#, "\(info)")
+        let xml = call(phone, ["method": "flickr.photos.getInfo", "photo_id": "3"]).body
+        for part in [#"<photo id="3" secret="aaaaaaaaa3" server="000000" farm="0" dateuploaded="1" isfavorite="0" license="0" "#,
+                     #"<owner nsid="1" username="alice" realname="" location="" iconserver="0" iconfarm="0" path_alias="" />"#,
+                     "<comments>0</comments>", "<notes />", "<tags />", #"<usage candownload="1" canblog="0" canprint="0" canshare="1" />"#,
+                     #"<url type="photopage">http://h/#/photo/3</url>"#] {
+            #expect(xml.contains(part), "\(part) in \(xml)")
+        }
+    }
+
+    @Test func peopleGetInfoIsOurAccountAsAFlickrPerson() throws {
+        let phone = try phone()
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+        _ = try phone.photos.add(userID: 1, title: Array("later".utf8), details: PhotoDetails(created: 1_700_000_000, width: 1, height: 1),
+                                 publish: { _ in }, unpublish: { _ in })
+        let plain = ["format": "json", "nojsoncallback": "1", "method": "flickr.people.getInfo"]
+        func person(_ id: String) -> String { call(phone, plain.merging(["user_id": id]) { $1 }).body }
+        #expect(person("1") == #"{"person":{"id":"1","nsid":"1","ispro":0,"is_deleted":0,"iconserver":"0","iconfarm":0,"path_alias":null,"#
+                + #""has_stats":0,"username":{"_content":"alice"},"realname":{"_content":""},"location":{"_content":""},"#
+                + #""description":{"_content":""},"photosurl":{"_content":"http://h/#/user/1"},"profileurl":{"_content":"http://h/#/user/1"},"#
+                + #""mobileurl":{"_content":"http://h/#/user/1"},"photos":{"firstdatetaken":{"_content":"1970-01-01 00:00:01"},"#
+                + #""firstdate":{"_content":"1"},"count":{"_content":4}}},"stat":"ok"}"#, "\(person("1"))")
+        #expect(person("2").contains(#""username":{"_content":"bob"}"#) && person("2").contains(
+            #""photos":{"firstdatetaken":{"_content":""},"firstdate":{"_content":""},"count":{"_content":0}}"#), "no photos yet")
+        for unknown in ["3", "12037949754@N01", "", "-1"] {
+            #expect(person(unknown) == #"{"stat":"fail","code":1,"message":"User not found"}"#, "\(unknown)")
+        }
+        let xml = call(phone, ["method": "flickr.people.getInfo", "user_id": "1"]).body
+        #expect(xml.contains("<username>alice</username>") && xml.contains("<count>4</count>") && xml.contains(#"path_alias="""#))
+    }
+
+    @Test func everyExtraFlickrClientsAskForInFlickrsOrderAndTypes() throws {
+        let phone = try phone()
+        let all = "url_o, media,path_alias,geo,o_dims,machine_tags,tags,views,original_format,icon_server,owner_name,date_taken,"
+            + "last_update,date_upload,description,license,no_such_extra"
+        let answer = call(phone, ["method": "flickr.photos.search", "text": "zoe", "format": "json", "nojsoncallback": "1", "extras": all])
+        #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":1,"photo":[{"id":"3","owner":"1","#
+                + #""secret":"aaaaaaaaa3","server":"000000","farm":0,"title":"Zoë at the beach","ispublic":1,"isfriend":0,"isfamily":0,"#
+                + #""license":"0","dateupload":"1","lastupdate":"1","datetaken":"1970-01-01 00:00:01","datetakengranularity":0,"#
+                + #""datetakenunknown":"1","ownername":"alice","iconserver":"0","iconfarm":0,"originalsecret":"aaaaaaaaa3","#
+                + #""originalformat":"jpg","views":"0","tags":"","machine_tags":"","o_width":"1600","o_height":"1200","#
+                + #""latitude":0,"longitude":0,"accuracy":0,"context":0,"pathalias":null,"media":"photo","media_status":"ready","#
+                + #""url_o":"http://h/iReporter/photos/000000/3_aaaaaaaaa3_o.jpg","height_o":1200,"width_o":1600,"#
+                + #""description":{"_content":""}}]},"stat":"ok"}"#, "\(answer.body)")
+        let xml = call(phone, ["method": "flickr.photos.getRecent", "per_page": "1", "extras": "description,license"]).body
+        #expect(xml.contains(#"isfamily="0" license="0">"# + "\n\t\t\t<description></description>\n\t\t</photo>"), "\(xml)")
+    }
+
+    /// Where the answers' absolute URLs point: `public_url`, else the web
+    /// server's name for the site, never the request's Host.
+    @Test func theSiteURLIsTheConfiguredAddressNotTheHostHeader() {
+        func site(_ params: [String: String], publicURL: String = "") -> String {
+            FlickrResponder.siteURL(CrossOriginTests.Request(params), publicURL: publicURL)
+        }
+        let hostile = ["HTTP_HOST": "evil.example", "SERVER_PORT": "8080", "SERVER_ADDR": "127.0.0.1"]
+        #expect(site(hostile.merging(["SERVER_NAME": "photos.example.com"]) { $1 }) == "http://photos.example.com:8080/iReporter/")
+        #expect(site(hostile.merging(["SERVER_NAME": "photos.example.com"]) { $1 }, publicURL: "https://photos.example.com/")
+                == "https://photos.example.com/iReporter/")
+        #expect(site(hostile.merging(["SERVER_NAME": "_"]) { $1 }) == "http://127.0.0.1:8080/iReporter/", "nginx's catch-all")
+        #expect(site(hostile.merging(["SERVER_NAME": "*.example.com", "SERVER_ADDR": "::1"]) { $1 }) == "http://[::1]:8080/iReporter/")
+        #expect(site(["HTTP_HOST": "evil.example", "SERVER_NAME": "a/b@evil.example", "HTTPS": "on", "SERVER_PORT": "443"])
+                == "https://localhost/iReporter/")
+        #expect(site(["SERVER_NAME": "example.com", "SERVER_PORT": "80"]) == "http://example.com/iReporter/")
+        #expect(!site(hostile).contains("evil"))
     }
 
     @Test func flickrsErrorCodes() throws {
@@ -154,7 +244,8 @@ struct FlickrAPITests {
         let phone = try phone()
         let plain = ["format": "json", "nojsoncallback": "1"]
         func body(_ parameters: [String: String]) -> String { call(phone, parameters.merging(plain) { a, _ in a }).body }
-        #expect(body(["method": "flickr.reflection.getMethods"]).hasPrefix(#"{"methods":{"method":[{"_content":"flickr.people.getPublicPhotos"}"#))
+        #expect(body(["method": "flickr.reflection.getMethods"]).hasPrefix(#"{"methods":{"method":[{"_content":"flickr.people.getInfo"},"#
+                + #"{"_content":"flickr.people.getPublicPhotos"}"#))
         let sizes = body(["method": "flickr.photos.getSizes", "photo_id": "2"])
         #expect(sizes.hasPrefix(#"{"sizes":{"canblog":0,"canprint":0,"candownload":1,"size":["#
                 + #"{"label":"Square","width":75,"height":75,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_s.jpg","#
@@ -166,9 +257,6 @@ struct FlickrAPITests {
                 + #"{"label":"Original","width":1600,"height":1200,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_o.jpg","#
                 + #""url":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_o.jpg","media":"photo"}]},"stat":"ok"}"#), "\(sizes)")
         #expect(sizes.split(separator: #""label""#).count == 12, "every size below 1600x1200, and the original")
-        let info = body(["method": "flickr.photos.getInfo", "photo_id": "2"])
-        #expect(info.hasPrefix(#"{"photo":{"id":"2","secret":"aaaaaaaaa2","server":"000000","farm":0,"originalsecret":"aaaaaaaaa2","#
-                + #""originalformat":"jpg","#), "\(info)")
         #expect(body(["method": "flickr.photos.comments.getList", "photo_id": "3"]) == #"{"comments":{"photo_id":"3"},"stat":"ok"}"#)
         try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "first")])
         try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second")])

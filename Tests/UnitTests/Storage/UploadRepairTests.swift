@@ -57,6 +57,7 @@ struct UploadRepairTests {
             func secret(of id: Int64) throws -> PhotoSecret? { try rows.secret(of: id) }
             func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] { try rows.secrets(ids: ids) }
             func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] { try rows.details(ids: ids) }
+            func person(id: Int64) throws -> PersonRecord? { try rows.person(id: id) }
             func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] { try rows.photos(in: page, userID: userID) }
             func photosWithExtras(in page: PageCursor, userID: Int64?,
                                   viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {

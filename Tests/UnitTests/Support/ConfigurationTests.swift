@@ -147,7 +147,7 @@ struct ConfigurationTests {
         "session_absolute_timeout": "86400", "cookie_secure": "always", "password_hash_memory_kib": "65536",
         "password_hash_iterations": "3", "password_hash_parallelism": "2", "password_hash_concurrency": "4",
         "upload_rate_limit": "0", "stream_cache_ms": "0", "search_cache_ms": "5", "comment_rate_limit": "7", "vote_rate_limit": "8", "live_publish_url": "http://127.0.0.1:8080/ireporter-publish",
-        "flickr_api_keys": "key1,key2", "max_upload_bytes": "1048576",
+        "flickr_api_keys": "key1,key2", "public_url": "https://photos.example.com:8443/", "max_upload_bytes": "1048576",
         "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",
         "listen_allowed_clients": "127.0.0.1,::1", "session_max_per_user": "5", "max_decode_memory_mib": "64",
         "image_decode_concurrency": "3", "redis_url": "redis://:pw@10.0.0.7:6380/2", "redis_timeout_ms": "250",
@@ -178,6 +178,19 @@ struct ConfigurationTests {
                     #expect(other.rule.format(configuration) == other.defaultText, "\(setting.key) changed \(other.key)")
                 }
             }
+        }
+    }
+
+    @Test func thePublicAddressIsAnHTTPURLKeptWithItsFinalSlash() throws {
+        func publicURL(_ value: String) throws -> String {
+            try Configuration.load(arguments: [], environment: ["IREPORTER_CONFIG": "/dev/null", "IREPORTER_PUBLIC_URL": value]).publicURL
+        }
+        #expect(try publicURL("https://photos.example.com") == "https://photos.example.com/")
+        #expect(try publicURL("http://[::1]:8080/site/") == "http://[::1]:8080/site/")
+        #expect(try publicURL("") == "")
+        for bad in ["photos.example.com", "ftp://x/", "https://", "https:///x", "https://a b/", "https://u@evil.example/",
+                    "https://x/?q", "https://x/\"><script>"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try publicURL(bad) }
         }
     }
 

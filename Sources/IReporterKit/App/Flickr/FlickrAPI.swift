@@ -10,7 +10,7 @@ public final class FlickrAPI {
 
     /// The methods, as `flickr.reflection.getMethods` lists them.
     static let methods = [
-        "flickr.people.getPublicPhotos", "flickr.photos.comments.getList", "flickr.photos.getInfo",
+        "flickr.people.getInfo", "flickr.people.getPublicPhotos", "flickr.photos.comments.getList", "flickr.photos.getInfo",
         "flickr.photos.getRecent", "flickr.photos.getSizes", "flickr.photos.search", "flickr.reflection.getMethods",
         "flickr.test.echo",
     ]
@@ -97,7 +97,10 @@ public final class FlickrAPI {
             case "flickr.people.getPublicPhotos":
                 guard let userID = try call.userID() else { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
-            case "flickr.photos.getInfo": return .success([call.info(try described([try photo(call)])[0])])
+            case "flickr.people.getInfo":
+                guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
+                return .success([call.person(person)])
+            case "flickr.photos.getInfo": return .success([call.info(try info(try photo(call)))])
             case "flickr.photos.getSizes": return .success([call.sizes(try described([try photo(call)])[0])])
             case "flickr.photos.comments.getList":
                 // Flickr's order, oldest first; no `comment` at all when there is none.
@@ -126,6 +129,13 @@ public final class FlickrAPI {
     private func photo(_ call: FlickrCall) throws -> PhotoRecord {
         guard let id = call.photoID(), let found = try photos.photo(id: id) else { throw FlickrError.photoNotFound }
         return found
+    }
+
+    /// The photo with its comment count and newest comment's time (`lastupdate`).
+    private func info(_ found: PhotoRecord) throws -> FlickrCall.Info {
+        let counts = try photos.extras(of: [found.id], viewer: nil)[found.id]
+        let newest = try comments.comments(photoID: found.id, page: PageCursor(count: 1)).first
+        return FlickrCall.Info(photo: try described([found])[0], comments: counts?.comments ?? 0, lastComment: newest?.created)
     }
 
     /// `<photos page pages perpage total><photo …/>…</photos>`.

@@ -7,8 +7,15 @@ import Glibc
 /// and the photo elements in Flickr's shape.
 struct FlickrCall {
     let parameters: [String: [UInt8]]
-    /// The installation's root as the client reaches it (`…/iReporter/`).
+    /// The installation's root as clients reach it (`…/iReporter/`), from
+    /// the configured public address, never from the request's Host.
     let siteURL: String
+
+    /// The web client's page (`web/`, at the host's root), whose hash
+    /// routes show a photo (`#/photo/<id>`) or a person's photos (`#/user/<id>`).
+    var webURL: String {
+        siteURL.hasSuffix("/iReporter/") ? String(siteURL.dropLast("iReporter/".count)) : siteURL
+    }
 
     /// A photo with what its sizes' URLs and dimensions need.
     struct Photo {
@@ -19,12 +26,6 @@ struct FlickrCall {
         let details: PhotoDetails?
     }
 
-    /// Flickr's `url_*` extras and the sizes they name.
-    static let sizeExtras: [(extra: String, size: PhotoSize)] = [
-        ("url_sq", .square75), ("url_q", .square150), ("url_t", .thumbnail), ("url_s", .small240), ("url_n", .small320),
-        ("url_w", .small400), ("url_m", .medium), ("url_z", .medium640), ("url_c", .medium800), ("url_l", .large),
-        ("url_o", .original),
-    ]
     /// Without a secret: the 2012 thumbnail (180 square) for the small sizes, the photo for the others.
     static let thumbnailSide: Int64 = 180
 
@@ -86,6 +87,9 @@ struct FlickrCall {
 
     func photoID() -> Int64? { wholeNumber("photo_id") }
 
+    /// `people.getInfo`'s `user_id`; nil when missing or not one of our ids.
+    func personID() -> Int64? { wholeNumber("user_id") }
+
     /// (page from 1, per_page from 1 to 500; 100 when missing or not a number).
     func paging() -> (page: Int, perPage: Int) {
         let page = Int(min(wholeNumber("page") ?? 1, Int64(FlickrAPI.maxResults)))
@@ -95,9 +99,7 @@ struct FlickrCall {
 
     var isRelevance: Bool { text("sort") == "relevance" }
 
-    private var extras: Set<String> {
-        Set((text("extras") ?? "").split(separator: ",").map { String($0).trimmingSpaces })
-    }
+    private var extras: [FlickrExtra] { FlickrExtra.requested(text("extras") ?? "") }
 
     /// A size's URL and, when the photo's size is known, its dimensions.
     private func size(_ size: PhotoSize, of photo: Photo) -> (url: [UInt8], dimensions: (width: Int, height: Int)?) {
@@ -119,51 +121,139 @@ struct FlickrCall {
          ("server", .text(Array((photo.secret == nil ? "0" : PhotoTree.server(of: photo.record.id)).utf8))), ("farm", .number(0))]
     }
 
-    /// A photo of a list (search, getRecent, getPublicPhotos) with its extras.
+    /// A photo of a list (search, getRecent, getPublicPhotos) with its
+    /// extras, each spelt and typed as Flickr's (`"dateupload":"…"` a
+    /// string, `"datetakengranularity":0` a number).
     func listed(_ photo: Photo) -> FlickrElement {
         var attributes = identity(photo)
-        attributes.insert(("owner", .text(Array(String(photo.record.userID).utf8))), at: 1)
+        attributes.insert(("owner", .numeral(photo.record.userID)), at: 1)
         attributes += [("title", .text(photo.record.title ?? [])), ("ispublic", .number(1)), ("isfriend", .number(0)),
                        ("isfamily", .number(0))]
-        let wanted = extras
-        // Flickr's order and types: dateupload before ownername, strings both.
-        if wanted.contains("date_upload"), let details = photo.details {
-            attributes.append(("dateupload", .text(Array(String(details.created).utf8))))
-        }
-        if wanted.contains("owner_name") { attributes.append(("ownername", .text(photo.record.username ?? []))) }
-        if wanted.contains("o_dims"), let details = photo.details {
-            attributes += [("o_width", .text(Array(String(details.width).utf8))), ("o_height", .text(Array(String(details.height).utf8)))]
-        }
-        for (extra, size) in Self.sizeExtras where wanted.contains(extra) {
-            let suffix = extra.dropFirst(4)
-            let found = self.size(size, of: photo)
-            attributes.append((extra, .text(found.url)))
-            if let dimensions = found.dimensions {
-                attributes += [("height_\(suffix)", .number(Int64(dimensions.height))), ("width_\(suffix)", .number(Int64(dimensions.width)))]
+        var children: [FlickrElement] = []
+        let uploaded = photo.details?.created
+        for extra in extras {
+            switch extra {
+            case .license: attributes.append(("license", .string(Self.license)))
+            case .description: children.append(FlickrElement("description", content: []))
+            case .dateUpload: if let uploaded { attributes.append(("dateupload", .numeral(uploaded))) }
+            case .lastUpdate: attributes.append(("lastupdate", .numeral(uploaded ?? 0)))
+            case .dateTaken:
+                attributes += [("datetaken", .string(Self.mysqlDateTime(uploaded ?? 0))), ("datetakengranularity", .number(0)),
+                               ("datetakenunknown", .string("1"))]
+            case .ownerName: attributes.append(("ownername", .text(photo.record.username ?? [])))
+            case .iconServer: attributes += [("iconserver", .string("0")), ("iconfarm", .number(0))]
+            case .originalFormat:
+                if let secret = photo.secret {
+                    attributes += [("originalsecret", .string(secret.description)), ("originalformat", .string("jpg"))]
+                }
+            case .views: attributes.append(("views", .string("0")))
+            case .tags: attributes.append(("tags", .string("")))
+            case .machineTags: attributes.append(("machine_tags", .string("")))
+            case .originalDimensions:
+                if let details = photo.details {
+                    attributes += [("o_width", .numeral(Int64(details.width))), ("o_height", .numeral(Int64(details.height)))]
+                }
+            case .geo:
+                attributes += [("latitude", .number(0)), ("longitude", .number(0)), ("accuracy", .number(0)), ("context", .number(0))]
+            case .pathAlias: attributes.append(("pathalias", .null))
+            case .media: attributes += [("media", .string("photo")), ("media_status", .string("ready"))]
+            case .urlSquare75, .urlSquare150, .urlThumbnail, .urlSmall240, .urlSmall320, .urlSmall400, .urlMedium,
+                 .urlMedium640, .urlMedium800, .urlLarge, .urlOriginal:
+                guard let size = extra.size else { continue }
+                let suffix = extra.rawValue.dropFirst(4)
+                let found = self.size(size, of: photo)
+                attributes.append((extra.rawValue, .text(found.url)))
+                if let dimensions = found.dimensions {
+                    attributes += [("height_\(suffix)", .number(Int64(dimensions.height))),
+                                   ("width_\(suffix)", .number(Int64(dimensions.width)))]
+                }
             }
         }
-        return FlickrElement("photo", attributes)
+        return FlickrElement("photo", attributes, children: children)
     }
 
-    /// `flickr.photos.getInfo`.
-    func info(_ photo: Photo) -> FlickrElement {
+    /// Flickr's licence 0, "All Rights Reserved": we keep no licence.
+    static let license = "0"
+
+    /// What `flickr.photos.getInfo` says of a photo besides its row.
+    struct Info {
+        var photo: Photo
+        var comments: Int64
+        /// The newest comment's time, if any.
+        var lastComment: Int64?
+    }
+
+    /// `flickr.photos.getInfo`, in the shape of Flickr's answer to a caller
+    /// who is not the owner: what we keep (title, owner, upload time, comment
+    /// count, sizes' secret), Flickr's defaults for the rest (no description,
+    /// tags, notes, people, views, licence 0, taken date unknown).
+    func info(_ info: Info) -> FlickrElement {
+        let photo = info.photo
+        let posted = photo.details?.created ?? 0
         var attributes = identity(photo)
+        attributes += [("dateuploaded", .numeral(posted)), ("isfavorite", .number(0)), ("license", .string(Self.license)),
+                       ("safety_level", .string("0")), ("rotation", .number(0))]
         if let secret = photo.secret {
             // Our original has the same secret as the other sizes.
-            attributes += [("originalsecret", .text(Array(secret.description.utf8))), ("originalformat", .text(Array("jpg".utf8)))]
+            attributes += [("originalsecret", .string(secret.description)), ("originalformat", .string("jpg"))]
         }
-        return FlickrElement("photo", attributes + [("license", .text(Array("0".utf8))), ("media", .text(Array("photo".utf8)))],
-                      children: [
-                          FlickrElement("owner", [("nsid", .text(Array(String(photo.record.userID).utf8))),
-                                                  ("username", .text(photo.record.username ?? []))]),
-                          FlickrElement("title", content: photo.record.title ?? []),
-                          FlickrElement("description", content: []),
-                          FlickrElement("visibility", [("ispublic", .number(1)), ("isfriend", .number(0)), ("isfamily", .number(0))]),
-                          FlickrElement("comments", content: Array("0".utf8)),
-                          FlickrElement("urls", children: [
-                              FlickrElement("url", [("type", .text(Array("photopage".utf8)))], content: size(.original, of: photo).url),
-                          ], list: "url"),
-                      ])
+        attributes += [("views", .string("0")), ("media", .string("photo"))]
+        let lastUpdate = max(posted, info.lastComment ?? 0)
+        return FlickrElement("photo", attributes, children: [
+            FlickrElement("owner", [("nsid", .numeral(photo.record.userID)), ("username", .text(photo.record.username ?? [])),
+                                    ("realname", .string("")), ("location", .string("")), ("iconserver", .string("0")),
+                                    ("iconfarm", .number(0)), ("path_alias", .null)]),
+            FlickrElement("title", content: photo.record.title ?? []),
+            FlickrElement("description", content: []),
+            FlickrElement("visibility", [("ispublic", .number(1)), ("isfriend", .number(0)), ("isfamily", .number(0))]),
+            FlickrElement("dates", [("posted", .numeral(posted)), ("taken", .string(Self.mysqlDateTime(posted))),
+                                    ("takengranularity", .string("0")), ("takenunknown", .string("1")),
+                                    ("lastupdate", .numeral(lastUpdate))]),
+            FlickrElement("editability", [("cancomment", .number(0)), ("canaddmeta", .number(0))]),
+            FlickrElement("publiceditability", [("cancomment", .number(1)), ("canaddmeta", .number(0))]),
+            FlickrElement("usage", [("candownload", .number(1)), ("canblog", .number(0)), ("canprint", .number(0)),
+                                    ("canshare", .number(1))]),
+            FlickrElement("comments", content: Array(String(info.comments).utf8)),
+            FlickrElement("notes", list: "note"),
+            FlickrElement("people", [("haspeople", .number(0))]),
+            FlickrElement("tags", list: "tag"),
+            FlickrElement("urls", children: [
+                FlickrElement("url", [("type", .string("photopage"))], content: Array("\(webURL)#/photo/\(photo.record.id)".utf8)),
+            ], list: "url"),
+        ])
+    }
+
+    /// `flickr.people.getInfo`: our account as a Flickr person seen by
+    /// someone else; the pages are the web client's.
+    func person(_ person: PersonRecord) -> FlickrElement {
+        let page = Array("\(webURL)#/user/\(person.id)".utf8)
+        return FlickrElement("person", [("id", .numeral(person.id)), ("nsid", .numeral(person.id)), ("ispro", .number(0)),
+                                        ("is_deleted", .number(0)), ("iconserver", .string("0")), ("iconfarm", .number(0)),
+                                        ("path_alias", .null), ("has_stats", .number(0))], children: [
+            FlickrElement("username", content: person.username),
+            FlickrElement("realname", content: []),
+            FlickrElement("location", content: []),
+            FlickrElement("description", content: []),
+            FlickrElement("photosurl", content: page),
+            FlickrElement("profileurl", content: page),
+            FlickrElement("mobileurl", content: page),
+            FlickrElement("photos", children: [
+                FlickrElement("firstdatetaken", content: Array((person.firstUpload.map(Self.mysqlDateTime) ?? "").utf8)),
+                FlickrElement("firstdate", content: Array((person.firstUpload.map { String($0) } ?? "").utf8)),
+                FlickrElement("count", number: person.photoCount),
+            ]),
+        ])
+    }
+
+    /// Flickr's taken-date form, `YYYY-MM-DD HH:MM:SS` (UTC here: we keep no
+    /// time zone; Flickr's is the camera's local time).
+    static func mysqlDateTime(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var broken = tm()
+        gmtime_r(&time, &broken)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(broken.tm_year + 1900)-\(two(broken.tm_mon + 1))-\(two(broken.tm_mday)) "
+            + "\(two(broken.tm_hour)):\(two(broken.tm_min)):\(two(broken.tm_sec))"
     }
 
     /// A comment of `flickr.photos.comments.getList`: `datecreate` a string, as Flickr's.
@@ -209,11 +299,5 @@ struct FlickrCall {
         guard let first = name.unicodeScalars.first, name.utf8.count <= 64,
               first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)) }
-    }
-}
-
-private extension String {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

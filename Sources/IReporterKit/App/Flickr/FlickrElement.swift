@@ -3,15 +3,21 @@
 /// sends a number: clients parse `page`, `farm`, `ispublic` as numbers and
 /// `id`, `secret`, `server` as strings), text content is `"_content"`, and
 /// the children of a list (`photo`, `method`, `size`) an array, also an empty one.
+/// Flickr's `null` (a `path_alias` a user never chose) is `""` in XML.
 public struct FlickrElement: Sendable, Equatable {
     public enum Value: Sendable, Equatable {
         case text([UInt8])
         case number(Int64)
+        case null
+
+        static func string(_ text: String) -> Value { .text(Array(text.utf8)) }
+        /// A number Flickr writes as a string (`"dateupload":"1700000000"`).
+        static func numeral(_ number: Int64) -> Value { .text(Array(String(number).utf8)) }
     }
 
     public var name: String
     public var attributes: [(key: String, value: Value)]
-    public var content: [UInt8]?
+    public var content: Value?
     public var children: [FlickrElement]
     /// The name of the children that are a list: a JSON array even when
     /// there is one or none.
@@ -21,9 +27,15 @@ public struct FlickrElement: Sendable, Equatable {
                 children: [FlickrElement] = [], list: String? = nil) {
         self.name = name
         self.attributes = attributes.map { (key: $0.0, value: $0.1) }
-        self.content = content
+        self.content = content.map(Value.text)
         self.children = children
         self.list = list
+    }
+
+    /// An element whose content is a number (`people.getInfo`'s `<count>`: a number in JSON).
+    public init(_ name: String, number: Int64) {
+        self.init(name)
+        content = .number(number)
     }
 
     public static func == (left: FlickrElement, right: FlickrElement) -> Bool {
@@ -38,10 +50,7 @@ public struct FlickrElement: Sendable, Equatable {
         out += Array(String(repeating: "\t", count: depth).utf8) + Array("<\(name)".utf8)
         for (key, value) in attributes {
             out += Array(" \(key)=\"".utf8)
-            switch value {
-            case .text(let bytes): Self.escapeXML(bytes, into: &out)
-            case .number(let number): out += Array(String(number).utf8)
-            }
+            Self.xml(value, into: &out)
             out.append(UInt8(ascii: "\""))
         }
         if content == nil && children.isEmpty {
@@ -49,13 +58,21 @@ public struct FlickrElement: Sendable, Equatable {
             return
         }
         out.append(UInt8(ascii: ">"))
-        if let content { Self.escapeXML(content, into: &out) }
+        if let content { Self.xml(content, into: &out) }
         if !children.isEmpty {
             out.append(UInt8(ascii: "\n"))
             for child in children { child.xml(into: &out, depth: depth + 1) }
             out += Array(String(repeating: "\t", count: depth).utf8)
         }
         out += Array("</\(name)>\n".utf8)
+    }
+
+    private static func xml(_ value: Value, into out: inout [UInt8]) {
+        switch value {
+        case .text(let bytes): escapeXML(bytes, into: &out)
+        case .number(let number): out += Array(String(number).utf8)
+        case .null: break
+        }
     }
 
     private static func escapeXML(_ bytes: [UInt8], into out: inout [UInt8]) {
@@ -86,14 +103,11 @@ public struct FlickrElement: Sendable, Equatable {
         }
         for (name, value) in attributes {
             key(name)
-            switch value {
-            case .text(let bytes): Self.jsonString(bytes, into: &out)
-            case .number(let number): out += Array(String(number).utf8)
-            }
+            Self.json(value, into: &out)
         }
         if let content {
             key("_content")
-            Self.jsonString(content, into: &out)
+            Self.json(content, into: &out)
         }
         var done = Set<String>()
         if let list, !children.contains(where: { $0.name == list }) {
@@ -121,6 +135,14 @@ public struct FlickrElement: Sendable, Equatable {
         out.append(UInt8(ascii: "{"))
         jsonMembers(into: &out)
         out.append(UInt8(ascii: "}"))
+    }
+
+    private static func json(_ value: Value, into out: inout [UInt8]) {
+        switch value {
+        case .text(let bytes): jsonString(bytes, into: &out)
+        case .number(let number): out += Array(String(number).utf8)
+        case .null: out += Array("null".utf8)
+        }
     }
 
     /// A JSON string that is also safe inside a `<script>` (JSONP): `<`, `>`,

@@ -6,6 +6,8 @@ public struct FlickrError: Error, Equatable {
 
     static let photoNotFound = FlickrError(code: 1, message: "Photo not found")
     static let userNotFound = FlickrError(code: 2, message: "Unknown user")
+    /// `flickr.people.getInfo`'s own code and words for the same.
+    static let personNotFound = FlickrError(code: 1, message: "User not found")
     static let parameterlessSearch = FlickrError(
         code: 3, message: "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
     static let invalidAPIKey = FlickrError(code: 100, message: "Invalid API Key (Key not found)")
@@ -14,7 +16,8 @@ public struct FlickrError: Error, Equatable {
         FlickrError(code: 111, message: "Format \"\(format)\" not found")
     }
     static let badCallback = FlickrError(
-        code: 111, message: "jsoncallback must be a JavaScript name (letters, digits, _ and $; dots between names)")
+        code: 111, message: "jsoncallback must be a JavaScript name (letters, digits, _ and $; dots between names), "
+            + "none of them one that runs code (eval, Function, constructor, setTimeout, write, ...)")
     static func methodNotFound(_ method: String) -> FlickrError {
         FlickrError(code: 112, message: "Method \"\(method)\" not found")
     }

@@ -22,7 +22,12 @@ public enum FlickrFormat: Equatable {
         }
     }
 
-    /// `name(.name)*`, each name `[A-Za-z_$][A-Za-z0-9_$]*`, 1 to 64 bytes.
+    /// `name(.name)*`, each name `[A-Za-z_$][A-Za-z0-9_$]*`, 1 to 64 bytes
+    /// (too short for a Rosetta Flash payload), none of them one of
+    /// `scriptRunners`: the page runs `callback({…})` with our answer as
+    /// its argument, so a name must not reach a function that runs a string
+    /// or opens, writes or navigates (`eval`, `document.write`,
+    /// `x.constructor.constructor`, `setTimeout`).
     static func isJavaScriptName(_ bytes: [UInt8]) -> Bool {
         guard (1...64).contains(bytes.count) else { return false }
         for part in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
@@ -31,10 +36,19 @@ public enum FlickrFormat: Equatable {
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                     || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
             }
-            if !allowed { return false }
+            if !allowed || scriptRunners.contains(String(decoding: part, as: UTF8.self)) { return false }
         }
         return true
     }
+
+    /// JavaScript's names that run a string as code, reach the function
+    /// constructor, or open, write, navigate or talk to other windows.
+    static let scriptRunners: Set<String> = [
+        "eval", "Function", "constructor", "prototype", "__proto__", "__defineGetter__", "__defineSetter__",
+        "__lookupGetter__", "__lookupSetter__", "call", "apply", "bind", "setTimeout", "setInterval", "setImmediate",
+        "execScript", "importScripts", "import", "write", "writeln", "open", "alert", "confirm", "prompt", "postMessage",
+        "assign", "replace", "navigate", "insertAdjacentHTML",
+    ]
 
     var contentType: String {
         switch self {

@@ -165,6 +165,26 @@ public final class MariaDBPhotoStore: PhotoStore {
         return details
     }
 
+    /// Two reads: the account with its photo count (migration 004's index
+    /// on IdUser counts them), then the first kept upload time (none before
+    /// migration 003).
+    public func person(id: Int64) throws -> PersonRecord? {
+        guard let account = try reads.query(
+            "SELECT username, (SELECT COUNT(*) FROM photos WHERE IdUser = ?) AS photoCount FROM login WHERE IdUser = ? LIMIT 1",
+            [.int(id), .int(id)]).first, let username = account["username"] else { return nil }
+        return PersonRecord(id: id, username: username, photoCount: account.int64("photoCount") ?? 0,
+                            firstUpload: try firstUpload(userID: id))
+    }
+
+    private func firstUpload(userID: Int64) throws(DatabaseError) -> Int64? {
+        do {
+            return try reads.query("SELECT MIN(d.created) AS firstUpload FROM photos p JOIN photo_details d "
+                                   + "ON (d.IdPhoto = p.IdPhoto) WHERE p.IdUser = ?", [.int(userID)]).first?.int64("firstUpload")
+        } catch where error.code == .noSuchTable {
+            return nil
+        }
+    }
+
     /// The `photo_details` rows of `ids`; none before migration 003.
     private func detailRows(_ ids: Set<Int64>) throws(DatabaseError) -> [Row] {
         guard !ids.isEmpty else { return [] }

@@ -54,6 +54,13 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] { details.filter { ids.contains($0.key) } }
 
+    public func person(id: Int64) throws -> PersonRecord? {
+        guard let account = users.accounts.first(where: { $0.id == id }) else { return nil }
+        let own = rows.filter { $0.userID == id }
+        return PersonRecord(id: id, username: account.username, photoCount: Int64(own.count),
+                            firstUpload: own.compactMap { details[$0.id]?.created }.min())
+    }
+
     public func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] {
         for row in rows where ids.contains(row.id) && photoSecrets[row.id] == nil { photoSecrets[row.id] = .random() }
         return photoSecrets.filter { ids.contains($0.key) }
