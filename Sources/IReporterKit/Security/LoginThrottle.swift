@@ -43,10 +43,14 @@ public struct LoginThrottle: Sendable {
         }
     }
 
-    /// Seconds to wait, if this attempt is not allowed now.
+    /// Seconds to wait (rounded up: never 0 while blocked), if this attempt
+    /// is not allowed now. A block lasts what it says, to the millisecond of
+    /// the counters' clock.
     public func wait(account: [UInt8], address: String) throws -> Int64? {
         let keys = Keys(account: account, address: address)
-        return try [keys.accountFromNetwork, keys.network, keys.account].compactMap { try counters.blockedFor($0) }.max()
+        let now = counters.clock.now
+        let millis = try [keys.accountFromNetwork, keys.network, keys.account].compactMap { try counters.blockedMillis($0, at: now) }.max()
+        return millis.map(wholeSecondsRoundedUp)
     }
 
     public func failed(account: [UInt8], address: String) throws {
