@@ -108,8 +108,11 @@ public struct LoginCommand: Command {
             let hashing = try users.storesPasswordHashes()
             if let replacement {
                 // Compare-and-replace, as migrate-passwords does: a row changed meanwhile stays.
-                try users.replacePassword(userID: account.id, old: account.password,
-                                          new: hashing ? hasher.hash(replacement) : PasswordHasher.normalized(replacement))
+                if try users.replacePassword(userID: account.id, old: account.password,
+                                             new: hashing ? hasher.hash(replacement) : PasswordHasher.normalized(replacement)) {
+                    // The operator's measure of when legacy_password can go (docs/COMPATIBILITY.md).
+                    Log.info("login: account \(account.id) now holds the app's value (was the web client's typed password)")
+                }
             } else if upgrade, hashing {
                 try users.replacePassword(userID: account.id, old: account.password, new: hasher.hash(password))
             }
