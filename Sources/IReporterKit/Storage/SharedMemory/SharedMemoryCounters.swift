@@ -15,7 +15,7 @@ import CSystem
 /// takes a free or forgotten slot, else the least recently used entry that
 /// never blocked. An entry that blocks, or blocked and is not forgotten yet
 /// (`CounterEntry.holdsBlock`), is never evicted: when every slot a new key
-/// may take holds one, the new key is refused (`blockedFor` answers when a
+/// may take holds one, the new key is refused (`blockedMillis` answers when a
 /// slot frees) rather than an old block forgotten. A flood of fresh keys
 /// therefore evicts only entries that block nothing. Blocks cost an attacker
 /// hashes (the `HashingGate` bounds them) or networks (the throttles key
