@@ -128,14 +128,16 @@ extension CounterEntry {
 /// Redis (their own clocks may disagree by seconds), that does not jump
 /// when this host's clock is set, at no round trip per reading. It never
 /// goes back. When Redis cannot be reached it goes on from its last reading
-/// (before any, from this host's clock): the counters' next command fails
-/// anyway.
+/// (before any, from this host's clock) and asks again a minute later: the
+/// counters' next command fails anyway, and is not made to wait twice.
 public final class RedisServerClock: TimeSource {
     static let rereadMillis: Int64 = 60_000
 
     private struct Reading {
         var server: Int64
         var local: Int64
+        /// When Redis was last asked (answered or not): once a minute at most.
+        var asked: Int64
         var lastAnswer: Int64 = 0
     }
 
@@ -150,11 +152,15 @@ public final class RedisServerClock: TimeSource {
 
     public var now: Instant {
         let localNow = local.now.millis
-        let stale = reading.withLock { $0.map { localNow - $0.local >= Self.rereadMillis } ?? true }
-        let fresh = stale ? try? serverMillis() : nil
+        let due = reading.withLock { $0.map { localNow - $0.asked >= Self.rereadMillis } ?? true }
+        let fresh = due ? try? serverMillis() : nil
         return reading.withLock { reading in
-            if let fresh { reading = Reading(server: fresh, local: localNow, lastAnswer: reading?.lastAnswer ?? 0) }
-            if reading == nil { reading = Reading(server: Self.wallClockMillis(), local: localNow) }
+            if let fresh {
+                reading = Reading(server: fresh, local: localNow, asked: localNow, lastAnswer: reading?.lastAnswer ?? 0)
+            } else if due {
+                reading = reading ?? Reading(server: Self.wallClockMillis(), local: localNow, asked: localNow)
+                reading!.asked = localNow
+            }
             let answer = max(reading!.lastAnswer, reading!.server + localNow - reading!.local)
             reading!.lastAnswer = answer
             return Instant(millis: answer)
