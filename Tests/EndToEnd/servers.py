@@ -760,8 +760,9 @@ def photo() -> bytes:
 # --------------------------------------------------------------- the flows
 
 def app_password(clear: str) -> str:
-    import hashlib
-    return hashlib.sha1(("adlfu3489tyh2jnkLIUGI&%EV(&0982cbgrykxjnk8855" + clear).encode()).hexdigest()
+    """What the app sends for `clear` (e2e.app_password: the salt after the password, as LoginScreen.m does)."""
+    import e2e
+    return e2e.app_password(clear)
 
 
 def unique_name(tag: str) -> str:

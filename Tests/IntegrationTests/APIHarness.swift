@@ -15,6 +15,8 @@ final class APIHarness {
     let sessions: any SessionStore
     /// Shared by the workers of one server, as the supervisor's shared memory is.
     let counters: any SharedCounters
+    /// The default counters' clock: a test steps it (counters given bring their own).
+    let clock = ManualClock()
     /// The cookie jar of the one simulated phone.
     var cookie: [UInt8]?
 
@@ -30,7 +32,7 @@ final class APIHarness {
         try TestServices.resetTables(database, schema: schema, migrated: migrated)
         if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
         self.sessions = sessions ?? SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)
-        self.counters = counters ?? SharedMemoryCounters(capacity: 1024)
+        self.counters = counters ?? SharedMemoryCounters(capacity: 1024, clock: clock)
         api = IReporterAPI(services: Self.services(database: database, sessions: self.sessions, counters: self.counters,
                                                    uploadDirectory: uploadDirectory ?? uploads.path, policy: policy,
                                                    photoFiles: photoFiles))

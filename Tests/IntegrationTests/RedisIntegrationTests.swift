@@ -170,20 +170,53 @@ struct RedisIntegrationTests {
         try SharedCountersBehaviour.all[check].1(RedisCounters(settings: RedisTestServer.shared.freshDatabase()))
     }
 
+    /// The login throttle on Redis through an injected clock, stepped: the
+    /// block lasts its second to the millisecond, the answer rounds up.
+    @Test func theLoginThrottleCountsAtTheInjectedClock() throws {
+        let clock = ManualClock(Instant(millis: 1_000_000_999))
+        let throttle = LoginThrottle(counters: RedisCounters(settings: RedisTestServer.shared.freshDatabase(), clock: clock))
+        let alice = Array("alice".utf8)
+        for _ in 0..<5 { try throttle.failed(account: alice, address: "192.0.2.1") }
+        clock.advance(byMillis: 1)
+        #expect(try throttle.wait(account: alice, address: "192.0.2.1") == 1)
+        clock.advance(byMillis: 998)
+        #expect(try throttle.wait(account: alice, address: "192.0.2.1") == 1, "1 ms left: 1 s, never 0")
+        clock.advance(byMillis: 1)
+        #expect(try throttle.wait(account: alice, address: "192.0.2.1") == nil)
+    }
+
+    /// Without a clock given, the counters count at the Redis server's time:
+    /// read from Redis (here on this host: its wall clock), never going back.
+    @Test func theDefaultClockIsTheRedisServers() throws {
+        let clock = RedisServerClock(settings: RedisTestServer.shared.freshDatabase())
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let readings = (0..<50).map { _ in clock.now.millis }
+        #expect(abs(readings[0] - (Int64(wall.tv_sec) * 1000 + Int64(wall.tv_nsec) / 1_000_000)) < 5000, "\(readings[0])")
+        #expect(zip(readings, readings.dropFirst()).allSatisfy { $0 <= $1 })
+        // Between two readings of Redis's TIME (a minute apart), the local monotonic clock advances it.
+        let local = ManualClock()
+        let extrapolated = RedisServerClock(settings: RedisTestServer.shared.freshDatabase(), local: local)
+        let first = extrapolated.now
+        #expect(extrapolated.now == first, "no round trip per reading")
+        local.advance(byMillis: 1500)
+        #expect(extrapolated.now == first.advanced(byMillis: 1500))
+    }
+
     @Test func processesCountingAtOnceLoseNoCount() throws {
         let settings = RedisTestServer.shared.freshDatabase()
         // Once here first: a forked child of this multi-threaded test process
         // must not be the first to resolve this code's runtime metadata (a
         // lock another thread held at fork time is never freed in the child).
         let warmUp = RedisCounters(settings: RedisTestServer.shared.freshDatabase())
-        _ = try warmUp.allow("upload:1", limit: 1000, windowSeconds: 3600, now: 100)
+        _ = try warmUp.allow("upload:1", limit: 1000, windowSeconds: 3600, at: Instant(millis: 100_000))
         try warmUp.bumpStreamGeneration()
         let workers = (0..<4).map { _ in
             ChildProcess {
                 let counters = RedisCounters(settings: settings)
                 for _ in 0..<50 {
                     do {
-                        guard try counters.allow("upload:1", limit: 1000, windowSeconds: 3600, now: 100) else { return 1 }
+                        guard try counters.allow("upload:1", limit: 1000, windowSeconds: 3600, at: Instant(millis: 100_000)) else { return 1 }
                         try counters.bumpStreamGeneration()
                     } catch {
                         print("worker: \(error)")
@@ -214,10 +247,10 @@ struct RedisIntegrationTests {
         } throws: { error in
             (error as? RedisError)?.isConnectionLost == true
         }
-        #expect(throws: RedisError.self) { try counters.blockedFor("login:x", now: 1) }
+        #expect(throws: RedisError.self) { try counters.blockedMillis("login:x", at: Instant(millis: 1000)) }
         #expect(monotonicMillis() - started < 1000, "refused at once, no hang")
         server.start()
         #expect(try store.load(id: Array(session.id.utf8)) == nil, "an empty Redis (no persistence here): logged out, not failing")
-        #expect(try counters.blockedFor("login:x", now: 1) == nil)
+        #expect(try counters.blockedMillis("login:x", at: Instant(millis: 1000)) == nil)
     }
 }

@@ -6,6 +6,7 @@ import { APIError, call, callForImage, upload, rows } from './api.js';
 import { showPicture } from './sizes.js';
 import { downscaled, squarePreview } from './images.js';
 import { follow } from './live.js';
+import { appPassword } from './password.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
@@ -80,7 +81,9 @@ async function submitLogin(event) {
   const error = $('login-error');
   error.hidden = true;
   try {
-    const answer = await call(command, { username: $('login-username').value, password: $('login-password').value });
+    const username = $('login-username').value;
+    const typed = $('login-password').value;
+    const answer = await (command === 'login' ? logIn(username, typed) : call(command, { username, password: appPassword(typed) }));
     const [user] = rows(answer);
     if (!user) throw new APIError('The server did not confirm the login.');
     setUser({ IdUser: String(user.IdUser), username: String(user.username) });
@@ -89,6 +92,23 @@ async function submitLogin(event) {
     refresh();
   } catch (failure) {
     showError(error, failure);
+  }
+}
+
+/**
+ * Logs in with the app's value, as the app does. An account this page made
+ * before it sent that value holds a hash of the typed password: when the
+ * app's value is refused, the same attempt is sent once more with the typed
+ * password beside it (`legacy_password`), and the server then keeps the
+ * app's value instead (docs/COMPATIBILITY.md says until when).
+ */
+async function logIn(username, typed) {
+  const password = appPassword(typed);
+  try {
+    return await call('login', { username, password });
+  } catch (failure) {
+    if (!(failure instanceof APIError) || failure.message !== 'Authorization failed') throw failure;
+    return call('login', { username, password, legacy_password: typed });
   }
 }
 

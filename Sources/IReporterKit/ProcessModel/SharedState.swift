@@ -17,8 +17,9 @@ struct SharedState: Sendable {
     let file: SharedMemoryFile?
 
     static let counterCapacity = 65536
-    /// Bump when the meaning of the layout changes without its size.
-    private static let layoutVersion: UInt64 = 4
+    /// Bump when the meaning of the layout changes without its size (5: the
+    /// counters count in monotonic milliseconds, no longer Unix seconds).
+    private static let layoutVersion: UInt64 = 5
     private static let countersBytes = (SharedMemoryCounters.bytes(capacity: counterCapacity) + 63) / 64 * 64
 
     /// Identifies the layout below: a file of another layout is set up anew.

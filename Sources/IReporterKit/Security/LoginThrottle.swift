@@ -43,10 +43,14 @@ public struct LoginThrottle: Sendable {
         }
     }
 
-    /// Seconds to wait, if this attempt is not allowed now.
+    /// Seconds to wait (rounded up: never 0 while blocked), if this attempt
+    /// is not allowed now. A block lasts what it says, to the millisecond of
+    /// the counters' clock.
     public func wait(account: [UInt8], address: String) throws -> Int64? {
         let keys = Keys(account: account, address: address)
-        return try [keys.accountFromNetwork, keys.network, keys.account].compactMap { try counters.blockedFor($0) }.max()
+        let now = counters.clock.now
+        let millis = try [keys.accountFromNetwork, keys.network, keys.account].compactMap { try counters.blockedMillis($0, at: now) }.max()
+        return millis.map(wholeSecondsRoundedUp)
     }
 
     public func failed(account: [UInt8], address: String) throws {
@@ -54,6 +58,27 @@ public struct LoginThrottle: Sendable {
         // The network counts accounts, not failures: only an account's first failure there.
         if try record(keys.accountFromNetwork, Self.accountFromNetwork) == 1 { try record(keys.network, Self.network) }
         try record(keys.account, Self.account)
+    }
+
+    /// After a failed login with the app's value: the web client may send
+    /// the same attempt once more with the typed password (`legacy_password`,
+    /// for accounts it made before issue 24), and that second half of one
+    /// typed attempt must not count as a second failure. The mark is keyed
+    /// by `attempt`, a tag of the value tried that a guesser cannot match with
+    /// another guess (`LoginCommand.retryTag`), and never blocks (an entry the
+    /// table may evict: the retry would then count, never the other way).
+    public func expectRetry(account: [UInt8], address: String, attempt: String) throws {
+        try counters.recordFailure(retryKey(account, address, attempt), threshold: 1 << 40, maxBlockSeconds: 0)
+    }
+
+    /// Whether this retry's first half was counted (and so was let in): the
+    /// mark is used up, a second retry counts.
+    public func takeRetry(account: [UInt8], address: String, attempt: String) throws -> Bool {
+        try counters.reset(retryKey(account, address, attempt)) > 0
+    }
+
+    private func retryKey(_ account: [UInt8], _ address: String, _ attempt: String) -> String {
+        "login-retry:\(Keys(account: account, address: address).accountFromNetwork.dropFirst(6)):\(attempt)"
     }
 
     public func succeeded(account: [UInt8], address: String) throws {

@@ -12,8 +12,8 @@ public struct RegistrationThrottle: Sendable {
 
     private func key(_ address: String) -> String { "register-network:\(ClientNetwork(address: address))" }
 
-    /// Seconds to wait, if a registration from `address` is not allowed now.
-    public func wait(address: String) throws -> Int64? { try counters.blockedFor(key(address)) }
+    /// Seconds to wait (rounded up), if a registration from `address` is not allowed now.
+    public func wait(address: String) throws -> Int64? { try counters.blockedMillis(key(address)).map(wholeSecondsRoundedUp) }
 
     public func attempted(address: String) throws {
         try counters.recordFailure(key(address), threshold: Self.rule.threshold, maxBlockSeconds: Self.rule.maxBlockSeconds)

@@ -1,9 +1,11 @@
-/// One key's count and block in the shared counters, and the rules both
-/// counter stores apply to it (the shared-memory table keeps these values
-/// as they are, the in-memory store in a dictionary).
+/// One key's count and block in the shared counters, and the rules every
+/// counter store applies to it (the shared-memory table keeps these values
+/// as they are, the in-memory store in a dictionary, Redis as text). Times
+/// are milliseconds on the store's clock (`SharedCounters.clock`): a block
+/// of 1 s lasts 1000 ms, not "until the next whole second".
 struct CounterEntry {
     /// An entry idle this long, and not blocking, is forgotten.
-    static let forgetAfterSeconds: Int64 = 3600
+    static let forgetAfterMillis: Int64 = 3_600_000
 
     var count: Int64 = 0
     /// `allow`: when the window started. `recordFailure`: when the count last leaked.
@@ -18,17 +20,18 @@ struct CounterEntry {
         lastEvent = now
     }
 
+    /// Milliseconds the key is still refused, if it is.
     func wait(now: Int64) -> Int64? { blockedUntil > now ? blockedUntil - now : nil }
 
     /// Idle for an hour and blocking nothing: as good as absent.
-    func isForgotten(now: Int64) -> Bool { now - lastEvent > Self.forgetAfterSeconds && blockedUntil <= now }
+    func isForgotten(now: Int64) -> Bool { now - lastEvent > Self.forgetAfterMillis && blockedUntil <= now }
 
     /// Blocks now, or blocked once and is not forgotten yet (its count is an
     /// escalation: forgetting it would give a guesser a fresh start).
     func holdsBlock(now: Int64) -> Bool { blockedUntil != 0 && !isForgotten(now: now) }
 
     /// When `holdsBlock` turns false if nothing happens meanwhile.
-    var releasedAt: Int64 { max(blockedUntil, lastEvent + Self.forgetAfterSeconds + 1) }
+    var releasedAt: Int64 { max(blockedUntil, lastEvent + Self.forgetAfterMillis + 1) }
 
     /// Counts an attempt and returns the count. The count first forgets
     /// `threshold` attempts an hour (one every 3600/threshold seconds), so
@@ -36,7 +39,7 @@ struct CounterEntry {
     /// threshold on, the key is blocked for 1, 2, 4, … seconds, never longer
     /// than `maxBlockSeconds`.
     mutating func recordFailure(threshold: Int64, maxBlockSeconds: Int64, now: Int64) -> Int64 {
-        let leakInterval = max(1, Self.forgetAfterSeconds / max(threshold, 1))
+        let leakInterval = max(1000, Self.forgetAfterMillis / max(threshold, 1))
         let leaked = (now - since) / leakInterval
         if leaked > 0 {
             count = max(0, count - leaked)
@@ -45,7 +48,7 @@ struct CounterEntry {
         count += 1
         lastEvent = now
         let excess = count - threshold
-        if excess >= 0 { blockedUntil = now + min(Int64(1) << min(excess, 30), maxBlockSeconds) }
+        if excess >= 0 { blockedUntil = now + min(Int64(1) << min(excess, 30), maxBlockSeconds) * 1000 }
         return count
     }
 
@@ -55,14 +58,15 @@ struct CounterEntry {
     /// Counts one event in a fixed window; false once `limit` events happened
     /// in the current one (the key then blocks until the window ends).
     mutating func allow(limit: Int64, windowSeconds: Int64, now: Int64) -> Bool {
-        if now - since >= windowSeconds {
+        let window = windowSeconds * 1000
+        if now - since >= window {
             since = now
             count = 0
         }
         lastEvent = now
         guard count < limit else { return false }
         count += 1
-        if count == limit { blockedUntil = since + windowSeconds }
+        if count == limit { blockedUntil = since + window }
         return true
     }
 }

@@ -15,6 +15,8 @@ final class AppHarness {
     let files: InMemoryPhotoFiles
     let sessions: InMemorySessionStore
     let counters: InMemoryCounters
+    /// The counters' clock: throttling tests step it, never sleep.
+    let clock = ManualClock()
     let scratch = ScratchDirectory("app-uploads")
     var cookie: [UInt8]?
     var address = "192.0.2.1"
@@ -25,7 +27,7 @@ final class AppHarness {
         search = InMemoryPhotoSearch(photos: photos)
         files = try InMemoryPhotoFiles()
         sessions = InMemorySessionStore()
-        counters = InMemoryCounters()
+        counters = InMemoryCounters(clock: clock)
         services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
                                search: search,
                                sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate)

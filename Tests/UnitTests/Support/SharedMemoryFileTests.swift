@@ -24,7 +24,7 @@ struct SharedMemoryFileTests {
         first.counters.bumpStreamGeneration()
         #expect(second.counters.streamGeneration == 1)
         for _ in 0..<5 { try first.counters.recordFailure("login:name", threshold: 5, maxBlockSeconds: 60) }
-        #expect(try second.counters.blockedFor("login:name") != nil, "a key lands in the same entry for both")
+        #expect(try second.counters.blockedMillis("login:name") != nil, "a key lands in the same entry for both")
         var info = stat()
         stat(path, &info)
         #expect(info.st_mode & 0o777 == 0o600)
@@ -35,7 +35,7 @@ struct SharedMemoryFileTests {
             ChildProcess {
                 guard let state = try? SharedState.open(file: path) else { return 1 }
                 for _ in 0..<200 { state.counters.bumpStreamGeneration() }
-                _ = state.counters.allow("upload:7", limit: 1000, windowSeconds: 3600, now: state.counters.currentTime)
+                _ = state.counters.allow("upload:7", limit: 1000, windowSeconds: 3600, at: state.counters.clock.now)
                 return 0
             }
         }

@@ -1,17 +1,27 @@
 /// `username` and `password`, as login and register take them. The
 /// original ran every SQL argument through urldecode() once more; an account
 /// it created is only found with the same decoding.
+///
+/// `password` is the app's value (`AppPassword`), from every client.
+/// `legacy_password` (login only; web client before issue 24): the typed
+/// password itself, sent once more by the web client after its login with
+/// the app's value failed, for the accounts that client made while it sent
+/// the typed password (stored as Argon2id of that).
 public struct Credentials: CommandInput {
     public let username: [UInt8]
     public let password: [UInt8]
+    /// As sent (the app's value is computed from it undecoded); nil when absent.
+    public let legacyPassword: [UInt8]?
 
     public init(from parameters: any RequestParameters) {
         username = PHPStrings.urlDecode(parameters.field("username") ?? [])
         password = PHPStrings.urlDecode(parameters.field("password") ?? [])
+        legacyPassword = parameters.field("legacy_password")
     }
 
-    init(username: [UInt8], password: [UInt8]) {
+    init(username: [UInt8], password: [UInt8], legacyPassword: [UInt8]? = nil) {
         self.username = username
         self.password = password
+        self.legacyPassword = legacyPassword
     }
 }

@@ -15,7 +15,7 @@ enum OpenRPCDocument {
         Method(name: "register", summary: "Create an account and log it in.",
                params: [("username", true, "string"), ("password", true, "string")]),
         Method(name: "login", summary: "Log in (the session cookie is set).",
-               params: [("username", true, "string"), ("password", true, "string")]),
+               params: [("username", true, "string"), ("password", true, "string"), ("legacy_password", false, "string")]),
         Method(name: "logout", summary: "End the session.", params: []),
         Method(name: "upload", summary: "Not over JSON-RPC: send a multipart form to /iReporter/.",
                params: [("title", false, "string"), ("effect", false, "string")]),

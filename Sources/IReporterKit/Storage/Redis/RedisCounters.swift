@@ -5,36 +5,46 @@ import Synchronization
 
 /// The shared counters in Redis, for several app hosts: each key's
 /// `CounterEntry` (the same rules as the shared-memory table) is the string
-/// `count since lastEvent blockedUntil` at `ireporter:counter:<key>`,
+/// `count since lastEvent blockedUntil` at `ireporter:counter-ms:<key>`,
 /// changed in a WATCH/MULTI/EXEC transaction (retried when another process
 /// changed it meanwhile) and expiring once it would be forgotten. The
 /// stream generation is one integer, `ireporter:stream-generation` (INCR).
+/// The times are milliseconds of the Redis server's clock (`RedisServerClock`):
+/// the hosts' own clocks are not each other's. (The prefix changed with the
+/// unit: a server counting in seconds must not read milliseconds.)
 ///
 /// Redis bounds nothing here, unlike the fixed table: its `maxmemory`
 /// should be ample (docs/SCALING.md). A Redis that cannot be reached
 /// throws, and the request is answered "temporarily unavailable".
 public final class RedisCounters: SharedCounters {
-    static let keyPrefix = "ireporter:counter:"
+    static let keyPrefix = "ireporter:counter-ms:"
     static let generationKey = "ireporter:stream-generation"
     /// Transactions retried when other processes keep changing the key.
     static let maxAttempts = 100
 
     private let connection: Mutex<RedisConnection>
+    public let clock: any TimeSource
 
-    /// On a connection of its own (guarded: the protocol is Sendable).
-    public init(settings: RedisSettings) { connection = Mutex(RedisConnection(settings: settings)) }
+    /// On a connection of its own (guarded: the protocol is Sendable),
+    /// counting at the Redis server's clock unless a test gives another.
+    public init(settings: RedisSettings, clock: (any TimeSource)? = nil) {
+        connection = Mutex(RedisConnection(settings: settings))
+        self.clock = clock ?? RedisServerClock(settings: settings)
+    }
 
-    public func blockedFor(_ key: String, now: Int64) throws(RedisError) -> Int64? {
-        try withConnection { redis throws(RedisError) in try Self.entry(key, now: now, redis).wait(now: now) }
+    public func blockedMillis(_ key: String, at instant: Instant) throws(RedisError) -> Int64? {
+        let now = instant.millis
+        return try withConnection { redis throws(RedisError) in try Self.entry(key, now: now, redis).wait(now: now) }
     }
 
     @discardableResult
-    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) throws(RedisError) -> Int64 {
-        try update(key, now: now) { $0.recordFailure(threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: now) }
+    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, at instant: Instant) throws(RedisError) -> Int64 {
+        let now = instant.millis
+        return try update(key, now: now) { $0.recordFailure(threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: now) }
     }
 
-    public func forgive(_ key: String, now: Int64) throws(RedisError) {
-        try update(key, now: now) { $0.forgive() }
+    public func forgive(_ key: String, at instant: Instant) throws(RedisError) {
+        try update(key, now: instant.millis) { $0.forgive() }
     }
 
     @discardableResult
@@ -45,8 +55,9 @@ public final class RedisCounters: SharedCounters {
         }
     }
 
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64) throws(RedisError) -> Bool {
-        try update(key, now: now) { $0.allow(limit: limit, windowSeconds: windowSeconds, now: now) }
+    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, at instant: Instant) throws(RedisError) -> Bool {
+        let now = instant.millis
+        return try update(key, now: now) { $0.allow(limit: limit, windowSeconds: windowSeconds, now: now) }
     }
 
     public var streamGeneration: Int64 {
@@ -84,7 +95,7 @@ public final class RedisCounters: SharedCounters {
                         // Kept while it counts: until it is forgotten (an hour idle) and blocks nothing.
                         let lifetime = max(1, entry.releasedAt - now)
                         try redis.command("MULTI")
-                        try redis.command("SET", Self.keyPrefix + key, entry.stored, "EX", String(lifetime))
+                        try redis.command("SET", Self.keyPrefix + key, entry.stored, "PX", String(lifetime))
                         return try redis.command("EXEC") == .null ? nil : result
                     } catch {
                         redis.disconnect()  // never leave a WATCH or a MULTI behind on the connection
@@ -108,5 +119,69 @@ extension CounterEntry {
         guard fields.count == 4 else { return nil }
         self.init(now: fields[1])
         (count, lastEvent, blockedUntil) = (fields[0], fields[2], fields[3])
+    }
+}
+
+/// The Redis server's clock (`TIME`, to the millisecond), which every app
+/// host shares, read again at most once a minute and advanced in between by
+/// this host's monotonic clock: one time for all the hosts counting in
+/// Redis (their own clocks may disagree by seconds), that does not jump
+/// when this host's clock is set, at no round trip per reading. It never
+/// goes back. When Redis cannot be reached it goes on from its last reading
+/// (before any, from this host's clock) and asks again a minute later: the
+/// counters' next command fails anyway, and is not made to wait twice.
+public final class RedisServerClock: TimeSource {
+    static let rereadMillis: Int64 = 60_000
+
+    private struct Reading {
+        var server: Int64
+        var local: Int64
+        /// When Redis was last asked (answered or not): once a minute at most.
+        var asked: Int64
+        var lastAnswer: Int64 = 0
+    }
+
+    private let connection: Mutex<RedisConnection>
+    private let reading = Mutex<Reading?>(nil)
+    private let local: any TimeSource
+
+    public init(settings: RedisSettings, local: any TimeSource = MonotonicClock()) {
+        connection = Mutex(RedisConnection(settings: settings))
+        self.local = local
+    }
+
+    public var now: Instant {
+        let localNow = local.now.millis
+        let due = reading.withLock { $0.map { localNow - $0.asked >= Self.rereadMillis } ?? true }
+        let fresh = due ? try? serverMillis() : nil
+        return reading.withLock { reading in
+            if let fresh {
+                reading = Reading(server: fresh, local: localNow, asked: localNow, lastAnswer: reading?.lastAnswer ?? 0)
+            } else if due {
+                reading = reading ?? Reading(server: Self.wallClockMillis(), local: localNow, asked: localNow)
+                reading!.asked = localNow
+            }
+            let answer = max(reading!.lastAnswer, reading!.server + localNow - reading!.local)
+            reading!.lastAnswer = answer
+            return Instant(millis: answer)
+        }
+    }
+
+    private func serverMillis() throws(RedisError) -> Int64 {
+        try connection.withLock { redis throws(RedisError) in
+            let reply = try redis.command("TIME")
+            guard case .array(let parts) = reply, parts.count == 2,
+                  let seconds = try parts[0].bytes().flatMap({ Int64(String(decoding: $0, as: UTF8.self)) }),
+                  let micros = try parts[1].bytes().flatMap({ Int64(String(decoding: $0, as: UTF8.self)) }) else {
+                throw RedisError(code: .unexpectedReply, message: "TIME: \(reply)")
+            }
+            return seconds * 1000 + micros / 1000
+        }
+    }
+
+    private static func wallClockMillis() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -15,12 +15,15 @@ import CSystem
 /// takes a free or forgotten slot, else the least recently used entry that
 /// never blocked. An entry that blocks, or blocked and is not forgotten yet
 /// (`CounterEntry.holdsBlock`), is never evicted: when every slot a new key
-/// may take holds one, the new key is refused (`blockedFor` answers when a
+/// may take holds one, the new key is refused (`blockedMillis` answers when a
 /// slot frees) rather than an old block forgotten. A flood of fresh keys
 /// therefore evicts only entries that block nothing. Blocks cost an attacker
 /// hashes (the `HashingGate` bounds them) or networks (the throttles key
 /// addresses by IPv4 address or IPv6 /64), so the default 65,536 entries
 /// (2.5 MiB) stay mostly free of them (docs/SECURITY.md).
+///
+/// Times are milliseconds on the host's monotonic clock (every process of
+/// the host reads it alike; the state file does not outlive a boot).
 public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     private struct Entry {
         /// The key's hash; 0: a free slot.
@@ -32,7 +35,7 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     private enum Place {
         case found(Int)
         case vacant(Int)
-        /// Every slot the key may take holds a block: none frees for this many seconds.
+        /// Every slot the key may take holds a block: none frees for this many milliseconds.
         case full(retryAfter: Int64)
     }
 
@@ -43,11 +46,12 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     private let entries: UnsafeMutablePointer<Entry>
     private let generation: UnsafeMutablePointer<CLongLong>
     private let seed: UInt64
+    public let clock: any TimeSource
 
     /// A table in memory shared with the processes this one forks.
-    public convenience init(capacity: Int = 65536) {
+    public convenience init(capacity: Int = 65536, clock: any TimeSource = MonotonicClock()) {
         self.init(memory: sharedMemory(bytes: Self.bytes(capacity: capacity), for: "shared counters"),
-                  capacity: capacity, initialize: true)
+                  capacity: capacity, initialize: true, clock: clock)
     }
 
     /// Bytes a table of `capacity` entries takes.
@@ -55,8 +59,9 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
 
     /// The table at `memory` (`bytes(capacity:)`, zeroed when new): set up
     /// there when `initialize`, else used as the process that did left it.
-    init(memory: UnsafeMutableRawPointer, capacity: Int, initialize: Bool) {
+    init(memory: UnsafeMutableRawPointer, capacity: Int, initialize: Bool, clock: any TimeSource = MonotonicClock()) {
         self.capacity = capacity
+        self.clock = clock
         // The generation gets a cache line of its own: every stream reads it.
         // The hash seed sits beside it: every process must place a key alike.
         generation = memory.bindMemory(to: CLongLong.self, capacity: 2)
@@ -76,8 +81,9 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     public var streamGeneration: Int64 { Int64(csystem_load(generation)) }
     public func bumpStreamGeneration() { _ = csystem_add(generation, 1) }
 
-    public func blockedFor(_ key: String, now: Int64) -> Int64? {
-        locked {
+    public func blockedMillis(_ key: String, at instant: Instant) -> Int64? {
+        let now = instant.millis
+        return locked {
             switch place(of: hash(key), now: now) {
             case .found(let index): entries[index].state.wait(now: now)
             case .vacant: nil
@@ -87,14 +93,16 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
     }
 
     @discardableResult
-    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, now: Int64) -> Int64 {
-        locked {
+    public func recordFailure(_ key: String, threshold: Int64, maxBlockSeconds: Int64, at instant: Instant) -> Int64 {
+        let now = instant.millis
+        return locked {
             guard let index = claim(key, now: now) else { return 0 }
             return entries[index].state.recordFailure(threshold: threshold, maxBlockSeconds: maxBlockSeconds, now: now)
         }
     }
 
-    public func forgive(_ key: String, now: Int64) {
+    public func forgive(_ key: String, at instant: Instant) {
+        let now = instant.millis
         locked {
             if case .found(let index) = place(of: hash(key), now: now) { entries[index].state.forgive() }
         }
@@ -102,15 +110,17 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
 
     @discardableResult
     public func reset(_ key: String) -> Int64 {
-        locked {
-            guard case .found(let index) = place(of: hash(key), now: currentTime) else { return 0 }
+        let now = clock.now.millis
+        return locked {
+            guard case .found(let index) = place(of: hash(key), now: now) else { return 0 }
             entries[index].key = 0
             return entries[index].state.count
         }
     }
 
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, now: Int64) -> Bool {
-        locked {
+    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, at instant: Instant) -> Bool {
+        let now = instant.millis
+        return locked {
             guard let index = claim(key, now: now) else { return false }
             return entries[index].state.allow(limit: limit, windowSeconds: windowSeconds, now: now)
         }
