@@ -28,8 +28,9 @@ struct StatementCache<Statement> {
     }
 
     /// Holds `statement` for `sql` as the most recently used, after dropping
-    /// the least recently used one if the cache is full (returned, so a
-    /// caller that wants it closed sooner may see it).
+    /// the least recently used one if the cache is full; returns the one
+    /// dropped. (`DatabaseConnection` makes room before it prepares, so
+    /// that the server never holds one more.)
     @discardableResult
     mutating func insert(_ statement: Statement, for sql: String) -> Statement? {
         var evicted: Statement?
@@ -50,5 +51,4 @@ struct StatementCache<Statement> {
     }
 
     mutating func removeAll() { entries.removeAll() }
-
 }
