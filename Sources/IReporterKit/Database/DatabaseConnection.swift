@@ -4,13 +4,15 @@ import Glibc
 #endif
 
 /// One connection to MariaDB, owned by one worker thread, with its prepared
-/// statements cached. It reconnects by itself when the server went away.
+/// statements cached (at most `statementCacheCapacity`: callers keep the
+/// SQL texts few, a list of ids in one of a few fixed widths, `IDList`).
+/// It reconnects by itself when the server went away.
 public final class DatabaseConnection {
     public let settings: DatabaseSettings
     /// Asks the server for progress reports (`runLong`).
     private let reportsProgress: Bool
     private var handle: UnsafeMutablePointer<MYSQL>?
-    private var statements: [String: PreparedStatement] = [:]
+    private var statements: StatementCache<PreparedStatement>
     /// The Galera nodes this connection may use (nil: one server), and the
     /// one it is connected to.
     private var cluster: ClusterNodes?
@@ -25,11 +27,19 @@ public final class DatabaseConnection {
     /// Call once per process before any connection (Connector/C's global init).
     public static func initializeLibrary() { _ = cmariadb_library_init() }
 
+    /// Prepared statements a connection keeps by default: more than the
+    /// distinct statements a worker runs in the common requests, and small
+    /// beside MariaDB's server-wide `max_prepared_stmt_count` (16,382 by
+    /// default) times the connections of every worker.
+    public static let defaultStatementCacheCapacity = 64
+
     /// `firstNode`: where in a cluster's `nodes` this connection starts
     /// looking (a worker's number, so that workers spread over the nodes).
-    public init(settings: DatabaseSettings, reportsProgress: Bool = false, firstNode: Int = Int(getpid())) {
+    public init(settings: DatabaseSettings, reportsProgress: Bool = false, firstNode: Int = Int(getpid()),
+                statementCacheCapacity: Int = DatabaseConnection.defaultStatementCacheCapacity) {
         self.settings = settings
         self.reportsProgress = reportsProgress
+        statements = StatementCache(capacity: statementCacheCapacity)
         if !settings.nodes.isEmpty { cluster = ClusterNodes(settings.nodes, first: firstNode) }
     }
 
@@ -37,6 +47,9 @@ public final class DatabaseConnection {
     public var node: DatabaseNode? { currentNode.map { cluster!.nodes[$0] } }
 
     deinit { disconnect() }
+
+    /// Server-side prepared statements this connection holds now.
+    public var preparedStatementCount: Int { statements.count }
 
     /// The rows of a query. Sent once more on a new connection if the old one
     /// turns out to be dead (reads are always safe to repeat).
@@ -186,10 +199,26 @@ public final class DatabaseConnection {
         }
     }
 
+    /// The cached statement for `sql`, prepared if not held. The least
+    /// recently used is closed before a new one is prepared, so the server
+    /// never holds more than the capacity for this connection. When the
+    /// server holds its `max_prepared_stmt_count` already (other
+    /// connections, other applications), this connection's statements are
+    /// closed to make room and the statement is prepared once more.
     private func prepared(_ sql: String) throws(DatabaseError) -> PreparedStatement {
-        if let statement = statements[sql] { return statement }
-        let statement = try PreparedStatement(connection: try connected(), sql: sql)
-        statements[sql] = statement
+        if let statement = statements.statement(for: sql) { return statement }
+        let connection = try connected()
+        if statements.isFull { statements.removeLeastRecentlyUsed() }
+        let statement: PreparedStatement
+        do {
+            statement = try PreparedStatement(connection: connection, sql: sql)
+        } catch where error.code == .tooManyPreparedStatements && statements.count > 0 {
+            Log.warning("database: the server's max_prepared_stmt_count is reached; closing this connection's "
+                        + "\(statements.count) statements and preparing once more")
+            statements.removeAll()
+            statement = try PreparedStatement(connection: connection, sql: sql)
+        }
+        statements.insert(statement, for: sql)
         return statement
     }
 

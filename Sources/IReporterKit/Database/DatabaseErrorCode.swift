@@ -46,6 +46,9 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let queryInterrupted = Self(rawValue: 1317)
     /// ER_UNKNOWN_STMT_HANDLER: the prepared statement died with its connection.
     public static let unknownStatementHandler = Self(rawValue: 1243)
+    /// ER_MAX_PREPARED_STMT_COUNT_REACHED: the server holds its
+    /// `max_prepared_stmt_count` (counted over every connection).
+    public static let tooManyPreparedStatements = Self(rawValue: 1461)
     /// ER_CONNECTION_KILLED.
     public static let connectionKilled = Self(rawValue: 1927)
     /// ER_CLIENT_INTERACTION_TIMEOUT: idle too long, the server closed it.

@@ -35,19 +35,11 @@ extension MariaDBPhotoStore {
         }
     }
 
-    /// Photos per `extras(of:)` statement; a shorter list is padded with 0
-    /// (no photo) to a power of two, so that few statement texts are prepared.
-    private static let extrasPerStatement = 512
-
     public func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] {
         var found: [Int64: PhotoExtras] = [:]
-        for start in stride(from: 0, to: ids.count, by: Self.extrasPerStatement) {
-            var group = Array(ids[start..<min(start + Self.extrasPerStatement, ids.count)])
-            var slots = 1
-            while slots < group.count { slots *= 2 }
-            group += Array(repeating: 0, count: slots - group.count)
-            let marks = Array(repeating: "?", count: group.count).joined(separator: ", ")
-            let sql = "SELECT STRAIGHT_JOIN p.IdPhoto\(Self.extraColumns) FROM photos p\(Self.extraTables) WHERE p.IdPhoto IN (\(marks))"
+        for group in IDList.groups(ids) {
+            let sql = "SELECT STRAIGHT_JOIN p.IdPhoto\(Self.extraColumns) FROM photos p\(Self.extraTables) "
+                + "WHERE p.IdPhoto IN (\(IDList.marks(group.count)))"
             for row in try reads.query(sql, [.int(viewer ?? 0)] + group.map { .int($0) }) {
                 if let id = row.int64("IdPhoto") { found[id] = Self.extras(row) }
             }

@@ -32,10 +32,14 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     public func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] {
-        guard !ids.isEmpty else { return [:] }
-        let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let found = try reads.query("\(Self.photoColumns) WHERE p.IdPhoto IN (\(list))", ids.map { .int($0) }).compactMap(Self.record)
-        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var found: [Int64: PhotoRecord] = [:]
+        for group in IDList.groups(Array(ids)) {
+            for record in try reads.query("\(Self.photoColumns) WHERE p.IdPhoto IN (\(IDList.marks(group.count)))",
+                                          group.map { .int($0) }).compactMap(Self.record) {
+                found[record.id] = record
+            }
+        }
+        return found
     }
 
     static func record(_ row: Row) -> PhotoRecord? {
@@ -187,23 +191,26 @@ public final class MariaDBPhotoStore: PhotoStore {
 
     /// The `photo_details` rows of `ids`; none before migration 003.
     private func detailRows(_ ids: Set<Int64>) throws(DatabaseError) -> [Row] {
-        guard !ids.isEmpty else { return [] }
-        // Whole numbers only: safe to spell out in the statement.
-        let list = ids.map(String.init).joined(separator: ",")
         do {
-            return try database.query("SELECT IdPhoto, created, width, height FROM photo_details WHERE IdPhoto IN (\(list))")
+            var rows: [Row] = []
+            for group in IDList.groups(Array(ids)) {
+                rows += try database.query("SELECT IdPhoto, created, width, height FROM photo_details WHERE IdPhoto IN "
+                                               + "(\(IDList.marks(group.count)))", group.map { .int($0) })
+            }
+            return rows
         } catch where error.code == .noSuchTable {
             return []
         }
     }
 
     private func storedSecrets(_ ids: Set<Int64>) throws(DatabaseError) -> [Int64: PhotoSecret] {
-        // Whole numbers only: safe to spell out in the statement.
-        let list = ids.map(String.init).joined(separator: ",")
         var secrets: [Int64: PhotoSecret] = [:]
-        for row in try database.query("SELECT IdPhoto, secret FROM photo_secrets WHERE IdPhoto IN (\(list))") {
-            if let id = row.int64("IdPhoto"), let secret = row["secret"].flatMap({ PhotoSecret(String(decoding: $0, as: UTF8.self)) }) {
-                secrets[id] = secret
+        for group in IDList.groups(Array(ids)) {
+            for row in try database.query("SELECT IdPhoto, secret FROM photo_secrets WHERE IdPhoto IN (\(IDList.marks(group.count)))",
+                                          group.map { .int($0) }) {
+                if let id = row.int64("IdPhoto"), let secret = row["secret"].flatMap({ PhotoSecret(String(decoding: $0, as: UTF8.self)) }) {
+                    secrets[id] = secret
+                }
             }
         }
         return secrets
@@ -226,10 +233,12 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     public func existing(_ ids: [Int64]) throws -> Set<Int64> {
-        guard !ids.isEmpty else { return [] }
-        // Whole numbers only: safe to spell out in the statement.
-        let list = ids.map(String.init).joined(separator: ",")
-        return Set(try database.query("SELECT IdPhoto FROM photos WHERE IdPhoto IN (\(list))").compactMap { $0.int64("IdPhoto") })
+        var found = Set<Int64>()
+        for group in IDList.groups(ids) {
+            found.formUnion(try database.query("SELECT IdPhoto FROM photos WHERE IdPhoto IN (\(IDList.marks(group.count)))",
+                                               group.map { .int($0) }).compactMap { $0.int64("IdPhoto") })
+        }
+        return found
     }
 
     /// Copied to `photos_removed` (made the first time), then deleted: the

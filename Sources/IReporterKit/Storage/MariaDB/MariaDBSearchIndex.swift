@@ -4,7 +4,7 @@
 struct MariaDBSearchIndex {
     let database: DatabaseConnection
 
-    /// Rows inserted per statement (one statement text per count up to this).
+    /// Rows inserted per statement, at most (one of `IDList.widths`).
     private static let rowsPerInsert = 32
 
     /// Indexes a new photo under its title and its author's username.
@@ -36,13 +36,9 @@ struct MariaDBSearchIndex {
     }
 
     func insert(_ rows: [(word: [UInt8], photoID: Int64)]) throws {
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(start + Self.rowsPerInsert, rows.count)]
-            let marks = Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")
-            try database.execute("INSERT IGNORE INTO photo_words (word, IdPhoto) VALUES \(marks)",
-                                 chunk.flatMap { [.bytes($0.word), .int($0.photoID)] })
-            start += chunk.count
+        for group in IDList.groups(rows, widest: Self.rowsPerInsert) {
+            try database.execute("INSERT IGNORE INTO photo_words (word, IdPhoto) VALUES \(IDList.marks(group.count, mark: "(?, ?)"))",
+                                 group.flatMap { [.bytes($0.word), .int($0.photoID)] })
         }
     }
 

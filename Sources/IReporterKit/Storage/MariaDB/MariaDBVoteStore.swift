@@ -35,12 +35,12 @@ public final class MariaDBVoteStore: VoteStore {
 
     /// Point lookups on the primary key (IdPhoto, IdUser).
     public func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote] {
-        guard !photoIDs.isEmpty else { return [:] }
-        let list = Array(repeating: "?", count: photoIDs.count).joined(separator: ", ")
         var mine: [Int64: Vote] = [:]
-        for row in try database.query("SELECT IdPhoto, vote FROM votes WHERE IdUser = ? AND IdPhoto IN (\(list))",
-                                      [.int(userID)] + photoIDs.map { .int($0) }) {
-            if let id = row.int64("IdPhoto"), let vote = row.int64("vote").flatMap(Vote.init(rawValue:)) { mine[id] = vote }
+        for group in IDList.groups(photoIDs) {
+            for row in try database.query("SELECT IdPhoto, vote FROM votes WHERE IdUser = ? AND IdPhoto IN (\(IDList.marks(group.count)))",
+                                          [.int(userID)] + group.map { .int($0) }) {
+                if let id = row.int64("IdPhoto"), let vote = row.int64("vote").flatMap(Vote.init(rawValue:)) { mine[id] = vote }
+            }
         }
         return mine
     }
