@@ -17,14 +17,14 @@ extension DatabaseTests {
         /// The steps at which the photo is deleted.
         enum Step { case underTheDecoder, beforePlacing, beforeLinkingTheOriginal }
 
-        /// The folder, with the owner's `delete` run once at `step`.
+        /// The photo store (the folder, or a bucket), with the owner's `delete` run once at `step`.
         final class DeletingMeanwhile: PhotoSizeFiles {
-            let folder: UploadFolder
+            let folder: any PhotoSizeFiles
             let step: Step
             let delete: () throws -> Void
             var deleted = false
 
-            init(_ folder: UploadFolder, at step: Step, _ delete: @escaping () throws -> Void) {
+            init(_ folder: any PhotoSizeFiles, at step: Step, _ delete: @escaping () throws -> Void) {
                 (self.folder, self.step, self.delete) = (folder, step, delete)
             }
 
@@ -35,7 +35,7 @@ extension DatabaseTests {
             }
 
             func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
-                folder.storedSize(size, id: id, secret: secret)
+                try folder.storedSize(size, id: id, secret: secret)
             }
 
             func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
