@@ -424,9 +424,13 @@ def test_photo_sizes_made_once_then_served_by_apache(stack, port):
     status, headers, made = get(path)
     assert status == 200 and jpeg_size(made) == (150, 150), (status, made[:300], stack["logs"]())
     assert "immutable" in headers["Cache-Control"]
+    first = headers
     status, headers, served = get(path)
     assert status == 200 and served == made and headers["Last-Modified"], "Apache's own file answer"
     assert "immutable" in headers["Cache-Control"] and headers["X-Content-Type-Options"] == "nosniff"
+    # The server's first answer and Apache's later ones: the same policy, each header once.
+    for name in ("X-Content-Type-Options", "Content-Security-Policy"):
+        assert first.get_all(name) == headers.get_all(name) and len(headers.get_all(name)) == 1, (name, first, headers)
     wrong = "0000000000" if secret != "0000000000" else "0000000001"
     for bad in (f"/iReporter/photos/{server}/{id_photo}_{wrong}_z.jpg", f"/iReporter/photos/{server}/{id_photo}_{secret}_x.jpg",
                 f"/iReporter/photos/{server}/{id_photo}_{secret}_z.jpg.php", "/iReporter/photos/000000/.spool-x"):

@@ -244,6 +244,49 @@ def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, c
         driver.find_element(By.ID, "viewer-close").click()
 
 
+def test_a_photo_whose_file_is_gone_is_a_placeholder_tile(web_site, desktop, client, images, upload_dir):
+    """Its size answers 404: the tile keeps its box and says so in words."""
+    if not upload_dir:
+        pytest.skip("needs the stack's upload folder")
+    desktop.get("about:blank")  # no page of ours shows (and keeps) its picture before its file is gone
+    poster = client()
+    assert "result" in poster.register("lost", "pw").json()
+    for title in ("A photo kept", "A photo lost"):
+        assert poster.call({"command": "upload", "title": title}, file=images.photo).json() == {"successful": 1}
+    listed = poster.call({"command": "stream", "extras": "secret,server"}).json()["result"]
+    lost = next(p for p in listed if p["title"] == "A photo lost")
+    for gone in upload_dir.glob(f"photos/*/*/{lost['IdPhoto']}_*"):
+        gone.unlink()
+    (upload_dir / f"{lost['IdPhoto']}.jpg").unlink()
+    try:
+        desktop.execute_cdp_cmd("Network.clearBrowserCache", {})
+        desktop.get(web_site)
+        tile = f"#grid .tile[data-id='{lost['IdPhoto']}']"
+        placeholder = f"{tile} .unavailable"
+        wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, tile), what="the lost photo's tile")
+        try:
+            wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, placeholder), timeout=30, what="the lost photo's placeholder")
+        except AssertionError:
+            print("its picture:", desktop.execute_script("""const i = document.querySelector(arguments[0] + ' img');
+                return i && [i.complete, i.naturalWidth, i.currentSrc]""", tile), desktop.get_log("browser"))
+            raise
+        shown = desktop.execute_script("""
+            const box = (e) => { const r = e.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; };
+            const placeholder = document.querySelector(arguments[0]);
+            const kept = document.querySelector('#grid .tile img');
+            return {role: placeholder.getAttribute('role'), label: placeholder.getAttribute('aria-label'),
+                    text: placeholder.textContent, box: box(placeholder), kept: box(kept),
+                    images: placeholder.closest('.tile').querySelectorAll('img').length};""", placeholder)
+        assert shown["role"] == "img" and shown["label"] == "Photo unavailable: A photo lost", shown
+        assert shown["text"] == "Photo unavailable" and shown["images"] == 0, shown
+        assert shown["box"] == shown["kept"] and shown["box"][0] > 0, "the same square as a tile with its picture"
+        assert "A photo lost" in tiles(desktop), "its caption stays"
+    finally:
+        # The next tests' pages load without its 404 (and the console forgets this one's).
+        desktop.get_log("browser")
+        assert poster.call({"command": "delete", "IdPhoto": lost["IdPhoto"]}).json() == {"successful": 1}
+
+
 def served_size(url: str) -> tuple[int, int]:
     """The width and height of the JPEG at `url` (the file, not the density-corrected
     naturalWidth a srcset candidate reports)."""

@@ -71,6 +71,42 @@ struct S3PhotoStoreIntegrationTests {
         #expect(try keys(files).isEmpty)
     }
 
+    /// As in the folder (`PhotoSizeDeleteIntegrationTests`): a size made
+    /// while the photo is deleted is not kept, and a photo whose original is
+    /// gone is a 404 that repair lists and keeps.
+    @Test func aDeleteWinsOverASizeAndALostOriginalIsANotFoundRepairKeeps() throws {
+        let files = try store()
+        let phone = try signedIn(files)
+        for title in ["raced", "lost"] {
+            #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+        }
+        let photos = MariaDBPhotoStore(database: phone.database)
+        let (raced, lost) = (try lastPhotoID(phone) - 1, try lastPhotoID(phone))
+        let racedSecret = try #require(try photos.secret(of: raced)), lostSecret = try #require(try photos.secret(of: lost))
+        typealias Meanwhile = DatabaseTests.PhotoSizeDeleteIntegrationTests.DeletingMeanwhile
+        let deleting = Meanwhile(files, at: .beforePlacing) { () throws -> Void in
+            let answer = try phone.body([("command", "delete"), ("IdPhoto", "\(raced)")])
+            #expect(answer == #"{"successful":1}"#)
+        }
+        let outcome = PhotoSizes(photos: photos, files: deleting, policy: AppServices.Policy(), decodeGate: nil)
+            .size(.large, id: raced, secret: racedSecret)
+        guard case .notFound = outcome else { Issue.record("answered \(outcome) for a deleted photo"); return }
+        #expect(try files.client.list(prefix: S3PhotoFileStore.treePrefix(id: raced)).isEmpty)
+
+        let sizes = PhotoSizes(photos: photos, files: files, policy: AppServices.Policy(), decodeGate: nil)
+        guard case .found = sizes.size(.medium640, id: lost, secret: lostSecret) else { Issue.record("no z"); return }
+        try files.client.delete(S3PhotoFileStore.treeKey(id: lost, secret: lostSecret, size: .original))
+        try files.client.delete(S3PhotoFileStore.photoKey(id: lost))
+        for size in [PhotoSize.large, .original] {
+            guard case .notFound = sizes.size(size, id: lost, secret: lostSecret) else { Issue.record("\(size) answered"); continue }
+        }
+        let repair = S3PhotoRepair(files: files, photos: photos, maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
+        let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true, force: true), progress: nil)
+        #expect(report.lostOriginals == [lost] && report.rowsWithoutPhoto.isEmpty, "\(report.summary)")
+        #expect(try photos.existing([lost]) == [lost], "the row is kept")
+        #expect(try files.storedSize(.medium640, id: lost, secret: lostSecret) != nil, "and what is left of it")
+    }
+
     @Test func aPhotoStoredBeforeTheTreeGetsItsOriginalThereWhenASizeIsAsked() throws {
         let files = try store()
         let phone = try signedIn(files)

@@ -206,6 +206,8 @@ function photoItem(photo, place, eager) {
   link.className = 'tile';
   link.dataset.id = photo.IdPhoto;
   const image = document.createElement('img');
+  // A photo whose file is gone (its size answers 404): a placeholder of the same box.
+  image.addEventListener('error', () => image.replaceWith(unavailablePicture(photo)), { once: true });
   showPicture(image, photo, place);
   image.alt = photo.title ?? '';
   image.width = 180;
@@ -224,6 +226,19 @@ function photoItem(photo, place, eager) {
   link.append(image, caption);
   item.append(link);
   return item;
+}
+
+/** What a tile shows in place of a picture that cannot be loaded: the same box, said in words. */
+function unavailablePicture(photo) {
+  const placeholder = document.createElement('span');
+  placeholder.className = 'unavailable';
+  placeholder.setAttribute('role', 'img');
+  placeholder.setAttribute('aria-label', photo.title ? `Photo unavailable: ${photo.title}` : 'Photo unavailable');
+  const text = document.createElement('span');
+  text.setAttribute('aria-hidden', 'true');
+  text.textContent = 'Photo unavailable';
+  placeholder.append(text);
+  return placeholder;
 }
 
 // ---------------------------------------------------- the stream refreshes --

@@ -3,13 +3,20 @@
 /// rendered once from the best source, kept in the photo store (the tree,
 /// or the bucket) to be served from then on. Nothing is decoded or written for a photo
 /// that does not exist or a secret that is not the photo's.
+///
+/// A delete wins over a size being made: `delete` removes the row, then
+/// the photo's files. A size placed after that sweep is found here by the
+/// second look at the row (after placing, never before), removed, and
+/// answered 404; a size placed before the row went is the sweep's. A photo
+/// whose original is gone (no file under either name) is a 404 too, logged
+/// once per photo by each worker, and listed by `ireporter repair`.
 public final class PhotoSizes {
     public enum Outcome {
         /// The size's bytes (now on disk too).
         case found([UInt8])
-        /// No such photo, or not this secret: nothing was done.
+        /// No such photo, not this secret, deleted meanwhile, or its original is gone.
         case notFound
-        /// The photo's file is missing or cannot be decoded, or the disk failed (logged).
+        /// The photo's file cannot be decoded, or the disk or the database failed (logged).
         case failed
     }
 
@@ -18,6 +25,8 @@ public final class PhotoSizes {
     private let renderer: PhotoSizeRenderer
     private let decodeGate: DecodeGate?
     private let policy: AppServices.Policy
+    /// The photos whose lost original this worker has logged already.
+    private var loggedLost = RecentIDs(capacity: 1024)
 
     public init(photos: any PhotoStore, files: any PhotoSizeFiles, policy: AppServices.Policy, decodeGate: DecodeGate?) {
         self.photos = photos
@@ -29,16 +38,19 @@ public final class PhotoSizes {
 
     public func size(_ size: PhotoSize, id: Int64, secret: PhotoSecret) -> Outcome {
         do {
-            guard try photos.secret(of: id) == secret else { return .notFound }
+            guard try isCurrent(id, secret) else { return .notFound }
         } catch {
             Log.error("size of photo \(id): \(error)")
             return .failed
         }
+        // Set once this request may have put a file of the photo in place.
+        var placing = false
         do {
             // Rendered by another request since the web server looked.
             if let bytes = try files.storedSize(size, id: id, secret: secret) { return .found(bytes) }
             let rendered: [UInt8]?
             if size == .original {
+                placing = true
                 rendered = try files.originalInTree(id: id, secret: secret)
             } else {
                 rendered = try files.withSource(for: size, id: id, secret: secret) { source in
@@ -46,16 +58,65 @@ public final class PhotoSizes {
                         try renderer.render(size, ofFileAt: source, maxPixels: policy.maxImagePixels).jpeg
                     }
                 }
+                placing = rendered != nil
                 if let rendered { try files.publishSize(rendered, id: id, secret: secret, size: size) }
             }
-            guard let rendered else {
-                Log.error("photo \(id) has a row but no file: `ireporter repair` settles it")
-                return .failed
+            guard let rendered else { return try lostOriginal(id, secret) }
+            // Placed: a delete that removed the row meanwhile may have swept the folder already.
+            guard try isCurrent(id, secret) else {
+                try files.removeSize(size, id: id, secret: secret)
+                return .notFound
             }
             return .found(rendered)
         } catch {
+            // The source removed under the decoder, or a step failed: by a delete, the delete wins.
+            if let current = try? isCurrent(id, secret), !current {
+                if placing { try? files.removeSize(size, id: id, secret: secret) }
+                return .notFound
+            }
+            if case JPEGImageError.unreadable = error, (try? lostOriginal(id, secret)) != nil { return .notFound }
             Log.error("size \(size.letter ?? "-") of photo \(id): \(error)")
+            // Made again next time rather than risk outliving a delete unseen
+            // (never the original: it may be the photo's only copy).
+            if placing && size != .original { try? files.removeSize(size, id: id, secret: secret) }
             return .failed
         }
+    }
+
+    private func isCurrent(_ id: Int64, _ secret: PhotoSecret) throws -> Bool {
+        try photos.secret(of: id) == secret
+    }
+
+    /// No file to make the size from: a 404, as for a photo deleted meanwhile
+    /// (looked at again), or one whose original is gone (logged once).
+    private func lostOriginal(_ id: Int64, _ secret: PhotoSecret) throws -> Outcome {
+        if try isCurrent(id, secret), loggedLost.insert(id) {
+            Log.error("photo \(id) has a row but no original file: its sizes answer 404; `ireporter repair` lists it")
+        }
+        return .notFound
+    }
+}
+
+/// The last `capacity` ids seen, for saying something once per id in bounded memory.
+struct RecentIDs {
+    let capacity: Int
+    private var members = Set<Int64>()
+    private var order: [Int64] = []
+    private var oldest = 0
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Whether `id` is new (then it is kept, in place of the oldest when full).
+    mutating func insert(_ id: Int64) -> Bool {
+        guard !members.contains(id) else { return false }
+        if order.count < capacity {
+            order.append(id)
+        } else {
+            members.remove(order[oldest])
+            order[oldest] = id
+            oldest = (oldest + 1) % capacity
+        }
+        members.insert(id)
+        return true
     }
 }

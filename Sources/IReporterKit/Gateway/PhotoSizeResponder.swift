@@ -60,9 +60,20 @@ final class PhotoSizeResponder {
         // Status said: Apache hands a miss over as its 404's ErrorDocument, and keeps the 404 otherwise.
         let head = "Status: 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
             + "Cache-Control: \(cacheControl)\r\n"
-            + "X-Content-Type-Options: nosniff\r\n\r\n"
+            + photoHeaders.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
         return Array(head.utf8) + (request.param("REQUEST_METHOD") == "HEAD" ? [] : jpeg)
     }
+
+    /// What every answer that is a photo carries, whoever serves it: this
+    /// route (a size's first answer) or the web server from disk (the
+    /// shipped configurations' photo locations declare the same, checked by
+    /// `PhotoSizeResponderTests`). A photo is only ever a picture: never
+    /// sniffed as something else, never a document that runs script (HTML
+    /// survives inside ICC, Adobe, JFIF segments).
+    static let photoHeaders: [(name: String, value: String)] = [
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", "default-src 'none'; sandbox"),
+    ]
 
     private static let notFound = json(status: "404 Not Found", "No such photo size")
 

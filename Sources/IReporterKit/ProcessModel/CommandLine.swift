@@ -157,6 +157,13 @@ public enum IReporterCommandLine {
              done: "moved", notDone: "would move")
         list(report.rowsWithoutPhoto, "rows without a photo file (to photos_removed), IdPhoto", .rows,
              done: "moved", notDone: "would move")
+        if !report.lostOriginals.isEmpty {
+            // Not a step: nothing here can bring a photo back.
+            let shown = report.lostOriginals.prefix(50).map(String.init).joined(separator: " ")
+            TaskProgress.say("  cannot repair photos whose original is gone (kept as they are; their sizes answer 404 "
+                             + "until <IdPhoto>.jpg or its photos/..._o.jpg is restored from a backup), IdPhoto: \(shown)"
+                             + (report.lostOriginals.count > 50 ? " ... and \(report.lostOriginals.count - 50) more" : ""))
+        }
         if let refusal = report.refusal {
             Log.error("repair refused, nothing changed: \(refusal). Check upload_dir and db_url; "
                       + "if they are right, `ireporter repair --force` goes on all the same")

@@ -32,6 +32,8 @@ public protocol PhotoSizeFiles {
                             _ render: (String) throws -> Result) throws -> Result?
     /// Keeps a rendered size, durably, for the web server to serve from then on.
     func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws
+    /// Removes a size this route placed for a photo deleted meanwhile (none there is no error).
+    func removeSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws
 }
 
 extension PhotoSize {

@@ -36,7 +36,7 @@ enum TestServices {
     /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
         try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments, "
-                             + "photo_words, photo_words_backfill, photo_secrets")
+                             + "photo_words, photo_words_backfill, photo_secrets, photos_removed")
         try runSQLFile(database, schema)
         if migrated { try reactionsMigrations.forEach { try runSQLFile(database, $0) } }
     }

@@ -99,4 +99,23 @@ struct PhotoSizesTests {
         #expect(treeFiles(id).isEmpty)
         #expect(scratch.entries == ["photos"])
     }
+
+    @Test func aPhotoWhoseOriginalIsGoneIsNotFound() throws {
+        let secret = PhotoSecret.random()
+        let id = try upload(secret: secret)
+        unlink(folder.tree.path(id: id, secret: secret, size: .original))
+        unlink(folder.photoPath(id: id))
+        for size in [PhotoSize.square150, .large, .original] {
+            guard case .notFound = sizes.size(size, id: id, secret: secret) else { Issue.record("\(size) answered"); continue }
+        }
+        #expect(treeFiles(id).isEmpty && scratch.entries.sorted() == ["\(id)-thumb.jpg", "photos"])
+    }
+
+    /// What a lost original is logged once by: the last ids seen, no more.
+    @Test func recentIDsSayNewOnceAndForgetTheOldestPastTheirCapacity() {
+        var seen = RecentIDs(capacity: 3)
+        let answers = [1, 2, 1, 3, 2, 4, 1, 3, 4, 2].map { seen.insert($0) }
+        // 4 makes 1 the one forgotten; 1 back makes it 2; 3 and 4 are still kept.
+        #expect(answers == [true, true, false, true, false, true, true, false, false, true])
+    }
 }

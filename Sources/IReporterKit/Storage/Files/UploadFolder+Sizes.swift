@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The size route's view of the folder: sizes are files of the tree.
 extension UploadFolder: PhotoSizeFiles {
     public func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) -> [UInt8]? {
@@ -12,5 +16,14 @@ extension UploadFolder: PhotoSizeFiles {
     public func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
                                    _ render: (String) throws -> Result) throws -> Result? {
         try source(for: size, id: id, secret: secret).map(render)
+    }
+
+    public func removeSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws(SystemError) {
+        let path = tree.path(id: id, secret: secret, size: size)
+        guard unlink(path) == 0 else {
+            if errno == ENOENT { return }
+            throw SystemError("remove \(path)")
+        }
+        try PhotoTree.sync(tree.folder(of: id))
     }
 }

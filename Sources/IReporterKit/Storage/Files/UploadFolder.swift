@@ -79,7 +79,10 @@ public struct UploadFolder: PhotoFileStore, Sendable {
         if access(original, F_OK) == 0 { return true }
         guard access(photoPath(id: id), F_OK) == 0 else { return false }
         try tree.makeFolder(of: id)
-        guard link(photoPath(id: id), original) == 0 || errno == EEXIST else { throw SystemError("link \(original)") }
+        guard link(photoPath(id: id), original) == 0 || errno == EEXIST else {
+            if errno == ENOENT { return false } // removed meanwhile (a delete)
+            throw SystemError("link \(original)")
+        }
         try Self.syncFile(tree.folder(of: id))
         return true
     }

@@ -11,6 +11,10 @@ import Glibc
 ///   `.removed/` in the folder;
 /// - rows without a photo file (MyISAM, which cannot roll back, or a
 ///   PHP-era upload without a file): moved to the table `photos_removed`;
+/// - rows whose original is gone (under both names) while sizes of it are
+///   left in the tree: a photo that was whole and lost its original,
+///   listed and never changed (only a backup brings it back; setting it
+///   aside would lose what is left);
 /// - comments, votes, counts and details of photos that no longer exist (a
 ///   `delete` cut short on the original MyISAM table): removed;
 /// - in the photos' tree (`photos/`): files of photos without a row are
@@ -56,6 +60,8 @@ public struct UploadRepair {
         public var missingThumbnails: [Int64] = []
         public var filesWithoutRow: [String] = []
         public var rowsWithoutPhoto: [Int64] = []
+        /// Rows whose original is gone but sizes of it are left: listed, never changed.
+        public var lostOriginals: [Int64] = []
         /// Sizes in the tree under another secret than their row's.
         public var staleSizes: [String] = []
         /// Photos whose names are not as `legacy_photo_urls` says: the
@@ -71,7 +77,7 @@ public struct UploadRepair {
 
         public var isClean: Bool {
             spools.isEmpty && missingThumbnails.isEmpty && filesWithoutRow.isEmpty && rowsWithoutPhoto.isEmpty
-                && staleSizes.isEmpty && misnamed.isEmpty
+                && staleSizes.isEmpty && misnamed.isEmpty && lostOriginals.isEmpty
         }
 
         /// One line: what was found, and done or not.
@@ -86,7 +92,8 @@ public struct UploadRepair {
                    part(filesWithoutRow.count, "files without a row", .files, "moved to .removed/"),
                    part(rowsWithoutPhoto.count, "rows without a photo file", .rows, "moved to photos_removed"),
                    part(staleSizes.count, "sizes under an old secret", .sizes, "removed"),
-                   part(misnamed.count, "photos to rename in the tree", .names, "renamed")]
+                   part(misnamed.count, "photos to rename in the tree", .names, "renamed"),
+                   "\(lostOriginals.count) photos whose original is gone" + (lostOriginals.isEmpty ? "" : " (kept: only a backup restores them)")]
                 .joined(separator: ", ")
         }
     }
@@ -158,7 +165,13 @@ public struct UploadRepair {
         report.filesWithoutRow = candidates.filter { !nowRows.contains(Self.photoID($0)!) }.sorted()
         let seemMissing = rows.subtracting(photoFiles).sorted()
         let stillRows = try existing(seemMissing)
-        report.rowsWithoutPhoto = seemMissing.filter { stillRows.contains($0) && files.anyOriginal(id: $0) == nil }
+        let noOriginal = seemMissing.filter { stillRows.contains($0) && files.anyOriginal(id: $0) == nil }
+        // Sizes of it in the tree: it was whole once (they are made from the
+        // original), and lost its original since. (A thumbnail alone is what
+        // an upload cut short leaves on MyISAM: the row and thumbnail go aside.)
+        let partlyThere = Set(noOriginal.filter { treeFiles[$0] != nil })
+        report.lostOriginals = noOriginal.filter(partlyThere.contains)
+        report.rowsWithoutPhoto = noOriginal.filter { !partlyThere.contains($0) }
         if files.legacyNames {
             report.missingThumbnails = rows.intersection(photoFiles).subtracting(thumbnails).sorted().filter { id in
                 files.anyOriginal(id: id).map { oldEnough(String($0.dropFirst(files.directory.count + 1))) } ?? false
@@ -179,7 +192,8 @@ public struct UploadRepair {
             }
             let inTree = access(files.tree.path(id: id, secret: secret, size: .original), F_OK) == 0
             let legacy = access(files.photoPath(id: id), F_OK) == 0
-            if files.legacyNames ? !legacy : (legacy || !inTree) { report.misnamed.append(id) }
+            // (A lost original is no name to fix.)
+            if files.legacyNames ? !legacy : (legacy || !inTree), !partlyThere.contains(id) { report.misnamed.append(id) }
         }
         report.staleSizes.sort()
 

@@ -151,4 +151,8 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
     public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws {
         try client.put(Self.treeKey(id: id, secret: secret, size: size), jpeg)
     }
+
+    public func removeSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws {
+        try client.delete(Self.treeKey(id: id, secret: secret, size: size))
+    }
 }

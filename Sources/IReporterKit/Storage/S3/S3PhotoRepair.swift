@@ -8,6 +8,7 @@ import Glibc
 /// - objects without a row (an upload whose store answered too late, or
 ///   whose row did not commit): moved to `.removed/<key>` in the bucket;
 /// - rows without a photo object: moved to the table `photos_removed`;
+/// - rows whose original is gone but sizes of it are left: listed, never changed;
 /// - reactions of photos that no longer exist: removed;
 /// - sizes under another secret than the row's: removed.
 /// The same consistent view while uploads commit: the rows are read before
@@ -68,10 +69,14 @@ struct S3PhotoRepair: PhotoRepair {
         report.filesWithoutRow = candidates.filter { !nowRows.contains($0.object.id) }.map(\.key).sorted()
         let seemMissing = rows.subtracting(originals).sorted()
         let stillRows = try UploadRepair.existing(seemMissing, in: photos)
-        report.rowsWithoutPhoto = try seemMissing.filter { id in
+        let noOriginal = try seemMissing.filter { id in
             guard stillRows.contains(id) else { return false }
             return try !files.hasOriginal(id: id)
         }
+        // Sizes of it left: it was whole once, and lost its original since.
+        let partlyThere = Set(noOriginal.filter { id in objects[id]?.contains { if case .size = $0.object { true } else { false } } == true })
+        report.lostOriginals = noOriginal.filter(partlyThere.contains)
+        report.rowsWithoutPhoto = noOriginal.filter { !partlyThere.contains($0) }
         if files.legacyNames {
             report.missingThumbnails = rows.intersection(originals).sorted().filter { id in
                 let own = objects[id] ?? []

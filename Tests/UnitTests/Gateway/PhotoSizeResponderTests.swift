@@ -1,0 +1,69 @@
+import Testing
+import TestSupport
+@testable import IReporterKit
+
+/// A size's first answer (the server's) and every later one (the web
+/// server's, from disk) carry the same headers that keep a photo a picture.
+struct PhotoSizeResponderTests {
+    final class Request: GatewayRequest {
+        let params: [String: String]
+        init(_ params: [String: String]) { self.params = params }
+        func param(_ name: String) -> String? { params[name] }
+        func read(into buffer: UnsafeMutableRawBufferPointer) -> Int { 0 }
+        func write(_ bytes: [UInt8]) -> Bool { true }
+    }
+
+    let scratch = ScratchDirectory("size-answers")
+
+    /// The head of the answer to a size rendered now, its lines by name.
+    func firstAnswerHead() throws -> [(name: String, value: String)] {
+        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        let folder = UploadFolder(directory: scratch.path)
+        let secret = PhotoSecret.random()
+        let spool = scratch.write(".spool-test", makeJPEG(width: 320, height: 240))
+        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+            try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
+        }, unpublish: folder.remove)
+        let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(),
+                                                             decodeGate: nil))
+        let answer = responder.answer(Request(["REQUEST_METHOD": "GET",
+                                               "REQUEST_URI": "/iReporter/" + PhotoTree.urlPath(id: id, secret: secret, size: .square75)]))
+        let text = String(decoding: answer.prefix(600), as: UTF8.self)
+        let end = try #require(text.firstRange(of: "\r\n\r\n"))
+        return text[..<end.lowerBound].split(separator: "\r\n").map { line in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]), String(parts[1].drop { $0 == " " }))
+        }
+    }
+
+    /// `add_header` (nginx) or `Header set` (Apache) lines of a shipped
+    /// configuration, from the line that starts the photos' block on.
+    func declaredHeaders(_ file: String, from start: String, until end: String) throws -> [String: String] {
+        var root = #filePath
+        for _ in 0..<4 { root = String(root[..<root.lastIndex(of: "/")!]) }
+        let text = String(decoding: try #require(readFile("\(root)/\(file)")), as: UTF8.self)
+        let lines = text.split(separator: "\n").map { String($0.drop { $0 == " " }) }
+        let first = try #require(lines.firstIndex { $0.hasPrefix(start) }, "\(file): no \(start)")
+        var found: [String: String] = [:]
+        for line in lines[first...].prefix(while: { !$0.hasPrefix(end) }) {
+            for verb in ["add_header ", "Header always set ", "Header set "] where line.hasPrefix(verb) {
+                let rest = line.dropFirst(verb.count)
+                let name = String(rest.prefix { $0 != " " })
+                var value = rest.dropFirst(name.count + 1)
+                for suffix in [";", " always", "\""] where value.hasSuffix(suffix) { value = value.dropLast(suffix.count) }
+                found[name] = String(value.hasPrefix("\"") ? value.dropFirst() : value)
+            }
+        }
+        return found
+    }
+
+    @Test func theFirstAnswerHasTheHeadersOfTheWebServersLaterOnes() throws {
+        let head = try firstAnswerHead()
+        #expect(head.first?.name == "Status" && head.first?.value == "200 OK", "\(head)")
+        let nginx = try declaredHeaders("deploy/nginx/ireporter.conf", from: "location ~ \"^/iReporter/photos/", until: "location @")
+        #expect(Set(nginx.keys) == ["Cache-Control", "X-Content-Type-Options", "Content-Security-Policy"], "\(nginx)")
+        for (name, value) in nginx {
+            #expect(head.filter { $0.name == name }.map(\.value) == [value], "\(name) as nginx's file answer has it, once: \(head)")
+        }
+    }
+}
