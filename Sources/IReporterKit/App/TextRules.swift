@@ -127,15 +127,20 @@ enum TextRules {
         return (1...7).contains(end - start) && index <= end && end < scalars.count && scalars[end].value == cancelTag
     }
 
-    /// Cut to `maxBytes` without splitting a UTF-8 character (text that is
-    /// not UTF-8 is cut at the byte).
+    /// Cut to `maxBytes` between two characters as a person sees them
+    /// (extended grapheme clusters): never inside a UTF-8 sequence, and never
+    /// inside an emoji sequence, which would leave a joiner or tags with
+    /// nothing to show. Text that is not UTF-8 is cut at the byte.
     static func fitting(_ text: [UInt8], maxBytes: Int) -> [UInt8] {
         guard text.count > maxBytes else { return text }
-        var end = maxBytes
-        if String(validatingUTF8Bytes: text) != nil {
-            while end > 0 && text[end] & 0xC0 == 0x80 { end -= 1 }
+        guard let string = String(validatingUTF8Bytes: text) else { return Array(text[..<maxBytes]) }
+        var fitted: [UInt8] = []
+        for character in string {
+            let bytes = character.utf8
+            if fitted.count + bytes.count > maxBytes { break }
+            fitted += bytes
         }
-        return Array(text[..<end])
+        return fitted
     }
 }
 

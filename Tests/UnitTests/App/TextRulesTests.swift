@@ -89,6 +89,19 @@ struct TextRulesTests {
         #expect(refusal("a" + String(repeating: "\r\n", count: 20), as: .comment) == .tooManyLines)
     }
 
+    /// A title cut to its column keeps whole characters: no joiner or tag
+    /// left at the end with nothing to show.
+    @Test func aTitleIsCutBetweenCharacters() {
+        func fitted(_ text: String) -> String {
+            String(decoding: TextRules.fitting(Array(text.utf8), maxBytes: 100), as: UTF8.self)
+        }
+        let scotland = "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
+        #expect(fitted(String(repeating: "x", count: 90) + scotland) == String(repeating: "x", count: 90))
+        #expect(fitted(String(repeating: "x", count: 85) + "👨‍👩‍👧") == String(repeating: "x", count: 85))
+        #expect(fitted(String(repeating: "x", count: 99) + "e\u{301}") == String(repeating: "x", count: 99))
+        #expect(fitted(String(repeating: "x", count: 97) + "€") == String(repeating: "x", count: 97) + "€")
+    }
+
     @Test func theTableIsUnicodes() {
         #expect(TextPropertyTable.unicodeVersion == "15.0.0")
         #expect(TextPropertyTable.classes(of: "a").isEmpty)
