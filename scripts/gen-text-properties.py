@@ -178,27 +178,25 @@ enum TextPropertyTable {{
 
     /// The classes of `scalar` (empty: an ordinary visible character).
     static func classes(of scalar: Unicode.Scalar) -> TextCharacterClasses {{
-        let value = scalar.value
-        var low = 0, high = firsts.count
+        let value = scalar.value, ranges = Self.ranges
+        var low = 0, high = ranges.count
         while low < high {{
             let middle = (low + high) / 2
-            if lasts[middle] < value {{ low = middle + 1 }} else {{ high = middle }}
+            if ranges[middle].last < value {{ low = middle + 1 }} else {{ high = middle }}
         }}
-        guard low < firsts.count, firsts[low] <= value else {{ return [] }}
-        return TextCharacterClasses(rawValue: classes[low])
+        guard low < ranges.count, ranges[low].first <= value else {{ return [] }}
+        return TextCharacterClasses(rawValue: ranges[low].classes)
     }}
 
-    private static let (firsts, lasts, classes): ([UInt32], [UInt32], [UInt16]) = {{
-        var firsts: [UInt32] = [], lasts: [UInt32] = [], classes: [UInt16] = []
-        for entry in entries.split(separator: ";") {{
-            let parts = entry.split(separator: ":")
-            let bounds = parts[0].split(separator: "-").map {{ UInt32($0, radix: 16)! }}
-            firsts.append(bounds[0])
-            lasts.append(bounds.last!)
-            classes.append(UInt16(parts[1], radix: 16)!)
-        }}
-        return (firsts, lasts, classes)
-    }}()
+    private struct Range {{
+        let first: UInt32, last: UInt32, classes: UInt16
+    }}
+
+    private static let ranges: [Range] = entries.split(separator: ";").map {{ entry in
+        let parts = entry.split(separator: ":")
+        let bounds = parts[0].split(separator: "-").map {{ UInt32($0, radix: 16)! }}
+        return Range(first: bounds[0], last: bounds.last!, classes: UInt16(parts[1], radix: 16)!)
+    }}
 
     private static let entries = \"\"\"
 {literal}
