@@ -18,6 +18,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.select import Select
 
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -137,6 +138,27 @@ def upload_photo(driver, title: str):
     by_label(driver, "Title").send_keys(title)
     button(driver, "Upload").click()
     wait_for(lambda: title in tiles(driver), timeout=20, what=f"the photo {title!r} in the grid")
+
+
+def comment_in_two_lines(driver, first: str, second: str):
+    """Comments on the open photo from the keyboard: Shift+Enter breaks the
+    line, Enter sends (no click on the button)."""
+    field = by_label(driver, "Comment")
+    field.send_keys(first)
+    field.send_keys(Keys.SHIFT + Keys.ENTER + Keys.NULL)  # NULL lets go of Shift
+    field.send_keys(second)
+    field.send_keys(Keys.ENTER)
+
+
+def shown_comment_lines(driver, text: str) -> list[str] | None:
+    """The lines the comment list draws the comment whose text is `text` on
+    (its text's line boxes, told apart by their tops), or None."""
+    return driver.execute_script("""
+        const shown = [...document.querySelectorAll('#comment-list li p')].find(p => p.textContent === arguments[0]);
+        if (!shown) return null;
+        const range = document.createRange();
+        range.selectNodeContents(shown);
+        return [...new Set([...range.getClientRects()].map(rect => Math.round(rect.top)))].map(String);""", text)
 
 
 def loaded(driver, image) -> bool:

@@ -3,12 +3,16 @@ commands, JSON-RPC at /iReporter/rpc, cross-origin refusal, effects; a
 vote read back through every worker of a server whose streams are cached."""
 from __future__ import annotations
 
+import json
+import urllib.request
+from xml.etree import ElementTree
+
 import pytest
 
 import servers
 from appclient import AppClient, Endpoint, jpeg_size
 from e2e import OURS
-from reactions import cross_origin_flow, jsonrpc_flow, reactions_flow
+from reactions import cross_origin_flow, jsonrpc_flow, reactions_flow, rpc
 from servers import app_password, check_json, photo, unique_name
 
 CACHED_PORT = servers.http_port(1)
@@ -27,6 +31,49 @@ def test_jsonrpc_through_nginx(base_url):
 
 def test_cross_origin_state_changes_are_refused(base_url):
     cross_origin_flow(base_url)
+
+
+def test_line_breaks_in_comments_and_invisible_text_refused(client, images, base_url):
+    """Issue 24: a comment keeps its line breaks (CR LF sent, LF stored),
+    escaped in every answer: the form API's and JSON-RPC's JSON, Flickr's XML
+    and JSON. Issue 26: a Braille blank is no name, and blank or invisible
+    text is refused with the same JSON error shape, over both APIs."""
+    phone = client()
+    name = unique_name("lines")
+    check_json(phone.register(name, app_password("l")), "register")
+    assert phone.upload(images.photo, "lines").body == b'{"successful":1}'
+    id_photo = next(row["IdPhoto"] for row in check_json(phone.stream(), "stream")["result"] if row["username"] == name)
+
+    r = phone.call({"command": "comment", "IdPhoto": id_photo, "text": "first line\r\nsecond line"})
+    assert b'"text":"first line\\nsecond line"' in r.body, r.body
+    _, answer = rpc(phone, {"jsonrpc": "2.0", "method": "comment", "params": {"IdPhoto": id_photo, "text": "one\ntwo"},
+                            "id": 1})
+    assert answer["result"][0]["text"] == "one\ntwo", answer
+    listed = check_json(phone.call({"command": "comments", "IdPhoto": id_photo}), "comments")["result"]
+    assert [c["text"] for c in listed] == ["one\ntwo", "first line\nsecond line"]
+
+    rest = base_url + "services/rest/?api_key=k&method=flickr.photos.comments.getList&photo_id=" + str(id_photo)
+    xml = urllib.request.urlopen(rest, timeout=10).read()
+    assert b">first line&#10;second line<" in xml, xml
+    assert [c.text for c in ElementTree.fromstring(xml).find("comments")] == ["first line\nsecond line", "one\ntwo"]
+    flickr_json = json.loads(urllib.request.urlopen(rest + "&format=json&nojsoncallback=1", timeout=10).read())
+    assert [c["_content"] for c in flickr_json["comments"]["comment"]] == ["first line\nsecond line", "one\ntwo"]
+
+    for text, error in (("   ", "Comments cannot be blank"), ("\u200b", "Comments cannot contain invisible characters"),
+                        ("a\u2060b", "Comments cannot contain invisible characters"),
+                        ("x\n" * 20 + "x", "Comments are limited to 20 lines")):
+        assert phone.call({"command": "comment", "IdPhoto": id_photo, "text": text}).json() == {"error": error}, text
+        _, answer = rpc(phone, {"jsonrpc": "2.0", "method": "comment", "params": {"IdPhoto": id_photo, "text": text},
+                                "id": 2})
+        assert answer["error"]["code"] == -32000 and answer["error"]["message"] == error, answer
+    assert phone.upload(images.photo, "\ufeff").json() == {"error": "Titles cannot contain invisible characters"}
+
+    for braille in ("\u2800", name + "\u2800"):
+        refused = client().register(braille, app_password("b"))
+        assert refused.json() == {"error": "Usernames cannot contain control or invisible characters"}, refused.body
+        _, answer = rpc(client(), {"jsonrpc": "2.0", "method": "register",
+                                   "params": {"username": braille, "password": app_password("b")}, "id": 3})
+        assert answer["error"]["message"] == "Usernames cannot contain control or invisible characters", answer
 
 
 def test_an_effect_is_rendered_into_the_stored_photo_and_previewed(client, images, upload_dir):

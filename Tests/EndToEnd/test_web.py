@@ -19,8 +19,8 @@ from selenium.webdriver.common.keys import Keys
 
 import browser
 from appclient import jpeg_size
-from browser import (button, by_label, choose_photo, console_errors, log_in, no_dialog, post_photo, tiles, updates,
-                     upload_photo, wait_for)
+from browser import (button, by_label, choose_photo, comment_in_two_lines, console_errors, log_in, no_dialog, post_photo,
+                     shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -111,9 +111,11 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     button(desktop, "Like").click()
     wait_for(lambda: desktop.find_element(By.ID, "like-count").text == "1", what="one like")
     assert desktop.find_element(By.ID, "like").get_attribute("aria-pressed") == "true"
-    by_label(desktop, "Comment").send_keys("Lovely <i>light</i>")
-    button(desktop, "Comment").click()
-    wait_for(lambda: "Lovely <i>light</i>" in desktop.find_element(By.ID, "comment-list").text, what="the comment")
+    # Shift+Enter breaks the line, Enter sends: shown on two lines (issue 24).
+    comment_in_two_lines(desktop, "Lovely <i>light</i>", "at dawn")
+    lines = wait_for(lambda: shown_comment_lines(desktop, "Lovely <i>light</i>\nat dawn"), what="the comment")
+    assert len(lines) == 2, lines
+    assert by_label(desktop, "Comment").get_attribute("value") == "", "sent, and the field emptied"
     assert desktop.find_elements(By.CSS_SELECTOR, "#comment-list i") == []
     # Remove it again (your own comment).
     button(desktop, "Delete comment").click()

@@ -1,14 +1,15 @@
 """The web client in Firefox (Debian's firefox-esr, through Marionette: see
 firefox.py), through nginx, our server and MariaDB: a smaller journey than
 test_web.py's in Chromium, for the second browser engine. The stream loads,
-a person registers, posts a photo and sees it in the grid; new photos come
-by the live stream here too."""
+a person registers, posts a photo and sees it in the grid, comments on it in
+two lines (Shift+Enter, then Enter sends); new photos come by the live stream
+here too."""
 from __future__ import annotations
 
 
 import pytest
 
-from browser import DESKTOP, log_in, post_photo, tiles, updates, wait_for
+from browser import DESKTOP, comment_in_two_lines, log_in, post_photo, shown_comment_lines, tiles, updates, wait_for
 from firefox import Firefox
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
@@ -34,6 +35,13 @@ def test_the_journey_in_firefox(web_site, firefox, client, images, tmp_path):
     log_in(firefox, web_site, "foxwalker", "s3cret-pass", register=True)
     post_photo(firefox, photo, "By fox")
     assert tiles(firefox) == ["By fox", "Already there"]
+    # Open it and comment in two lines from the keyboard (Firefox's own key events).
+    firefox.find_element("css selector", "#grid .tile").click()
+    wait_for(lambda: firefox.find_element("id", "comment-form").is_displayed(), what="the comment form")
+    comment_in_two_lines(firefox, "Foxes", "at night")
+    lines = wait_for(lambda: shown_comment_lines(firefox, "Foxes\nat night"), what="the comment")
+    assert len(lines) == 2, lines
+    firefox.execute_script("document.getElementById('viewer-close').click()")
     # Someone else posts: it appears by itself, once.
     assert poster.upload(images.photo, title="Seen live").json() == {"successful": 1}
     wait_for(lambda: tiles(firefox) == ["Seen live", "By fox", "Already there"], timeout=15,

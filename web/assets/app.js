@@ -438,6 +438,16 @@ function commentItem(comment, photo) {
   return item;
 }
 
+/**
+ * Enter sends the comment, Shift+Enter breaks the line. Not while an input
+ * method is composing (Japanese, Chinese, Korean): its Enter chooses the word.
+ */
+function commentKey(event) {
+  if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+  event.preventDefault();
+  $('comment-form').requestSubmit();
+}
+
 async function submitComment(event) {
   event.preventDefault();
   const photo = state.current;
@@ -611,6 +621,7 @@ function start() {
   $('post-file').addEventListener('change', choosePhoto);
   $('post-effect').addEventListener('change', showPreview);
   $('comment-form').addEventListener('submit', submitComment);
+  $('comment-text').addEventListener('keydown', commentKey);
   $('like').addEventListener('click', () => vote('like'));
   $('dislike').addEventListener('click', () => vote('dislike'));
   $('delete').addEventListener('click', deletePhoto);

@@ -31,7 +31,7 @@ extension CommentCommand.Failure {
         switch self {
         case .noSuchPhoto: .notFound
         case .tooManyComments: .rateLimited
-        case .empty, .tooLong, .invalidText, .notUTF8: .other
+        case .empty, .tooLong, .invalidText, .invisibleText, .blank, .tooManyLines, .notUTF8: .other
         }
     }
 }

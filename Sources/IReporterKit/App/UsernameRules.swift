@@ -5,8 +5,9 @@
 enum UsernameRules {
     enum Violation: Error {
         case notUTF8
-        /// A control, format (bidi override, zero width), separator or
-        /// unassigned character.
+        /// A control, format (bidi override, zero width), invisible, blank
+        /// look-alike (U+2800), private-use or unassigned character
+        /// (`TextRules`, kind `.name`).
         case invisible
         /// White space first or last (a name looks the same without it).
         case spaceAtAnEnd
@@ -15,14 +16,22 @@ enum UsernameRules {
     /// The name to store: its NFC form (the stdlib's normalisation, which
     /// `String` comparison uses), once it follows the rules.
     static func checked(_ name: [UInt8]) throws(Violation) -> [UInt8] {
-        guard let text = String(validatingUTF8Bytes: name) else { throw .notUTF8 }
-        let scalars = text.unicodeScalars
-        if scalars.contains(where: isInvisible) { throw .invisible }
+        do {
+            _ = try TextRules.checked(name, as: .name)
+        } catch {
+            switch error {
+            case .notUTF8: throw .notUTF8
+            case .control, .invisible, .tooManyLines: throw .invisible
+            case .blank: throw .spaceAtAnEnd // only white space: it is at both ends
+            }
+        }
+        let scalars = String(decoding: name, as: UTF8.self).unicodeScalars
         if let first = scalars.first, let last = scalars.last,
-           first.properties.isWhitespace || last.properties.isWhitespace {
+           TextPropertyTable.classes(of: first).contains(.whiteSpace)
+            || TextPropertyTable.classes(of: last).contains(.whiteSpace) {
             throw .spaceAtAnEnd
         }
-        return text._nfcCodeUnits
+        return String(decoding: name, as: UTF8.self)._nfcCodeUnits
     }
 
     /// A name's look-alike skeleton (Unicode TR 39's idea, on our own table:
@@ -51,14 +60,5 @@ enum UsernameRules {
     static func lookalike(of name: [UInt8], among names: [[UInt8]]) -> [UInt8]? {
         let target = skeleton(of: name)
         return names.first { skeleton(of: $0) == target }
-    }
-
-    /// Characters that hide (zero width, soft hyphen), reorder (bidi
-    /// overrides and isolates), break lines, or have no meaning yet.
-    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: true
-        default: scalar.properties.isDefaultIgnorableCodePoint
-        }
     }
 }

@@ -91,6 +91,13 @@ struct CommandTests {
                 == #"{"error":"The photo is not a valid JPEG image"}"#)
         #expect(try phone.body([("command", "upload"), ("title", "a\u{7F}b")], file: photo)
                 == #"{"error":"Titles cannot contain control characters"}"#)
+        for invisible in ["a\u{200B}b", "\u{2060}", "a\u{FEFF}", "a\u{AD}b", "\u{E0041}\u{E0042}", "a\u{FFF9}b"] {
+            #expect(try phone.body([("command", "upload"), ("title", invisible)], file: photo)
+                    == #"{"error":"Titles cannot contain invisible characters"}"#)
+        }
+        for blank in ["   ", "\u{2800}", "\u{3000}"] {
+            #expect(try phone.body([("command", "upload"), ("title", blank)], file: photo) == #"{"error":"Titles cannot be blank"}"#)
+        }
         #expect(phone.photos.rows.isEmpty && phone.files.photos.isEmpty && phone.files.spoolFiles.isEmpty)
     }
 

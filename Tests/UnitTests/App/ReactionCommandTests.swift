@@ -212,6 +212,30 @@ struct ReactionCommandTests {
         #expect(try phone.body([("command", "comments"), ("IdPhoto", "3")]) == #"{"result":[]}"#)
     }
 
+    /// Issue 24: line breaks are kept (as LF) and answered JSON-escaped;
+    /// issue 26: invisible or blank comments are refused.
+    @Test func commentsKeepLineBreaksAndRefuseInvisibleText() throws {
+        let phone = try twoUsers(photos: 1)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        let answer = try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", "first line\r\nsecond line")])
+        #expect(answer.contains(#""text":"first line\nsecond line""#), "\(answer)")
+        #expect(phone.photos.commentRows.first?.text == Array("first line\nsecond line".utf8), "stored with LF")
+        #expect(try phone.body([("command", "comments"), ("IdPhoto", "2")]).contains(#""text":"first line\nsecond line""#))
+        let refused: [(String, String)] = [
+            ("   ", #"{"error":"Comments cannot be blank"}"#),
+            ("\u{200B}", #"{"error":"Comments cannot contain invisible characters"}"#),
+            ("a\u{2060}b", #"{"error":"Comments cannot contain invisible characters"}"#),
+            ("a\u{FFF9}b", #"{"error":"Comments cannot contain invisible characters"}"#),
+            (String(repeating: "x\n", count: 20) + "x", #"{"error":"Comments are limited to 20 lines"}"#),
+            ("a\u{2028}b", #"{"error":"Comments cannot contain control characters"}"#),
+        ]
+        for (text, error) in refused {
+            #expect(try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", text)]) == error)
+        }
+        #expect(phone.photos.commentRows.count == 1)
+        #expect(try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", "👨‍👩‍👧 ❤️")]).contains(#""text":"\ud83d\udc68\u200d"#))
+    }
+
     @Test func aCommentGoesByItsAuthorOrThePhotosOwner() throws {
         let phone = try twoUsers(photos: 1) // alice's photo 2
         try phone.send([("command", "register"), ("username", "carol"), ("password", "p")])

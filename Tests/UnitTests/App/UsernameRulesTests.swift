@@ -36,7 +36,8 @@ struct UsernameRulesTests {
     }
 
     @Test(arguments: ["a\u{85}b", "a\u{9B}b", "a\u{2028}b", "a\u{2029}b", "evil\u{202E}gnp.exe", "ad\u{200B}min",
-                      "a\u{200D}b", "a\u{FEFF}b", "a\u{2066}b", "a\u{AD}b", "a\u{E000}b", "a\u{7F}b", "a\tb"])
+                      "a\u{200D}b", "a\u{FEFF}b", "a\u{2066}b", "a\u{AD}b", "a\u{E000}b", "a\u{7F}b", "a\tb",
+                      "\u{2800}", "admin\u{2800}", "\u{2800}admin", "ad\u{3164}min", "ad\u{E0041}min", "ad\u{FFF9}min"])
     func hiddenCharactersAreRefused(_ name: String) throws {
         let phone = try AppHarness()
         #expect(try phone.body([("command", "register"), ("username", name), ("password", "p")])

@@ -1,7 +1,8 @@
 /// `comment`: a logged-in user's comment (`text`) on the photo `IdPhoto`.
-/// The text is stored as sent; the rules are those of titles (no control
-/// characters), plus a length limit, UTF-8 (so it can be shown) and a
-/// per-user rate.
+/// The text is stored as sent, its line breaks as LF; the rules are
+/// `TextRules`' (no control or invisible characters, something visible, at
+/// most `TextRules.maxCommentLines` lines), plus a length limit, UTF-8 (so
+/// it can be shown) and a per-user rate.
 public struct CommentCommand: SignedInCommand {
     public struct Input: CommandInput {
         public let photoID: Int64
@@ -17,6 +18,9 @@ public struct CommentCommand: SignedInCommand {
         case empty
         case tooLong
         case invalidText
+        case invisibleText
+        case blank
+        case tooManyLines
         case notUTF8
         case tooManyComments
         case noSuchPhoto
@@ -26,6 +30,9 @@ public struct CommentCommand: SignedInCommand {
             case .empty: "Comments cannot be empty"
             case .tooLong: "Comments are limited to \(CommentCommand.maxTextBytes) bytes"
             case .invalidText: "Comments cannot contain control characters"
+            case .invisibleText: "Comments cannot contain invisible characters"
+            case .blank: "Comments cannot be blank"
+            case .tooManyLines: "Comments are limited to \(TextRules.maxCommentLines) lines"
             case .notUTF8: "Comments must be UTF-8 text"
             case .tooManyComments: "Too many comments, please try again later"
             case .noSuchPhoto: "No such photo"
@@ -50,18 +57,23 @@ public struct CommentCommand: SignedInCommand {
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> CommentList {
         if input.text.isEmpty { throw Failure.empty }
-        if input.text.count > Self.maxTextBytes { throw Failure.tooLong }
+        let text: [UInt8]
         do {
-            try TextRules.check(input.text)
-        } catch .notUTF8 {
-            throw Failure.notUTF8
+            text = try TextRules.checked(input.text, as: .comment)
         } catch {
-            throw Failure.invalidText
+            switch error {
+            case .notUTF8: throw Failure.notUTF8
+            case .control: throw Failure.invalidText
+            case .invisible: throw Failure.invisibleText
+            case .blank: throw Failure.blank
+            case .tooManyLines: throw Failure.tooManyLines
+            }
         }
+        if text.count > Self.maxTextBytes { throw Failure.tooLong }
         if perHour > 0, try !counters.allow("comment:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
             throw Failure.tooManyComments
         }
-        guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: input.text,
+        guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: text,
                                                     created: now()) else { throw Failure.noSuchPhoto }
         counters.noteStreamChanged() // the counts of cached streams
         return CommentList(comments: [comment])

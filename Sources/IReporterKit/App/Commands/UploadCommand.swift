@@ -26,6 +26,8 @@ public struct UploadCommand: SignedInCommand {
         case tooManyPixelsForProgressive(limit: Int)
         case tooManyUploads
         case invalidTitle
+        case invisibleTitle
+        case blankTitle
         case titleNotUTF8
 
         public var message: String {
@@ -38,6 +40,8 @@ public struct UploadCommand: SignedInCommand {
                 "The photo has too many pixels for a progressive JPEG (the limit is \(limit) megapixels for this one)"
             case .tooManyUploads: "Too many uploads, please try again later"
             case .invalidTitle: "Titles cannot contain control characters"
+            case .invisibleTitle: "Titles cannot contain invisible characters"
+            case .blankTitle: "Titles cannot be blank"
             case .titleNotUTF8: "Titles must be UTF-8 text"
             }
         }
@@ -71,11 +75,14 @@ public struct UploadCommand: SignedInCommand {
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         guard let spool = input.file?.spoolPath else { throw Failure.malfunction }
         do {
-            try TextRules.check(input.title)
-        } catch .notUTF8 {
-            throw Failure.titleNotUTF8
+            _ = try TextRules.checked(input.title, as: .title)
         } catch {
-            throw Failure.invalidTitle
+            switch error {
+            case .notUTF8: throw Failure.titleNotUTF8
+            case .control, .tooManyLines: throw Failure.invalidTitle
+            case .invisible: throw Failure.invisibleTitle
+            case .blank: throw Failure.blankTitle
+            }
         }
         if policy.uploadsPerHour > 0,
            try !counters.allow("upload:\(user.id)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
