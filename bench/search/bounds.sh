@@ -9,11 +9,13 @@
 # serves nothing else). Then 4 clients of the date-only search for DUR
 # seconds while one client reads `stream` (its p50/p90/max).
 # Every binary of BINARIES ("name=path ...", e.g. the build before the change
-# and after) runs on the same seeded table in turn. Results: $RES/bounds.md.
+# and after) runs on the same seeded table in turn. Results: $RES/bounds.md,
+# and every statement's plan on that table: $RES/explain.txt.
 # The seed is bench/search/seed.py's (titles in several languages, one
 # upload a minute from 2010-01-01), indexed by `ireporter search-index`.
-# Run as root, best in a private network namespace:
-#   /work/isolated.sh NAME bash -c 'BINARIES="before=/path/a after=/path/b" bench/search/bounds.sh'
+# Run as root; it starts its own stack (RUN_DIR /tmp/ireporter-search-bounds,
+# nginx 127.0.0.1:8098, MariaDB port 3398) and stops it at the end:
+#   BINARIES="before=/path/a after=.build/release/ireporter" bench/search/bounds.sh
 # Environment: PHOTOS, TRIES (20), DUR (10), BUFFER_POOL (1 GiB), RES,
 # BOUNDS_RUN_DIR, BOUNDS_PORT, BOUNDS_DB_PORT.
 set -euo pipefail
@@ -31,18 +33,22 @@ mkdir -p "$RES"
 read -r -a binaries <<< "${BINARIES:?BINARIES=\"name=path ...\"}"
 export BINARY="${binaries[0]#*=}"
 stack_env
-COMMAND="$(for v in PHOTOS TRIES DUR BUFFER_POOL; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)BINARIES='${BINARIES}' bench/search/bounds.sh"
+COMMAND="$(for v in PHOTOS TRIES DUR BUFFER_POOL; do [ -z "${!v:-}" ] || printf "%s='%s' " "$v" "${!v}"; done)BINARIES='${BINARIES}' bench/search/bounds.sh"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
 stack_up >/dev/null
 
 log "seeding $PHOTOS photos"
 { echo "DROP TABLE IF EXISTS login, photos, photo_details, photo_words, photo_words_backfill;"
   cat "$IREPORTER_REPO/sql/schema.sql" "$IREPORTER_REPO"/sql/migrations/*.sql
-  python3 "$HERE/seed.py" "$PHOTOS"; } | $MYSQL_ROOT_CMD
+  python3 "$HERE/seed.py" "$PHOTOS"
+  # A comment for every fifth photo, spread over them (the comments' plan).
+  echo "TRUNCATE comments; INSERT INTO comments (IdPhoto, IdUser, text, created) SELECT 2 + (seq * 7919) % $PHOTOS, 1 + seq % 1000, 'nice', 1262304000 + seq FROM seq_1_to_$((PHOTOS / 5));"
+  } | $MYSQL_ROOT_CMD
 $MYSQL_ROOT_CMD -e "SET GLOBAL innodb_buffer_pool_size = ${BUFFER_POOL:-1073741824}"
 log "search-index"
 "$SRV_BIN" search-index --config "$SRV_CONF" | tail -n 1
-$MYSQL_ROOT_CMD iReport -e "ANALYZE TABLE photos, photo_details, photo_words" >/dev/null
+$MYSQL_ROOT_CMD -e "ANALYZE TABLE photos, photo_details, photo_words, comments" >/dev/null
+$MYSQL_ROOT_CMD -t < "$HERE/explain-bounds.sql" > "$RES/explain.txt"
 
 # One upload a minute from 2010-01-01 (seed.py): IdPhoto 2 + n at 1262304000 + 60 n.
 at() { echo $((1262304000 + 60 * ($1 - 2))); }
@@ -92,7 +98,8 @@ for entry in "${binaries[@]}"; do
     label="${question%%|*}"; body="${question#*|}"
     curl -s -o /dev/null -m 60 --data "$body" "$API_URL" || true
     case "$body" in method=*) url="${API_URL}services/rest/" ;; *) url="$API_URL" ;; esac
-    answer=$(curl -s -m 60 --data "$body" "$url" | head -c 80 | tr '|\n' '/ ')
+    curl -s -m 60 -o "$RUN_DIR/answer" --data "$body" "$url" || true
+    answer=$(head -c 80 "$RUN_DIR/answer" | tr '|\n`' '/  ')
     before=$(handler_reads)
     : > "$RUN_DIR/times"
     for _ in $(seq "$TRIES"); do
