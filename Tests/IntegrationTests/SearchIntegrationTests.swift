@@ -220,14 +220,43 @@ extension DatabaseTests {
             // A count answers what it found within the budget.
             let count = try search.countMatches(terms: terms, scope: .everything, cap: 100)
             #expect(count > 5 && count < 80, "\(count)")
-            // With an author or a span (one word: merged, not one statement per word).
+            // With an author (one word: merged, not one statement per word): alice has more photos than the budget.
             let byAuthor = try rowsRead(phone) {
                 #expect(throws: PhotoSearchError.tooBroad) {
-                    try search.newestMatches(terms: [Array("night".utf8)], scope: PhotoScope(userID: 2, uploadedTo: 1000000 + 60 * 50),
-                                             before: nil, limit: 50)
+                    try search.newestMatches(terms: [Array("night".utf8), Array("city".utf8)], scope: PhotoScope(userID: 1),
+                                             before: 3000, limit: 50)
                 }
             }
-            #expect(byAuthor.scanned <= 50 + 300 + 2 * (MariaDBPhotoSearch.maxWords + 1) + 10, "\(byAuthor.scanned) scanned, \(byAuthor.lookups) lookups")
+            // Her photos up to the budget (to learn there are more), then the merge within it.
+            #expect(byAuthor.scanned <= 2 * (50 + 300 + 1) + 2 * (MariaDBPhotoSearch.maxWords + 1) + 10, "\(byAuthor.scanned) scanned, \(byAuthor.lookups) lookups")
+        }
+
+        @Test func wordsInASpanLongAgoAreFoundFromTheSpan() throws {
+            let phone = try manyPhotos()
+            let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+            // "night" has 2,000 photos, all but 50 newer than the span: its list would spend the budget first.
+            let old = try rowsRead(phone) {
+                try search.newestMatches(terms: [Array("night".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101), before: nil, limit: 20)
+            }
+            #expect(old.value.map(\.id) == Array(stride(from: 101, through: 63, by: -2)))
+            #expect(old.scanned <= 2 * PostingIntersection.firstChunk + 20, "the span's rows and their words, not the word's list: \(old.scanned) scanned, \(old.lookups) lookups")
+            #expect(try search.newestMatches(terms: [Array("night".utf8), Array("city".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101),
+                                             before: nil, limit: 20).map(\.id) == [101, 51])
+            #expect(try search.countMatches(terms: [Array("night".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101), cap: 4000) == 50)
+        }
+
+        @Test func anAuthorWithFewPhotosIsSearchedThroughTheirs() throws {
+            let phone = try manyPhotos()
+            // Zoë's 40 photos ("night city N"), read whole: no word's list is walked for them.
+            let zoe = try rowsRead(phone) {
+                try MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+                    .newestMatches(terms: [Array("city".utf8)], scope: PhotoScope(userID: 2), before: nil, limit: 3)
+            }
+            #expect(zoe.value.map(\.id) == [4001, 3901, 3801])
+            #expect(zoe.scanned <= 41 + 2 * 40 + 20, "\(zoe.scanned) scanned, \(zoe.lookups) lookups")
+            #expect(try MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+                .newestMatches(terms: [Array("city".utf8)], scope: PhotoScope(userID: 2, uploadedTo: 1000000 + 60 * 2001), before: nil, limit: 2)
+                .map(\.id) == [2001, 1901])
         }
 
         @Test func withoutTheUploadTimeIndexADateAloneIsRefused() throws {

@@ -18,6 +18,10 @@
 ///   `maxWords` words (one or two letters) is not merged: it is checked on
 ///   the photos the others found; with only such terms, the `photo` key is
 ///   walked newest first and each photo's words checked.
+/// - Words and an author with fewer photos than the budget (a Flickr
+///   `user_id`): their photos newest first, each checked for the words.
+/// - Words and a span of upload times holding fewer photos than any word:
+///   the span's photos as without words, each checked for the words.
 /// - The budget spent before the page is full: `PhotoSearchError.tooBroad`
 ///   (a count answers what it found so far).
 public final class MariaDBPhotoSearch: PhotoSearch {
@@ -110,6 +114,26 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         if narrow.isEmpty {
             let (ids, exhausted) = try walkingPhotos(terms: terms, scope: scope, below: below, limit: limit,
                                                      allowance: allowance, existing: existing)
+            return .found(ids, exhausted: exhausted)
+        }
+        if let userID = scope.userID, let theirs = try photos(of: userID, below: below, atMost: allowance) {
+            // An author with few photos (a Flickr `user_id`): theirs, newest
+            // first, each checked for the words and the span.
+            var found: [Int64] = []
+            for start in stride(from: 0, to: theirs.count, by: Self.idsPerStatement) where found.count < limit {
+                var kept = Array(theirs[start..<min(start + Self.idsPerStatement, theirs.count)])
+                for term in terms { kept = try having(kept, wordsStarting: term) }
+                if scope.hasUploadSpan { kept = try photos(kept, in: scope) }
+                found += kept.prefix(limit - found.count)
+            }
+            return .found(found, exhausted: false)
+        }
+        if scope.hasUploadSpan, try spanIsNarrower(scope, than: terms) {
+            // A span of few photos (a date long ago) among words of many:
+            // the span's photos newest upload first, each checked for the words.
+            let (ids, exhausted) = try uploaded(within: scope, below: below, limit: limit, allowance: allowance) { batch in
+                try terms.reduce(batch) { kept, term in try having(kept, wordsStarting: term) }
+            }
             return .found(ids, exhausted: exhausted)
         }
         if terms.count == 1, scope == .everything, words[0].count * limit <= allowance {
@@ -209,25 +233,59 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         return (found, false)
     }
 
-    /// Photos of `scope`'s span of upload times (and author), newest upload
-    /// first, at most `limit`; at most `allowance` rows of each index read.
-    private func uploaded(within scope: PhotoScope, below: Int64, limit: Int,
-                          allowance: Int) throws -> (ids: [Int64], exhausted: Bool) {
+    /// An author's photos below `below`, newest first, when they have at
+    /// most `atMost` (`IdUser_IdPhoto` of migration 004, LIMIT `atMost` + 1).
+    private func photos(of userID: Int64, below: Int64, atMost: Int) throws -> [Int64]? {
+        let theirs = try database.query("SELECT IdPhoto FROM photos WHERE IdUser = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?",
+                                        [.int(userID), .int(below), .int(Int64(atMost + 1))]).compactMap { $0.int64("IdPhoto") }
+        return theirs.count <= atMost ? theirs : nil
+    }
+
+    /// Whether `scope`'s span of upload times holds fewer photos than the
+    /// rarest term's words, as the optimizer estimates both (EXPLAIN's rows:
+    /// a few index dives whatever the ranges' sizes). False without the
+    /// upload-time index. A wrong guess costs reads within the budget,
+    /// never a wrong answer.
+    private func spanIsNarrower(_ scope: PhotoScope, than terms: [[UInt8]]) throws -> Bool {
+        let spanRows: Int64
+        do {
+            spanRows = try database.query("EXPLAIN SELECT 1 FROM photo_details FORCE INDEX (\(Self.uploadTimeIndex)) "
+                                              + "WHERE created >= ? AND created <= ?",
+                                          [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)])
+                .first?.int64("rows") ?? Int64.max
+        } catch {
+            // (Not `catch … where`: this compiler fails on it with typed throws.)
+            if error.code == .keyDoesNotExist { return false }
+            throw error
+        }
+        for term in terms {
+            let termRows = try database.query("EXPLAIN SELECT 1 FROM photo_words WHERE word >= ? AND word < ?", Self.range(term))
+                .first?.int64("rows") ?? Int64.max
+            if termRows <= spanRows { return false }
+        }
+        return true
+    }
+
+    /// Photos of `scope`'s span of upload times (and author) that `keep`
+    /// keeps (given each batch), newest upload first, at most `limit`; at
+    /// most `allowance` rows of each index read.
+    private func uploaded(within scope: PhotoScope, below: Int64, limit: Int, allowance: Int,
+                          keep: ([Int64]) throws -> [Int64] = { $0 }) throws -> (ids: [Int64], exhausted: Bool) {
         let span: [DatabaseValue] = [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)]
-        if let userID = scope.userID {
+        if let userID = scope.userID, let theirs = try photos(of: userID, below: below, atMost: allowance) {
             // An author with at most `allowance` photos: all of them, sorted.
-            let theirs = try database.query("SELECT IdPhoto FROM photos WHERE IdUser = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?",
-                                            [.int(userID), .int(below), .int(Int64(allowance + 1))]).compactMap { $0.int64("IdPhoto") }
-            if theirs.count <= allowance {
-                var times: [(id: Int64, created: Int64)] = []
-                for group in Self.groups(theirs) {
-                    times += try database.query("SELECT IdPhoto, created FROM photo_details WHERE IdPhoto IN (\(Self.marks(group.count))) "
-                                                    + "AND created >= ? AND created <= ?", group.map { .int($0) } + span)
-                        .compactMap { row in row.int64("IdPhoto").flatMap { id in row.int64("created").map { (id, $0) } } }
-                }
-                let newest = times.sorted { $0.created != $1.created ? $0.created > $1.created : $0.id > $1.id }
-                return (newest.prefix(limit).map(\.id), false)
+            var times: [(id: Int64, created: Int64)] = []
+            for group in Self.groups(theirs) {
+                times += try database.query("SELECT IdPhoto, created FROM photo_details WHERE IdPhoto IN (\(Self.marks(group.count))) "
+                                                + "AND created >= ? AND created <= ?", group.map { .int($0) } + span)
+                    .compactMap { row in row.int64("IdPhoto").flatMap { id in row.int64("created").map { (id, $0) } } }
             }
+            let newest = times.sorted { $0.created != $1.created ? $0.created > $1.created : $0.id > $1.id }.map(\.id)
+            var found: [Int64] = []
+            for start in stride(from: 0, to: newest.count, by: Self.idsPerStatement) where found.count < limit {
+                found += try keep(Array(newest[start..<min(start + Self.idsPerStatement, newest.count)])).prefix(limit - found.count)
+            }
+            return (found, false)
         }
         // The upload-time key newest first, in chunks, each continuing below
         // the last (created, IdPhoto) read; the author and `below` checked.
@@ -238,7 +296,7 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             guard want > 0 else { return (found, true) }
             let rows = try uploadTimes(span, below: last, limit: want)
             read += rows.count
-            let kept = try photos(rows.map(\.id).filter { $0 < below }, in: PhotoScope(userID: scope.userID))
+            let kept = try keep(try photos(rows.map(\.id).filter { $0 < below }, in: PhotoScope(userID: scope.userID)))
             found += kept.prefix(limit - found.count)
             guard let final = rows.last, rows.count == want else { break }
             (last, chunk) = ((final.created, final.id), min(chunk * 4, PostingIntersection.maxChunk))
