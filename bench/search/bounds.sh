@@ -70,6 +70,7 @@ QUESTIONS=(
   "flickr: a span of 5,000 in the middle|$FLICKR&min_upload_date=$mid_from&max_upload_date=$mid_to"
   "flickr: user_id=7, max_upload_date before 99%|$FLICKR&user_id=7&max_upload_date=$old"
   "flickr: text=sunset, max_upload_date before 99%|$FLICKR&text=sunset&max_upload_date=$old"
+  "flickr: user_id=7, text=sunset|$FLICKR&user_id=7&text=sunset"
   "flickr: getRecent|method=flickr.photos.getRecent&format=json&nojsoncallback=1&per_page=50"
   "stream|command=stream"
 )
