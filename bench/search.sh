@@ -50,7 +50,7 @@ stack_up >/dev/null
 log "seeding $PHOTOS photos"
 seconds() { date +%s.%N; }
 t0=$(seconds)
-{ echo "DROP TABLE IF EXISTS login, photos, photo_words, photo_words_backfill;"
+{ echo "DROP TABLE IF EXISTS login, photos, photo_details, photo_words, photo_words_backfill;"
   cat "$IREPORTER_REPO/sql/schema.sql" "$IREPORTER_REPO"/sql/migrations/*.sql
   python3 "$HERE/search/seed.py" "$PHOTOS"; } | $MYSQL_ROOT_CMD
 t1=$(seconds)

@@ -187,7 +187,7 @@ DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `p
 # The migrations that add tables and indexes (001 and 002 change the
 # original's: the tests that need them apply them).
 NEW_TABLE_MIGRATIONS = ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql",
-                        "006-photo-secrets.sql")
+                        "006-photo-secrets.sql", "008-index-photo-upload-time.sql")
 
 
 def schema_as_installed(schema: Path) -> str:

@@ -104,17 +104,171 @@ extension DatabaseTests {
                     == (try expected("title LIKE 'night city %' AND IdUser = 2")))
             #expect(try search.countMatches(terms: terms, scope: PhotoScope(userID: 2), cap: 100) == 4)
             #expect(try ids(phone, [("q", "night city moon")]) == [], "a term that starts no word")
-            // Only broad terms ("1", "2": 1, 10-19, 100-199, ...): the rarest drives, within the budget.
+            // Only broad terms ("1", "2": 1, 10-19, 100-199, ...): the photos walked newest first, within the budget.
             #expect(try ids(phone, [("q", "1 2")]) == [], "no title has two numbers")
-            #expect(throws: PhotoSearchError.tooBroad, "refused before reading") {
-                try MariaDBPhotoSearch(database: phone.database, broadRowsBudget: 10)
+            #expect(try ids(phone, [("q", "1"), ("count", "2")]) == Array(try expected("title LIKE '% 1%'").prefix(2)))
+            #expect(throws: PhotoSearchError.tooBroad, "the walk stops at its rows") {
+                try MariaDBPhotoSearch(database: phone.database, rowsBudget: 10)
                     .newestMatches(terms: [Array("1".utf8), Array("2".utf8)], scope: .everything, before: nil, limit: 10)
             }
             #expect(try phone.body([("command", "search"), ("q", "a b c d e")]).hasPrefix(#"{"result":["#))
             #expect(throws: PhotoSearchError.tooBroad, "a merge beyond its rows") {
-                try MariaDBPhotoSearch(database: phone.database, maxRowsMerged: 500)
+                try MariaDBPhotoSearch(database: phone.database, rowsBudget: 500)
                     .newestMatches(terms: [Array("night".utf8), Array("city".utf8)], scope: .everything, before: nil, limit: 50)
             }
+        }
+
+        /// MariaDB's own count of the rows a body read on this connection
+        /// (SHOW SESSION STATUS): `scanned`, rows read by walking an index
+        /// or a table (Handler_read_next, _prev, _first, _last, _rnd_next);
+        /// `lookups`, index dives (Handler_read_key). What a plan reads,
+        /// not how long it takes.
+        private func rowsRead<Value>(_ phone: APIHarness, _ body: () throws -> Value) throws -> (value: Value, scanned: Int64, lookups: Int64) {
+            func status() throws -> [String: Int64] {
+                var values: [String: Int64] = [:]
+                for row in try phone.database.query("SHOW SESSION STATUS LIKE 'Handler_read%'") {
+                    if let name = row["Variable_name"], let value = row.int64("Value") { values[String(decoding: name, as: UTF8.self)] = value }
+                }
+                return values
+            }
+            let before = try status()
+            let value = try body()
+            let after = try status()
+            func delta(_ name: String) -> Int64 { (after[name] ?? 0) - (before[name] ?? 0) }
+            // The status query itself reads nothing through a handler.
+            return (value, delta("Handler_read_next") + delta("Handler_read_prev") + delta("Handler_read_first") + delta("Handler_read_last")
+                        + delta("Handler_read_rnd_next"), delta("Handler_read_key"))
+        }
+
+        /// 4,000 photos, one a minute from 1,000,000 s, every 50th
+        /// "night city", the others "night n" or "city n" (alice's, every
+        /// 100th Zoë's): larger than any budget below, so a plan that reads
+        /// the table shows.
+        private func manyPhotos() throws -> APIHarness {
+            let phone = try phone()
+            try phone.database.execute("""
+                INSERT INTO photos (IdUser, title) SELECT IF(seq % 100 = 0, 2, 1), \
+                IF(seq % 50 = 0, CONCAT('night city ', seq), CONCAT(IF(seq % 2 = 0, 'night ', 'city '), seq)) FROM seq_1_to_4000
+                """)
+            try phone.database.execute("INSERT INTO photo_details (IdPhoto, created, width, height) "
+                                       + "SELECT IdPhoto, 1000000 + 60 * IdPhoto, 10, 10 FROM photos")
+            _ = try MariaDBSearchBackfill(database: phone.database).run()
+            try phone.database.execute("ANALYZE TABLE photos, photo_details, photo_words")
+            return phone
+        }
+
+        @Test func aSearchByUploadDateAloneReadsItsPageNotTheTable() throws {
+            let phone = try manyPhotos()
+            let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 200)
+            // Before all but the oldest 100 photos (IdPhoto 2-101): the old plan walked the 3,900 newer ones first.
+            let early = PhotoScope(uploadedTo: 1000000 + 60 * 101)
+            var page: [Int64] = []
+            var total = 0
+            let read = try rowsRead(phone) {
+                page = try search.newestMatches(terms: [], scope: early, before: nil, limit: 50).map(\.id)
+                total = try search.countMatches(terms: [], scope: early, cap: 4000)
+            }
+            #expect(page == Array((52...101).reversed()))
+            #expect(total == 100)
+            // The page's 64 rows of the upload-time key (its first read), the count's 100 and the end of the span.
+            #expect(read.scanned <= 50 + 100 + 2 * PostingIntersection.firstChunk, "\(read.scanned) scanned, \(read.lookups) lookups")
+            #expect(read.lookups <= 4 * (64 + 100) + 20, "each photo's row and author, not the table's: \(read.lookups)")
+            // From the newest: the first page only.
+            let recent = try rowsRead(phone) {
+                try search.newestMatches(terms: [], scope: PhotoScope(uploadedFrom: 1000000), before: nil, limit: 50)
+            }
+            #expect(recent.value.first?.id == 4001)
+            #expect(recent.scanned <= PostingIntersection.firstChunk + 2, "\(recent.scanned) scanned, \(recent.lookups) lookups")
+        }
+
+        @Test func anAuthorsPhotosByUploadDateAreBoundedToo() throws {
+            let phone = try manyPhotos()
+            // Zoë has 40 photos: hers, all of them, sorted by upload time.
+            let zoe = try rowsRead(phone) {
+                try MariaDBPhotoSearch(database: phone.database, rowsBudget: 200)
+                    .newestMatches(terms: [], scope: PhotoScope(userID: 2, uploadedTo: 1000000 + 60 * 2001), before: nil, limit: 5)
+            }
+            #expect(zoe.value.map(\.id) == [2001, 1901, 1801, 1701, 1601])
+            #expect(zoe.scanned <= 41 + 10, "\(zoe.scanned) scanned, \(zoe.lookups) lookups")
+            // Alice has more photos than the budget: the upload-time key newest first, hers kept.
+            #expect(try MariaDBPhotoSearch(database: phone.database, rowsBudget: 200)
+                .newestMatches(terms: [], scope: PhotoScope(userID: 1, uploadedFrom: 1000000 + 60 * 3990), before: nil, limit: 3)
+                .map(\.id) == [4000, 3999, 3998])
+            // More photos than the budget and few of them in the span: refused once the budget is read.
+            let sparse = try rowsRead(phone) {
+                #expect(throws: PhotoSearchError.tooBroad) {
+                    try MariaDBPhotoSearch(database: phone.database, rowsBudget: 10)
+                        .newestMatches(terms: [], scope: PhotoScope(userID: 2, uploadedTo: 1000000 + 60 * 2001), before: nil, limit: 5)
+                }
+            }
+            #expect(sparse.scanned <= 2 * (5 + 10) + 10, "\(sparse.scanned) scanned, \(sparse.lookups) lookups")
+        }
+
+        @Test func commonWordsThatSeldomMeetStopAtTheBudget() throws {
+            let phone = try manyPhotos()
+            let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+            let terms = [Array("night".utf8), Array("city".utf8)]
+            // 80 photos have both: a page of 5 is found among the newest.
+            #expect(try search.newestMatches(terms: terms, scope: .everything, before: nil, limit: 5).map(\.id) == [4001, 3951, 3901, 3851, 3801])
+            // Below 3,000, 59 of them among 2,900 photos with only one: the budget ends the merge, refused.
+            let read = try rowsRead(phone) {
+                #expect(throws: PhotoSearchError.tooBroad) {
+                    try search.newestMatches(terms: terms, scope: .everything, before: 3000, limit: 50)
+                }
+            }
+            #expect(read.scanned <= 50 + 300 + 2 * (MariaDBPhotoSearch.maxWords + 1) + 10, "\(read.scanned) scanned, \(read.lookups) lookups")
+            // A count answers what it found within the budget.
+            let count = try search.countMatches(terms: terms, scope: .everything, cap: 100)
+            #expect(count > 5 && count < 80, "\(count)")
+            // With an author (one word: merged, not one statement per word): alice has more photos than the budget.
+            let byAuthor = try rowsRead(phone) {
+                #expect(throws: PhotoSearchError.tooBroad) {
+                    try search.newestMatches(terms: [Array("night".utf8), Array("city".utf8)], scope: PhotoScope(userID: 1),
+                                             before: 3000, limit: 50)
+                }
+            }
+            // Her photos up to the budget (to learn there are more), then the merge within it.
+            #expect(byAuthor.scanned <= 2 * (50 + 300 + 1) + 2 * (MariaDBPhotoSearch.maxWords + 1) + 10, "\(byAuthor.scanned) scanned, \(byAuthor.lookups) lookups")
+        }
+
+        @Test func wordsInASpanLongAgoAreFoundFromTheSpan() throws {
+            let phone = try manyPhotos()
+            let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+            // "night" has 2,000 photos, all but 50 newer than the span: its list would spend the budget first.
+            let old = try rowsRead(phone) {
+                try search.newestMatches(terms: [Array("night".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101), before: nil, limit: 20)
+            }
+            #expect(old.value.map(\.id) == Array(stride(from: 101, through: 63, by: -2)))
+            #expect(old.scanned <= 2 * PostingIntersection.firstChunk + 20, "the span's rows and their words, not the word's list: \(old.scanned) scanned, \(old.lookups) lookups")
+            #expect(try search.newestMatches(terms: [Array("night".utf8), Array("city".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101),
+                                             before: nil, limit: 20).map(\.id) == [101, 51])
+            #expect(try search.countMatches(terms: [Array("night".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101), cap: 4000) == 50)
+        }
+
+        @Test func anAuthorWithFewPhotosIsSearchedThroughTheirs() throws {
+            let phone = try manyPhotos()
+            // Zoë's 40 photos ("night city N"), read whole: no word's list is walked for them.
+            let zoe = try rowsRead(phone) {
+                try MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+                    .newestMatches(terms: [Array("city".utf8)], scope: PhotoScope(userID: 2), before: nil, limit: 3)
+            }
+            #expect(zoe.value.map(\.id) == [4001, 3901, 3801])
+            #expect(zoe.scanned <= 41 + 2 * 40 + 20, "\(zoe.scanned) scanned, \(zoe.lookups) lookups")
+            #expect(try MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)
+                .newestMatches(terms: [Array("city".utf8)], scope: PhotoScope(userID: 2, uploadedTo: 1000000 + 60 * 2001), before: nil, limit: 2)
+                .map(\.id) == [2001, 1901])
+        }
+
+        @Test func withoutTheUploadTimeIndexADateAloneIsRefused() throws {
+            let phone = try manyPhotos()
+            try phone.database.execute("DROP INDEX \(MariaDBPhotoSearch.uploadTimeIndex) ON photo_details")
+            let search = MariaDBPhotoSearch(database: phone.database)
+            #expect(throws: PhotoSearchError.uploadTimesNotIndexed) {
+                try search.newestMatches(terms: [], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101), before: nil, limit: 50)
+            }
+            // With words, the words' index drives: the span is checked per photo.
+            #expect(try search.newestMatches(terms: [Array("city".utf8)], scope: PhotoScope(uploadedTo: 1000000 + 60 * 101),
+                                             before: nil, limit: 2).map(\.id) == [101, 100])
         }
 
         @Test func byAuthorAndCountedAsFlickrsListsAsk() throws {

@@ -46,3 +46,6 @@ title = ("CONCAT_WS(' ', " + parts[0] + ", IF(seq % 3 = 0, " + parts[1] + ", NUL
          + "IF(seq % 2 = 0, " + parts[2] + ", NULL), IF(seq % 5 < 2, " + parts[3] + ", NULL), "
          + "IF(seq % 7 = 0, " + parts[4] + ", NULL))")
 print(f"INSERT INTO photos (title, IdUser) SELECT LEFT({title}, 100), 1 + seq % 1000 FROM seq_1_to_{PHOTOS};")
+# One upload a minute from 2010-01-01 (the Flickr search by upload date).
+print("INSERT INTO photo_details (IdPhoto, created, width, height) "
+      "SELECT IdPhoto, 1262304000 + 60 * (IdPhoto - 2), 1024, 768 FROM photos;")

@@ -35,6 +35,9 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let duplicateKey = Self(rawValue: 1062)
     /// ER_NO_SUCH_TABLE: e.g. a migration not applied yet.
     public static let noSuchTable = Self(rawValue: 1146)
+    /// ER_KEY_DOES_NOT_EXITS: a statement's FORCE INDEX names an index the
+    /// table lacks (a migration that adds one not applied yet).
+    public static let keyDoesNotExist = Self(rawValue: 1176)
     /// ER_LOCK_DEADLOCK: InnoDB rolled this transaction back to break a
     /// deadlock, or Galera because a conflicting write on another node was
     /// certified first (then at COMMIT too); it may run again.

@@ -2,6 +2,9 @@
 /// title or its author's username (`SearchWords`); no terms: every photo
 /// (Flickr's getRecent and a user's photos).
 /// Which photos a search looks among: one author's, uploaded within a span.
+/// Without words, a span's photos come newest upload first (Flickr's
+/// `date-posted-desc`), read from the upload-time index; otherwise newest
+/// IdPhoto first, as every other list.
 public struct PhotoScope: Sendable, Hashable {
     public var userID: Int64?
     /// Unix seconds, both ends included (Flickr's `min_upload_date` and
@@ -96,7 +99,12 @@ extension PhotoSearch {
 
 /// A search a store refuses to answer.
 public enum PhotoSearchError: Error, Equatable {
-    /// Only terms that each start very many words (one or two letters):
+    /// The page was not full when the search had read as many index rows
+    /// as a question may (words that seldom meet, terms of one or two
+    /// letters, a span or an author with few matches among many photos):
     /// answering would read a large part of the index.
     case tooBroad
+    /// A span of upload times without words, on a database without the
+    /// upload-time index (sql/migrations/008): it would read every photo.
+    case uploadTimesNotIndexed
 }

@@ -84,6 +84,29 @@ struct SearchCommandTests {
                                                           oauthConsumerKey: nil, siteURL: "http://h/iReporter/")
         #expect(String(decoding: flickr.body, as: UTF8.self)
                 == #"{"stat":"fail","code":3,"message":"text is too broad: give longer or rarer words"}"#)
+        let byDate = FlickrAPI(services: services).handle(["method": Array("flickr.photos.search".utf8), "user_id": Array("1".utf8),
+                                                           "max_upload_date": Array("1000".utf8), "format": Array("json".utf8),
+                                                           "nojsoncallback": Array("1".utf8)],
+                                                          oauthConsumerKey: nil, siteURL: "http://h/iReporter/")
+        #expect(String(decoding: byDate.body, as: UTF8.self)
+                == #"{"stat":"fail","code":3,"message":"Search is too broad: give text, or a narrower span of upload dates"}"#)
+    }
+
+    @Test func aSearchByUploadDateBeforeTheMigrationIsFlickrsSearchUnavailable() throws {
+        final class NotIndexed: PhotoSearch {
+            func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+                throw PhotoSearchError.uploadTimesNotIndexed
+            }
+            func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { throw PhotoSearchError.uploadTimesNotIndexed }
+            func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
+        }
+        let phone = try phone([])
+        var services = phone.services
+        services.search = NotIndexed()
+        let answer = FlickrAPI(services: services).handle(["method": Array("flickr.photos.search".utf8), "min_upload_date": Array("1000".utf8),
+                                                           "format": Array("json".utf8), "nojsoncallback": Array("1".utf8)],
+                                                          oauthConsumerKey: nil, siteURL: "http://h/iReporter/")
+        #expect(String(decoding: answer.body, as: UTF8.self).hasPrefix(#"{"stat":"fail","code":10,"message":"Sorry, searching by upload date"#))
     }
 
     @Test(arguments: [(DatabaseErrorCode.lockWaitTimeout, #"{"error":"The service is temporarily unavailable, please try again"}"#),

@@ -86,13 +86,47 @@ struct PostingIntersectionTests {
         #expect(try merge.newest(limit: 5) { $0.filter { $0 % 100 == 0 } } == [1000, 900, 800, 700, 600])
     }
 
-    @Test func aMergeThatWouldReadMoreThanItsLimitIsRefused() throws {
+    @Test func aMergeStopsAtItsRowsAndSaysSo() throws {
         let index = Index()
         index.add("night", stride(from: 2, through: 200_000, by: 2))
         index.add("city", stride(from: 1, through: 200_001, by: 2))
         var merge = PostingIntersection(terms: [[Array("night".utf8)], [Array("city".utf8)]], before: .max, maxRowsRead: 10_000,
                                         read: index.read)
-        #expect(throws: PhotoSearchError.tooBroad) { try merge.newest(limit: 50) }
-        #expect(merge.rowsRead < 10_000 + 2 * PostingIntersection.maxChunk)
+        #expect(try merge.newest(limit: 50).isEmpty)
+        #expect(merge.exhausted)
+        #expect(merge.rowsRead <= 10_000, "no read goes past the budget: \(merge.rowsRead)")
+        #expect(merge.rowsRead > 9_000, "the budget is used, not given up early: \(merge.rowsRead)")
+    }
+
+    @Test func theBudgetIsSharedByAPrefixsWords() throws {
+        // One term of 8 words (a prefix), each with photos that never meet the other term's.
+        let index = Index()
+        let words = (0..<8).map { "sun\($0)" }
+        for (n, word) in words.enumerated() { index.add(word, stride(from: Int64(n) * 2, through: 40_000, by: 16)) }
+        index.add("sea", stride(from: 1, through: 40_001, by: 2))
+        var merge = PostingIntersection(terms: [words.map { Array($0.utf8) }, [Array("sea".utf8)]], before: .max,
+                                        maxRowsRead: 1_000, read: index.read)
+        #expect(try merge.newest(limit: 10).isEmpty)
+        #expect(merge.exhausted)
+        #expect(merge.rowsRead <= 1_000)
+        #expect(index.reads.allSatisfy { $0.limit * $0.words <= 1_000 }, "each read within what is left")
+    }
+
+    @Test func aPageFoundWithinTheBudgetIsNotExhausted() throws {
+        let index = Index()
+        index.add("cafe", 1...100_000)
+        index.add("paris", stride(from: 2, through: 100_000, by: 2))
+        var merge = PostingIntersection(terms: [[Array("cafe".utf8)], [Array("paris".utf8)]], before: .max, maxRowsRead: 200,
+                                        read: index.read)
+        #expect(try merge.newest(limit: 20) == Array(stride(from: 100_000, through: 99_962, by: -2)))
+        #expect(!merge.exhausted)
+        // The newest matches down to where it stopped, when the rows run out mid-page.
+        var short = PostingIntersection(terms: [[Array("cafe".utf8)], [Array("paris".utf8)]], before: .max, maxRowsRead: 100,
+                                        read: index.read)
+        let found = try short.newest(limit: 50)
+        #expect(short.exhausted)
+        #expect(found == Array(stride(from: 100_000, through: 100_000 - Int64(found.count - 1) * 2, by: -2)))
+        #expect(short.rowsRead <= 100)
+        #expect(found.count >= 25, "the rows shared between the words: \(found.count)")
     }
 }

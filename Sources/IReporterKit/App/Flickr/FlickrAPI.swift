@@ -114,7 +114,9 @@ public final class FlickrAPI {
         } catch let error as FlickrError {
             return .failure(error)
         } catch PhotoSearchError.tooBroad {
-            return .failure(.textTooBroad)
+            return .failure(parameters["text"].map(SearchWords.queryTerms)?.isEmpty == false ? .textTooBroad : .spanTooBroad)
+        } catch PhotoSearchError.uploadTimesNotIndexed {
+            return .failure(.uploadDatesUnavailable)
         } catch {
             Log.error("flickr \(method): \(error)")
             return .failure(.serviceUnavailable)

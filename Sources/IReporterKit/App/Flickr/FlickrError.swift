@@ -22,5 +22,12 @@ public struct FlickrError: Error, Equatable {
         FlickrError(code: 112, message: "Method \"\(method)\" not found")
     }
     static let textTooBroad = FlickrError(code: 3, message: "text is too broad: give longer or rarer words")
+    /// An author's photos by upload date, when the author has very many
+    /// photos and few of them in the span.
+    static let spanTooBroad = FlickrError(code: 3, message: "Search is too broad: give text, or a narrower span of upload dates")
+    /// Flickr's "search API not available", for a search by upload date
+    /// alone on a database without sql/migrations/008.
+    static let uploadDatesUnavailable = FlickrError(
+        code: 10, message: "Sorry, searching by upload date without text is not available until the server's database is migrated")
     static let textTooLong = FlickrError(code: 3, message: "text is too long (at most 200 bytes) or has too many words (at most 6)")
 }

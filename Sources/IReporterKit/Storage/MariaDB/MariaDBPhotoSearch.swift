@@ -1,45 +1,52 @@
-/// `search` on `photo_words` (sql/migrations/005): each term is a range of
-/// the primary key (the words it starts), so no query reads the photos table
-/// beyond the page it answers.
+/// `search` and Flickr's lists on `photo_words` (sql/migrations/005) and
+/// `photo_details` (003, its upload-time index 008). Every question reads
+/// index ranges newest first and stops once its page is full or once it
+/// has read `rowsBudget` index rows more than the photos it answers
+/// (docs/SECURITY.md "What an anonymous query reads"): no shape of query
+/// reads a table at large, however rare its matches.
 ///
-/// One term, newest first: for each word it starts, its photos are read
-/// newest first from the key and stop at the page's size; the words' lists
-/// are merged in one statement. Several terms: the terms' lists are merged
-/// in order (`PostingIntersection`), read chunk by chunk, so a pair of
-/// common words that seldom meet costs two sequential reads, not a lookup
-/// per photo. A term that starts more than `maxWords` words (one or two
-/// letters) is not merged: it is checked on the photos the other terms
-/// found (or, alone, read as one range and sorted). Several such terms and
-/// no other: the rarest drives, the others checked per photo, unless that
-/// would read more than `broadRowsBudget` rows; a merge reads at most
-/// `maxRowsMerged` (beyond either: `PhotoSearchError.tooBroad`).
-/// Without terms, the photos table itself newest first (by its author:
-/// migration 004).
+/// - No words: the photos table's primary key newest first (by author: the
+///   key of migration 004); within a span of upload times, the upload-time
+///   key of migration 008 newest upload first (an author with fewer photos
+///   than the budget: their photos, sorted).
+/// - One word that starts at most `maxWords` indexed words, nothing else:
+///   each word's photos newest first, each read stopping at the page's size,
+///   merged in one statement.
+/// - Otherwise the terms' lists are merged in order (`PostingIntersection`),
+///   chunk by chunk, so a pair of common words that seldom meet costs two
+///   sequential reads, not a lookup per photo. A term that starts more than
+///   `maxWords` words (one or two letters) is not merged: it is checked on
+///   the photos the others found; with only such terms, the `photo` key is
+///   walked newest first and each photo's words checked.
+/// - Words and an author with fewer photos than the budget (a Flickr
+///   `user_id`): their photos newest first, each checked for the words.
+/// - Words and a span of upload times holding fewer photos than any word:
+///   the span's photos as without words, each checked for the words.
+/// - The budget spent before the page is full: `PhotoSearchError.tooBroad`
+///   (a count answers what it found so far).
 public final class MariaDBPhotoSearch: PhotoSearch {
     let database: any DatabaseReading
 
-    /// Words of one term merged list by list; more are read as one range.
+    /// Words of one term merged list by list; more are read otherwise.
     static let maxWords = 32
     /// Photos per statement that checks or reads a list of ids (padded, so
     /// that few statement texts are prepared).
     static let idsPerStatement = 512
+    /// Rows of a walk's first read (a walk of the `photo` key needs more than
+    /// one photo's words: at most about 100 for a title of 100 bytes).
+    static let firstWalkChunk = 256
+    /// The upload-time index (sql/migrations/008).
+    static let uploadTimeIndex = "created_IdPhoto"
 
-    /// Several broad terms and no other: the rarest's rows (the optimizer's
-    /// estimate) times the terms, at most (at 1,000,000 photos "s t a b c d"
-    /// read 1.3 s before it was refused).
-    let broadRowsBudget: Int64
+    /// Index rows a question may read beyond the photos it asks for (a
+    /// page, a relevance window, a Flickr `total`): at 1,000,000 photos the
+    /// benchmark's pair "night city" read 85,000 for an empty page (0.15 s)
+    /// before there was this bound (bench/results/2026-12-02-scans).
+    let rowsBudget: Int
 
-    /// Index rows one merge may read (a page, a relevance window, a
-    /// count): beyond, the search is refused as too broad (at 1,000,000
-    /// photos the benchmark's worst pair, "night city", reads 85,000;
-    /// "s t a b c d", whose one-letter terms each start up to 32 common
-    /// words, read 2-4 s before there was a limit).
-    let maxRowsMerged: Int
-
-    public init(database: any DatabaseReading, broadRowsBudget: Int64 = 100_000, maxRowsMerged: Int = 250_000) {
+    public init(database: any DatabaseReading, rowsBudget: Int = 20_000) {
         self.database = database
-        self.broadRowsBudget = broadRowsBudget
-        self.maxRowsMerged = maxRowsMerged
+        self.rowsBudget = rowsBudget
     }
 
     public func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
@@ -49,11 +56,15 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (\(matches)) m "
                 + "JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) ORDER BY p.IdPhoto DESC LIMIT ?"
             return try database.query(sql, values + [.int(Int64(limit))]).compactMap(MariaDBPhotoStore.record)
-        case .merged(let ids):
+        case .found(let ids, let exhausted):
+            // The budget spent before the page was full: the page would
+            // silently miss older matches.
+            if exhausted { throw PhotoSearchError.tooBroad }
             return try records(ids)
         }
     }
 
+    /// Counted up to `cap`, or as far as the budget reads (then fewer).
     public func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
         switch try plan(terms: terms, scope: scope, before: nil, limit: cap, existing: true) {
         case .nothing: return 0
@@ -61,7 +72,7 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             // Joined as the pages are: words whose photo went behind our back are not counted.
             return Int(try database.query("SELECT COUNT(*) AS n FROM (\(matches)) m JOIN photos p ON (p.IdPhoto = m.IdPhoto)",
                                           values).first?.int64("n") ?? 0)
-        case .merged(let ids):
+        case .found(let ids, _):
             return ids.count
         }
     }
@@ -70,42 +81,65 @@ public final class MariaDBPhotoSearch: PhotoSearch {
     private enum Plan {
         /// A term starts no word at all.
         case nothing
-        /// A query of them and its values.
+        /// A query of them (at most `limit` rows read from each of its
+        /// ranges) and its values.
         case statement(String, [DatabaseValue])
-        /// Found by merging the terms' lists.
-        case merged([Int64])
+        /// Found, in the page's order; `exhausted`: the budget was spent
+        /// before `limit` were.
+        case found([Int64], exhausted: Bool)
     }
 
-    /// `existing`: merged ids are only those with a photos row (a count;
+    /// `existing`: found ids are only those with a photos row (a count;
     /// a page's rows are read from the photos table anyway).
     private func plan(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int, existing: Bool = false) throws -> Plan {
         let below = before ?? Int64.max
+        let allowance = limit + rowsBudget
         guard !terms.isEmpty else {
-            let (uploaded, spanValues) = Self.uploadSpanJoin(scope, on: "p")
+            if scope.hasUploadSpan {
+                let (ids, exhausted) = try uploaded(within: scope, below: below, limit: limit, allowance: allowance)
+                return .found(ids, exhausted: exhausted)
+            }
             let byUser = scope.userID == nil ? "" : " AND p.IdUser = ?"
-            return .statement("SELECT p.IdPhoto FROM photos p\(uploaded) WHERE p.IdPhoto < ?\(byUser) ORDER BY p.IdPhoto DESC LIMIT ?",
-                              spanValues + [.int(below)] + (scope.userID.map { [.int($0)] } ?? []) + [.int(Int64(limit))])
+            return .statement("SELECT p.IdPhoto FROM photos p WHERE p.IdPhoto < ?\(byUser) ORDER BY p.IdPhoto DESC LIMIT ?",
+                              [.int(below)] + (scope.userID.map { [.int($0)] } ?? []) + [.int(Int64(limit))])
         }
         var words: [[[UInt8]]] = []
         for term in terms {
-            let started = try database.query(
-                "SELECT word FROM photo_words WHERE word >= ? AND word < ? GROUP BY word LIMIT \(Self.maxWords + 1)",
-                Self.range(term)).compactMap { $0["word"] }
+            let started = try self.words(startingWith: term)
             if started.isEmpty { return .nothing }
             words.append(started)
         }
         let narrow = terms.indices.filter { words[$0].count <= Self.maxWords }
         let broad = terms.indices.filter { words[$0].count > Self.maxWords }
-        guard terms.count > 1, !narrow.isEmpty else {
-            var driver = 0
-            if terms.count > 1 {
-                let rarest = try rarest(terms)
-                guard rarest.rows <= broadRowsBudget / Int64(terms.count) else { throw PhotoSearchError.tooBroad }
-                driver = rarest.index
-            }
-            return try statement(terms: terms, words: words, driver: driver, scope: scope, below: below, limit: limit)
+        if narrow.isEmpty {
+            let (ids, exhausted) = try walkingPhotos(terms: terms, scope: scope, below: below, limit: limit,
+                                                     allowance: allowance, existing: existing)
+            return .found(ids, exhausted: exhausted)
         }
-        var merge = PostingIntersection(terms: narrow.map { words[$0] }, before: below, maxRowsRead: maxRowsMerged,
+        if let userID = scope.userID, let theirs = try photos(of: userID, below: below, atMost: allowance) {
+            // An author with few photos (a Flickr `user_id`): theirs, newest
+            // first, each checked for the words and the span.
+            var found: [Int64] = []
+            for start in stride(from: 0, to: theirs.count, by: Self.idsPerStatement) where found.count < limit {
+                var kept = Array(theirs[start..<min(start + Self.idsPerStatement, theirs.count)])
+                for term in terms { kept = try having(kept, wordsStarting: term) }
+                if scope.hasUploadSpan { kept = try photos(kept, in: scope) }
+                found += kept.prefix(limit - found.count)
+            }
+            return .found(found, exhausted: false)
+        }
+        if scope.hasUploadSpan, try spanIsNarrower(scope, than: terms) {
+            // A span of few photos (a date long ago) among words of many:
+            // the span's photos newest upload first, each checked for the words.
+            let (ids, exhausted) = try uploaded(within: scope, below: below, limit: limit, allowance: allowance) { batch in
+                try terms.reduce(batch) { kept, term in try having(kept, wordsStarting: term) }
+            }
+            return .found(ids, exhausted: exhausted)
+        }
+        if terms.count == 1, scope == .everything, words[0].count * limit <= allowance {
+            return statement(words: words[0], below: below, limit: limit)
+        }
+        var merge = PostingIntersection(terms: narrow.map { words[$0] }, before: below, maxRowsRead: allowance,
                                         read: newestOfWords)
         let ids = try merge.newest(limit: limit) { batch in
             var kept = batch
@@ -113,49 +147,40 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             if scope != .everything || existing { kept = try photos(kept, in: scope) }
             return kept
         }
-        return .merged(ids)
+        return .found(ids, exhausted: merge.exhausted)
     }
 
-    /// One term (or only broad ones): the driver's words newest first in
-    /// one statement, the other terms checked per photo.
-    private func statement(terms: [[UInt8]], words: [[[UInt8]]], driver: Int, scope: PhotoScope, below: Int64,
-                           limit: Int) throws -> Plan {
-        let others = terms.indices.filter { $0 != driver }
-        // Each other term (broad: it starts more than maxWords words) is
-        // checked per photo read newest first, by a scalar subquery on the
-        // `photo` key (not EXISTS: MariaDB turns an EXISTS into a semi-join
-        // that reads the other term's whole range and sorts).
-        // STRAIGHT_JOIN keeps `d` first.
-        var joins = ""
-        var joinValues: [DatabaseValue] = []
-        var filter = " AND d.IdPhoto < ?"
-        var filterValues: [DatabaseValue] = [.int(below)]
-        for other in others {
-            filter += " AND (SELECT 1 FROM photo_words o WHERE o.IdPhoto = d.IdPhoto AND o.word >= ? AND o.word < ? LIMIT 1) IS NOT NULL"
-            filterValues += Self.range(terms[other])
+    /// The indexed words that start with `term`, at most `maxWords` + 1:
+    /// one dive of the primary key each. (A GROUP BY is a loose index scan
+    /// only when the optimizer guesses so: at 1,000,000 photos it read the
+    /// 78,000 rows of "night" to find one word.)
+    private func words(startingWith term: [UInt8]) throws -> [[UInt8]] {
+        let end: DatabaseValue = .bytes(term + [0xFF])
+        var words: [[UInt8]] = []
+        var next = try database.query("SELECT word FROM photo_words WHERE word >= ? AND word < ? ORDER BY word LIMIT 1",
+                                      [.bytes(term), end]).first?["word"]
+        while let word = next {
+            words.append(word)
+            if words.count > Self.maxWords { break }
+            next = try database.query("SELECT word FROM photo_words WHERE word > ? AND word < ? ORDER BY word LIMIT 1",
+                                      [.bytes(word), end]).first?["word"]
         }
-        if let userID = scope.userID {
-            joins += " STRAIGHT_JOIN photos u ON (u.IdPhoto = d.IdPhoto AND u.IdUser = ?)"
-            joinValues.append(.int(userID))
-        }
-        let (uploaded, spanValues) = Self.uploadSpanJoin(scope, on: "d")
-        joins += uploaded
-        joinValues += spanValues
+        return words
+    }
+
+    /// One term, no scope: its words' photos newest first in one statement,
+    /// each word's read stopping at `limit`.
+    private func statement(words: [[UInt8]], below: Int64, limit: Int) -> Plan {
         let count: DatabaseValue = .int(Int64(limit))
-        guard words[driver].count <= Self.maxWords else {
-            return .statement("SELECT DISTINCT d.IdPhoto FROM photo_words d\(joins) WHERE d.word >= ? AND d.word < ?\(filter) "
-                                  + "ORDER BY d.IdPhoto DESC LIMIT ?",
-                              joinValues + Self.range(terms[driver]) + filterValues + [count])
-        }
-        let padded = Self.padded(words[driver], with: [])
+        let padded = Self.padded(words, with: [])
         if padded.count == 1 {
-            return .statement("SELECT d.IdPhoto FROM photo_words d\(joins) WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?",
-                              joinValues + [.bytes(padded[0])] + filterValues + [count])
+            return .statement("SELECT IdPhoto FROM photo_words WHERE word = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?",
+                              [.bytes(padded[0]), .int(below), count])
         }
-        let union = Array(repeating: "(SELECT d.IdPhoto FROM photo_words d\(joins) WHERE d.word = ?\(filter) ORDER BY d.IdPhoto DESC LIMIT ?)",
+        let union = Array(repeating: "(SELECT IdPhoto FROM photo_words WHERE word = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?)",
                           count: padded.count).joined(separator: " UNION ")
         return .statement("SELECT IdPhoto FROM (\(union)) w ORDER BY IdPhoto DESC LIMIT ?",
-                          padded.flatMap { joinValues + [.bytes($0)] + filterValues + [count] } + [count])
+                          padded.flatMap { [.bytes($0), .int(below), count] } + [count])
     }
 
     /// `PostingIntersection`'s reads: each word's photos below its mark,
@@ -176,6 +201,125 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         return lists.map { $0.sorted(by: >) }
     }
 
+    /// Only terms that each start more than `maxWords` words: the `photo`
+    /// key (IdPhoto, word) newest first, in chunks, each photo's words
+    /// checked against every term; at most `allowance` rows.
+    private func walkingPhotos(terms: [[UInt8]], scope: PhotoScope, below: Int64, limit: Int, allowance: Int,
+                               existing: Bool) throws -> (ids: [Int64], exhausted: Bool) {
+        var found: [Int64] = []
+        var (cursor, read, chunk) = (below, 0, Self.firstWalkChunk)
+        while found.count < limit {
+            let want = min(chunk, allowance - read)
+            guard want > 0 else { return (found, true) }
+            var photosRead: [(id: Int64, words: [[UInt8]])] = []
+            let rows = try database.query("SELECT IdPhoto, word FROM photo_words FORCE INDEX (photo) WHERE IdPhoto < ? "
+                                              + "ORDER BY IdPhoto DESC, word DESC LIMIT ?", [.int(cursor), .int(Int64(want))])
+            for row in rows {
+                guard let id = Self.integer(row[0]), let word = row[1] else { continue }
+                if photosRead.last?.id == id { photosRead[photosRead.count - 1].words.append(word) } else { photosRead.append((id, [word])) }
+            }
+            read += rows.count
+            let ended = rows.count < want
+            // A full read may have cut the last photo's words: it is read again with the next.
+            if !ended { photosRead.removeLast() }
+            guard let last = photosRead.last else { return (found, !ended) }
+            var matching = photosRead.filter { photo in terms.allSatisfy { term in photo.words.contains { $0.starts(with: term) } } }
+                .map(\.id)
+            if scope != .everything || existing { matching = try photos(matching, in: scope) }
+            found += matching.prefix(limit - found.count)
+            if ended { break }
+            (cursor, chunk) = (last.id, min(chunk * 4, PostingIntersection.maxChunk))
+        }
+        return (found, false)
+    }
+
+    /// An author's photos below `below`, newest first, when they have at
+    /// most `atMost` (`IdUser_IdPhoto` of migration 004, LIMIT `atMost` + 1).
+    private func photos(of userID: Int64, below: Int64, atMost: Int) throws -> [Int64]? {
+        let theirs = try database.query("SELECT IdPhoto FROM photos WHERE IdUser = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?",
+                                        [.int(userID), .int(below), .int(Int64(atMost + 1))]).compactMap { $0.int64("IdPhoto") }
+        return theirs.count <= atMost ? theirs : nil
+    }
+
+    /// Whether `scope`'s span of upload times holds fewer photos than the
+    /// rarest term's words, as the optimizer estimates both (EXPLAIN's rows:
+    /// a few index dives whatever the ranges' sizes). False without the
+    /// upload-time index. A wrong guess costs reads within the budget,
+    /// never a wrong answer.
+    private func spanIsNarrower(_ scope: PhotoScope, than terms: [[UInt8]]) throws -> Bool {
+        let spanRows: Int64
+        do {
+            spanRows = try database.query("EXPLAIN SELECT 1 FROM photo_details FORCE INDEX (\(Self.uploadTimeIndex)) "
+                                              + "WHERE created >= ? AND created <= ?",
+                                          [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)])
+                .first?.int64("rows") ?? Int64.max
+        } catch {
+            // (Not `catch … where`: this compiler fails on it with typed throws.)
+            if error.code == .keyDoesNotExist { return false }
+            throw error
+        }
+        for term in terms {
+            let termRows = try database.query("EXPLAIN SELECT 1 FROM photo_words WHERE word >= ? AND word < ?", Self.range(term))
+                .first?.int64("rows") ?? Int64.max
+            if termRows <= spanRows { return false }
+        }
+        return true
+    }
+
+    /// Photos of `scope`'s span of upload times (and author) that `keep`
+    /// keeps (given each batch), newest upload first, at most `limit`; at
+    /// most `allowance` rows of each index read.
+    private func uploaded(within scope: PhotoScope, below: Int64, limit: Int, allowance: Int,
+                          keep: ([Int64]) throws -> [Int64] = { $0 }) throws -> (ids: [Int64], exhausted: Bool) {
+        let span: [DatabaseValue] = [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)]
+        if let userID = scope.userID, let theirs = try photos(of: userID, below: below, atMost: allowance) {
+            // An author with at most `allowance` photos: all of them, sorted.
+            var times: [(id: Int64, created: Int64)] = []
+            for group in Self.groups(theirs) {
+                times += try database.query("SELECT IdPhoto, created FROM photo_details WHERE IdPhoto IN (\(Self.marks(group.count))) "
+                                                + "AND created >= ? AND created <= ?", group.map { .int($0) } + span)
+                    .compactMap { row in row.int64("IdPhoto").flatMap { id in row.int64("created").map { (id, $0) } } }
+            }
+            let newest = times.sorted { $0.created != $1.created ? $0.created > $1.created : $0.id > $1.id }.map(\.id)
+            var found: [Int64] = []
+            for start in stride(from: 0, to: newest.count, by: Self.idsPerStatement) where found.count < limit {
+                found += try keep(Array(newest[start..<min(start + Self.idsPerStatement, newest.count)])).prefix(limit - found.count)
+            }
+            return (found, false)
+        }
+        // The upload-time key newest first, in chunks, each continuing below
+        // the last (created, IdPhoto) read; the author and `below` checked.
+        var found: [Int64] = []
+        var (last, read, chunk) = ((created: Int64.max, id: Int64.max), 0, max(limit, PostingIntersection.firstChunk))
+        while found.count < limit {
+            let want = min(chunk, allowance - read)
+            guard want > 0 else { return (found, true) }
+            let rows = try uploadTimes(span, below: last, limit: want)
+            read += rows.count
+            let kept = try keep(try photos(rows.map(\.id).filter { $0 < below }, in: PhotoScope(userID: scope.userID)))
+            found += kept.prefix(limit - found.count)
+            guard let final = rows.last, rows.count == want else { break }
+            (last, chunk) = ((final.created, final.id), min(chunk * 4, PostingIntersection.maxChunk))
+        }
+        return (found, false)
+    }
+
+    /// At most `limit` photos of a span of upload times (`span`: from, to)
+    /// below `last` in the upload-time key, newest upload first.
+    private func uploadTimes(_ span: [DatabaseValue], below last: (created: Int64, id: Int64),
+                             limit: Int) throws -> [(id: Int64, created: Int64)] {
+        do {
+            return try database.query(
+                "SELECT IdPhoto, created FROM photo_details FORCE INDEX (\(Self.uploadTimeIndex)) WHERE created >= ? AND created <= ? "
+                    + "AND (created < ? OR (created = ? AND IdPhoto < ?)) ORDER BY created DESC, IdPhoto DESC LIMIT ?",
+                span + [.int(last.created), .int(last.created), .int(last.id), .int(Int64(limit))])
+                .compactMap { row in row.int64("IdPhoto").flatMap { id in row.int64("created").map { (id, $0) } } }
+        } catch {
+            // (Not `catch … where`: this compiler fails on it with typed throws.)
+            throw error.code == .keyDoesNotExist ? PhotoSearchError.uploadTimesNotIndexed : error
+        }
+    }
+
     /// Those of `ids` (newest first) with a word that starts with `term`.
     private func having(_ ids: [Int64], wordsStarting term: [UInt8]) throws -> [Int64] {
         var found = Set<Int64>()
@@ -187,7 +331,7 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         return ids.filter(found.contains)
     }
 
-    /// Those of `ids` that have a photos row in `scope`.
+    /// Those of `ids` that have a photos row in `scope`, in their order.
     private func photos(_ ids: [Int64], in scope: PhotoScope) throws -> [Int64] {
         var found = Set<Int64>()
         let (uploaded, spanValues) = Self.uploadSpanJoin(scope, on: "p")
@@ -210,15 +354,17 @@ public final class MariaDBPhotoSearch: PhotoSearch {
                 [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)])
     }
 
-    /// The photos of `ids` with their authors, newest first.
+    /// The photos of `ids` with their authors, in the order of `ids`.
     private func records(_ ids: [Int64]) throws -> [PhotoRecord] {
-        var found: [PhotoRecord] = []
+        var found: [Int64: PhotoRecord] = [:]
         for group in Self.groups(ids) {
-            found += try database.query("SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM photos p "
-                                            + "JOIN login l ON (l.IdUser = p.IdUser) WHERE p.IdPhoto IN (\(Self.marks(group.count)))",
-                                        group.map { .int($0) }).compactMap(MariaDBPhotoStore.record)
+            for record in try database.query("SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM photos p "
+                                                 + "JOIN login l ON (l.IdUser = p.IdUser) WHERE p.IdPhoto IN (\(Self.marks(group.count)))",
+                                             group.map { .int($0) }).compactMap(MariaDBPhotoStore.record) {
+                found[record.id] = record
+            }
         }
-        return found.sorted { $0.id > $1.id }
+        return ids.compactMap { found[$0] }
     }
 
     /// `ids` in groups of at most `idsPerStatement`, each padded with 0
@@ -263,20 +409,6 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             }
         }
         return counts
-    }
-
-    /// The index of the term with the fewest photos, as the optimizer
-    /// estimates them (EXPLAIN's rows: a few index dives, whatever the
-    /// range's size; counting would read it). A wrong guess costs time,
-    /// never a wrong answer.
-    private func rarest(_ terms: [[UInt8]]) throws -> (index: Int, rows: Int64) {
-        var best = (index: 0, rows: Int64.max)
-        for (index, term) in terms.enumerated() {
-            let rows = try database.query("EXPLAIN SELECT 1 FROM photo_words WHERE word >= ? AND word < ?", Self.range(term))
-            let estimate = rows.first?.int64("rows") ?? Int64.max
-            if estimate < best.rows { best = (index, estimate) }
-        }
-        return best
     }
 
     /// The words that start with `term`: UTF-8 never holds the byte 0xFF.

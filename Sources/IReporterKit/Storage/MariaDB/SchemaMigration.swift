@@ -113,11 +113,14 @@ struct SchemaMigration: Sendable {
         appliedQuery: MariaDBUserStore.uniqueUsernameQuery,
         precondition: .noDuplicateUsernames)
 
+    static let indexPhotoUploadTime = index(file: "008-index-photo-upload-time.sql", named: MariaDBPhotoSearch.uploadTimeIndex,
+                                            on: "photo_details", columns: "`created`, `IdPhoto`")
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
-                      uniqueUsername]
+                      uniqueUsername, indexPhotoUploadTime]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

@@ -35,10 +35,15 @@ struct PostingIntersection {
 
     private var terms: [[Word]]
     private let read: Read
-    /// Index rows it may read: a read beyond throws `PhotoSearchError.tooBroad`.
+    /// Index rows it may read in all: no read goes past it (each word of a
+    /// read gets at most its share of what is left).
     private let maxRowsRead: Int
     /// Index rows read so far (what the merge cost).
     private(set) var rowsRead = 0
+    /// The merge stopped because reading further would pass `maxRowsRead`:
+    /// what it answered is the newest matches down to where it had read,
+    /// not all of them.
+    private(set) var exhausted = false
 
     /// `terms`: each term's words (at least one each); photos below `before`.
     init(terms: [[[UInt8]]], before: Int64, firstChunk: Int = PostingIntersection.firstChunk, maxRowsRead: Int = .max,
@@ -49,7 +54,7 @@ struct PostingIntersection {
     }
 
     /// The next photos that every term holds, newest first: at least one
-    /// unless the lists ended (then empty).
+    /// unless the lists ended or the rows to read are spent (then empty).
     mutating func next() throws -> [Int64] {
         while true {
             let floors = terms.map(Self.floor)
@@ -69,13 +74,17 @@ struct PostingIntersection {
             if !found.isEmpty || frontier == Int64.min { return found }
             // A term read to its end and passed: nothing further can match.
             if terms.contains(where: { $0.allSatisfy { $0.floor == Int64.min && $0.ids.isEmpty } }) { return [] }
-            try readFurther(floors: floors, frontier: frontier)
+            guard try readFurther(floors: floors, frontier: frontier) else {
+                exhausted = true
+                return []
+            }
         }
     }
 
     /// The newest `limit` photos that every term holds and `keep` keeps
     /// (given each batch, it answers those that meet another condition:
-    /// the author, a term read otherwise).
+    /// the author, a term read otherwise). Fewer when the lists end, or
+    /// when the rows are spent (`exhausted`).
     mutating func newest(limit: Int, keep: ([Int64]) throws -> [Int64] = { $0 }) throws -> [Int64] {
         var result: [Int64] = []
         while result.count < limit {
@@ -90,13 +99,18 @@ struct PostingIntersection {
 
     /// Reads further the words that hold the frontier up: of each term at
     /// the frontier, its words not yet below every other term's floor
-    /// (reading those deeper would not move the frontier now).
-    private mutating func readFurther(floors: [Int64], frontier: Int64) throws {
+    /// (reading those deeper would not move the frontier now). Each word
+    /// read gets at most an equal share of the rows left among all the
+    /// words, so that one term's growing chunks never take what the others
+    /// need to meet it. False, reading nothing, when the share is no row.
+    private mutating func readFurther(floors: [Int64], frontier: Int64) throws -> Bool {
+        let words = terms.map(\.count).reduce(0, +)
         for index in terms.indices where floors[index] == frontier {
-            guard rowsRead < maxRowsRead else { throw PhotoSearchError.tooBroad }
             let others = floors.enumerated().filter { $0.offset != index }.map(\.element).max() ?? Int64.min
             let due = terms[index].indices.filter { terms[index][$0].floor >= others && terms[index][$0].floor != Int64.min }
-            let limit = due.map { terms[index][$0].chunk }.max() ?? 0
+            let share = (maxRowsRead - rowsRead) / max(words, 1)
+            guard share > 0 else { return false }
+            let limit = min(due.map { terms[index][$0].chunk }.max() ?? 0, share)
             let answers = try read(due.map { (terms[index][$0].word, terms[index][$0].floor) }, limit)
             for (w, ids) in zip(due, answers) {
                 rowsRead += ids.count
@@ -105,5 +119,6 @@ struct PostingIntersection {
                 terms[index][w].chunk = min(limit * 4, Self.maxChunk)
             }
         }
+        return true
     }
 }
