@@ -96,10 +96,6 @@ struct ConfigurationCheck {
             let pending = try SchemaMigration.all.filter { migration throws(DatabaseError) in
                 try !migration.isApplied(on: database)
             }.map(\.name)
-            guard pending.isEmpty else {
-                return Line(outcome: .failed, item: "database",
-                            detail: "\(connected); migrations not applied: \(pending.joined(separator: ", ")) (ireporter migrate)")
-            }
             if !settings.nodes.isEmpty {
                 let others = try InnoDBConversion(database: database).tablesToConvert().map(\.name)
                 guard others.isEmpty else {
@@ -107,6 +103,12 @@ struct ConfigurationCheck {
                                 detail: "\(connected); not InnoDB, so not replicated by Galera: \(others.joined(separator: ", ")) "
                                     + "(ireporter convert-innodb)")
                 }
+            }
+            // The server serves without them (the PHP version's database as it is, a
+            // unique index held back by duplicate usernames): said, not a failure.
+            guard pending.isEmpty else {
+                return Line(outcome: .warning, item: "database",
+                            detail: "\(connected); migrations not applied: \(pending.joined(separator: ", ")) (ireporter migrate)")
             }
             return Line(outcome: .ok, item: "database",
                         detail: "\(connected); schema and \(SchemaMigration.all.count) migrations applied")

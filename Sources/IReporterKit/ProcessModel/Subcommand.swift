@@ -62,8 +62,9 @@ enum Subcommand: String, CaseIterable, Sendable {
             """
             check tries what the configuration points at, as the server would
             (after switching to `user` when run as root): the database
-            (connection, credentials, the original tables, every migration of
-            sql/migrations applied, InnoDB tables with db_nodes), upload_dir
+            (connection, credentials, the original tables, InnoDB tables with
+            db_nodes; migrations of sql/migrations not applied are a warning:
+            the server serves without them), upload_dir
             and session_dir (exist, writable, not writable by everyone), Redis
             and the bucket when configured, and the listen address. One line
             per item; exit status 1 when any failed. --check-config, by
