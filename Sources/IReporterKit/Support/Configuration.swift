@@ -116,7 +116,7 @@ public struct Configuration: Sendable {
         Setting("log_file", .text(\.logFile),
                 "send the server's own log (stderr) to this file, reopened on SIGUSR1."),
         Setting("ping_path", .text(\.pingPath),
-                "answers `pong` (for load balancers); empty = off."),
+                "answers `pong` while the server runs (liveness; whether it can serve is `ready_path`); empty = off."),
         Setting("status_path", .text(\.statusPath),
                 "php-fpm-style status: plain text, `?json`, `?full` (per worker); empty = off. Route it to the server for loopback only (deploy/nginx/ireporter.conf does)."),
         Setting("ready_path", .text(\.readyPath),
