@@ -99,7 +99,7 @@ def test_check_names_a_missing_upload_folder(site):
     conf = variant(site, "missing-upload", upload_dir=missing)
     p = run(site, "check", conf=conf)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert items(p.stdout)["upload_dir"] == f"FAIL upload_dir: {missing} No such file or directory", p.stdout
+    assert items(p.stdout)["upload_dir"] == f"FAIL upload_dir: {missing} does not exist", p.stdout
     assert "check failed: upload_dir" in p.stderr
 
 

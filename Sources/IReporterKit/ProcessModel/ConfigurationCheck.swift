@@ -29,6 +29,7 @@ struct ConfigurationCheck {
             lines.append(line)
             say(line)
         }
+        for warning in configuration.warnings { add(Line(outcome: .warning, item: "configuration", detail: warning)) }
         // The server opens its socket before it switches to `user`; the rest is tried as `user`.
         add(listenLine())
         if let line = switchToServerUser() { add(line) }
@@ -134,7 +135,8 @@ struct ConfigurationCheck {
     func folderLine(_ item: String, _ path: String) -> Line {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return Line(outcome: .failed, item: item, detail: "\(path) \(String(cString: strerror(errno)))")
+            return Line(outcome: .failed, item: item,
+                        detail: errno == ENOENT ? "\(path) does not exist" : "\(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { return Line(outcome: .failed, item: item, detail: "\(path) is not a folder") }
         var template = Array("\(path)/.ireporter-check-XXXXXX".utf8CString)
