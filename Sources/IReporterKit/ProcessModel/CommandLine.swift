@@ -12,10 +12,12 @@ public enum IReporterCommandLine {
         let commands = Subcommand.allCases.map { command in
             "  " + command.name + String(repeating: " ", count: width - command.name.count + 2) + command.summary
         }.joined(separator: "\n")
+        // One usage line per command (faults/run.py looks for `ireporter repair` here).
+        let usages = Subcommand.allCases.filter { $0 != .help }.map { "       " + $0.usage }.joined(separator: "\n")
         return """
             usage: ireporter [--config FILE] [--listen ADDRESS] [--workers N]
                    ireporter --check-config [--config FILE]
-                   ireporter COMMAND [OPTIONS] [--config FILE]
+            \(usages)
                    ireporter help [COMMAND] | COMMAND --help | --help | --version
 
             The iReporter photo API as a FastCGI server. It listens on ADDRESS

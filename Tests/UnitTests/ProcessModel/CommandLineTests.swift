@@ -67,6 +67,8 @@ struct CommandLineTests {
         for command in Subcommand.allCases {
             #expect(command.helpText.hasPrefix("usage: ireporter \(command.name)"))
             #expect(IReporterCommandLine.usage.contains("  \(command.name) "), "the global page lists \(command.name)")
+            // faults/run.py tells a binary with repair by this line.
+            #expect(command == .help || IReporterCommandLine.usage.contains("\n       \(command.usage)\n"), "and shows its usage")
             for flag in command.flags + command.valueOptions {
                 #expect(command.usage.contains(flag), "\(command.name)'s usage shows \(flag)")
             }
