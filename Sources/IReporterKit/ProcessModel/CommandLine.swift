@@ -74,7 +74,7 @@ public enum IReporterCommandLine {
             case "--version": invocation.version = true
             case "--check-config": invocation.checkConfig = true
             case _ where configurationOptions.contains(name) || valueOptions.contains(name):
-                var value: String
+                let value: String
                 if hasInlineValue {
                     value = String(argument.dropFirst(name.count + 1))
                 } else {
