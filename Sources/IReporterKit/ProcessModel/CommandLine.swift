@@ -3,130 +3,191 @@ import Glibc
 #endif
 
 public enum IReporterCommandLine {
-    static let usage = """
-        usage: ireporter [--config FILE] [--listen ADDRESS] [--workers N]
-               ireporter --check-config [--config FILE]
-               ireporter migrate [--config FILE]
-               ireporter migrate-passwords [--config FILE]
-               ireporter repair [--yes] [--dry-run] [--force] [--grace SECONDS] [--config FILE]
-               ireporter search-index [--restart] [--config FILE]
-               ireporter duplicate-usernames [--rename] [--config FILE]
-               ireporter convert-innodb [--dry-run] [--config FILE]
-               ireporter copy-photos-to-s3 [--config FILE]
-               ireporter --help | --version
+    /// Exit statuses: done, failed (what the command tried did not work), and
+    /// a command line or configuration that cannot be used.
+    static let succeeded: Int32 = 0, failed: Int32 = 1, usageError: Int32 = 2
 
-        The iReporter photo API as a FastCGI server. It listens on ADDRESS
-        (a unix socket path or HOST:PORT), or on the socket it inherits on
-        fd 0 when started by spawn-fcgi, Apache mod_fcgid or systemd.
-        Settings come from FILE (default: ireporter.conf beside the binary,
-        else /etc/ireporter/ireporter.conf), then IREPORTER_* environment
-        variables, then the flags above; every setting is listed in
-        docs/CONFIGURATION.md.
+    static var usage: String {
+        let width = Subcommand.allCases.map(\.name.count).max() ?? 0
+        let commands = Subcommand.allCases.map { command in
+            "  " + command.name + String(repeating: " ", count: width - command.name.count + 2) + command.summary
+        }.joined(separator: "\n")
+        // One usage line per command (faults/run.py looks for `ireporter repair` here).
+        let usages = Subcommand.allCases.filter { $0 != .help }.map { "       " + $0.usage }.joined(separator: "\n")
+        return """
+            usage: ireporter [--config FILE] [--listen ADDRESS] [--workers N]
+                   ireporter --check-config [--config FILE]
+            \(usages)
+                   ireporter help [COMMAND] | COMMAND --help | --help | --version
 
-        repair clears what a crash can leave behind. It removes spool files
-        and makes missing thumbnails, and shows what else it found: photo
-        files without a row and rows without a photo file. With --yes it
-        moves those aside, restorably: files into upload_dir/.removed/, rows
-        into the table photos_removed. --dry-run changes nothing at all. It
-        refuses when the damage looks like a wrong upload_dir, a disk that is
-        not mounted or the wrong database (--force: go on all the same).
-        Files younger than --grace seconds (default 60) are left alone. The
-        server does the same at start and every 10 minutes, except for the
-        rows.
+            The iReporter photo API as a FastCGI server. It listens on ADDRESS
+            (a unix socket path or HOST:PORT), or on the socket it inherits on
+            fd 0 when started by spawn-fcgi, Apache mod_fcgid or systemd.
+            Settings come from FILE (default: ireporter.conf beside the binary,
+            else /etc/ireporter/ireporter.conf), then IREPORTER_* environment
+            variables, then the flags above; every setting is listed in
+            docs/CONFIGURATION.md. --check-config reads them, reports every
+            problem and starts nothing (`ireporter check` tries them).
 
-        migrate applies sql/migrations to the database (the PHP version's
-        too): 001 widens login.pass, 002 indexes login.username. Those
-        already applied are skipped.
+            Commands:
+            \(commands)
 
-        migrate-passwords widens login.pass (migration 001) and replaces every
-        password stored as the app sent it by its Argon2id hash, in place;
-        accounts keep logging in with what the app sends.
+            Exit status: 0 done, 1 failed, 2 a command line or configuration
+            that cannot be used, 130 stopped by Ctrl-C (the long commands go on
+            where they stopped when run again).
 
-        repair, migrate and migrate-passwords show their progress; Ctrl-C
-        stops them with nothing half-done, and the same command run again
-        goes on where it stopped.
+            """
+    }
 
-        duplicate-usernames lists the usernames that several accounts hold
-        (an old database's; migrate refuses 007, the unique index on
-        login.username, while there are any). --rename keeps each name for
-        its oldest account and renames the others to NAME~IdUser.
+    /// What the command line asks for.
+    struct Invocation: Equatable {
+        /// nil: the server.
+        var command: Subcommand?
+        var help = false
+        var version = false
+        var checkConfig = false
+        /// `help COMMAND`'s command.
+        var helpTopic: Subcommand?
+        var flags: Set<String> = []
+        var values: [String: String] = [:]
+        /// --config, --listen, --workers with their values, for Configuration.load.
+        var configurationArguments: [String] = []
+    }
 
-        convert-innodb converts the tables of the PHP version's schema from
-        MyISAM to InnoDB (crash-safe; a Galera cluster replicates nothing
-        else). --dry-run lists them and changes nothing.
+    struct UsageError: Error, Equatable {
+        let message: String
+    }
 
-        search-index fills the search index (migration 005) for photos
-        stored before it existed or by another server, in batches, from where
-        the last run stopped (--restart: from the first photo). Safe to run,
-        stop and run again while the server serves.
+    static let configurationOptions = ["--config", "--listen", "--workers"]
 
-        copy-photos-to-s3 copies the photos of upload_dir (the 2012 names and
-        the tree) into the bucket of s3_url, each under the key photo_store =
-        s3 reads; objects already there are skipped, so it goes on where a
-        run stopped and copies only what is new when run again. It deletes
-        nothing (docs/SCALING.md, "Moving from a folder").
-
-        """
+    /// The command may stand before or after the options (`ireporter --config FILE repair`).
+    static func parse(_ arguments: [String]) -> Result<Invocation, UsageError> {
+        var invocation = Invocation()
+        var commandOptions: [String] = []
+        let valueOptions = Set(Subcommand.allCases.flatMap(\.valueOptions))
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            let hasInlineValue = argument.contains("=") && argument.hasPrefix("--")
+            switch name {
+            case "--help", "-h": invocation.help = true
+            case "--version": invocation.version = true
+            case "--check-config": invocation.checkConfig = true
+            case _ where configurationOptions.contains(name) || valueOptions.contains(name):
+                let value: String
+                if hasInlineValue {
+                    value = String(argument.dropFirst(name.count + 1))
+                } else {
+                    guard let next = iterator.next() else { return .failure(UsageError(message: "\(name) needs a value")) }
+                    value = next
+                }
+                if configurationOptions.contains(name) {
+                    invocation.configurationArguments += [name, value]
+                } else {
+                    commandOptions.append(name)
+                    invocation.values[name] = value
+                }
+            case _ where argument.hasPrefix("-"):
+                commandOptions.append(argument)
+            default:
+                if invocation.command == nil {
+                    guard let command = Subcommand(rawValue: argument) else {
+                        return .failure(UsageError(message: Subcommand.unknown(argument)))
+                    }
+                    invocation.command = command
+                } else if invocation.command == .help && invocation.helpTopic == nil {
+                    guard let topic = Subcommand(rawValue: argument) else {
+                        return .failure(UsageError(message: Subcommand.unknown(argument)))
+                    }
+                    invocation.helpTopic = topic
+                } else {
+                    return .failure(UsageError(message: "unexpected argument '\(argument)' (ireporter --help)"))
+                }
+            }
+        }
+        let command = invocation.command
+        for option in commandOptions {
+            let allowed = (command?.flags ?? []) + (command?.valueOptions ?? [])
+            guard allowed.contains(option) else {
+                return .failure(UsageError(message: "unknown option \(option)"
+                                           + (command.map { " for \($0.name) (ireporter \($0.name) --help)" } ?? " (ireporter --help)")))
+            }
+            if !(command?.valueOptions.contains(option) ?? false) { invocation.flags.insert(option) }
+        }
+        if invocation.checkConfig && command != nil && !invocation.help {
+            return .failure(UsageError(message: "--check-config is the server's (ireporter --check-config [--config FILE])"))
+        }
+        if let grace = invocation.values["--grace"], Int(grace) == nil {
+            return .failure(UsageError(message: "--grace needs a whole number of seconds, not '\(grace)'"))
+        }
+        return .success(invocation)
+    }
 
     /// Runs the command line; returns the exit status.
     public static func run(_ arguments: [String]) -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") { print(usage, terminator: ""); return 0 }
-        if arguments.contains("--version") { print("ireporter \(Server.version)"); return 0 }
-        let checkOnly = arguments.contains("--check-config")
-        var options = arguments.filter { $0 != "--check-config" }
-        // Before or after the options (`ireporter --config FILE repair`), never an option's value.
-        let subcommandIndex = options.indices.first { index in
-            ["migrate", "migrate-passwords", "repair", "search-index", "duplicate-usernames", "convert-innodb",
-             "copy-photos-to-s3"].contains(options[index])
-                && (index == 0 || !["--config", "--listen", "--workers", "--grace"].contains(options[index - 1]))
+        let invocation: Invocation
+        switch parse(arguments) {
+        case .success(let parsed): invocation = parsed
+        case .failure(let error):
+            Log.error(error.message)
+            return usageError
         }
-        let subcommand = subcommandIndex.map { options.remove(at: $0) }
-        var flags: Set<String> = []
-        if subcommand == "repair" {
-            flags = Set(options.filter { ["--yes", "--dry-run", "--force"].contains($0) })
-            options.removeAll { flags.contains($0) }
+        if invocation.version { print("ireporter \(Server.version)"); return succeeded }
+        if invocation.help || invocation.command == .help {
+            print((invocation.helpTopic ?? (invocation.command == .help ? nil : invocation.command))?.helpText ?? usage,
+                  terminator: "")
+            return succeeded
         }
-        let restart = subcommand == "search-index" && options.contains("--restart")
-        if restart { options.removeAll { $0 == "--restart" } }
-        let rename = subcommand == "duplicate-usernames" && options.contains("--rename")
-        if rename { options.removeAll { $0 == "--rename" } }
-        let dryRun = subcommand == "convert-innodb" && options.contains("--dry-run")
-        if dryRun { options.removeAll { $0 == "--dry-run" } }
-        var grace = 60
-        if let index = options.firstIndex(of: "--grace"), index + 1 < options.count, let value = Int(options[index + 1]) {
-            grace = value
-            options.removeSubrange(index...(index + 1))
-        }
+        let variables = environment()
         let configuration: Configuration
         do {
-            configuration = try Configuration.load(arguments: options, environment: environment())
+            configuration = try Configuration.load(arguments: invocation.configurationArguments, environment: variables)
         } catch {
+            if invocation.checkConfig {
+                for warning in Configuration.unknownVariableWarnings(variables) { Log.warning(warning) }
+                Log.error("configuration NOT OK\(configurationSource(invocation)):\n\(error)")
+                return failed
+            }
             Log.error("configuration:\n\(error)")
-            return 2
+            return usageError
         }
-        switch subcommand {
-        case "migrate": return runMigrations(configuration)
-        case "migrate-passwords": return PasswordMigration.run(configuration)
-        case "repair":
+        guard let command = invocation.command else {
+            // (not at every request of a CGI program)
+            if invocation.checkConfig || !CGIRequest.isCGI { for warning in configuration.warnings { Log.warning(warning) } }
+            if invocation.checkConfig {
+                print("configuration OK" + (configuration.sourceFile.map { " (\($0))" } ?? " (no file)"))
+                return succeeded
+            }
+            let reloadArguments = invocation.configurationArguments
+            return Server.run(configuration) { () throws(ConfigurationError) -> Configuration in
+                try Configuration.load(arguments: reloadArguments, environment: Self.environment())
+            }
+        }
+        return run(command, invocation, configuration)
+    }
+
+    private static func configurationSource(_ invocation: Invocation) -> String {
+        guard let index = invocation.configurationArguments.firstIndex(of: "--config") else { return "" }
+        return " (\(invocation.configurationArguments[index + 1]))"
+    }
+
+    private static func run(_ command: Subcommand, _ invocation: Invocation, _ configuration: Configuration) -> Int32 {
+        let flags = invocation.flags
+        switch command {
+        case .check: return ConfigurationCheck(configuration).run()
+        case .migrate: return runMigrations(configuration)
+        case .migratePasswords: return PasswordMigration.run(configuration)
+        case .repair:
             var actions = UploadRepair.Actions(setAsideFiles: flags.contains("--yes"), setAsideRows: flags.contains("--yes"),
                                                force: flags.contains("--force"))
             if flags.contains("--dry-run") { actions = .dryRun }
-            return runRepair(configuration, graceSeconds: grace, actions: actions)
-        case "search-index": return runSearchIndex(configuration, restart: restart)
-        case "duplicate-usernames": return runDuplicateUsernames(configuration, rename: rename)
-        case "convert-innodb": return runInnoDBConversion(configuration, dryRun: dryRun)
-        case "copy-photos-to-s3": return runCopyToBucket(configuration)
-        default: break
-        }
-        // (not at every request of a CGI program)
-        if checkOnly || !CGIRequest.isCGI { for warning in configuration.warnings { Log.warning(warning) } }
-        if checkOnly {
-            print("configuration OK" + (configuration.sourceFile.map { " (\($0))" } ?? " (no file)"))
-            return 0
-        }
-        let reloadArguments = arguments
-        return Server.run(configuration) { () throws(ConfigurationError) -> Configuration in
-            try Configuration.load(arguments: reloadArguments, environment: environment())
+            return runRepair(configuration, graceSeconds: invocation.values["--grace"].flatMap { Int($0) } ?? 60,
+                             actions: actions)
+        case .searchIndex: return runSearchIndex(configuration, restart: flags.contains("--restart"))
+        case .duplicateUsernames: return runDuplicateUsernames(configuration, rename: flags.contains("--rename"))
+        case .convertInnoDB: return runInnoDBConversion(configuration, dryRun: flags.contains("--dry-run"))
+        case .copyPhotosToS3: return runCopyToBucket(configuration)
+        case .help: return succeeded
         }
     }
 

@@ -112,6 +112,24 @@ public struct ListeningSocket {
     }
 
     private static func openTCP(_ address: String, backlog: Int32) throws(SystemError) -> ListeningSocket {
+        let info = try resolve(address)
+        defer { freeaddrinfo(info) }
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket") }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        let deadline = monotonicMillis() + takeOverWaitMillis
+        while bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+            let error = SystemError("bind \(address)")
+            guard error.code == EADDRINUSE, monotonicMillis() < deadline else { close(fd); throw error }
+            usleep(100_000)
+        }
+        guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(address)"); close(fd); throw error }
+        return ListeningSocket(fd: fd, ownedPath: nil)
+    }
+
+    /// HOST:PORT as bind(2) takes it; freed with freeaddrinfo.
+    private static func resolve(_ address: String) throws(SystemError) -> UnsafeMutablePointer<addrinfo> {
         guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
             throw SystemError("listen address must be a unix socket path or HOST:PORT, not \(address)", code: EINVAL)
         }
@@ -126,18 +144,39 @@ public struct ListeningSocket {
         guard status == 0, let info = results else {
             throw SystemError("resolve \(host): \(String(cString: gai_strerror(status)))", code: EINVAL)
         }
-        defer { freeaddrinfo(results) }
+        return info
+    }
+
+    /// What `ireporter check` says of a `listen` address, tried without
+    /// taking it from a server that has it.
+    enum Probe: Equatable {
+        case usable(String)
+        /// Something listens there already: a running server, or another program.
+        case inUse(String)
+        case unusable(String)
+    }
+
+    static func probe(_ address: String) -> Probe {
+        if address.hasPrefix("/") || address.hasPrefix(".") {
+            let folder = address.lastIndex(of: "/").map { String(address[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+            if connectsToListener(address) { return .inUse("\(address) is in use (by a running server?)") }
+            guard access(folder, W_OK | X_OK) == 0 else {
+                return .unusable("cannot make \(address): its folder \(folder): \(String(cString: strerror(errno)))")
+            }
+            return .usable("\(address) can be made (\(folder) is writable)")
+        }
+        let info: UnsafeMutablePointer<addrinfo>
+        do { info = try resolve(address) } catch { return .unusable(error.description) }
+        defer { freeaddrinfo(info) }
         let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
+        guard fd >= 0 else { return .unusable(SystemError("socket").description) }
+        defer { close(fd) }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        let deadline = monotonicMillis() + takeOverWaitMillis
-        while bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let error = SystemError("bind \(address)")
-            guard error.code == EADDRINUSE, monotonicMillis() < deadline else { close(fd); throw error }
-            usleep(100_000)
+            return error.code == EADDRINUSE ? .inUse("\(address) is in use (by a running server?)") : .unusable(error.description)
         }
-        guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(address)"); close(fd); throw error }
-        return ListeningSocket(fd: fd, ownedPath: nil)
+        return .usable("\(address) can be bound")
     }
 }

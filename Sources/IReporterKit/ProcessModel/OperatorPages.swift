@@ -2,19 +2,25 @@
 import Glibc
 #endif
 
-/// The ping and status pages (php-fpm's `ping.path` and `pm.status_path`),
-/// answered before any command runs. Status is plain text, `?json` for
-/// JSON, `?full` (or `?json&full`) with one entry per worker process.
+/// The ping and status pages (php-fpm's `ping.path` and `pm.status_path`)
+/// and the readiness page, answered before any command runs. Status is
+/// plain text, `?json` for JSON, `?full` (or `?json&full`) with one entry
+/// per worker process.
 final class OperatorPages {
     private let pingPath: String
     private let statusPath: String
+    private let readyPath: String
+    /// The worker's, set once it has its connections; nil: ready_path is not answered.
+    var readiness: Readiness?
     private let scoreboard: Scoreboard
     private let listenDescription: String
     private let listenFD: Int32
 
-    init(pingPath: String, statusPath: String, scoreboard: Scoreboard, listenDescription: String, listenFD: Int32) {
+    init(pingPath: String, statusPath: String, readyPath: String = "", scoreboard: Scoreboard, listenDescription: String,
+         listenFD: Int32) {
         self.pingPath = pingPath
         self.statusPath = statusPath
+        self.readyPath = readyPath
         self.scoreboard = scoreboard
         self.listenDescription = listenDescription
         self.listenFD = listenFD
@@ -26,15 +32,21 @@ final class OperatorPages {
         let path = String(parts[0])
         let query = parts.count > 1 ? parts[1].split(separator: "&").map(String.init) : []
         if !pingPath.isEmpty && path == pingPath { return Self.answer("text/plain", "pong\n") }
+        if !readyPath.isEmpty && path == readyPath, let readiness {
+            let failures = readiness.failures()
+            return failures.isEmpty ? Self.answer("text/plain", "ready\n")
+                : Self.answer("text/plain", "not ready\n" + failures.map { $0 + "\n" }.joined(),
+                              status: "503 Service Unavailable")
+        }
         guard !statusPath.isEmpty && path == statusPath else { return nil }
         let full = query.contains("full")
         return query.contains("json") ? Self.answer("application/json", json(full: full))
                                       : Self.answer("text/plain", text(full: full))
     }
 
-    private static func answer(_ type: String, _ body: String) -> [UInt8] {
+    private static func answer(_ type: String, _ body: String, status: String? = nil) -> [UInt8] {
         let bytes = Array(body.utf8)
-        return Array("Content-Type: \(type)\r\nContent-Length: \(bytes.count)\r\nExpires: Thu, 19 Nov 1981 08:52:00 GMT\r\nCache-Control: no-store, no-cache, must-revalidate\r\n\r\n".utf8) + bytes
+        return Array(((status.map { "Status: \($0)\r\n" } ?? "") + "Content-Type: \(type)\r\nContent-Length: \(bytes.count)\r\nExpires: Thu, 19 Nov 1981 08:52:00 GMT\r\nCache-Control: no-store, no-cache, must-revalidate\r\n\r\n").utf8) + bytes
     }
 
     private struct Figures {

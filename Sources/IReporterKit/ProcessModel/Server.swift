@@ -93,7 +93,7 @@ public enum Server {
         return true
     }
 
-    private static func dropPrivileges(to user: String, socketPath: String?) throws(SystemError) {
+    static func dropPrivileges(to user: String, socketPath: String?) throws(SystemError) {
         guard getuid() == 0 else { return }
         guard let entry = getpwnam(user) else { throw SystemError("unknown user \(user)", code: ENOENT) }
         let uid = entry.pointee.pw_uid, gid = entry.pointee.pw_gid

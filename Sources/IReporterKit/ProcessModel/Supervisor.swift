@@ -125,6 +125,7 @@ final class Supervisor {
             return
         }
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
+                                  readyPath: configuration.readyPath,
                                   scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd)
         let supervisor = getpid()
         let pid = fork()

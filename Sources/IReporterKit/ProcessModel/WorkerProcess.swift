@@ -36,6 +36,7 @@ enum WorkerProcess {
         let accessLog = AccessLog(configuration: configuration)
         // On a Galera cluster, worker N starts at node N: the workers spread.
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)
+        operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database))
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0

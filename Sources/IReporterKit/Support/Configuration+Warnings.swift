@@ -9,7 +9,7 @@ extension Configuration {
     static let wellKnownDatabasePassword = "ireport"
 
     public var warnings: [String] {
-        var warnings: [String] = []
+        var warnings = unknownVariables
         if database.password == Self.wellKnownDatabasePassword {
             warnings.append("the database password is the well-known one of the examples (\(Self.wellKnownDatabasePassword)): "
                             + "choose your own (ALTER USER ... IDENTIFIED BY, then db_url)")

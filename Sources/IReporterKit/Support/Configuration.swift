@@ -47,6 +47,7 @@ public struct Configuration: Sendable {
     public var logFile = ""
     public var pingPath = "/ireporter-ping"
     public var statusPath = "/ireporter-status"
+    public var readyPath = "/ireporter-ready"
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
     public var searchCacheMillis = 60000
@@ -82,6 +83,8 @@ public struct Configuration: Sendable {
     public var replicaWaitMillis = 1000
     /// Where the settings came from (for messages).
     public var sourceFile: String?
+    /// Warnings about `IREPORTER_*` variables that are no setting.
+    var unknownVariables: [String] = []
 
     public init() {}
 
@@ -115,9 +118,11 @@ public struct Configuration: Sendable {
         Setting("log_file", .text(\.logFile),
                 "send the server's own log (stderr) to this file, reopened on SIGUSR1."),
         Setting("ping_path", .text(\.pingPath),
-                "answers `pong` (for load balancers); empty = off."),
+                "answers `pong` while the server runs (liveness; whether it can serve is `ready_path`); empty = off."),
         Setting("status_path", .text(\.statusPath),
                 "php-fpm-style status: plain text, `?json`, `?full` (per worker); empty = off. Route it to the server for loopback only (deploy/nginx/ireporter.conf does)."),
+        Setting("ready_path", .text(\.readyPath),
+                "readiness for a balancer: `ready` (200) when the database, and Redis and the bucket when configured, answer; 503 naming what is down. Each probe is bounded by its connect timeout and its answer kept 1 s per worker. `ping_path` stays the liveness answer. Route it to the server for loopback or the balancer only, like `status_path`; empty = off."),
         Setting("db_url", .databaseURL,
                 "`mysql://USER:PASS@HOST:PORT/DB`; for a unix socket `mysql://USER:PASS@localhost/DB?socket=/run/mysqld/mysqld.sock`. User and password are %-decoded."),
         Setting("db_option_file", .readableFile(\.database.optionFile),
@@ -239,13 +244,17 @@ public struct Configuration: Sendable {
         var problems: [String] = []
         if let file {
             do {
-                for (line, key, value) in try Self.readFile(file) {
-                    do { try configuration.set(key, value) } catch { problems.append("\(file):\(line): \(error)") }
+                let contents = try Self.readFile(file)
+                var lineProblems = contents.malformedLines.map { ($0, "expected key = value") }
+                for (line, key, value) in contents.entries {
+                    do { try configuration.set(key, value) } catch { lineProblems.append((line, error.description)) }
                 }
+                problems += lineProblems.sorted { $0.0 < $1.0 }.map { "\(file):\($0.0): \($0.1)" }
             } catch {
                 problems.append(error.description)
             }
         }
+        configuration.unknownVariables = unknownVariableWarnings(environment)
         for setting in settings {
             let name = "IREPORTER_" + setting.key.uppercased()
             guard let value = environment[name] else { continue }
@@ -264,12 +273,24 @@ public struct Configuration: Sendable {
         return configuration
     }
 
-    static func readFile(_ path: String) throws(ConfigurationError) -> [(Int, String, String)] {
+    /// `IREPORTER_*` variables that are no setting: warned about (another
+    /// program may use the prefix too), with the setting a typo probably meant.
+    static func unknownVariableWarnings(_ environment: [String: String]) -> [String] {
+        let known = settings.map { "IREPORTER_" + $0.key.uppercased() } + ["IREPORTER_CONFIG"]
+        return environment.keys.filter { $0.hasPrefix("IREPORTER_") && !known.contains($0) }.sorted().map { name in
+            "\(name) is no setting: ignored"
+                + (nearest(to: name, among: known).map { " (did you mean \($0)?)" } ?? " (docs/CONFIGURATION.md lists them)")
+        }
+    }
+
+    /// The file's `key = value` lines with their numbers, and the numbers of the lines that are neither that nor a comment.
+    static func readFile(_ path: String) throws(ConfigurationError) -> (entries: [(Int, String, String)], malformedLines: [Int]) {
         guard let handle = fopen(path, "r") else {
             throw ConfigurationError("\(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(handle) }
         var entries: [(Int, String, String)] = []
+        var malformedLines: [Int] = []
         var lineNumber = 0
         var buffer = [CChar](repeating: 0, count: 4096)
         while fgets(&buffer, Int32(buffer.count), handle) != nil {
@@ -279,12 +300,13 @@ public struct Configuration: Sendable {
             let trimmed = line.trimmingSpaces
             guard !trimmed.isEmpty else { continue }
             guard let equals = trimmed.firstIndex(of: "=") else {
-                throw ConfigurationError("\(path):\(lineNumber): expected key = value")
+                malformedLines.append(lineNumber)
+                continue
             }
             entries.append((lineNumber, String(trimmed[..<equals]).trimmingSpaces,
                             String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces))
         }
-        return entries
+        return (entries, malformedLines)
     }
 
     /// The Redis to connect to, with the configured timeout; nil: none.
@@ -319,7 +341,8 @@ public struct Configuration: Sendable {
 
     mutating func set(_ key: String, _ value: String) throws(ConfigurationError) {
         guard let setting = Self.settings.first(where: { $0.key == key }) else {
-            throw ConfigurationError("unknown setting \"\(key)\"")
+            throw ConfigurationError("unknown setting \"\(key)\""
+                                     + (nearest(to: key, among: Self.settings.map(\.key)).map { " (did you mean \($0)?)" } ?? ""))
         }
         try setting.apply(value, to: &self)
     }

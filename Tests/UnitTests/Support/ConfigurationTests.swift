@@ -139,7 +139,7 @@ struct ConfigurationTests {
         "listen": "127.0.0.1:9001", "listen_mode": "0600", "listen_backlog": "128", "listen_owner": "nobody",
         "listen_group": "nogroup", "workers": "7", "max_requests": "1000", "request_timeout": "60",
         "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log",
-        "ping_path": "", "status_path": "/status", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
+        "ping_path": "", "status_path": "/status", "ready_path": "/ready", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
         "db_option_group": "other", "db_charset": "utf8mb4", "upload_dir": "/srv/upload",
         "db_nodes": "10.0.0.1:3306,[fd00::2]:3307,db3.example:3306", "db_sync_wait": "3",
         "session_store": "files", "session_dir": "/srv/sessions", "shared_state_file": "/run/ireporter/state",
@@ -281,5 +281,41 @@ struct ConfigurationTests {
         #expect(try ClientAllowList("10.0.0.7,127.0.0.1", key: "k").allows(connection: accepted))
         #expect(!(try ClientAllowList("10.0.0.7,::1", key: "k").allows(connection: accepted)))
         #expect(ClientAllowList().allows(connection: accepted), "empty: everyone")
+    }
+}
+
+struct CheckConfigTests {
+    @Test func everyMalformedLineIsReportedWithTheOtherProblemsInLineOrder() throws {
+        let scratch = ScratchDirectory("config")
+        let file = scratch.write("ireporter.conf", Array("""
+            # a comment
+            workers 4
+            wokers = 4
+            listen_mode = 9z
+            just words
+
+            """.utf8))
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration.load(arguments: ["--config", file], environment: [:])
+        }
+        #expect(error.description.split(separator: "\n") == [
+            "\(file):2: expected key = value",
+            "\(file):3: unknown setting \"wokers\" (did you mean workers?)",
+            "\(file):4: listen_mode must be octal like 0660, not \"9z\"",
+            "\(file):5: expected key = value",
+        ])
+    }
+
+    @Test func unknownVariablesAreWarnedAboutWithTheSettingMeant() throws {
+        let environment = ["IREPORTER_WOKERS": "8", "IREPORTER_WORKERS": "2", "IREPORTER_CONFIG": "/dev/null",
+                           "IREPORTER_SOMETHING_ELSE": "1", "PATH": "/bin"]
+        #expect(Configuration.unknownVariableWarnings(environment) == [
+            "IREPORTER_SOMETHING_ELSE is no setting: ignored (docs/CONFIGURATION.md lists them)",
+            "IREPORTER_WOKERS is no setting: ignored (did you mean IREPORTER_WORKERS?)",
+        ])
+        let configuration = try Configuration.load(arguments: [], environment: environment)
+        #expect(configuration.workers == 2)
+        #expect(configuration.warnings.contains("IREPORTER_WOKERS is no setting: ignored (did you mean IREPORTER_WORKERS?)"),
+                "said at start and by --check-config, with the other warnings")
     }
 }

@@ -1,0 +1,137 @@
+"""`ireporter check` and the readiness page (issue 27), against a real
+MariaDB, our server and nginx (deploy/nginx/ireporter.conf):
+
+  - check says ok for each item of a working installation (as root, it
+    tries the folders as the configured user) and exits 0; a wrong database
+    password, a missing upload folder or one only root may write exit 1
+    naming what failed (--check-config says "configuration OK" to each);
+  - /ireporter-ready answers 200 `ready` while the database answers, and
+    503 naming the database for a server whose database is down, while
+    /ireporter-ping still answers `pong` (liveness is not readiness).
+
+    IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_check_ready.py
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import servers
+
+PORT, DEAD_DB_PORT = servers.http_port(1), servers.http_port(2)
+
+
+@pytest.fixture(scope="module")
+def site():
+    with servers.server_behind_nginx("check", PORT) as server:
+        yield server
+
+
+def variant(site, name: str, **keys) -> Path:
+    """The site's configuration with `keys` changed, in a file of its own."""
+    path = site.base / f"{name}.conf"
+    path.write_text(servers.set_config_keys(site.config_text, keys))
+    return path
+
+
+def run(site, *args: str, conf: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(site.binary), *args, "--config", str(conf or site.config_path)], env=servers.clean_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def items(output: str) -> dict[str, str]:
+    """`ok   database: ...` lines: item -> the whole line."""
+    found = {}
+    for line in output.splitlines():
+        m = re.match(r"^(ok  |warn|FAIL) ([^:]+): ", line)
+        if m:
+            found[m.group(2)] = line
+    return found
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_check_says_ok_for_each_item_of_a_working_installation(site):
+    # As installed (schema.sql): the migrations are pending, which the server serves without.
+    p = run(site, "check")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.match(r"warn database: connected to .*; migrations not applied: 001-widen-pass, .* \(ireporter migrate\)$",
+                    items(p.stdout)["database"]), p.stdout
+    migrate = run(site, "migrate")
+    assert migrate.returncode == 0, migrate.stdout + migrate.stderr
+    p = run(site, "check")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = items(p.stdout)
+    assert lines["user"].startswith("ok  ") and "www-data" in lines["user"], p.stdout
+    migrations = len(list((servers.REPO / "sql" / "migrations").glob("*.sql")))
+    assert re.match(rf"ok   database: connected to .* as [^ ]+, database \w+; schema and {migrations} migrations applied$",
+                    lines["database"]), p.stdout
+    for folder in ("upload_dir", "session_dir"):
+        assert lines[folder].startswith("ok  ") and f"writable by uid {servers.pwd_id('www-data')}" in lines[folder], p.stdout
+    # The running server has the socket: said, not a failure.
+    assert lines["listen"].startswith("warn") and "in use (by a running server?)" in lines["listen"], p.stdout
+
+
+def test_check_names_a_wrong_database_password(site):
+    conf = variant(site, "wrong-password", db_url=re.sub(r"^(mysql://[^:/@]+:)[^@]*@", r"\1wrong@", site.db_url))
+    assert run(site, "--check-config", conf=conf).returncode == 0, "the syntax is fine: --check-config cannot tell"
+    p = run(site, "check", conf=conf)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert items(p.stdout)["database"].startswith("FAIL database:") and "Access denied" in p.stdout, p.stdout
+    assert "check failed: database" in p.stderr, p.stderr
+    assert items(p.stdout)["upload_dir"].startswith("ok  "), "every item is tried, not only up to the first failure"
+
+
+def test_check_names_a_missing_upload_folder(site):
+    missing = site.base / "no-such-upload"
+    conf = variant(site, "missing-upload", upload_dir=missing)
+    p = run(site, "check", conf=conf)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert items(p.stdout)["upload_dir"] == f"FAIL upload_dir: {missing} does not exist", p.stdout
+    assert "check failed: upload_dir" in p.stderr
+
+
+def test_check_tries_the_folders_as_the_servers_user(site):
+    """root may write anywhere; the server, as www-data, may not."""
+    roots = site.base / "roots-upload"
+    roots.mkdir(mode=0o755, exist_ok=True)
+    p = run(site, "check", conf=variant(site, "roots-upload", upload_dir=roots))
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert items(p.stdout)["upload_dir"].startswith(f"FAIL upload_dir: {roots} is not writable by uid "
+                                                    f"{servers.pwd_id('www-data')}"), p.stdout
+
+
+def test_ready_while_the_database_answers_and_ping_stays_pong(site):
+    assert get(f"http://127.0.0.1:{PORT}/ireporter-ready") == (200, "ready\n")
+    assert get(f"http://127.0.0.1:{PORT}/ireporter-ping") == (200, "pong\n")
+
+
+def test_not_ready_naming_the_database_when_it_is_down(site):
+    """A second server whose database is a closed port: alive (ping), not ready."""
+    base = site.base / "dead-db"
+    server = nginx = None
+    try:
+        server = servers.OurServer(base, servers.binary(), "mysql://ireport:x@127.0.0.1:1/iReport", workers=1).start()
+        nginx = servers.Nginx(base, DEAD_DB_PORT, server.socket_path, server.upload_dir).start()
+        status, body = get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ready")
+        assert status == 503 and body.startswith("not ready\ndatabase: "), (status, body)
+        assert get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ping") == (200, "pong\n")
+        p = run(site, "check", conf=server.config_path)
+        assert p.returncode == 1 and items(p.stdout)["database"].startswith("FAIL database: 127.0.0.1:1: "), p.stdout
+    finally:
+        if nginx:
+            nginx.stop()
+        if server:
+            server.stop()
