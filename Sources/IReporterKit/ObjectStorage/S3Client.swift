@@ -95,7 +95,7 @@ public final class S3Client {
         let request = "\(method) \(settings.place)/\(key)"
         precondition(key.isEmpty || Self.isValidKey(key), "unchecked S3 key \(key)")
         let url = "\(settings.endpoint)/\(settings.bucket)/\(key)" + (query.isEmpty ? "" : "?\(query)")
-        let signed = headers + ["x-amz-content-sha256: \(SHA256.hex(body ?? []))"]
+        let signed = headers + ["x-amz-content-sha256: \(Digest.sha256.hexString(body ?? []))"]
         let response: CurlTransfer.Response
         do {
             response = try transfer.perform(method: method, url: url, headers: signed, body: body,

@@ -1,10 +1,8 @@
-import CCrypto
-
 /// The password as every client sends it: what the 2012 app computes on the
 /// phone (LoginScreen.m), the lower-case hex SHA-1 of the typed password
 /// followed by the salt compiled into the app. The server stores
 /// Argon2id(this value), so an account logs in with one typed password from
-/// the app and from the web client (web/assets/sha1.js computes the same
+/// the app and from the web client (web/assets/password.js computes the same
 /// value), and a door that receives the typed password itself (the
 /// Mastodon-compatible API's password grant) derives it here.
 public enum AppPassword {
@@ -13,15 +11,7 @@ public enum AppPassword {
 
     /// The value the app sends for `typed`: 40 lower-case hex digits.
     public static func derived(fromTyped typed: [UInt8]) -> [UInt8] {
-        let input = typed + salt
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let done = input.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha1(), nil)
-        }
-        precondition(done == 1 && length == 20, "EVP_Digest(SHA-1) failed")
-        let digits = Array("0123456789abcdef".utf8)
-        return digest.prefix(20).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
+        Digest.sha1.hex(typed + salt)
     }
 
     /// Whether `sent` is the app's value of `typed` (compared as the stored

@@ -4,14 +4,6 @@ import Testing
 /// How the gateway tells a request a browser sent from another web site
 /// (the refusal itself: JSONRPCTests and the end-to-end suite).
 struct CrossOriginTests {
-    final class Request: GatewayRequest {
-        let params: [String: String]
-        init(_ params: [String: String]) { self.params = params }
-        func param(_ name: String) -> String? { params[name] }
-        func read(into buffer: UnsafeMutableRawBufferPointer) -> Int { 0 }
-        func write(_ bytes: [UInt8]) -> Bool { true }
-    }
-
     @Test func originsAndFetchSites() {
         let cases: [([String: String], Bool)] = [
             ([:], false), // the 2012 app, curl
@@ -32,7 +24,7 @@ struct CrossOriginTests {
             (["HTTP_HOST": "example.com", "HTTP_ORIGIN": "https://example.com", "HTTP_SEC_FETCH_SITE": "cross-site"], true),
         ]
         for (params, crossOrigin) in cases {
-            #expect(APIResponder.isCrossOrigin(Request(params)) == crossOrigin, "\(params)")
+            #expect(APIResponder.isCrossOrigin(ParameterRequest(params)) == crossOrigin, "\(params)")
         }
     }
 

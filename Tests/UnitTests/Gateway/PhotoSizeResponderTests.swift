@@ -5,13 +5,6 @@ import TestSupport
 /// A size's first answer (the server's) and every later one (the web
 /// server's, from disk) carry the same headers that keep a photo a picture.
 struct PhotoSizeResponderTests {
-    final class Request: GatewayRequest {
-        let params: [String: String]
-        init(_ params: [String: String]) { self.params = params }
-        func param(_ name: String) -> String? { params[name] }
-        func read(into buffer: UnsafeMutableRawBufferPointer) -> Int { 0 }
-        func write(_ bytes: [UInt8]) -> Bool { true }
-    }
 
     let scratch = ScratchDirectory("size-answers")
 
@@ -26,7 +19,7 @@ struct PhotoSizeResponderTests {
         }, unpublish: folder.remove)
         let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(),
                                                              decodeGate: nil))
-        let answer = responder.answer(Request(["REQUEST_METHOD": "GET",
+        let answer = responder.answer(ParameterRequest(["REQUEST_METHOD": "GET",
                                                "REQUEST_URI": "/iReporter/" + PhotoTree.urlPath(id: id, secret: secret, size: .square75)]))
         let text = String(decoding: answer.prefix(600), as: UTF8.self)
         let end = try #require(text.firstRange(of: "\r\n\r\n"))

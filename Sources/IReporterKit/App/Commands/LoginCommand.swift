@@ -79,7 +79,7 @@ public struct LoginCommand: Command {
     /// What reaches the counters (Redis) is no cheap hash of a password.
     static func retryTag(_ candidates: [UserRecord], _ password: [UInt8]) -> String {
         let material = candidates.flatMap { $0.password + [0] } + [0] + PasswordHasher.normalized(password)
-        return String(SHA256.hex(material).prefix(16))
+        return String(Digest.sha256.hexString(material).prefix(16))
     }
 
     /// Starts `user`'s session under a fresh id (a planted id is never
