@@ -36,6 +36,15 @@ extension CommentCommand.Failure {
     }
 }
 
+extension PreviewCommand.Failure {
+    public var kind: FailureKind {
+        switch self {
+        case .tooManyPreviews: .rateLimited
+        case .noFile, .noEffect: .other
+        }
+    }
+}
+
 extension UncommentCommand.Failure {
     public var kind: FailureKind {
         switch self {

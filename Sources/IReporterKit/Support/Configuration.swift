@@ -54,6 +54,9 @@ public struct Configuration: Sendable {
     public var voteRateLimit = 600
     /// The Nchan publisher location new photos are posted to; empty: none.
     public var livePublishURL = ""
+    /// The key the publisher location asks for.
+    public var livePublishKey = ""
+    public var previewRateLimit = 300
     /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
     public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
@@ -182,6 +185,10 @@ public struct Configuration: Sendable {
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
         Setting("live_publish_url", .text(\.livePublishURL),
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
+        Setting("live_publish_key", .text(\.livePublishKey),
+                "sent with each announcement (header `X-IReporter-Publish-Key`); nginx's publisher location accepts only this key (deploy/nginx/ireporter-live.conf), so that no one else can send every subscriber a photo (behind a proxy on the same host everyone arrives from loopback). Letters, digits, `-`, `_`, `.`, at least 16 of them; without one there is no live stream."),
+        Setting("preview_rate_limit", .number(\.previewRateLimit, 0...1_000_000),
+                "`preview`s per user per hour (each is a decode and an encode of up to `max_image_pixels`); 0 = no limit."),
         Setting("flickr_api_keys", .text(\.flickrAPIKeys),
                 "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),

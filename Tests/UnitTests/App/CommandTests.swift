@@ -120,6 +120,22 @@ struct CommandTests {
         #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Too many uploads, please try again later"}"#)
     }
 
+    @Test func previewsPerHourAreLimitedPerUser() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.previewsPerHour = 2
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for _ in 0..<2 {
+            let answer = try phone.send([("command", "preview"), ("effect", "sepia")], file: photo)
+            #expect(answer.contentType == "image/jpeg" && jpegSize(answer.body) != nil)
+        }
+        #expect(try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
+                == #"{"error":"Too many previews, please try again later"}"#)
+        // Another user has previews of their own.
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+        #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
+    }
+
     @Test func titlesAreCutOnACharacterBoundary() throws {
         let ascii = Array(repeating: UInt8(ascii: "T"), count: 120)
         #expect(TextRules.fitting(ascii, maxBytes: 100) == Array(ascii[..<100]))

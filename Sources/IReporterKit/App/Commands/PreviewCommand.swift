@@ -1,7 +1,9 @@
 /// `preview`: a small photo (the `file` part, as `upload` sends it) with
 /// `effect` rendered by the same code as `upload`, answered as the JPEG
 /// itself, so a client shows exactly what would be stored. For a logged-in
-/// user (it costs a decode and an encode).
+/// user, at most `preview_rate_limit` an hour (each costs a decode and an
+/// encode of up to `max_image_pixels`: eight parallel 49 MP previews slowed
+/// everyone's `stream`, issue 26), through the decode gate as uploads are.
 public struct PreviewCommand: SignedInCommand {
     public struct Input: CommandInput {
         public let file: UploadedFile?
@@ -16,11 +18,13 @@ public struct PreviewCommand: SignedInCommand {
     public enum Failure: APIFailure {
         case noFile
         case noEffect
+        case tooManyPreviews
 
         public var message: String {
             switch self {
             case .noFile: "Preview needs a photo in the file field"
             case .noEffect: "Preview needs an effect: the effects command lists them"
+            case .tooManyPreviews: "Too many previews, please try again later"
             }
         }
     }
@@ -29,17 +33,26 @@ public struct PreviewCommand: SignedInCommand {
     private let maxPixels: Int
     private let decodeGate: DecodeGate?
     private let concurrentDecodes: Int
+    private let counters: any SharedCounters
+    private let perHour: Int
 
     public init(_ services: AppServices) {
+        counters = services.counters
+        perHour = services.policy.previewsPerHour
         maxPixels = services.policy.maxImagePixels
         renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
         decodeGate = services.decodeGate
-        concurrentDecodes = services.policy.concurrentDecodes
+        // Half the decode slots at most (one on two CPUs): previews in
+        // parallel leave CPUs to uploads and to everyone's stream.
+        concurrentDecodes = max(1, services.policy.concurrentDecodes / 2)
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> JPEGImage {
         guard let spool = input.file?.spoolPath else { throw Failure.noFile }
         guard let effect = input.effect else { throw Failure.noEffect }
+        if perHour > 0, try !counters.allow("preview:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
+            throw Failure.tooManyPreviews
+        }
         let started = monotonicMicros()
         defer { context.imageMicros = monotonicMicros() - started }
         do {
