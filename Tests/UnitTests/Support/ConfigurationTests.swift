@@ -238,6 +238,13 @@ struct ConfigurationTests {
         configuration.listenAllowedClients = ClientAllowList()
         configuration.listen = "127.0.0.1:9000"
         #expect(configuration.warnings.isEmpty)
+
+        // A live stream without the publisher's key: none, and said so.
+        configuration.livePublishURL = "http://127.0.0.1:8080/ireporter-publish"
+        #expect(configuration.warnings.count == 1)
+        #expect(configuration.warnings.first?.hasPrefix("live_publish_url without a live_publish_key") == true)
+        configuration.livePublishKey = "0123456789abcdef"
+        #expect(configuration.warnings.isEmpty)
     }
 
     @Test func allowedClientsAreAddresses() throws {
