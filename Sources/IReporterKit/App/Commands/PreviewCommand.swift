@@ -2,8 +2,8 @@
 /// `effect` rendered by the same code as `upload`, answered as the JPEG
 /// itself, so a client shows exactly what would be stored. For a logged-in
 /// user, at most `preview_rate_limit` an hour (each costs a decode and an
-/// encode of up to `max_image_pixels`: eight parallel 49 MP previews slowed
-/// everyone's `stream`, issue 26), through the decode gate as uploads are.
+/// encode of up to `max_image_pixels`: issue 26), through the decode gate
+/// as uploads are.
 public struct PreviewCommand: SignedInCommand {
     public struct Input: CommandInput {
         public let file: UploadedFile?
@@ -42,9 +42,7 @@ public struct PreviewCommand: SignedInCommand {
         maxPixels = services.policy.maxImagePixels
         renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
         decodeGate = services.decodeGate
-        // Half the decode slots at most (one on two CPUs): previews in
-        // parallel leave CPUs to uploads and to everyone's stream.
-        concurrentDecodes = max(1, services.policy.concurrentDecodes / 2)
+        concurrentDecodes = services.policy.concurrentDecodes
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> JPEGImage {
