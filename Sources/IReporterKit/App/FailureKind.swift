@@ -40,6 +40,7 @@ extension PreviewCommand.Failure {
     public var kind: FailureKind {
         switch self {
         case .tooManyPreviews: .rateLimited
+        case .busy: .unavailable
         case .noFile, .noEffect: .other
         }
     }

@@ -136,6 +136,19 @@ struct CommandTests {
         #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
     }
 
+    @Test func aPreviewIsRefusedAtOnceWhileEveryDecodeSlotIsTaken() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.concurrentDecodes = 1
+        let gate: DecodeGate? = DecodeGate()
+        let phone = try AppHarness(policy: policy, decodeGate: gate)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        let busy = try gate.decoding(limit: 1) { // an upload's decode holds the one slot
+            try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
+        }
+        #expect(busy == #"{"error":"The server is busy with other photos, please try again"}"#)
+        #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
+    }
+
     @Test func titlesAreCutOnACharacterBoundary() throws {
         let ascii = Array(repeating: UInt8(ascii: "T"), count: 120)
         #expect(TextRules.fitting(ascii, maxBytes: 100) == Array(ascii[..<100]))

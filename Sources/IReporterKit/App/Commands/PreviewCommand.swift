@@ -2,8 +2,9 @@
 /// `effect` rendered by the same code as `upload`, answered as the JPEG
 /// itself, so a client shows exactly what would be stored. For a logged-in
 /// user, at most `preview_rate_limit` an hour (each costs a decode and an
-/// encode of up to `max_image_pixels`: issue 26), through the decode gate
-/// as uploads are.
+/// encode of up to `max_image_pixels`: issue 26). A preview never waits for
+/// a decode slot: while every slot is taken it is refused at once, so that
+/// previews in parallel do not hold the workers everyone's `stream` needs.
 public struct PreviewCommand: SignedInCommand {
     public struct Input: CommandInput {
         public let file: UploadedFile?
@@ -19,12 +20,14 @@ public struct PreviewCommand: SignedInCommand {
         case noFile
         case noEffect
         case tooManyPreviews
+        case busy
 
         public var message: String {
             switch self {
             case .noFile: "Preview needs a photo in the file field"
             case .noEffect: "Preview needs an effect: the effects command lists them"
             case .tooManyPreviews: "Too many previews, please try again later"
+            case .busy: "The server is busy with other photos, please try again"
             }
         }
     }
@@ -54,9 +57,10 @@ public struct PreviewCommand: SignedInCommand {
         let started = monotonicMicros()
         defer { context.imageMicros = monotonicMicros() - started }
         do {
-            return JPEGImage(jpeg: try decodeGate.decoding(limit: concurrentDecodes) {
+            guard let jpeg = try decodeGate.decodingIfFree(limit: concurrentDecodes, {
                 try renderer.preview(fileAt: spool, effect: effect, maxPixels: maxPixels)
-            })
+            }) else { throw Failure.busy }
+            return JPEGImage(jpeg: jpeg)
         } catch let error as JPEGImageError {
             throw UploadCommand.Failure(error, maxPixels: maxPixels)
         }
