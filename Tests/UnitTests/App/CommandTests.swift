@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import IReporterKit
 import TestSupport
@@ -142,10 +145,25 @@ struct CommandTests {
         let gate: DecodeGate? = DecodeGate()
         let phone = try AppHarness(policy: policy, decodeGate: gate)
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
-        let busy = try gate.decoding(limit: 1) { // an upload's decode holds the one slot
-            try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
+        // Another worker's upload holds the one slot for 2 s (it says when it has it).
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let worker = ChildProcess {
+            try? gate.decoding(limit: 1) {
+                _ = write(ends[1], "x", 1)
+                usleep(2_000_000)
+            }
+            return 0
         }
-        #expect(busy == #"{"error":"The server is busy with other photos, please try again"}"#)
+        close(ends[1])
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 1)
+        close(ends[0])
+        let started = monotonicMillis()
+        #expect(try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
+                == #"{"error":"The server is busy with other photos, please try again"}"#)
+        #expect(monotonicMillis() - started < 1000, "refused at once, not after the wait")
+        #expect(worker.wait(seconds: 10) == 0)
         #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
     }
 
