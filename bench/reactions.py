@@ -14,7 +14,8 @@ server, nginx with Nchan):
   stream_extras     extras=likes,dislikes,comments,myvote, 32 phones logged in
   stream_one        one photo by id (IdPhoto cycling), one call per request
   rpc_batch10       a JSON-RPC batch of 10 such calls per request
-  live              SUBSCRIBERS (2000) idle EventSource subscribers on nginx's
+  live              SUBSCRIBERS (1000: the live location's total, 20 per
+                    loopback address) idle EventSource subscribers on nginx's
                     Nchan, one upload, the delay until each got it; nginx
                     memory per subscriber; workers busy meanwhile
   effects           each effect on a 640x640 and a 12 MP upload, the image
@@ -51,7 +52,9 @@ PHOTOS = int(os.environ.get("PHOTOS", 1_000_000))
 VOTES_PER_PHOTO = int(os.environ.get("VOTES_PER_PHOTO", 10))
 COMMENTS_PER_PHOTO = int(os.environ.get("COMMENTS_PER_PHOTO", 1))
 USERS = int(os.environ.get("USERS", 10_000))
-SUBSCRIBERS = int(os.environ.get("SUBSCRIBERS", 2000))
+SUBSCRIBERS = int(os.environ.get("SUBSCRIBERS", 1000))
+# deploy/nginx/ireporter-live.conf's subscribers per client address.
+PER_ADDRESS = 20
 DUR = os.environ.get("DUR", "10s")
 CONNS = int(os.environ.get("CONNS", 32))
 EFFECT_REPS = int(os.environ.get("EFFECT_REPS", 3))
@@ -186,8 +189,9 @@ def live(stack: Stack, jpeg: bytes) -> dict:
     selector = selectors.DefaultSelector()
     buffers: dict[socket.socket, bytes] = {}
     t0 = time.monotonic()
-    for _ in range(SUBSCRIBERS):
-        s = socket.create_connection(("127.0.0.1", stack.port), timeout=10)
+    for n in range(SUBSCRIBERS):
+        source = f"127.0.{8 + n // PER_ADDRESS // 250}.{n // PER_ADDRESS % 250 + 1}"
+        s = socket.create_connection(("127.0.0.1", stack.port), timeout=10, source_address=(source, 0))
         s.sendall(request)
         s.setblocking(False)
         buffers[s] = b""

@@ -123,17 +123,24 @@ stack_render_nginx() {
   chmod -R a+rX "$RUN_DIR/web"
   sed -e "s#/usr/share/ireporter/web#$RUN_DIR/web#g" \
       "$IREPORTER_REPO/deploy/nginx/ireporter-web.conf" | write_file "$NGX_DIR/ireporter-web.conf"
+  # The publisher location's key (the server's live_publish_key), in a file
+  # only root reads, as the snippet's header says.
+  printf 'set $ireporter_publish_key "%s";\n' "$(stack_publish_key)" | write_file "$NGX_DIR/ireporter-publish-key.conf"
+  chmod 600 "$NGX_DIR/ireporter-publish-key.conf"
+  local key_file="s#/etc/nginx/ireporter-publish-key\.conf#$NGX_DIR/ireporter-publish-key.conf#"
   # LIVE_REDIS_URL (scripts/cluster.sh): the snippet's two Redis lines on,
   # so that the live channel is shared by every app host.
   if [ -n "${LIVE_REDIS_URL:-}" ]; then
     sed -e "s|^#nchan_redis_url redis://127.0.0.1:6379;|nchan_redis_url $LIVE_REDIS_URL;|" \
-        -e "s|^#nchan_use_redis on;|nchan_use_redis on;|" \
+        -e "s|^#nchan_use_redis on;|nchan_use_redis on;|" -e "$key_file" \
         "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf" | write_file "$NGX_DIR/ireporter-live.conf"
     grep -q '^nchan_use_redis on;' "$NGX_DIR/ireporter-live.conf" \
       || die "rendering deploy/nginx/ireporter-live.conf did not switch on its Redis lines"
   else
-    write_file "$NGX_DIR/ireporter-live.conf" < "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf"
+    sed -e "$key_file" "$IREPORTER_REPO/deploy/nginx/ireporter-live.conf" | write_file "$NGX_DIR/ireporter-live.conf"
   fi
+  grep -qF "include $NGX_DIR/ireporter-publish-key.conf;" "$NGX_DIR/ireporter-live.conf" \
+    || die "rendering deploy/nginx/ireporter-live.conf did not replace its key file's path"
   # S3_URL (scripts/cluster.sh with PHOTO_STORE=s3): the photos' URLs go to
   # the server behind nginx's cache (deploy/nginx/ireporter-s3.conf), whose
   # http-level line (its header's fastcgi_cache_path) gets a folder here.
@@ -153,6 +160,16 @@ stack_render_nginx() {
   chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
 }
 
+# The live stream publisher's key, made once for this RUN_DIR (root's, 0600).
+stack_publish_key() {
+  local file="$RUN_DIR/publish.key"
+  if [ ! -s "$file" ]; then
+    head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' | write_file "$file"
+    chmod 600 "$file"
+  fi
+  cat "$file"
+}
+
 stack_write_config() {
   local db_url="$DB_URL"
   [ -n "$db_url" ] || db_url="$("$IREPORTER_REPO/scripts/mariadb.sh" url "$DB_DIR")"
@@ -170,6 +187,7 @@ pid_file = $SRV_PID
 user = www-data
 # nginx's Nchan publisher location (deploy/nginx/ireporter-live.conf).
 live_publish_url = http://$HTTP_ADDR/ireporter-publish
+live_publish_key = $(stack_publish_key)
 ${STACK_EXTRA_CONFIG:-}
 EOF
   if [ -n "${S3_URL:-}" ]; then

@@ -27,11 +27,16 @@ DESKTOP = (1280, 800)
 
 
 def start(width: int = DESKTOP[0], height: int = DESKTOP[1], phone: bool = False,
-          reduced_motion: bool = False) -> webdriver.Chrome:
+          reduced_motion: bool = False, host_names: tuple[str, ...] = ()) -> webdriver.Chrome:
+    """`host_names`: names the browser finds at 127.0.0.1 (no resolver asked),
+    for a site that is not `localhost` (to which Chromium gives privileges
+    such as `Sec-Fetch-*` over plain HTTP)."""
     options = Options()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--disable-extensions", "--no-first-run", f"--window-size={width},{height}"):
         options.add_argument(argument)
+    if host_names:
+        options.add_argument("--host-resolver-rules=" + ", ".join(f"MAP {name} 127.0.0.1" for name in host_names))
     if phone:
         options.add_experimental_option("mobileEmulation", {
             "deviceMetrics": {"width": width, "height": height, "pixelRatio": 3.0, "touch": True}})

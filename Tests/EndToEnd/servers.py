@@ -166,6 +166,11 @@ def install_binary(src: Path, dst: Path) -> Path:
     return dst
 
 
+# The key of nginx's publisher location in the private nginxes (Nginx), and
+# the live_publish_key of servers that publish there.
+PUBLISH_KEY = "e2e-publish-key-" + secrets.token_hex(8)
+
+
 def render(src: Path, dst: Path, replace: dict[str, str], mode: int = 0o644) -> str:
     """Copy a deploy/ file, replacing literal strings (each must occur)."""
     text = src.read_text()
@@ -586,7 +591,12 @@ class Nginx:
         # The web client's and the live stream's snippets.
         render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
                {"/usr/share/ireporter/web": str(DEPLOY.parent / "web")})
-        render(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf", live_edits or {})
+        # The publisher's key, in a file of nginx's own (the server's live_publish_key: PUBLISH_KEY).
+        key_file = self.dir / "ireporter-publish-key.conf"
+        key_file.write_text(f'set $ireporter_publish_key "{PUBLISH_KEY}";\n')
+        key_file.chmod(0o600)
+        render(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf",
+               {"/etc/nginx/ireporter-publish-key.conf": str(key_file), **(live_edits or {})})
         render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
                {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
 
@@ -702,7 +712,8 @@ class S3Server:
 
 
 @contextlib.contextmanager
-def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, str]] = None, **keys):
+def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, str]] = None,
+                        live_edits: Optional[dict[str, str]] = None, **keys):
     """The test database, our server (`keys`: its configuration) in a work
     folder of its own and a private nginx on `port` in front of it; all
     stopped, and the folder removed, afterwards."""
@@ -712,7 +723,7 @@ def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, st
     server = nginx = None
     try:
         server = OurServer(base / "server", binary(), db.url, **keys).start()
-        nginx = Nginx(base, port, server.socket_path, server.upload_dir, edits=nginx_edits,
+        nginx = Nginx(base, port, server.socket_path, server.upload_dir, edits=nginx_edits, live_edits=live_edits,
                       s3=keys.get("photo_store") == "s3").start()
         yield server
     finally:

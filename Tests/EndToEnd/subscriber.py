@@ -1,8 +1,11 @@
 """A subscriber to the live stream (/iReporter/live, nginx's Nchan module), as
-a browser's EventSource is: test_live.py and test_redis.py (across hosts)."""
+a browser's EventSource is: test_live.py and test_redis.py (across hosts).
+`source` is the loopback address it connects from (127.x.y.z): nginx allows
+only so many subscribers per address (deploy/nginx/ireporter-live.conf)."""
 from __future__ import annotations
 
 import json
+import selectors
 import socket
 import time
 
@@ -12,8 +15,9 @@ from appclient import Endpoint
 class Subscriber:
     """An EventSource subscriber to /iReporter/live, its headers read."""
 
-    def __init__(self, endpoint: Endpoint, timeout: float = 10):
-        self.sock = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout)
+    def __init__(self, endpoint: Endpoint, timeout: float = 10, source: str | None = None):
+        self.sock = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout,
+                                             source_address=(source, 0) if source else None)
         self.sock.sendall((f"GET {endpoint.path('live')} HTTP/1.1\r\nHost: {endpoint.host_header}\r\n"
                            "Accept: text/event-stream\r\n\r\n").encode())
         head = b""
@@ -39,3 +43,37 @@ class Subscriber:
 
     def close(self):
         self.sock.close()
+
+
+def subscribe_all(endpoint: Endpoint, sources: list[str], deadline: float) -> tuple[list[socket.socket], list[bytes]]:
+    """One subscription from each of `sources` (an address may recur), sent
+    at once, as a flood would: the sockets nginx answered 200 (held open),
+    and the status lines of the others (closed). Bounded by `deadline`."""
+    request = (f"GET {endpoint.path('live')} HTTP/1.1\r\nHost: {endpoint.host_header}\r\n"
+               "Accept: text/event-stream\r\n\r\n").encode()
+    selector = selectors.DefaultSelector()
+    heads: dict[socket.socket, bytes] = {}
+    for source in sources:
+        s = socket.create_connection((endpoint.host, endpoint.port), timeout=10, source_address=(source, 0))
+        s.sendall(request)
+        s.setblocking(False)
+        heads[s] = b""
+        selector.register(s, selectors.EVENT_READ)
+    accepted, refused = [], []
+    while len(accepted) + len(refused) < len(sources) and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=0.2):
+            s = key.fileobj
+            chunk = s.recv(4096)
+            heads[s] += chunk
+            if b"\r\n" in heads[s] or not chunk:
+                selector.unregister(s)
+                status = heads[s].split(b"\r\n", 1)[0]
+                if b" 200 " in status:
+                    accepted.append(s)
+                else:
+                    refused.append(status)
+                    s.close()
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()
+    selector.close()
+    return accepted, refused

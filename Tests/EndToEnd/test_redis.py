@@ -82,7 +82,8 @@ def hosts():
         for n, port in enumerate(PORTS):
             server = servers.OurServer(base / f"host{n}", servers.binary(), db.url, workers=2,
                                        session_store="redis", redis_url=f"redis://127.0.0.1:{REDIS_PORT}/0",
-                                       live_publish_url=f"http://127.0.0.1:{port}/ireporter-publish").start()
+                                       live_publish_url=f"http://127.0.0.1:{port}/ireporter-publish",
+                                       live_publish_key=servers.PUBLISH_KEY).start()
             started.append(server)
             nginx = servers.Nginx(base / f"host{n}", port, server.socket_path, server.upload_dir,
                                   live_edits=live_in_redis).start()

@@ -30,6 +30,8 @@ public struct AppServices {
         public var commentsPerHour = 120
         /// Likes, dislikes and unvotes per user per hour; 0 = no limit.
         public var votesPerHour = 600
+        /// `preview`s per user per hour; 0 = no limit.
+        public var previewsPerHour = 300
 
         public init() {}
     }

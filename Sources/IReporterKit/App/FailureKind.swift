@@ -36,6 +36,16 @@ extension CommentCommand.Failure {
     }
 }
 
+extension PreviewCommand.Failure {
+    public var kind: FailureKind {
+        switch self {
+        case .tooManyPreviews: .rateLimited
+        case .busy: .unavailable
+        case .noFile, .noEffect: .other
+        }
+    }
+}
+
 extension UncommentCommand.Failure {
     public var kind: FailureKind {
         switch self {

@@ -135,28 +135,8 @@ final class APIResponder {
                    clientAddress: client, isCrossOrigin: Self.isCrossOrigin(request))
     }
 
-    /// Whether a browser says the request comes from another web site: its
-    /// `Sec-Fetch-Site` is not `same-origin` (or `none`, typed by the
-    /// user), or its `Origin` names another host than `Host` (another port
-    /// of the same host counts as the same when the web server passes the
-    /// host without its port). The 2012 app (and curl) send neither.
-    static func isCrossOrigin(_ request: GatewayRequest) -> Bool {
-        if let site = request.param("HTTP_SEC_FETCH_SITE")?.lowercased(), site != "same-origin" && site != "none" {
-            return true
-        }
-        guard let origin = request.param("HTTP_ORIGIN") else { return false }
-        let parts = origin.lowercased().split(separator: "/", omittingEmptySubsequences: false) // scheme:, "", host[:port]
-        guard let host = request.param("HTTP_HOST")?.lowercased(), parts.count == 3, parts[0].hasSuffix(":"),
-              parts[1].isEmpty else { return true }
-        // Debian's fastcgi_params pass nginx's $host, without the port: then only the names are compared.
-        return hostName(host[...]) == host[...] ? hostName(parts[2]) != host[...] : parts[2] != host[...]
-    }
-
-    /// `example.com` of `example.com:8080`, `[::1]` of `[::1]:8080`.
-    private static func hostName(_ authority: Substring) -> Substring {
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { return authority[...close] }
-        return authority.prefix { $0 != ":" }
-    }
+    /// Whether a browser says the request comes from another origin (`WebOrigin`).
+    static func isCrossOrigin(_ request: GatewayRequest) -> Bool { WebOrigin.isCrossOrigin(request) }
 
     /// `POST …/rpc`: the JSON-RPC endpoint (`/iReporter/rpc`).
     static func isJSONRPC(_ uri: String) -> Bool {

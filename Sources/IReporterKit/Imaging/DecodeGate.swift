@@ -14,4 +14,11 @@ extension Optional where Wrapped == DecodeGate {
         guard let gate = self else { return try decode() }
         return try gate.withSlot(limit: limit) { Result(catching: decode) }.get()
     }
+
+    /// Runs `decode` if one of the gate's `limit` slots is free now (or
+    /// there is no gate); nil when every slot is taken.
+    func decodingIfFree<R>(limit: Int, _ decode: () throws -> R) throws -> R? {
+        guard let gate = self else { return try decode() }
+        return try gate.withFreeSlot(limit: limit) { Result(catching: decode) }?.get()
+    }
 }

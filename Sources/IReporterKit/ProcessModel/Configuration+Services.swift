@@ -22,6 +22,7 @@ extension Configuration {
         policy.searchCacheMillis = replicas.isEmpty ? Int64(searchCacheMillis) : 0
         policy.commentsPerHour = commentRateLimit
         policy.votesPerHour = voteRateLimit
+        policy.previewsPerHour = previewRateLimit
         return policy
     }
 
@@ -111,9 +112,12 @@ extension Configuration {
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros + (replicaReads?.replica.busyMicros ?? 0) })
         services.readYourWrites = replicaReads
-        if !livePublishURL.isEmpty {
-            services.live = NchanPublisher(url: livePublishURL)
-            if services.live == nil { Log.warning("live_publish_url is not http://HOST[:PORT]/PATH: no live stream") }
+        if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start
+            services.live = NchanPublisher(url: livePublishURL, key: livePublishKey)
+            if services.live == nil {
+                Log.warning("live_publish_url is not http://HOST[:PORT]/PATH, or live_publish_key is not letters, digits, "
+                            + "-, _ and .: no live stream")
+            }
         }
         return services
     }

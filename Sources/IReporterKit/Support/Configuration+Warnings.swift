@@ -27,6 +27,10 @@ extension Configuration {
             warnings.append("db_replicas without db_url: the replicas' user, password and database come from db_url only, "
                             + "so every read stays on the primary (give db_url)")
         }
+        if !livePublishURL.isEmpty && livePublishKey.count < 16 {
+            warnings.append("live_publish_url without a live_publish_key of 16 or more letters and digits (the key of "
+                            + "nginx's publisher location, deploy/nginx/ireporter-live.conf): no live stream")
+        }
         return warnings
     }
 

@@ -57,6 +57,9 @@ public struct Configuration: Sendable {
     public var livePublishURL = ""
     /// `public_url`, ending in `/`; empty: the web server's name for the site.
     public var publicURL = ""
+    /// The key the publisher location asks for.
+    public var livePublishKey = ""
+    public var previewRateLimit = 300
     /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
     public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
@@ -191,6 +194,10 @@ public struct Configuration: Sendable {
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
         Setting("public_url", .publicURL,
                 "the address clients reach this site at, e.g. `https://photos.example.com/` (the web client's page; the API is its `iReporter/`): the absolute URLs in the Flickr-compatible answers (photo sizes, photo and profile pages) begin with it. Empty: the web server's own name for the site, `SERVER_NAME` with `SERVER_PORT` and `HTTPS` (nginx's `server_name`; Apache's `ServerName` only with `UseCanonicalName On`, else Apache passes the Host header there: set `public_url`), never the request's Host header."),
+        Setting("live_publish_key", .text(\.livePublishKey),
+                "sent with each announcement (header `X-IReporter-Publish-Key`); nginx's publisher location accepts only this key (deploy/nginx/ireporter-live.conf), so that no one else can send every subscriber a photo (behind a proxy on the same host everyone arrives from loopback). Letters, digits, `-`, `_`, `.`, at least 16 of them; without one there is no live stream."),
+        Setting("preview_rate_limit", .number(\.previewRateLimit, 0...1_000_000),
+                "`preview`s per user per hour (each is a decode and an encode of up to `max_image_pixels`); 0 = no limit."),
         Setting("flickr_api_keys", .text(\.flickrAPIKeys),
                 "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),

@@ -14,11 +14,18 @@ public final class NchanPublisher: LiveFeed {
     private let port: String
     private let path: String
     private let timeoutMillis: Int32
+    /// `X-IReporter-Publish-Key`: nginx lets only the holder of the key publish.
+    private let key: String
     /// The kept connection, -1 when there is none.
     private var connection: Int32 = -1
 
-    /// nil when `url` is not `http://HOST[:PORT]/PATH`.
-    public init?(url: String, timeoutMillis: Int32 = 500) {
+    /// nil when `url` is not `http://HOST[:PORT]/PATH`, or `key` is not a
+    /// header value (letters, digits, `-`, `_`, `.`).
+    public init?(url: String, key: String, timeoutMillis: Int32 = 500) {
+        guard key.utf8.allSatisfy({ $0 < 0x80 && ($0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+                                                  || Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber) })
+        else { return nil }
+        self.key = key
         guard url.hasPrefix("http://") else { return nil }
         let rest = url.dropFirst("http://".count)
         guard let slash = rest.firstIndex(of: "/") else { return nil }
@@ -83,7 +90,7 @@ public final class NchanPublisher: LiveFeed {
         do throws(SystemError) {
             if connection < 0 { connection = try connect() }
             let head = "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(body.count)\r\n\r\n"
+                + "X-IReporter-Publish-Key: \(key)\r\nContent-Length: \(body.count)\r\n\r\n"
             try send(Array(head.utf8) + body, on: connection)
         } catch {
             throw ExchangeFailure(error: error, beforeAnswer: true)

@@ -46,6 +46,15 @@ struct SharedMutex {
 }
 
 extension [SharedMutex] {
+    /// Runs `body` holding a free one of the first `limit` mutexes; nil,
+    /// without running it, when none is free (never waits).
+    func withFreeOneHeld<R>(limit: Int, _ body: () -> R) -> R? {
+        let count = Swift.min(Swift.max(limit, 1), self.count)
+        guard let free = (0..<count).first(where: { self[$0].tryLock() }) else { return nil }
+        defer { self[free].unlock() }
+        return body()
+    }
+
     /// Runs `body` holding one of the first `limit` mutexes (a gate's slots):
     /// a free one if there is any, else waits for this process's own, so
     /// that at most `limit` processes run `body` at once.

@@ -28,4 +28,10 @@ public class SlotGate: @unchecked Sendable {
     func withSlot<R>(limit: Int, _ body: () -> R) -> R {
         slots.withOneHeld(limit: limit, body)
     }
+
+    /// Runs `body` holding a free one of the first `limit` slots; nil when
+    /// all are taken (for work that had rather be refused than wait).
+    func withFreeSlot<R>(limit: Int, _ body: () -> R) -> R? {
+        slots.withFreeOneHeld(limit: limit, body)
+    }
 }

@@ -21,7 +21,8 @@ final class AppHarness {
     var cookie: [UInt8]?
     var address = "192.0.2.1"
 
-    init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy, hashingGate: HashingGate? = nil) throws {
+    init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy, hashingGate: HashingGate? = nil,
+         decodeGate: DecodeGate? = nil) throws {
         users = InMemoryUserStore(hashesPasswords: hashesPasswords)
         photos = InMemoryPhotoStore(users: users)
         search = InMemoryPhotoSearch(photos: photos)
@@ -30,7 +31,8 @@ final class AppHarness {
         counters = InMemoryCounters(clock: clock)
         services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
                                search: search,
-                               sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate)
+                               sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate,
+                               decodeGate: decodeGate)
         api = IReporterAPI(services: services)
     }
 

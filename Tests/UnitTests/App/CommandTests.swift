@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import IReporterKit
 import TestSupport
@@ -124,6 +127,50 @@ struct CommandTests {
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
         for _ in 0..<2 { #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"successful":1}"#) }
         #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Too many uploads, please try again later"}"#)
+    }
+
+    @Test func previewsPerHourAreLimitedPerUser() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.previewsPerHour = 2
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for _ in 0..<2 {
+            let answer = try phone.send([("command", "preview"), ("effect", "sepia")], file: photo)
+            #expect(answer.contentType == "image/jpeg" && jpegSize(answer.body) != nil)
+        }
+        #expect(try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
+                == #"{"error":"Too many previews, please try again later"}"#)
+        // Another user has previews of their own.
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "p")])
+        #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
+    }
+
+    @Test func aPreviewIsRefusedAtOnceWhileEveryDecodeSlotIsTaken() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.concurrentDecodes = 1
+        let gate: DecodeGate? = DecodeGate()
+        let phone = try AppHarness(policy: policy, decodeGate: gate)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        // Another worker's upload holds the one slot for 2 s (it says when it has it).
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let worker = ChildProcess {
+            try? gate.decoding(limit: 1) {
+                _ = write(ends[1], "x", 1)
+                usleep(2_000_000)
+            }
+            return 0
+        }
+        close(ends[1])
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 1)
+        close(ends[0])
+        let started = monotonicMillis()
+        #expect(try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
+                == #"{"error":"The server is busy with other photos, please try again"}"#)
+        #expect(monotonicMillis() - started < 1000, "refused at once, not after the wait")
+        #expect(worker.wait(seconds: 10) == 0)
+        #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
     }
 
     @Test func titlesAreCutOnACharacterBoundary() throws {

@@ -58,7 +58,8 @@ struct NchanPublisherTests {
         let log = "\(scratch.path)/seen"
         let server = ChildProcess { serve(listener, peer: peer, answering: answered ?? messages.count, log: log) }
         close(listener)
-        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:\(port)/ireporter-publish", timeoutMillis: timeoutMillis))
+        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:\(port)/ireporter-publish", key: publishKey,
+                                                                timeoutMillis: timeoutMillis))
         let started = monotonicMillis()
         for message in messages { publisher.publish(Array(message.utf8)) }
         publishing = monotonicMillis() - started
@@ -105,8 +106,13 @@ struct NchanPublisherTests {
         #expect(publishing >= 400 && publishing < 750)
     }
 
+    @Test func aKeyThatIsNotAHeaderValueIsRefused() {
+        #expect(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish", key: "a\r\nX-Other: 1") == nil)
+        #expect(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish", key: "clé") == nil)
+    }
+
     @Test func noListenerCostsAWarningNotTheCaller() throws {
-        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish"))
+        let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish", key: publishKey))
         let started = monotonicMillis()
         publisher.publish(Array("a".utf8))
         #expect(monotonicMillis() - started < 1000)
@@ -154,7 +160,11 @@ private func answer(_ connection: Int32, closing: Bool) {
     _ = Array(answer.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
 }
 
-/// One request's body, or nil at the end of the connection.
+/// The key nginx's publisher location asks for (deploy/nginx/ireporter-live.conf).
+private let publishKey = "unit-test-key-0123456789"
+
+/// One request's body (`nokey:` before it when it came without the
+/// publisher's key), or nil at the end of the connection.
 private func readRequest(_ connection: Int32) -> String? {
     var request: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1024)
@@ -165,7 +175,8 @@ private func readRequest(_ connection: Int32) -> String? {
             let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).filter { $0 != " " }) } ?? 0
             let body = text[headEnd.upperBound...]
-            if body.utf8.count >= length { return String(body) }
+            let keyed = head.split(separator: "\r\n").contains { $0 == "x-ireporter-publish-key: \(publishKey)" }
+            if body.utf8.count >= length { return (keyed ? "" : "nokey:") + String(body) }
         }
         let count = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
         if count <= 0 { return nil }

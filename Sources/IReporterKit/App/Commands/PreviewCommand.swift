@@ -1,7 +1,10 @@
 /// `preview`: a small photo (the `file` part, as `upload` sends it) with
 /// `effect` rendered by the same code as `upload`, answered as the JPEG
 /// itself, so a client shows exactly what would be stored. For a logged-in
-/// user (it costs a decode and an encode).
+/// user, at most `preview_rate_limit` an hour (each costs a decode and an
+/// encode of up to `max_image_pixels`: issue 26). A preview never waits for
+/// a decode slot: while every slot is taken it is refused at once, so that
+/// previews in parallel do not hold the workers everyone's `stream` needs.
 public struct PreviewCommand: SignedInCommand {
     public struct Input: CommandInput {
         public let file: UploadedFile?
@@ -16,11 +19,15 @@ public struct PreviewCommand: SignedInCommand {
     public enum Failure: APIFailure {
         case noFile
         case noEffect
+        case tooManyPreviews
+        case busy
 
         public var message: String {
             switch self {
             case .noFile: "Preview needs a photo in the file field"
             case .noEffect: "Preview needs an effect: the effects command lists them"
+            case .tooManyPreviews: "Too many previews, please try again later"
+            case .busy: "The server is busy with other photos, please try again"
             }
         }
     }
@@ -29,8 +36,12 @@ public struct PreviewCommand: SignedInCommand {
     private let maxPixels: Int
     private let decodeGate: DecodeGate?
     private let concurrentDecodes: Int
+    private let counters: any SharedCounters
+    private let perHour: Int
 
     public init(_ services: AppServices) {
+        counters = services.counters
+        perHour = services.policy.previewsPerHour
         maxPixels = services.policy.maxImagePixels
         renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
         decodeGate = services.decodeGate
@@ -40,12 +51,16 @@ public struct PreviewCommand: SignedInCommand {
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> JPEGImage {
         guard let spool = input.file?.spoolPath else { throw Failure.noFile }
         guard let effect = input.effect else { throw Failure.noEffect }
+        if perHour > 0, try !counters.allow("preview:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
+            throw Failure.tooManyPreviews
+        }
         let started = monotonicMicros()
         defer { context.imageMicros = monotonicMicros() - started }
         do {
-            return JPEGImage(jpeg: try decodeGate.decoding(limit: concurrentDecodes) {
+            guard let jpeg = try decodeGate.decodingIfFree(limit: concurrentDecodes, {
                 try renderer.preview(fileAt: spool, effect: effect, maxPixels: maxPixels)
-            })
+            }) else { throw Failure.busy }
+            return JPEGImage(jpeg: jpeg)
         } catch let error as JPEGImageError {
             throw UploadCommand.Failure(error, maxPixels: maxPixels)
         }
