@@ -189,7 +189,7 @@ struct FlickrAPITests {
     /// server's name for the site, never the request's Host.
     @Test func theSiteURLIsTheConfiguredAddressNotTheHostHeader() {
         func site(_ params: [String: String], publicURL: String = "") -> String {
-            FlickrResponder.siteURL(CrossOriginTests.Request(params), publicURL: publicURL)
+            FlickrResponder.siteURL(ParameterRequest(params), publicURL: publicURL)
         }
         let hostile = ["HTTP_HOST": "evil.example", "SERVER_PORT": "8080", "SERVER_ADDR": "127.0.0.1"]
         #expect(site(hostile.merging(["SERVER_NAME": "photos.example.com"]) { $1 }) == "http://photos.example.com:8080/iReporter/")
