@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
@@ -67,6 +68,15 @@ def http_port(n: int) -> int:
 
 
 # ------------------------------------------------------------------ basics
+
+def http_get(url: str) -> tuple[int, str]:
+    """(status, body) of a GET, an error status included (readiness's 503)."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
 
 def binary() -> Path:
     """The server binary under test (IREPORTER_BINARY); fails the test loudly."""

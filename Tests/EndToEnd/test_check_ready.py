@@ -16,8 +16,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -53,14 +51,6 @@ def items(output: str) -> dict[str, str]:
         if m:
             found[m.group(2)] = line
     return found
-
-
-def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=30) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 def test_check_says_ok_for_each_item_of_a_working_installation(site):
@@ -114,8 +104,8 @@ def test_check_tries_the_folders_as_the_servers_user(site):
 
 
 def test_ready_while_the_database_answers_and_ping_stays_pong(site):
-    assert get(f"http://127.0.0.1:{PORT}/ireporter-ready") == (200, "ready\n")
-    assert get(f"http://127.0.0.1:{PORT}/ireporter-ping") == (200, "pong\n")
+    assert servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ready") == (200, "ready\n")
+    assert servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ping") == (200, "pong\n")
 
 
 def test_not_ready_naming_the_database_when_it_is_down(site):
@@ -125,9 +115,9 @@ def test_not_ready_naming_the_database_when_it_is_down(site):
     try:
         server = servers.OurServer(base, servers.binary(), "mysql://ireport:x@127.0.0.1:1/iReport", workers=1).start()
         nginx = servers.Nginx(base, DEAD_DB_PORT, server.socket_path, server.upload_dir).start()
-        status, body = get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ready")
+        status, body = servers.http_get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ready")
         assert status == 503 and body.startswith("not ready\ndatabase: "), (status, body)
-        assert get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ping") == (200, "pong\n")
+        assert servers.http_get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ping") == (200, "pong\n")
         p = run(site, "check", conf=server.config_path)
         assert p.returncode == 1 and items(p.stdout)["database"].startswith("FAIL database: 127.0.0.1:1: "), p.stdout
     finally:

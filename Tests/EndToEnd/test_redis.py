@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -191,14 +189,6 @@ def test_a_subscriber_on_one_host_sees_a_photo_posted_through_the_other(hosts):
             subscriber.close()
 
 
-def ready(port: int, path: str = "/ireporter-ready") -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
 def test_redis_down_answers_clearly_and_service_comes_back(hosts):
     redis, apps, _ = hosts
     (server, url), (_, other) = apps
@@ -212,15 +202,15 @@ def test_redis_down_answers_clearly_and_service_comes_back(hosts):
             assert phone.login(user, password).json() == UNAVAILABLE
             assert isinstance(phone.stream().json()["result"], list), "the stream is still served"
             # Alive, not ready: a balancer's check leaves the host out (issue 27).
-            status, body = ready(PORTS[0])
+            status, body = servers.http_get(f"http://127.0.0.1:{PORTS[0]}/ireporter-ready")
             assert status == 503 and "\nredis: " in body and "database" not in body, (status, body)
-            assert ready(PORTS[0], "/ireporter-ping") == (200, "pong\n")
+            assert servers.http_get(f"http://127.0.0.1:{PORTS[0]}/ireporter-ping") == (200, "pong\n")
             check = subprocess.run([str(server.binary), "check", "--config", str(server.config_path)],
                                    env=servers.clean_env(), capture_output=True, text=True, timeout=60)
             assert check.returncode == 1 and "\nFAIL redis: " in check.stdout, check.stdout + check.stderr
         finally:
             redis.start()
-        servers.wait_for(lambda: ready(PORTS[0]) == (200, "ready\n"), 10, what="ready once Redis answers")
+        servers.wait_for(lambda: servers.http_get(f"http://127.0.0.1:{PORTS[0]}/ireporter-ready") == (200, "ready\n"), 10, what="ready once Redis answers")
         assert sorted(server.workers()) == workers, "no worker crashed"
         # A Redis that keeps nothing on disk forgot the session: log in again.
         assert phone.upload(servers.photo(), "after").json() == {"error": "Authorization required"}

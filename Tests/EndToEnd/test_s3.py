@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
@@ -160,25 +158,17 @@ def test_copy_photos_to_s3_moves_a_folder_into_the_bucket(site):
         (server.upload_dir / "987600.jpg").unlink()
 
 
-def ready() -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{PORT}/ireporter-ready", timeout=30) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
 def test_check_and_readiness_name_the_bucket_when_it_is_down(site):
     server, s3 = site
     check = [str(server.binary), "check", "--config", str(server.config_path)]
     s3.freeze(True)
     try:
-        status, body = ready()
+        status, body = servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ready")
         assert status == 503 and "\ns3: " in body and "database" not in body, (status, body)
         p = subprocess.run(check, env=servers.clean_env(), capture_output=True, text=True, timeout=60)
         assert p.returncode == 1 and "\nFAIL s3: " in p.stdout and "check failed: s3" in p.stderr, p.stdout + p.stderr
     finally:
         s3.freeze(False)
-    servers.wait_for(lambda: ready() == (200, "ready\n"), 10, what="ready once the bucket answers")
+    servers.wait_for(lambda: servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ready") == (200, "ready\n"), 10, what="ready once the bucket answers")
     p = subprocess.run(check, env=servers.clean_env(), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "\nok   s3: " in p.stdout, p.stdout + p.stderr
