@@ -230,7 +230,7 @@ def forging(phone: AppClient, fields: dict[str, str], address: str):
 
 def test_phones_behind_the_front_are_counted_by_their_own_addresses(cluster):
     def counters(kind: str, address: str) -> list[str]:
-        return cluster.redis("KEYS", f"ireporter:counter:{kind}*{address}").split()
+        return cluster.redis("KEYS", f"ireporter:counter-ms:{kind}*{address}").split()
 
     def count(key: str) -> int:
         return int(cluster.redis("GET", key).split()[0])
