@@ -35,9 +35,27 @@ final class AccessLog {
             let tenths = (micros + 50) / 100
             return "\(tenths / 10).\(tenths % 10)"
         }
-        return "client=\(record.client) method=\(record.method) uri=\(record.uri) command=\(record.command) bytes=\(record.bytes)"
+        return "client=\(record.client) method=\(record.method) uri=\(record.uri) command=\(record.command)"
+            + " call=\(record.call) outcome=\(record.outcome) bytes=\(record.bytes)"
             + " total_ms=\(millis(record.totalMicros)) parse_ms=\(millis(record.parseMicros))"
             + " db_ms=\(millis(record.databaseMicros)) image_ms=\(millis(record.imageMicros))"
             + " request_id=\(record.requestID) pid=\(getpid())"
+    }
+
+    /// A value the client chose (a command, a method, a request id), as one
+    /// field of the line: letters, digits and `._-:@` as they are, every
+    /// other byte `%XX`, at most 64 bytes of it; `-` when empty.
+    static func field(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in value.utf8.prefix(64) {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                out.append(byte)
+            default: out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return out.isEmpty ? "-" : String(decoding: out, as: UTF8.self)
     }
 }
