@@ -26,20 +26,33 @@ final class AccessLog {
 
     func write(_ record: APIResponder.Record) {
         guard fd >= 0 else { return }
-        let line = Array((Log.timestamp() + " " + Self.describe(record) + "\n").utf8)
+        let line = Array(Self.line(record, format: Log.format, time: Log.timestamp()).utf8)
         _ = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     }
 
-    static func describe(_ record: APIResponder.Record) -> String {
-        func millis(_ micros: Int64) -> String {
-            let tenths = (micros + 50) / 100
-            return "\(tenths / 10).\(tenths % 10)"
+    /// `key=value` fields after the time, or (`log_format = json`) one JSON
+    /// object with the same keys and `time` first.
+    static func line(_ record: APIResponder.Record, format: Log.Format, time: String) -> String {
+        switch format {
+        case .text: time + " " + describe(record) + "\n"
+        case .json: Log.json([("time", time)] + fields(record).map { ($0.0, $0.1) })
         }
-        return "client=\(record.client) method=\(record.method) uri=\(record.uri) command=\(record.command)"
-            + " call=\(record.call) outcome=\(record.outcome) bytes=\(record.bytes)"
-            + " total_ms=\(millis(record.totalMicros)) parse_ms=\(millis(record.parseMicros))"
-            + " db_ms=\(millis(record.databaseMicros)) image_ms=\(millis(record.imageMicros))"
-            + " request_id=\(record.requestID) pid=\(getpid())"
+    }
+
+    static func describe(_ record: APIResponder.Record) -> String {
+        fields(record).map { key, value in "\(key)=\((value as? Log.Decimal)?.text ?? "\(value)")" }.joined(separator: " ")
+    }
+
+    private static func fields(_ record: APIResponder.Record) -> [(String, any Sendable)] {
+        func millis(_ micros: Int64) -> Log.Decimal {
+            let tenths = (micros + 50) / 100
+            return Log.Decimal(text: "\(tenths / 10).\(tenths % 10)")
+        }
+        return [("client", record.client), ("method", record.method), ("uri", record.uri), ("command", record.command),
+                ("call", record.call), ("outcome", record.outcome), ("bytes", record.bytes),
+                ("total_ms", millis(record.totalMicros)), ("parse_ms", millis(record.parseMicros)),
+                ("db_ms", millis(record.databaseMicros)), ("image_ms", millis(record.imageMicros)),
+                ("request_id", record.requestID), ("pid", Int(getpid()))]
     }
 
     /// A value the client chose (a command, a method, a request id), as one

@@ -151,6 +151,7 @@ public enum IReporterCommandLine {
             Log.error("configuration:\n\(error)")
             return usageError
         }
+        Log.configure(level: configuration.logLevel, format: configuration.logFormat)
         guard let command = invocation.command else {
             // (not at every request of a CGI program)
             if invocation.checkConfig || !CGIRequest.isCGI { for warning in configuration.warnings { Log.warning(warning) } }
