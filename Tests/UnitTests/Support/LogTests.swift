@@ -45,3 +45,19 @@ struct LogTests {
         #expect(text.hasPrefix("2026-12-02T06:55:00Z client=203.0.113.7 method=POST uri=/iReporter/rpc command=rpc call=login,stream outcome=authorization-failed,ok bytes=212 total_ms=1.4 "))
     }
 }
+
+/// A long command's progress line: done of total, the phase's rate and the time left.
+struct TaskProgressLineTests {
+    @Test func aLineSaysDoneTotalRateAndTimeLeft() {
+        #expect(TaskProgress.line("repair", "making thumbnails", done: 1200, of: 6000, elapsedMillis: 3000)
+                == "repair: making thumbnails: 1200 of 6000 (20%), 400/s, about 13 s left")
+        #expect(TaskProgress.line("migrate-passwords", "re-hashing passwords", done: 3, of: 4000, elapsedMillis: 2000)
+                == "migrate-passwords: re-hashing passwords: 3 of 4000 (0%), 1.5/s, about 44 min left")
+        #expect(TaskProgress.line("repair", "reading rows", done: 50_000, of: nil, elapsedMillis: 2000)
+                == "repair: reading rows: 50000, 25000/s")
+        #expect(TaskProgress.line("copy-photos-to-s3", "photo files copied", done: 10, of: 10, elapsedMillis: 500)
+                == "copy-photos-to-s3: photo files copied: 10 of 10 (100%), 20/s")
+        #expect(TaskProgress.line("search-index", "photos indexed", done: 0, of: 10, elapsedMillis: 0)
+                == "search-index: photos indexed: 0 of 10 (0%)")
+    }
+}
