@@ -28,9 +28,10 @@ are bounded in count and time; loopback only.
 from __future__ import annotations
 
 import os
-import subprocess
+import shutil
 import signal
 import statistics
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -262,3 +263,25 @@ def test_failed_logins_and_refusals_are_the_lines_fail2ban_reads(endpoint, db, e
     assert text.count(f'login failed for "gail" from {guesser}\n') == failed, text
     assert text.count('login refused (throttled ') == 7 - failed, text
     assert 'for "x\\" from 198.51.100.1" from 127.0.18.2\n' in text, text
+
+
+def test_the_shipped_jail_reads_the_server_log_with_the_filter(tmp_path):
+    """deploy/fail2ban's jail beside Debian's fail2ban configuration, as
+    DEPLOY.md installs it, parsed by fail2ban itself (`-d`: the commands it
+    would give its server): the filter's lines, the web ports, the log."""
+    tool = servers.need_tool("/usr/bin/fail2ban-client", "fail2ban")
+    conf = tmp_path / "fail2ban"
+    shutil.copytree("/etc/fail2ban", conf)
+    for part in ("filter.d", "jail.d"):
+        shutil.copy(e2e.REPO_ROOT / "deploy/fail2ban" / part / "ireporter.conf", conf / part / "ireporter.conf")
+    log = tmp_path / "ireporter.log"
+    log.write_text("")
+    jail = conf / "jail.d/ireporter.conf"
+    jail.write_text(jail.read_text().replace("/var/log/ireporter/ireporter.log", str(log)))
+    out = subprocess.run([tool, "-c", str(conf), "-d"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    said = [line for line in out.stdout.splitlines() if "'ireporter'" in line]
+    assert "['start', 'ireporter']" in said, out.stdout
+    assert any("addfailregex" in line and "login failed for" in line and "registration refused" in line for line in said), said
+    assert f"['set', 'ireporter', 'addlogpath', '{log}', 'head']" in said, said
+    assert any("['port', 'http,https']" in line for line in said), said
