@@ -18,7 +18,8 @@
 #           test images), chromium chromium-driver firefox-esr (the web
 #           client's tests; Firefox through PyPI's marionette-driver, as
 #           Debian has no geckodriver), php-cli php-redis (PHP reading our
-#           sessions in Redis)
+#           sessions in Redis), fail2ban (its fail2ban-regex reads a log the
+#           server wrote with deploy/fail2ban's filter, test_throttle.py)
 #   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
 #           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark
 set -euo pipefail
@@ -30,7 +31,7 @@ PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev lib
       nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
-      chromium chromium-driver firefox-esr php-cli php-redis)
+      chromium chromium-driver firefox-esr php-cli php-redis fail2ban)
 [ "${1:-}" = bench ] && PKGS+=(libvips-tools)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

@@ -188,8 +188,12 @@ user = www-data
 # nginx's Nchan publisher location (deploy/nginx/ireporter-live.conf).
 live_publish_url = http://$HTTP_ADDR/ireporter-publish
 live_publish_key = $(stack_publish_key)
+# One line per request (Tests/EndToEnd/test_logs.py reads it).
+access_log = $RUN_DIR/access.log
 ${STACK_EXTRA_CONFIG:-}
 EOF
+  # The workers (www-data) append to it.
+  touch "$RUN_DIR/access.log" && chown www-data "$RUN_DIR/access.log"
   if [ -n "${S3_URL:-}" ]; then
     printf 'photo_store = s3\ns3_url = %s\n' "$S3_URL" >> "$SRV_CONF"
   fi

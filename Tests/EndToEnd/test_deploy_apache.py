@@ -131,7 +131,7 @@ Include "{cgi.snippet}"
 </VirtualHost>
 """
         apache = servers.Apache(base / "apache", [PROXY_PORT, FCGID_PORT, CGI_PORT],
-                                ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite", "filter", "deflate"], body)
+                                ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite", "filter", "deflate", "unique_id"], body)
         apache.start()
         started.append(apache)
 
@@ -231,7 +231,8 @@ def test_request_parameters_reach_the_server(stack, port):
     """REMOTE_ADDR, REQUEST_METHOD, REQUEST_URI (the original, not the
     rewritten one) as the server's access log records them; CONTENT_TYPE and
     CONTENT_LENGTH (the form is parsed: command=stream), HTTP_COOKIE (the
-    session survives, see the flows)."""
+    session survives, see the flows); mod_unique_id's UNIQUE_ID as the
+    request id (docs/DEPLOY.md, "Logs"), echoed as X-Request-Id."""
     marker = servers.unique_name("q")
     with AppClient(Endpoint(url(port))) as c:
         r = c.request("POST", f"/iReporter/some/path?{marker}=1", multipart_body([("command", "stream")]),
@@ -241,6 +242,8 @@ def test_request_parameters_reach_the_server(stack, port):
     line = servers.wait_for(lambda: next((x for x in log.read_text().splitlines() if marker in x), None), 5,
                             what=f"the request in {log}")
     assert f" client=127.0.0.1 method=POST uri=/iReporter/some/path?{marker}=1 command=stream " in line, line
+    request_id = r.header("X-Request-Id")
+    assert request_id and " outcome=ok " in line and f" request_id={request_id} " in line, (r.headers, line)
 
 
 # ------------------------------------------------------- mod_proxy_fcgi

@@ -1,5 +1,7 @@
 """The operator's long commands on a large installation: `ireporter migrate`,
-`migrate-passwords` and `repair` show their progress, stop on Ctrl-C
+`migrate-passwords`, `repair` and `search-index` show their progress (on
+stderr: done of total, rate and time left, redrawn in place on a terminal,
+a line every five seconds otherwise), stop on Ctrl-C
 (SIGINT) with nothing half-done, and the same command run again goes on
 where it stopped. The binary as an operator runs it (as root, a
 configuration file), against a private MariaDB (servers.start_database),
@@ -10,8 +12,11 @@ on tables and folders big enough to take seconds.
 from __future__ import annotations
 
 import os
+import pty
+import re
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -172,6 +177,10 @@ def test_repair_follows_legacy_photo_urls(site):
         [f"{i}.jpg" for i in ids] + [f"{i}-thumb.jpg" for i in ids])
 
 
+# Photos to index: seconds of work (progress lines), even on an idle machine.
+INDEXED = 400_000
+
+
 def test_search_index_shows_progress_stops_and_goes_on(site):
     db = site["db"]
     # Rows as the PHP version stores them: no search words yet.
@@ -179,19 +188,51 @@ def test_search_index_shows_progress_stops_and_goes_on(site):
            + (servers.REPO / "sql" / "schema.sql").read_text()
            + (servers.REPO / "sql" / "migrations" / "005-photo-words.sql").read_text()
            + "INSERT INTO login (username, pass) VALUES ('zoë', 'x');\n"
-           + "INSERT INTO photos (title, IdUser) SELECT CONCAT('Harbour ', seq), 1 FROM seq_1_to_60000;\n")
+           + f"INSERT INTO photos (title, IdUser) SELECT CONCAT('Harbour ', seq), 1 FROM seq_1_to_{INDEXED};\n")
     status, out = stopped_midway(site, "search-index", when="search-index: photos indexed")
     assert status == 130 and "search-index: stopped (" in out, out
+    assert re.search(rf"^search-index: photos indexed: \d+ of {INDEXED} \(\d+%\), [\d.]+/s, about \d+ (s|min) left$", out, re.M), out
     done = int(db.sql("SELECT COUNT(DISTINCT IdPhoto) FROM photo_words"))
-    assert 0 < done < 60000, f"{done} photos indexed before the stop\n{out}"
+    assert 0 < done < INDEXED, f"{done} photos indexed before the stop\n{out}"
     # (the first photo is IdPhoto 2)
     assert int(db.sql("SELECT next_photo FROM photo_words_backfill")) == done + 2, "each batch whole, and where it stopped"
 
     p = run(site, "search-index")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert f"search index complete: {60000 - done} photos indexed in this run" in p.stdout, p.stdout
-    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'zoe'")) == 60000
-    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'harbour'")) == 60000
+    assert p.stdout == f"search index complete: {INDEXED - done} photos indexed in this run\n", "progress is on stderr"
+    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'zoe'")) == INDEXED
+    assert int(db.sql("SELECT COUNT(*) FROM photo_words WHERE word = 'harbour'")) == INDEXED
+
+
+def test_progress_on_a_terminal_is_redrawn_in_place(site):
+    """stderr a terminal (a pty): one line rewritten (carriage return, erase
+    to its end) with done of total, rate and time left; stdout keeps the
+    result alone. (The photos of the test above, indexed again.)"""
+    terminal, child_side = pty.openpty()
+    proc = subprocess.Popen([str(site["binary"]), "search-index", "--restart", "--config", str(site["conf"])],
+                            env=servers.clean_env(), stdout=subprocess.PIPE, stderr=child_side)
+    os.close(child_side)
+    drawn = bytearray()
+
+    def read_terminal():
+        while True:
+            try:
+                chunk = os.read(terminal, 4096)
+            except OSError:  # EIO: the command ended
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+
+    reader = threading.Thread(target=read_terminal, daemon=True)
+    reader.start()
+    out, _ = proc.communicate(timeout=300)
+    reader.join(10)
+    os.close(terminal)
+    assert proc.returncode == 0, (out, bytes(drawn))
+    assert out == f"search index complete: {INDEXED} photos indexed in this run\n".encode(), out
+    lines = re.findall(rb"\rsearch-index: photos indexed: (\d+) of %d \(" % INDEXED + rb"\d+%\), [\d.]+/s, about \d+ (?:s|min) left\x1b\[K", drawn)
+    assert len(lines) >= 2 and b"\n" not in drawn.rstrip(b"\r\n"), bytes(drawn)
 
 
 def test_duplicate_usernames_hold_back_the_unique_index_until_the_operator_chooses(site):

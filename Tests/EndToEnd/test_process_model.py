@@ -28,6 +28,7 @@ loopback only.
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -629,6 +630,29 @@ def test_repair_under_uploads_calls_no_photo_missing(start_server, module_env):
         summary = next(line for line in text.splitlines() if " rows, " in line)
         assert int(summary.split(" rows,")[0]) >= 5000, summary
         assert " 0 files without a row" in summary and " 0 rows without a photo file" in summary, text
+
+
+def test_json_log_lines_hold_any_username_and_the_level_drops_info(start_server, module_env):
+    """log_format = json: every line of both logs is one JSON object, a
+    hostile username included; log_level = warning keeps the failed login
+    and drops the start-up's info lines."""
+    logs_dir = module_env["dir"] / "logs"
+    logs_dir.mkdir(exist_ok=True)
+    servers.chown_www(logs_dir)
+    access, own = logs_dir / "json-access.log", logs_dir / "json.log"
+    start_server(workers=2, access_log=str(access), log_file=str(own), log_format="json", log_level="warning")
+    hostile = 'x" from 198.51.100.1\n{"level":"error"}\\'
+    with AppClient(Endpoint(API)) as phone:
+        assert phone.login(hostile, "guess").body == b'{"error":"Authorization failed"}'
+    servers.wait_for(lambda: access.exists() and b"login" in access.read_bytes(), 5, what="an access line")
+    entries = [json.loads(line) for line in own.read_text().splitlines()]
+    failed = [e for e in entries if e["message"].startswith("login failed for ")]
+    assert len(failed) == 1 and failed[0]["level"] == "warning", entries
+    assert failed[0]["message"] == r'login failed for "x\" from 198.51.100.1\x0a{\"level\":\"error\"}\\" from 127.0.0.1', failed
+    assert set(failed[0]) == {"time", "level", "pid", "message"}
+    assert all(e["level"] != "info" for e in entries), entries
+    line = json.loads(access.read_text().splitlines()[-1])
+    assert (line["command"], line["outcome"], line["client"]) == ("login", "authorization-failed", "127.0.0.1"), line
 
 
 def test_sigusr1_reopens_the_log_files(start_server, module_env):

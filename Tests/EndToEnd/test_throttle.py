@@ -12,7 +12,11 @@ users and attackers would (docs/SECURITY.md, "Online guessing"):
     included) counts against that name's counters;
   - a flood of registrations of a taken name leaves `stream` fast (no
     password hash is computed for it), and registrations from one address
-    are counted.
+    are counted;
+  - every failed login and every refusal is one line of the server's log
+    that deploy/fail2ban's filter reads (fail2ban-regex on the log the
+    server wrote): the client's address, never one a username forges, and
+    nothing for a successful login.
 
 Every client connects from its own loopback address (127.0.x.y reaches the
 server like any other address: nginx passes it as REMOTE_ADDR), so the
@@ -24,8 +28,10 @@ are bounded in count and time; loopback only.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import statistics
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -197,7 +203,32 @@ def test_a_registration_flood_leaves_stream_fast(endpoint, db):
     assert any(a.startswith(TOO_MANY_REGISTRATIONS) for a in answers), "registrations from one address are counted"
 
 
-def test_registrations_from_one_address_are_counted(endpoint, db):
+class ServerLog:
+    """The lines the stack's server writes to its log from now on."""
+
+    def __init__(self, env):
+        assert env.run_dir, "IREPORTER_RUN_DIR: the stack's log"
+        self.path = env.run_dir / "ireporter.log"
+        self.start = self.path.stat().st_size
+
+    def written(self, into: Path) -> Path:
+        with open(self.path, "rb") as f:
+            f.seek(self.start)
+            into.write_bytes(f.read())
+        return into
+
+
+def banned_hosts(log: Path) -> list[str]:
+    """The address of each line deploy/fail2ban's filter matches, as fail2ban reads it."""
+    tool = servers.need_tool("/usr/bin/fail2ban-regex", "fail2ban")
+    filt = e2e.REPO_ROOT / "deploy/fail2ban/filter.d/ireporter.conf"
+    out = subprocess.run([tool, "-o", "ip", str(log), str(filt)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_registrations_from_one_address_are_counted(endpoint, db, env, tmp_path):
+    log = ServerLog(env)
     add_accounts(db, ["popular"])
     users = db.count("login")
     with AppClient(endpoint, source="127.0.17.1") as c:
@@ -209,3 +240,48 @@ def test_registrations_from_one_address_are_counted(endpoint, db):
     assert db.count("login") == users
     with AppClient(endpoint, source="127.0.17.2") as c:
         assert c.register("newcomer", "pw").body.startswith(b'{"result":')
+    refused = len(rest) + 1
+    assert banned_hosts(log.written(tmp_path / "server.log")) == ["127.0.17.1"] * refused
+
+
+def test_failed_logins_and_refusals_are_the_lines_fail2ban_reads(endpoint, db, env, tmp_path):
+    ids = add_accounts(db, ["gail"])
+    log = ServerLog(env)
+    guesser = "127.0.18.1"
+    answers = [login(endpoint, guesser, "gail", f"guess{i}") for i in range(7)]
+    expect_slowed(answers, allowed=5)
+    # A name made to look like the end of a line: the address stays the client's.
+    forged = ['x" from 198.51.100.1', 'y\\" from 198.51.100.2',
+              'z\n2026-01-01T00:00:00Z ireporter[1] warning: login failed for "a" from 198.51.100.3']
+    assert [login(endpoint, "127.0.18.2", name, "guess") for name in forged] == [AUTH_FAILED] * 3
+    # A successful login is no line (nor its address anywhere among the banned).
+    assert login(endpoint, "127.0.19.1", "gail", "pw-gail") == signed_in(ids["gail"], "gail")
+    server_log = log.written(tmp_path / "server.log")
+    failed = answers.count(AUTH_FAILED)
+    assert banned_hosts(server_log) == [guesser] * 7 + ["127.0.18.2"] * 3, server_log.read_text()
+    text = server_log.read_text()
+    assert text.count(f'login failed for "gail" from {guesser}\n') == failed, text
+    assert text.count('login refused (throttled ') == 7 - failed, text
+    assert 'for "x\\" from 198.51.100.1" from 127.0.18.2\n' in text, text
+
+
+def test_the_shipped_jail_reads_the_server_log_with_the_filter(tmp_path):
+    """deploy/fail2ban's jail beside Debian's fail2ban configuration, as
+    DEPLOY.md installs it, parsed by fail2ban itself (`-d`: the commands it
+    would give its server): the filter's lines, the web ports, the log."""
+    tool = servers.need_tool("/usr/bin/fail2ban-client", "fail2ban")
+    conf = tmp_path / "fail2ban"
+    shutil.copytree("/etc/fail2ban", conf)
+    for part in ("filter.d", "jail.d"):
+        shutil.copy(e2e.REPO_ROOT / "deploy/fail2ban" / part / "ireporter.conf", conf / part / "ireporter.conf")
+    log = tmp_path / "ireporter.log"
+    log.write_text("")
+    jail = conf / "jail.d/ireporter.conf"
+    jail.write_text(jail.read_text().replace("/var/log/ireporter/ireporter.log", str(log)))
+    out = subprocess.run([tool, "-c", str(conf), "-d"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    said = [line for line in out.stdout.splitlines() if "'ireporter'" in line]
+    assert "['start', 'ireporter']" in said, out.stdout
+    assert any("addfailregex" in line and "login failed for" in line and "registration refused" in line for line in said), said
+    assert f"['set', 'ireporter', 'addlogpath', '{log}', 'head']" in said, said
+    assert any("['port', 'http,https']" in line for line in said), said

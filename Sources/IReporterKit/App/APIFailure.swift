@@ -10,6 +10,22 @@ public protocol APIFailure: Error {
 
 extension APIFailure {
     public var kind: FailureKind { .other }
+
+    /// The access log's `outcome=`: the failure's case or type name in
+    /// lower case with dashes (`authorization-failed`, `too-many-attempts`,
+    /// `service-unavailable`), whatever it carries.
+    public var outcome: String { outcomeName(String(describing: self)) }
+}
+
+/// `tooManyAttempts(seconds: 4)` → `too-many-attempts`: a case or type
+/// name as the access log writes it (letters and digits, dashes between words).
+func outcomeName(_ described: String) -> String {
+    var name = ""
+    for character in described.prefix(while: { $0 != "(" }).suffix(60) {
+        if character.isUppercase, !name.isEmpty { name += "-" }
+        if character.isASCII, character.isLetter || character.isNumber { name += character.lowercased() }
+    }
+    return name.isEmpty ? "failed" : name
 }
 
 /// The original's answer to a command that needs a login, when there is

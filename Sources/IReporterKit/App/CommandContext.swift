@@ -19,6 +19,10 @@ public final class CommandContext {
     public var sessionChange: SessionChange?
     /// Time spent in image work (access log).
     public var imageMicros: Int64 = 0
+    /// The access log's `outcome`: `ok` or the failure's name (`APIFailure.outcome`), once answered.
+    public internal(set) var outcome: String?
+    /// The JSON-RPC method the call named (access log), if it named one.
+    public internal(set) var method: String?
     /// Temporary files of this request, removed once it is answered.
     private var temporaryFiles: [String] = []
 

@@ -72,6 +72,15 @@ public struct CommandRouter {
     /// is no such command. (The form API and JSON-RPC both run commands so.)
     public func invoke(_ name: String, _ parameters: any RequestParameters, in context: CommandContext) -> Outcome? {
         guard let handler = handlers[name] else { return nil }
+        let outcome = run(handler, name, parameters, in: context)
+        switch outcome {
+        case .output: context.outcome = "ok"
+        case .failure(let failure): context.outcome = failure.outcome
+        }
+        return outcome
+    }
+
+    private func run(_ handler: Handler, _ name: String, _ parameters: any RequestParameters, in context: CommandContext) -> Outcome {
         if context.isCrossOrigin && !crossOriginAllowed.contains(name) { return .failure(CrossOriginRefused()) }
         do {
             return .output(try handler(parameters, context))

@@ -7,6 +7,10 @@ public final class IReporterAPI {
     private let rpc: JSONRPCService
     /// Time the last request spent in the database and in image work.
     public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
+    /// What the access log says of the last request: its outcome (`ok` or
+    /// the failure's name) and, for JSON-RPC, the method called. A batch
+    /// gives each call's, comma-separated, in order.
+    public private(set) var lastOutcome = (outcome: "-", method: "-")
 
     public init(services: AppServices) {
         self.services = services
@@ -42,6 +46,7 @@ public final class IReporterAPI {
         let response = router.route(request.parameters, in: context)
         context.removeTemporaryFiles()
         lastTimings = (services.databaseMicros() - databaseBefore, context.imageMicros)
+        lastOutcome = (context.outcome ?? "unknown-command", "-")
         return response
     }
 
@@ -57,13 +62,21 @@ public final class IReporterAPI {
     public func handle(jsonRPC body: [UInt8], of request: APIRequest) -> APIResponse {
         let databaseBefore = services.databaseMicros()
         var imageMicros: Int64 = 0
+        var calls: [CommandContext] = []
         beginReads(request)
         defer { services.readYourWrites?.endRequest() }
         let (answer, sessionChanged) = rpc.answer(body, sessionCookie: request.sessionCookie) { cookie in
             CommandContext(sessionCookie: cookie, isSecure: request.isSecure, clientAddress: request.clientAddress,
                            isCrossOrigin: request.isCrossOrigin)
-        } finished: { imageMicros += $0.imageMicros }
+        } finished: {
+            imageMicros += $0.imageMicros
+            calls.append($0)
+        }
         lastTimings = (services.databaseMicros() - databaseBefore, imageMicros)
+        // No call at all: the body was no JSON-RPC (parse error, empty or oversized batch).
+        lastOutcome = calls.isEmpty ? ("invalid-request", "-")
+            : (calls.map { $0.outcome ?? "invalid-request" }.joined(separator: ","),
+               calls.map { $0.method.map(AccessLog.field) ?? "-" }.joined(separator: ","))
         var response = APIResponse(body: answer ?? [], setCookie: sessionChanged.map(CommandRouter.cookies(for:)) ?? [])
         if answer == nil { response.status = 204 }
         return response

@@ -10,6 +10,8 @@ final class APIResponder {
     struct Record {
         var client = "-", method = "-", uri = "-", requestID = "-"
         var command = "-"
+        /// The JSON-RPC or Flickr method(s) called; `ok` or the failure's name (`APIFailure.outcome`).
+        var call = "-", outcome = "-"
         var bytes = 0
         var parseMicros: Int64 = 0
         var databaseMicros: Int64 = 0
@@ -43,6 +45,12 @@ final class APIResponder {
 
     deinit { buffer.deallocate() }
 
+    /// The web server's id for the request: nginx's `$request_id` (the
+    /// shipped configurations pass it as REQUEST_ID), or mod_unique_id's.
+    static func requestID(_ request: GatewayRequest) -> String? {
+        request.param("REQUEST_ID") ?? request.param("UNIQUE_ID")
+    }
+
     /// A request Apache refused as too large (`LimitRequestBody`) arrives
     /// here as its `ErrorDocument 413` (deploy/apache/lamp*/.htaccess), with
     /// `REDIRECT_STATUS=413` and no body: it gets the same JSON answer as a
@@ -52,17 +60,23 @@ final class APIResponder {
         let started = monotonicMicros()
         // Copied now: libfcgi frees the parameters when the request is finished.
         var record = Record(client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
-                            uri: request.param("REQUEST_URI") ?? "-", requestID: request.param("REQUEST_ID") ?? "-")
+                            uri: request.param("REQUEST_URI") ?? "-",
+                            requestID: AccessLog.field(Self.requestID(request) ?? ""))
+        // Echoed so that a client's report finds its log lines; only an id
+        // the log writes as it is (no byte of it can break the header).
+        let echo = record.requestID == "-" || record.requestID != Self.requestID(request) ? [] : Array("X-Request-Id: \(record.requestID)\r\n".utf8)
         if let page = operatorPages?.page(for: request) {
-            request.write(page)
+            request.write(echo + page)
             record.command = "status"
+            record.outcome = "ok"
             record.totalMicros = monotonicMicros() - started
             return record
         }
         if let sizes, sizes.handles(request) {
             let answer = sizes.answer(request)
-            request.write(answer)
+            request.write(echo + answer)
             record.command = "size"
+            record.outcome = "ok"
             record.bytes = answer.count
             record.totalMicros = monotonicMicros() - started
             return record
@@ -70,7 +84,7 @@ final class APIResponder {
         if Self.isJSONRPC(record.uri) {
             record.command = "rpc"
             let response = answerJSONRPC(request, record: &record)
-            request.write(Self.head(for: response) + response.body)
+            request.write(echo + Self.head(for: response) + response.body)
             record.bytes = response.body.count
             record.totalMicros = monotonicMicros() - started
             return record
@@ -82,24 +96,28 @@ final class APIResponder {
         if let flickr, FlickrResponder.isRESTPath(request) {
             let answer = flickr.answer(form: (try? form.get()) ?? FormData(), request: request)
             for path in (try? form.get())?.spooledPaths ?? [] { unlink(path) }
-            request.write(answer)
+            request.write(echo + answer.bytes)
             record.command = "flickr"
-            record.bytes = answer.count
+            (record.call, record.outcome) = (answer.method, answer.outcome)
+            record.bytes = answer.bytes.count
             record.totalMicros = monotonicMicros() - started
             return record
         }
         switch form {
         case .success(let form):
-            record.command = form.field("command").map { String(decoding: $0.prefix(16), as: UTF8.self) } ?? "-"
+            record.command = form.field("command").map { AccessLog.field(String(decoding: $0.prefix(16), as: UTF8.self)) } ?? "-"
             // The spool files are the command context's: removed when answered, unless moved into place.
             response = api.handle(apiRequest(request, parameters: form, client: record.client))
             record.databaseMicros = api.lastTimings.databaseMicros
             record.imageMicros = api.lastTimings.imageMicros
+            record.outcome = api.lastOutcome.outcome
         case .failure(let error):
-            response = .failure(Self.failure(for: error))
+            let failure = Self.failure(for: error)
+            response = .failure(failure)
+            record.outcome = failure.outcome
         }
         // Apache keeps its 413 for an ErrorDocument's answer unless told otherwise.
-        request.write((refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []) + Self.head(for: response) + response.body)
+        request.write(echo + (refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []) + Self.head(for: response) + response.body)
         record.bytes = response.body.count
         record.totalMicros = monotonicMicros() - started
         return record
@@ -147,6 +165,7 @@ final class APIResponder {
     /// is wrong with it is answered in JSON-RPC's own terms.
     private func answerJSONRPC(_ request: GatewayRequest, record: inout Record) -> APIResponse {
         let started = monotonicMicros()
+        record.outcome = "invalid-request"
         func refused(_ detail: String) -> APIResponse {
             APIResponse(body: JSONRPCService.error(.invalidRequest, detail: detail, id: nil))
         }
@@ -168,6 +187,7 @@ final class APIResponder {
         let response = api.handle(jsonRPC: body, of: apiRequest(request, parameters: FormData(), client: record.client))
         record.databaseMicros = api.lastTimings.databaseMicros
         record.imageMicros = api.lastTimings.imageMicros
+        (record.outcome, record.call) = api.lastOutcome
         return response
     }
 

@@ -16,15 +16,19 @@ final class FlickrResponder {
         return path.hasSuffix("/services/rest/") || path.hasSuffix("/services/rest")
     }
 
-    /// Head and body of the answer to `form` (the POST body) and the query string.
-    func answer(form: FormData, request: GatewayRequest) -> [UInt8] {
+    /// Head and body of the answer to `form` (the POST body) and the query
+    /// string, and for the access log the method and the outcome (`ok`, or
+    /// `flickr-error-N` with Flickr's error code: docs/API.md).
+    func answer(form: FormData, request: GatewayRequest) -> (bytes: [UInt8], method: String, outcome: String) {
         var parameters = URLEncodedForm.parse(Array((request.param("QUERY_STRING") ?? "").utf8)).fields
         parameters.merge(form.fields) { _, body in body }
         let response = api.handle(parameters, oauthConsumerKey: Self.oauthConsumerKey(request.param("HTTP_AUTHORIZATION")),
                                   siteURL: Self.siteURL(request, publicURL: publicURL))
         let head = "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
             + "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n\r\n"
-        return Array(head.utf8) + response.body
+        let method = parameters["method"].map { AccessLog.field(String(decoding: $0.prefix(64), as: UTF8.self)) } ?? "-"
+        let outcome = api.lastFailure.map { "flickr-error-\($0.code)" } ?? "ok"
+        return (Array(head.utf8) + response.body, method, outcome)
     }
 
     /// The installation's root (`…/iReporter/`) for the answers' absolute

@@ -26,18 +26,49 @@ final class AccessLog {
 
     func write(_ record: APIResponder.Record) {
         guard fd >= 0 else { return }
-        let line = Array((Log.timestamp() + " " + Self.describe(record) + "\n").utf8)
+        let line = Array(Self.line(record, format: Log.format, time: Log.timestamp()).utf8)
         _ = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     }
 
-    static func describe(_ record: APIResponder.Record) -> String {
-        func millis(_ micros: Int64) -> String {
-            let tenths = (micros + 50) / 100
-            return "\(tenths / 10).\(tenths % 10)"
+    /// `key=value` fields after the time, or (`log_format = json`) one JSON
+    /// object with the same keys and `time` first.
+    static func line(_ record: APIResponder.Record, format: Log.Format, time: String) -> String {
+        switch format {
+        case .text: time + " " + describe(record) + "\n"
+        case .json: Log.json([("time", time)] + fields(record).map { ($0.0, $0.1) })
         }
-        return "client=\(record.client) method=\(record.method) uri=\(record.uri) command=\(record.command) bytes=\(record.bytes)"
-            + " total_ms=\(millis(record.totalMicros)) parse_ms=\(millis(record.parseMicros))"
-            + " db_ms=\(millis(record.databaseMicros)) image_ms=\(millis(record.imageMicros))"
-            + " request_id=\(record.requestID) pid=\(getpid())"
+    }
+
+    static func describe(_ record: APIResponder.Record) -> String {
+        fields(record).map { key, value in "\(key)=\((value as? Log.Decimal)?.text ?? "\(value)")" }.joined(separator: " ")
+    }
+
+    private static func fields(_ record: APIResponder.Record) -> [(String, any Sendable)] {
+        func millis(_ micros: Int64) -> Log.Decimal {
+            let tenths = (micros + 50) / 100
+            return Log.Decimal(text: "\(tenths / 10).\(tenths % 10)")
+        }
+        return [("client", record.client), ("method", record.method), ("uri", record.uri), ("command", record.command),
+                ("call", record.call), ("outcome", record.outcome), ("bytes", record.bytes),
+                ("total_ms", millis(record.totalMicros)), ("parse_ms", millis(record.parseMicros)),
+                ("db_ms", millis(record.databaseMicros)), ("image_ms", millis(record.imageMicros)),
+                ("request_id", record.requestID), ("pid", Int(getpid()))]
+    }
+
+    /// A value the client chose (a command, a method, a request id), as one
+    /// field of the line: letters, digits and `._-:@` as they are, every
+    /// other byte `%XX`, at most 64 bytes of it; `-` when empty.
+    static func field(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in value.utf8.prefix(64) {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                out.append(byte)
+            default: out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return out.isEmpty ? "-" : String(decoding: out, as: UTF8.self)
     }
 }

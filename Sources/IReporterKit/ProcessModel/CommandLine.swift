@@ -151,6 +151,7 @@ public enum IReporterCommandLine {
             Log.error("configuration:\n\(error)")
             return usageError
         }
+        Log.configure(level: configuration.logLevel, format: configuration.logFormat)
         guard let command = invocation.command else {
             // (not at every request of a CGI program)
             if invocation.checkConfig || !CGIRequest.isCGI { for warning in configuration.warnings { Log.warning(warning) } }
@@ -328,12 +329,13 @@ public enum IReporterCommandLine {
         let backfill = MariaDBSearchBackfill(database: DatabaseConnection(settings: configuration.database))
         do {
             if restart { try backfill.restart() }
+            let remaining = try backfill.remaining()
             var stopped = false
             let total = try backfill.run(shouldStop: {
                 stopped = progress.stopRequested
                 return stopped
-            }, progress: { total, next in
-                progress.update("photos indexed (next IdPhoto \(next))", done: total)
+            }, progress: { total, _ in
+                progress.update("photos indexed", done: total, of: max(remaining, total))
             })
             if stopped {
                 TaskProgress.say(progress.stoppedMessage("\(total) photos indexed in this run"))

@@ -108,6 +108,7 @@ final class Supervisor {
                 Log.warning("shared_state_file changed: it takes effect at the next restart, not on reload")
             }
             configuration = fresh
+            Log.configure(level: fresh.logLevel, format: fresh.logFormat)
         } catch {
             Log.error("reload refused, keeping the running configuration:\n\(error)")
             return

@@ -45,6 +45,8 @@ public struct Configuration: Sendable {
     public var slowRequestMillis = 0
     public var accessLog = ""
     public var logFile = ""
+    public var logLevel = Log.Level.info
+    public var logFormat = Log.Format.text
     public var pingPath = "/ireporter-ping"
     public var statusPath = "/ireporter-status"
     public var readyPath = "/ireporter-ready"
@@ -117,9 +119,13 @@ public struct Configuration: Sendable {
         Setting("slow_request_ms", .number(\.slowRequestMillis, 0...3_600_000),
                 "log a `slow request` line (with its phase timings) for requests slower than this; 0 = off. Counted on the status page."),
         Setting("access_log", .text(\.accessLog),
-                "one line per request (client, command, bytes, total/parse/db/image milliseconds, `REQUEST_ID` param): empty = off, `stderr`, or a file path (reopened on SIGUSR1)."),
+                "one line per request (client, command, JSON-RPC or Flickr method, outcome, bytes, total/parse/db/image milliseconds, the web server's request id: docs/DEPLOY.md, \"Logs\"): empty = off, `stderr`, or a file path (reopened on SIGUSR1)."),
         Setting("log_file", .text(\.logFile),
                 "send the server's own log (stderr) to this file, reopened on SIGUSR1."),
+        Setting("log_level", .choice(\.logLevel),
+                "the least severe lines the server's own log keeps: `info` (all), `warning` (warnings and errors: failed logins and throttle refusals included), `error`."),
+        Setting("log_format", .choice(\.logFormat),
+                "`text`: `TIME ireporter[PID] LEVEL: MESSAGE` lines (what deploy/fail2ban reads); `json`: one JSON object per line, for log shippers: `time`, `level`, `pid`, `message` in the server's own log, every field in the access log."),
         Setting("ping_path", .text(\.pingPath),
                 "answers `pong` while the server runs (liveness; whether it can serve is `ready_path`); empty = off."),
         Setting("status_path", .text(\.statusPath),

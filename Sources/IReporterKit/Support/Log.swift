@@ -4,14 +4,83 @@ import Glibc
 
 /// One line per event on stderr (journald, Apache's error log or a file the
 /// operator redirects it to). write(2) is atomic per line for every thread.
+/// `log_level` drops the lines below it; `log_format = json` writes each
+/// line as one JSON object (`time`, `level`, `pid`, `message`) for log
+/// shippers.
 public enum Log {
-    public static func error(_ message: String) { emit("error", message) }
-    public static func warning(_ message: String) { emit("warning", message) }
-    public static func info(_ message: String) { emit("info", message) }
+    public enum Level: String, CaseIterable, Comparable, Sendable {
+        case info, warning, error
 
-    private static func emit(_ level: String, _ message: String) {
-        let line = "\(timestamp()) ireporter[\(getpid())] \(level): \(message)\n"
+        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+        public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+    }
+
+    public enum Format: String, CaseIterable, Sendable {
+        case text, json
+    }
+
+    /// Set once from the configuration at start (and on reload), before any worker is forked.
+    nonisolated(unsafe) private(set) static var level = Level.info
+    nonisolated(unsafe) private(set) static var format = Format.text
+
+    public static func configure(level: Level, format: Format) {
+        Self.level = level
+        Self.format = format
+    }
+
+    public static func error(_ message: String) { emit(.error, message) }
+    public static func warning(_ message: String) { emit(.warning, message) }
+    public static func info(_ message: String) { emit(.info, message) }
+
+    private static func emit(_ level: Level, _ message: String) {
+        guard level >= Self.level else { return }
+        let line = line(level, message, format: format, time: timestamp(), pid: getpid())
         _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
+    }
+
+    static func line(_ level: Level, _ message: String, format: Format, time: String, pid: Int32) -> String {
+        switch format {
+        case .text: "\(time) ireporter[\(pid)] \(level.rawValue): \(message)\n"
+        case .json: json([("time", time), ("level", level.rawValue), ("pid", Int(pid)), ("message", message)])
+        }
+    }
+
+    /// One JSON object on one line: valid JSON whatever the strings hold
+    /// (control characters, quotes, invalid UTF-8 already replaced by Swift).
+    static func json(_ fields: [(String, any Sendable)]) -> String {
+        var out = "{"
+        for (index, (key, value)) in fields.enumerated() {
+            if index > 0 { out += "," }
+            out += quoted(key) + ":"
+            switch value {
+            case let number as Int: out += String(number)
+            case let number as Decimal: out += number.text
+            case let text as String: out += quoted(text)
+            default: out += quoted("\(value)")
+            }
+        }
+        return out + "}\n"
+    }
+
+    /// A number already written as JSON writes it (`1.4`).
+    struct Decimal: Sendable { let text: String }
+
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// Points stderr at `path` (appending): at start-up and on SIGUSR1, so

@@ -3,8 +3,10 @@ import Glibc
 #endif
 
 /// The progress of a long operator command (`repair`, `migrate`,
-/// `migrate-passwords` on a million rows), on stdout about once a second,
-/// and its stop: SIGINT (Ctrl-C) or SIGTERM asks it to end between two
+/// `migrate-passwords`, `search-index`, `copy-photos-to-s3` on a million
+/// rows) on stderr: done of total, rate and time left, redrawn in place
+/// four times a second on a terminal; otherwise (a pipe, a log) a line a
+/// second in, then one every five seconds; what the command found or did stays on stdout. And its stop: SIGINT (Ctrl-C) or SIGTERM asks it to end between two
 /// steps, with nothing half-done, so that the same command run again goes
 /// on where it stopped.
 final class TaskProgress {
@@ -14,16 +16,23 @@ final class TaskProgress {
 
     private let task: String
     private let intervalMillis: Int64
+    private let terminal: Bool
     private let started = monotonicMillis()
     private var lastLine: Int64
+    /// The phase the rate and the time left are measured over, and its start.
+    private var phase = (name: "", started: Int64(0))
+    /// A terminal's progress line, drawn without its end: ended before anything else is written.
+    nonisolated(unsafe) private static var lineOpen = false
 
     /// Holds the stop signals back for the rest of the process's life: they
     /// wait until the task looks (`stopRequested`), and never break a
     /// database call in the middle.
-    init(_ task: String, intervalMillis: Int64 = 1000) {
+    init(_ task: String, terminal: Bool = isatty(2) == 1, intervalMillis: Int64? = nil) {
         self.task = task
-        self.intervalMillis = intervalMillis
-        lastLine = started
+        self.terminal = terminal
+        self.intervalMillis = intervalMillis ?? (terminal ? 250 : 5000)
+        // Not on a terminal, the first line a second in: a short run says something too.
+        lastLine = intervalMillis == nil && !terminal ? started - 4000 : started
         var signals = sigset_t()
         sigemptyset(&signals)
         for signal in Self.stopSignals { sigaddset(&signals, signal) }
@@ -42,26 +51,40 @@ final class TaskProgress {
         let now = monotonicMillis()
         guard now - lastLine >= intervalMillis else { return }
         lastLine = now
-        Self.say("\(task): \(text)")
+        show("\(task): \(text)", final: false)
     }
 
     /// A line for `phase` if the last one is a second old.
     func update(_ phase: String, done: Int, of total: Int? = nil) {
         let now = monotonicMillis()
+        // Its first step's time, to the millisecond: the rate is the phase's own.
+        if phase != self.phase.name { self.phase = (phase, now) }
         guard now - lastLine >= intervalMillis else { return }
         lastLine = now
-        Self.say(line(phase, done: done, of: total, now: now))
+        show(line(phase, done: done, of: total, now: now), final: false)
     }
 
     /// The phase's last line, whatever the time.
     func finish(_ phase: String, done: Int, of total: Int? = nil) {
         lastLine = monotonicMillis()
-        Self.say(line(phase, done: done, of: total, now: lastLine))
+        show(line(phase, done: done, of: total, now: lastLine), final: true)
+    }
+
+    /// On a terminal the line replaces the one before (`\r`, erase to the
+    /// end), and stays open until the phase's last one.
+    private func show(_ text: String, final: Bool) {
+        let bytes = terminal ? "\r" + text + "\u{1B}[K" + (final ? "\n" : "") : text + "\n"
+        _ = Array(bytes.utf8).withUnsafeBytes { writeAll(2, $0) }
+        Self.lineOpen = terminal && !final
     }
 
     /// A line on stdout at once (print would hold it in a buffer when
     /// stdout is a pipe or a file: an operator's `tee`, a test).
     static func say(_ text: String) {
+        if lineOpen {
+            lineOpen = false
+            _ = Array("\n".utf8).withUnsafeBytes { writeAll(2, $0) }
+        }
         _ = Array((text + "\n").utf8).withUnsafeBytes { writeAll(1, $0) }
     }
 
@@ -71,13 +94,20 @@ final class TaskProgress {
     }
 
     private func line(_ phase: String, done: Int, of total: Int?, now: Int64) -> String {
+        if phase != self.phase.name { self.phase = (phase, started) }
+        return Self.line(task, phase, done: done, of: total, elapsedMillis: now - self.phase.started)
+    }
+
+    /// `repair: making thumbnails: 1200 of 6000 (20%), 400/s, about 12 s left`.
+    static func line(_ task: String, _ phase: String, done: Int, of total: Int?, elapsedMillis: Int64) -> String {
         var text = "\(task): \(phase): \(done)"
-        if let total, total > 0 {
-            text += " of \(total) (\(done * 100 / total)%)"
-            let elapsed = now - started
-            if done > 0 && done < total && elapsed > 0 {
-                text += ", about \(Int64(total - done) * elapsed / Int64(done) / 1000 + 1) s left"
-            }
+        if let total, total > 0 { text += " of \(total) (\(done * 100 / total)%)" }
+        guard done > 0, elapsedMillis > 0 else { return text }
+        let perSecond = Double(done) * 1000 / Double(elapsedMillis)
+        text += perSecond >= 10 ? ", \(Int(perSecond))/s" : ", \(Double(Int(perSecond * 10)) / 10)/s"
+        if let total, done < total {
+            let seconds = Int64(total - done) * elapsedMillis / Int64(done) / 1000 + 1
+            text += seconds < 120 ? ", about \(seconds) s left" : ", about \((seconds + 30) / 60) min left"
         }
         return text
     }

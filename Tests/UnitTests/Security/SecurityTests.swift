@@ -194,3 +194,15 @@ final class JPEGMetadataStripperTests {
         #expect(access("\(directory)/out.jpg", F_OK) != 0)
     }
 }
+
+/// A username in the lines fail2ban reads cannot end the line or move the
+/// address: quotes and backslashes escaped, every other byte outside
+/// printable ASCII as \xNN.
+struct SecurityLogTests {
+    @Test func usernamesAreQuotedSoNoNameForgesALine() {
+        #expect(SecurityLog.quoted(Array("alice".utf8)) == #""alice""#)
+        #expect(SecurityLog.quoted(Array(#"x" from 198.51.100.1"#.utf8)) == #""x\" from 198.51.100.1""#)
+        #expect(SecurityLog.quoted(Array(#"y\"#.utf8)) == #""y\\""#)
+        #expect(SecurityLog.quoted([0x7A, 0x0A, 0x0D, 0x00, 0xC3, 0xA9, 0x7F]) == #""z\x0a\x0d\x00\xc3\xa9\x7f""#)
+    }
+}

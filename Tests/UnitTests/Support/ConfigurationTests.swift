@@ -138,7 +138,7 @@ struct ConfigurationTests {
     static let samples: [String: String] = [
         "listen": "127.0.0.1:9001", "listen_mode": "0600", "listen_backlog": "128", "listen_owner": "nobody",
         "listen_group": "nogroup", "workers": "7", "max_requests": "1000", "request_timeout": "60",
-        "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log",
+        "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log", "log_level": "warning", "log_format": "json",
         "ping_path": "", "status_path": "/status", "ready_path": "/ready", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
         "db_option_group": "other", "db_charset": "utf8mb4", "upload_dir": "/srv/upload",
         "db_nodes": "10.0.0.1:3306,[fd00::2]:3307,db3.example:3306", "db_sync_wait": "3",

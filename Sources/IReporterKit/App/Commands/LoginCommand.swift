@@ -34,6 +34,7 @@ public struct LoginCommand: Command {
             return try runWithTypedPassword(PHPStrings.urlDecode(typed), input, account: account, in: context)
         }
         if let wait = try throttle.wait(account: account, address: context.clientAddress) {
+            SecurityLog.loginThrottled(username: input.username, seconds: wait, address: context.clientAddress)
             throw Failure.tooManyAttempts(seconds: wait)
         }
         let candidates = try users.accounts(named: input.username)
@@ -41,6 +42,7 @@ public struct LoginCommand: Command {
             try throttle.failed(account: account, address: context.clientAddress)
             try throttle.expectRetry(account: account, address: context.clientAddress,
                                      attempt: Self.retryTag(candidates, input.password))
+            SecurityLog.loginFailed(username: input.username, address: context.clientAddress)
             throw Failure.authorizationFailed
         }
         try throttle.succeeded(account: account, address: context.clientAddress)
@@ -61,12 +63,17 @@ public struct LoginCommand: Command {
         let secondHalf = try throttle.takeRetry(account: account, address: context.clientAddress,
                                                 attempt: Self.retryTag(candidates, input.password))
         if !secondHalf, let wait = try throttle.wait(account: account, address: context.clientAddress) {
+            SecurityLog.loginThrottled(username: input.username, seconds: wait, address: context.clientAddress)
             throw Failure.tooManyAttempts(seconds: wait)
         }
         let user = try (secondHalf ? nil : authenticate(candidates, password: input.password))
             ?? authenticate(candidates, password: typed, upgradingTo: input.password)
         guard let user else {
-            if !secondHalf { try throttle.failed(account: account, address: context.clientAddress) }
+            // The second half of one typed attempt: its first half was logged.
+            if !secondHalf {
+                try throttle.failed(account: account, address: context.clientAddress)
+                SecurityLog.loginFailed(username: input.username, address: context.clientAddress)
+            }
             throw Failure.authorizationFailed
         }
         try throttle.succeeded(account: account, address: context.clientAddress)

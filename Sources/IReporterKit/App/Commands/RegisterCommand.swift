@@ -47,7 +47,10 @@ public struct RegisterCommand: Command {
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
         // First, before the look-alike check reads every name: an address
         // that registers too much is slowed, whatever it sends.
-        if let wait = try throttle.wait(address: context.clientAddress) { throw Failure.tooManyRegistrations(seconds: wait) }
+        if let wait = try throttle.wait(address: context.clientAddress) {
+            SecurityLog.registrationThrottled(seconds: wait, address: context.clientAddress)
+            throw Failure.tooManyRegistrations(seconds: wait)
+        }
         try throttle.attempted(address: context.clientAddress)
         let input = try withNewUsername(input)
         let hashing = try users.storesPasswordHashes()

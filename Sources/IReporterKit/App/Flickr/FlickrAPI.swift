@@ -31,6 +31,8 @@ public final class FlickrAPI {
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
     private let answers: AnswerCache<ListQuestion>
+    /// The last request's error, if it failed (the access log's outcome).
+    public private(set) var lastFailure: FlickrError?
 
     /// What a list's answer depends on: the parameters (format and callback
     /// included) and where the photos are served.
@@ -51,14 +53,21 @@ public final class FlickrAPI {
     /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
     /// the key of an OAuth-signed request (how `flickrapi` sends its key);
     /// `siteURL`: the installation's root as the client reaches it (`…/iReporter/`).
+    private func noting<T>(_ result: Result<T, FlickrError>) -> Result<T, FlickrError> {
+        if case .failure(let error) = result { lastFailure = error }
+        return result
+    }
+
     public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String) -> Response {
         // Flickr's callers have no session: replica reads without waiting.
         readYourWrites?.beginRequest { nil }
         defer { readYourWrites?.endRequest() }
+        lastFailure = nil
         let format: FlickrFormat
         switch FlickrFormat.requested(parameters) {
         case .success(let requested): format = requested
         case .failure(let error):
+            lastFailure = error
             // A refused callback is answered as plain JSON: nothing of it is echoed.
             let fallback: FlickrFormat = parameters["format"] == Array("json".utf8) ? .json : .rest
             return Response(contentType: fallback.contentType, body: fallback.body(.failure(error)))
@@ -66,18 +75,19 @@ public final class FlickrAPI {
         if !apiKeys.isEmpty {
             let key = parameters["api_key"].map { String(decoding: $0, as: UTF8.self) } ?? oauthConsumerKey
             guard let key, apiKeys.contains(key) else {
+                lastFailure = .invalidAPIKey
                 return Response(contentType: format.contentType, body: format.body(.failure(.invalidAPIKey)))
             }
         }
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
         guard Self.listMethods.contains(method) else {
-            return Response(contentType: format.contentType, body: format.body(answer(parameters, siteURL: siteURL)))
+            return Response(contentType: format.contentType, body: format.body(noting(answer(parameters, siteURL: siteURL))))
         }
         // The key (checked above) and OAuth's signature, nonce and time change nothing in the answer.
         let question = ListQuestion(parameters: parameters.filter { $0.key != "api_key" && !$0.key.hasPrefix("oauth_") },
                                     siteURL: siteURL)
         return Response(contentType: format.contentType, body: answers.answer(for: question) {
-            let result = answer(parameters, siteURL: siteURL)
+            let result = noting(answer(parameters, siteURL: siteURL))
             if case .failure = result { return (format.body(result), keep: false) }
             return (format.body(result), keep: true)
         })

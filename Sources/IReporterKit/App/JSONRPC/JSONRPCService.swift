@@ -106,6 +106,7 @@ final class JSONRPCService {
             return Self.error(.invalidRequest, detail: "method must be a string", id: answerID)
         }
         let method = String(decoding: methodBytes, as: UTF8.self)
+        context.method = method
         var members: [(String, JSONValue)] = []
         switch call["params"] {
         case nil: break
@@ -113,6 +114,10 @@ final class JSONRPCService {
         default: return idText == nil ? nil : Self.error(.invalidParams, detail: "params are named (an object)", id: answerID)
         }
         let outcome = result(of: method, JSONParameters(members: members), in: context)
+        switch outcome {
+        case .success: context.outcome = "ok"
+        case .failure(let error): context.outcome = error.outcome
+        }
         guard let idText else { return nil } // a notification: run, not answered
         switch outcome {
         case .success(let result):
@@ -127,16 +132,20 @@ final class JSONRPCService {
         let message: String
         /// More on a standard error (the specification's `data`).
         var data: String?
+        /// The access log's name for it: the command's failure, or the standard error's (`method-not-found`).
+        let outcome: String
 
         init(_ standard: StandardError, _ detail: String? = nil) {
             code = standard.rawValue
             message = standard.message
             data = detail
+            outcome = outcomeName(String(describing: standard))
         }
 
         init(_ failure: any APIFailure) {
             code = failure.kind.code
             message = failure.message
+            outcome = failure.outcome
         }
     }
 

@@ -21,6 +21,13 @@ public struct MariaDBSearchBackfill {
         try database.execute("DELETE FROM photo_words_backfill WHERE id = 1")
     }
 
+    /// The photos a run would index now (from where the last one stopped):
+    /// the progress's total. Photos uploaded meanwhile index themselves.
+    public func remaining() throws -> Int {
+        let next = try database.query("SELECT next_photo FROM photo_words_backfill WHERE id = 1").first?.int64("next_photo") ?? 0
+        return Int(try database.query("SELECT COUNT(*) AS n FROM photos WHERE IdPhoto >= ?", [.int(next)]).first?.int64("n") ?? 0)
+    }
+
     /// Indexes batches until every photo is done or `maxBatches` ran;
     /// returns how many photos it indexed. `progress` gets the running
     /// total and the next IdPhoto after each batch; `shouldStop` is asked
