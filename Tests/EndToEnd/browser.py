@@ -166,6 +166,13 @@ def shown_comment_lines(driver, text: str) -> list[str] | None:
         return [...new Set([...range.getClientRects()].map(rect => Math.round(rect.top)))].map(String);""", text)
 
 
+def settled(driver) -> bool:
+    """No transition running: the photo view slides in for 250 ms, and a
+    click meanwhile lands on whatever has moved under its point."""
+    return driver.execute_script("return !document.querySelector('.viewer.opening')"
+                                 " && document.getAnimations().every(a => a.playState !== 'running')")
+
+
 def loaded(driver, image) -> bool:
     return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
 

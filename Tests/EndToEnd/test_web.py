@@ -76,6 +76,7 @@ def open_newest(driver, keyboard: bool = False):
         tile.send_keys(Keys.ENTER) if keyboard else tile.click()
         return True
     wait_for(attempt, what="the newest tile, opened")
+    wait_for(lambda: browser.settled(driver), what="the photo view in place")
 
 
 def test_the_journey(web_site, desktop, phone, images, tmp_path):
@@ -243,6 +244,7 @@ def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, c
         assert max(width, height) <= 1024 and width >= 240, (name, src, width, height)
         fetched = driver.execute_script("return performance.getEntriesByType('resource').map(r => r.name)")
         assert [url for url in fetched if original.search(url)] == [], (name, fetched)
+        wait_for(lambda: browser.settled(driver), what=f"the photo view in place on the {name}")
         driver.find_element(By.ID, "viewer-close").click()
 
 
@@ -395,7 +397,7 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
         driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
         wait_for(lambda: driver.execute_script("return document.getElementById('viewer-image').complete"), what="the photo")
-        driver.execute_script("return new Promise(r => setTimeout(r, 400))")  # the slide-in
+        wait_for(lambda: browser.settled(driver), what="the photo view in place")
         screenshot(driver, SCREENSHOTS / f"{name}-photo.png", images)
         driver.find_element(By.ID, "viewer-close").click()
         assert 0 < metrics["codeBytes"] <= 60 * 1024, metrics
