@@ -26,6 +26,8 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from swift_literal import wrapped
+
 OUT = Path(__file__).resolve().parent.parent / "Sources/IReporterKit/App/ConfusableTable.swift"
 
 # Look-alike -> its Latin prototype (TR39 confusables.txt, type MA, for the
@@ -85,14 +87,7 @@ def table() -> dict[int, str]:
 
 def swift_literal(mapping: dict[int, str]) -> str:
     entries = [f"{cp:X}:" + ",".join(f"{ord(c):X}" for c in target) for cp, target in sorted(mapping.items())]
-    lines, line = [], ""
-    for entry in entries:
-        if len(line) + len(entry) > 110:
-            lines.append(line)
-            line = ""
-        line += entry + ";"
-    lines.append(line)
-    return "\n".join("        " + l for l in lines)
+    return wrapped(entries)
 
 
 def main() -> int:

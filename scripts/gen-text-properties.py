@@ -26,6 +26,8 @@ import re
 import sys
 from pathlib import Path
 
+from swift_literal import wrapped
+
 OUT = Path(__file__).resolve().parent.parent / "Sources/IReporterKit/App/TextPropertyTable.swift"
 
 # Drawn blank, yet neither White_Space nor Default_Ignorable: a name of one,
@@ -145,14 +147,7 @@ def encode(bits: list[int]) -> tuple[int, str]:
         if value:
             entries.append(f"{cp:X}" + (f"-{end:X}" if end != cp else "") + f":{value:X}")
         cp = end + 1
-    lines, line = [], ""
-    for entry in entries:
-        if len(line) + len(entry) > 110:
-            lines.append(line)
-            line = ""
-        line += entry + ";"
-    lines.append(line)
-    return len(entries), "\n".join("        " + l for l in lines)
+    return len(entries), wrapped(entries)
 
 
 def main() -> int:
