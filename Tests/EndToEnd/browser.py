@@ -173,6 +173,18 @@ def settled(driver) -> bool:
                                  " && document.getAnimations().every(a => a.playState !== 'running')")
 
 
+def open_newest(driver, keyboard: bool = False):
+    """Opens the grid's first tile, found again if the grid is redrawn
+    meanwhile (the stream refreshed, a photo arriving by the live stream),
+    and waits for the photo view to be in place."""
+    def attempt():
+        tile = driver.find_element(By.CSS_SELECTOR, "#grid .tile")
+        tile.send_keys(Keys.ENTER) if keyboard else tile.click()
+        return True
+    wait_for(attempt, what="the newest tile, opened")
+    wait_for(lambda: settled(driver), what="the photo view in place")
+
+
 def loaded(driver, image) -> bool:
     return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
 

@@ -214,7 +214,7 @@ def test_web_client_in_chromium(stack):
             assert phone.upload(servers.photo(), title="Polled in").json() == {"successful": 1}
             browser.wait_for(lambda: browser.tiles(driver)[:2] == ["Polled in", "Through Apache"], timeout=20,
                              what="the new photo, first and once")
-            driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+            browser.open_newest(driver)
             browser.wait_for(lambda: driver.find_element(By.ID, "viewer-title").text == "Polled in",
                              what="the photo view")
             image = driver.find_element(By.ID, "viewer-image")

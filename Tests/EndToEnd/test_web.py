@@ -68,17 +68,6 @@ def test_the_page_is_served_with_strict_headers(web_site):
     browser.check_headers(web_site)
 
 
-def open_newest(driver, keyboard: bool = False):
-    """Opens the grid's first tile, found again if the grid is redrawn
-    meanwhile (a photo arriving by the live stream)."""
-    def attempt():
-        tile = driver.find_element(By.CSS_SELECTOR, "#grid .tile")
-        tile.send_keys(Keys.ENTER) if keyboard else tile.click()
-        return True
-    wait_for(attempt, what="the newest tile, opened")
-    wait_for(lambda: browser.settled(driver), what="the photo view in place")
-
-
 def test_the_journey(web_site, desktop, phone, images, tmp_path):
     photo = tmp_path / "photo.jpg"
     photo.write_bytes(images.photo)
@@ -97,7 +86,7 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
 
     # Open it from the keyboard: the photo slides in with its title and author
     # (the tile found again if the grid was redrawn meanwhile).
-    open_newest(desktop, keyboard=True)
+    browser.open_newest(desktop, keyboard=True)
     viewer = desktop.find_element(By.ID, "viewer")
     wait_for(viewer.is_displayed, what="the photo view")
     assert desktop.execute_script("return getComputedStyle(arguments[0]).transitionDuration", viewer) == "0s"
@@ -148,7 +137,7 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     assert colourfulness(desktop, "#grid .tile img") > 40
     wait_for(lambda: tiles(phone) == ["Blurred, delete me", "Harbour at dawn"], timeout=15,
              what="the second photo on the second browser, once")
-    open_newest(desktop)
+    browser.open_newest(desktop)
     title = desktop.find_element(By.ID, "viewer-title")
     wait_for(lambda: title.text == "Blurred, delete me", what="the second photo")
     image = desktop.find_element(By.ID, "viewer-image")
@@ -234,7 +223,7 @@ def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, c
         src, srcset = driver.execute_script("return [arguments[0].currentSrc, arguments[0].srcset]", tile)
         assert re.search(r"/photos/\d+/\d+_[0-9a-f]{10}_[qnz]\.jpg$", src), (name, src, srcset)
         assert max(served_size(src)) <= 640, (name, src)
-        tile.click()
+        browser.open_newest(driver)
         viewer = driver.find_element(By.ID, "viewer-image")
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text == "A camera photo", what="the photo view")
         wait_for(lambda: browser.loaded(driver, viewer), what=f"the photo on the {name}")
@@ -346,7 +335,7 @@ def test_hostile_texts_are_shown_as_text(web_site, desktop, client, images):
         assert title in shown
     assert desktop.find_elements(By.CSS_SELECTOR, "#grid b, #grid script, #grid svg, #grid img[src='x']") == []
     assert "<b>mallory</b>" in [a.text for a in desktop.find_elements(By.CSS_SELECTOR, "#grid .author")]
-    open_newest(desktop)
+    browser.open_newest(desktop)
     wait_for(desktop.find_element(By.ID, "viewer").is_displayed, what="the photo view")
     assert no_dialog(desktop), "a script ran"
     assert console_errors(desktop) == [], "script errors or CSP violations"
@@ -394,10 +383,9 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
                     thumbnailsFetched: resources.filter(r => /-thumb\\.jpg$|_[sqnz]\\.jpg$/.test(r.name)).length};""")
         report[name] = metrics
         screenshot(driver, SCREENSHOTS / f"{name}.png", images)
-        driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+        browser.open_newest(driver)
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
         wait_for(lambda: driver.execute_script("return document.getElementById('viewer-image').complete"), what="the photo")
-        wait_for(lambda: browser.settled(driver), what="the photo view in place")
         screenshot(driver, SCREENSHOTS / f"{name}-photo.png", images)
         driver.find_element(By.ID, "viewer-close").click()
         assert 0 < metrics["codeBytes"] <= 60 * 1024, metrics

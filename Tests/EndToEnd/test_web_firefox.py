@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser import DESKTOP, comment_in_two_lines, log_in, post_photo, shown_comment_lines, tiles, updates, wait_for
+from browser import DESKTOP, comment_in_two_lines, log_in, open_newest, post_photo, shown_comment_lines, tiles, updates, wait_for
 from firefox import Firefox
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
@@ -36,7 +36,7 @@ def test_the_journey_in_firefox(web_site, firefox, client, images, tmp_path):
     post_photo(firefox, photo, "By fox")
     assert tiles(firefox) == ["By fox", "Already there"]
     # Open it and comment in two lines from the keyboard (Firefox's own key events).
-    firefox.find_element("css selector", "#grid .tile").click()
+    open_newest(firefox)
     wait_for(lambda: firefox.find_element("id", "comment-form").is_displayed(), what="the comment form")
     comment_in_two_lines(firefox, "Foxes", "at night")
     lines = wait_for(lambda: shown_comment_lines(firefox, "Foxes\nat night"), what="the comment")

@@ -540,8 +540,10 @@ async function submitPost(event) {
     await upload({ title: $('post-title').value, effect: $('post-effect').value || undefined, file },
                  (fraction) => { progress.value = Math.round(fraction * 100); progress.textContent = `${progress.value}%`; });
     $('post-dialog').close();
-    location.hash = '#/';
-    await refresh();
+    // On the stream already: the new photo joins the tiles shown (no redraw,
+    // the place and focus kept); from elsewhere, the route draws the stream.
+    if (state.view.kind === 'stream' && !location.hash.startsWith('#/photo/')) await catchUp().catch(() => notify('The photos could not be loaded.'));
+    else location.hash = '#/';
   } catch (failure) {
     if (failure instanceof APIError && failure.message === 'Authorization required') setUser(null);
     showError(error, failure);
