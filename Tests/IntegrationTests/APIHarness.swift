@@ -15,7 +15,7 @@ final class APIHarness {
     let sessions: any SessionStore
     /// Shared by the workers of one server, as the supervisor's shared memory is.
     let counters: any SharedCounters
-    /// The default counters' clock: a test steps it (counters given bring their own).
+    /// The caches' clock and the default counters': a test steps it (counters given bring their own).
     let clock = ManualClock()
     /// The cookie jar of the one simulated phone.
     var cookie: [UInt8]?
@@ -35,18 +35,21 @@ final class APIHarness {
         self.counters = counters ?? SharedMemoryCounters(capacity: 1024, clock: clock)
         api = IReporterAPI(services: Self.services(database: database, sessions: self.sessions, counters: self.counters,
                                                    uploadDirectory: uploadDirectory ?? uploads.path, policy: policy,
-                                                   photoFiles: photoFiles))
+                                                   photoFiles: photoFiles, clock: clock))
     }
 
     /// The stores of a worker, on MariaDB, the session files and the upload
-    /// folder (or the photo store given).
+    /// folder (or the photo store given); its caches read `clock`.
     static func services(database: DatabaseConnection, sessions: any SessionStore, counters: any SharedCounters,
                          uploadDirectory: String, policy: AppServices.Policy,
-                         photoFiles: (any PhotoFileStore)? = nil) -> AppServices {
-        AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
-                    photoFiles: photoFiles ?? UploadFolder(directory: uploadDirectory), comments: MariaDBCommentStore(database: database),
-                    votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
-                    sessions: sessions, counters: counters, policy: policy)
+                         photoFiles: (any PhotoFileStore)? = nil, clock: any TimeSource = MonotonicClock()) -> AppServices {
+        var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
+                                   photoFiles: photoFiles ?? UploadFolder(directory: uploadDirectory),
+                                   comments: MariaDBCommentStore(database: database),
+                                   votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
+                                   sessions: sessions, counters: counters, policy: policy)
+        services.clock = clock
+        return services
     }
 
     /// Another worker's API on the same database, folders and shared
@@ -54,7 +57,7 @@ final class APIHarness {
     /// connection unless one is given).
     func anotherWorker(policy: AppServices.Policy = fastHashing, database: DatabaseConnection? = nil) -> IReporterAPI {
         IReporterAPI(services: Self.services(database: database ?? self.database, sessions: sessions, counters: counters,
-                                             uploadDirectory: uploads.path, policy: policy))
+                                             uploadDirectory: uploads.path, policy: policy, clock: clock))
     }
 
     /// Sends a command (to this harness's API, or `through` another); keeps

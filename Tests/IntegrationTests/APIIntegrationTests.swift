@@ -187,8 +187,9 @@ extension DatabaseTests {
         #expect(stream(otherWorker) == fresh, "an upload through one worker is in the next stream of another")
         // A row written behind the server's back shows once the cache is older than its limit.
         try phone.database.execute("UPDATE photos SET title = 'changed elsewhere'")
+        phone.clock.advance(byMillis: 299)
         #expect(stream(otherWorker) == fresh)
-        usleep(350_000)
+        phone.clock.advance(byMillis: 1)
         #expect(stream(otherWorker) == #"{"result":[{"IdPhoto":"2","title":"changed elsewhere","IdUser":"1","username":"alice"}]}"#)
     }
 

@@ -17,15 +17,17 @@ final class AnswerCache<Key: Hashable> {
 
     private let counters: any SharedCounters
     private let maxAgeMillis: Int64
+    private let clock: any TimeSource
     private let maxBytes: Int
     private var entries: [Key: Entry] = [:]
     private var bytes = 0
     private var generation: Int64 = -1
     private var made = 0
 
-    init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20) {
+    init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20, clock: any TimeSource = MonotonicClock()) {
         self.counters = counters
         self.maxAgeMillis = maxAgeMillis
+        self.clock = clock
         self.maxBytes = maxBytes
     }
 
@@ -41,7 +43,7 @@ final class AnswerCache<Key: Hashable> {
         if now != generation {
             forget()
             generation = now
-        } else if let entry = entries[key], monotonicMillis() - entry.madeAt < maxAgeMillis {
+        } else if let entry = entries[key], clock.now.millis - entry.madeAt < maxAgeMillis {
             return entry.body
         }
         let answer = try make()
@@ -57,7 +59,7 @@ final class AnswerCache<Key: Hashable> {
         }
         made += 1
         bytes += body.count - (entries[key]?.body.count ?? 0)
-        entries[key] = Entry(body: body, madeAt: monotonicMillis(), order: made)
+        entries[key] = Entry(body: body, madeAt: clock.now.millis, order: made)
     }
 
     private func forget() {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What the commands work with: the stores (chosen by configuration), the
 /// limits, and the password hasher. One per worker process.
 public struct AppServices {
@@ -50,8 +46,12 @@ public struct AppServices {
     public var decodeGate: DecodeGate?
     /// Time spent waiting on the database so far (the access log's db_ms).
     public var databaseMicros: () -> Int64
-    /// Unix seconds, for the times stored with photos and comments.
-    public var now: () -> Int64 = { Int64(time(nil)) }
+    /// What the caches' ages are read on; a test steps a `ManualClock`.
+    public var clock: any TimeSource = MonotonicClock()
+    /// The times stored with photos and comments (`now`).
+    public var wallClock: any WallClock = RealtimeClock()
+    /// Unix seconds, from `wallClock`.
+    public var now: () -> Int64 { { [wallClock] in wallClock.unixSeconds } }
     /// Where new photos are announced (`live_publish_url`); nil: nowhere.
     public var live: (any LiveFeed)?
     /// Told of each request when reads may go to a replica; nil: one database.

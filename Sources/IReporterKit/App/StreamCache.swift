@@ -27,6 +27,7 @@ public final class StreamCache {
 
     private let counters: any SharedCounters
     private let maxAgeMillis: Int64
+    private let clock: any TimeSource
     private var stream = Slot<(photos: [PhotoRecord], body: [UInt8])>(value: ([], []))
     private var withExtras = Slot<NewestWithExtras>(value: NewestWithExtras(photos: []))
     /// Answers kept per generation (about 8 KiB each for 50 photos); beyond
@@ -50,10 +51,11 @@ public final class StreamCache {
     /// and the generation they were read under.
     private var readAhead: (ids: Set<Int64>, photos: [Int64: PhotoRecord], generation: Int64)?
 
-    /// `maxAgeMillis` 0 turns the cache off.
-    public init(counters: any SharedCounters, maxAgeMillis: Int64) {
+    /// `maxAgeMillis` 0 turns the cache off; ages are read on `clock`.
+    public init(counters: any SharedCounters, maxAgeMillis: Int64, clock: any TimeSource = MonotonicClock()) {
         self.counters = counters
         self.maxAgeMillis = maxAgeMillis
+        self.clock = clock
     }
 
     /// The rendered stream if it is current, else that of `load()`'s photos, kept.
@@ -129,7 +131,7 @@ public final class StreamCache {
     /// Redis down) is served uncached.
     private func current<Value>(_ slot: inout Slot<Value>, generation: Int64?,
                                 _ load: () throws -> Value) rethrows -> Value {
-        let now = monotonicMillis()
+        let now = clock.now.millis
         guard let generation else { return try load() }
         if maxAgeMillis > 0, slot.generation == generation, now - slot.loadedAt < maxAgeMillis { return slot.value }
         slot = Slot(value: try load(), generation: generation, loadedAt: now)

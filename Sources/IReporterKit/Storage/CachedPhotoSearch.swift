@@ -31,15 +31,19 @@ public final class CachedPhotoSearch: PhotoSearch {
     private let store: any PhotoSearch
     private let counters: any SharedCounters
     private let maxAgeMillis: Int64
+    private let clock: any TimeSource
     private let capacity: Int
     private var entries: [Question: Entry] = [:]
     private var generation: Int64 = -1
     private var loads = 0
 
-    public init(_ store: any PhotoSearch, counters: any SharedCounters, maxAgeMillis: Int64, capacity: Int = 512) {
+    /// Ages are read on `clock`.
+    public init(_ store: any PhotoSearch, counters: any SharedCounters, maxAgeMillis: Int64, capacity: Int = 512,
+                clock: any TimeSource = MonotonicClock()) {
         self.store = store
         self.counters = counters
         self.maxAgeMillis = maxAgeMillis
+        self.clock = clock
         self.capacity = capacity
     }
 
@@ -80,7 +84,7 @@ public final class CachedPhotoSearch: PhotoSearch {
             generation = now
             return nil
         }
-        guard let entry = entries[key], monotonicMillis() - entry.loadedAt < maxAgeMillis else { return nil }
+        guard let entry = entries[key], clock.now.millis - entry.loadedAt < maxAgeMillis else { return nil }
         return entry.answer
     }
 
@@ -93,6 +97,6 @@ public final class CachedPhotoSearch: PhotoSearch {
             entries = entries.filter { $0.value.order > oldest }
         }
         loads += 1
-        entries[key] = Entry(answer: answer, loadedAt: monotonicMillis(), order: loads)
+        entries[key] = Entry(answer: answer, loadedAt: clock.now.millis, order: loads)
     }
 }

@@ -22,9 +22,23 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 /// Where code that depends on time reads it: the system's clock in the
 /// server, a `ManualClock` that a test steps, so that no test sleeps or
 /// races the wall clock. (The login throttle reads it through its counters:
-/// `SharedCounters.clock`.)
+/// `SharedCounters.clock`.) For intervals: timeouts, ages, deadlines.
 public protocol TimeSource: Sendable {
     var now: Instant { get }
+}
+
+/// The time of day, as Unix seconds: for what is stored for people and
+/// other programs (a photo's upload time, a session's login) and what is
+/// compared with a file's times. It may jump (NTP, an operator's `date`):
+/// an interval that decides something in this process is a `TimeSource`'s.
+public protocol WallClock: Sendable {
+    var unixSeconds: Int64 { get }
+}
+
+/// CLOCK_REALTIME, what `time(nil)` reads.
+public struct RealtimeClock: WallClock {
+    public init() {}
+    public var unixSeconds: Int64 { Int64(time(nil)) }
 }
 
 /// CLOCK_MONOTONIC: never set, never jumps (NTP, an operator's `date`), the
@@ -35,12 +49,21 @@ public struct MonotonicClock: TimeSource {
     public var now: Instant { Instant(millis: monotonicMillis()) }
 }
 
-/// A clock that moves only when told: for tests.
-public final class ManualClock: TimeSource {
+/// A clock that moves only when told: for tests. As a `WallClock` it
+/// reads its instant as Unix milliseconds.
+public final class ManualClock: TimeSource, WallClock {
     private let current: Mutex<Instant>
 
     /// Starts far from 0, as a monotonic clock does some time after boot.
     public init(_ start: Instant = Instant(millis: 1_000_000_000)) { current = Mutex(start) }
+
+    /// Starts at the time of day: for what compares it with the times the
+    /// kernel gives files (sessions' files).
+    public static func startingAtTimeOfDay() -> ManualClock {
+        ManualClock(Instant(millis: RealtimeClock().unixSeconds * 1000))
+    }
+
+    public var unixSeconds: Int64 { now.millis / 1000 }
 
     public var now: Instant {
         get { current.withLock { $0 } }

@@ -15,7 +15,7 @@ final class AppHarness {
     let files: InMemoryPhotoFiles
     let sessions: InMemorySessionStore
     let counters: InMemoryCounters
-    /// The counters' clock: throttling tests step it, never sleep.
+    /// The counters' and the caches' clock: throttling and caching tests step it, never sleep.
     let clock = ManualClock()
     let scratch = ScratchDirectory("app-uploads")
     var cookie: [UInt8]?
@@ -29,10 +29,12 @@ final class AppHarness {
         files = try InMemoryPhotoFiles()
         sessions = InMemorySessionStore()
         counters = InMemoryCounters(clock: clock)
-        services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
-                               search: search,
-                               sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate,
-                               decodeGate: decodeGate)
+        var services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
+                                   search: search,
+                                   sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate,
+                                   decodeGate: decodeGate)
+        services.clock = clock
+        self.services = services
         api = IReporterAPI(services: services)
     }
 

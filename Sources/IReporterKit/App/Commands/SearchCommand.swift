@@ -91,7 +91,7 @@ public struct SearchCommand: Command {
         search = services.search
         photos = services.photos
         sessions = services.sessions
-        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis)
+        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis, clock: services.clock)
     }
 
     public func run(_ input: Input, in context: CommandContext) throws -> RenderedJSON {

@@ -36,7 +36,7 @@ public struct StreamCommand: BatchReadingCommand {
         photos = services.photos
         votes = services.votes
         sessions = services.sessions
-        cache = StreamCache(counters: services.counters, maxAgeMillis: services.policy.streamCacheMillis)
+        cache = StreamCache(counters: services.counters, maxAgeMillis: services.policy.streamCacheMillis, clock: services.clock)
     }
 
     /// The answer with extras: the newest photos' from the cache (per viewer
