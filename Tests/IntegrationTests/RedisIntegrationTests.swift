@@ -10,9 +10,10 @@ import TestSupport
 @Suite(.enabled(if: RedisTestServer.available, "needs redis-server: scripts/deps.sh installs it"))
 struct RedisIntegrationTests {
     static func sessionStore(_ settings: RedisSettings, idleTimeout: Int = 3600, absoluteTimeout: Int = 30 * 86400,
-                             maxPerUser: Int = 0, locking: Bool = false, lockWaitMillis: Int = 2000) -> RedisSessionStore {
+                             maxPerUser: Int = 0, locking: Bool = false, lockWaitMillis: Int = 2000,
+                             clock: any WallClock = RealtimeClock()) -> RedisSessionStore {
         RedisSessionStore(redis: RedisConnection(settings: settings), idleTimeout: idleTimeout, absoluteTimeout: absoluteTimeout,
-                          maxPerUser: maxPerUser, locking: locking, lockWaitMillis: lockWaitMillis)
+                          maxPerUser: maxPerUser, locking: locking, lockWaitMillis: lockWaitMillis, clock: clock)
     }
 
     // MARK: - the connection
@@ -80,14 +81,23 @@ struct RedisIntegrationTests {
 
     @Test func sessionsEndAtTheIdleAndTheAbsoluteTimeout() throws {
         let settings = RedisTestServer.shared.freshDatabase()
+        // The idle timeout is the key's expiry, which Redis keeps on its own clock: waited for, bounded.
         let idle = try Self.sessionStore(settings, idleTimeout: 1).create([("IdUser", .string(Array("1".utf8)))], user: 1)
-        usleep(2_100_000)
+        let redis = RedisConnection(settings: settings)
+        #expect((1...1000).contains(try redis.command("PTTL", "PHPREDIS_SESSION:\(idle.id)").integer()))
+        let deadline = monotonicMillis() + 5000
+        while try redis.command("EXISTS", "PHPREDIS_SESSION:\(idle.id)") != .integer(0) && monotonicMillis() < deadline {
+            usleep(20_000)
+        }
         #expect(try Self.sessionStore(settings).load(id: Array(idle.id.utf8)) == nil, "Redis expired it")
-        // A login 31 days ago, used ever since.
-        let old = Int64(time(nil)) - 31 * 86400
-        let id = SessionID.new()
-        try RedisConnection(settings: settings).command("SET", "PHPREDIS_SESSION:\(id)", #"IdUser|s:1:"1";ireporter_created|i:\#(old);"#)
-        #expect(try Self.sessionStore(settings).load(id: Array(id.utf8)) == nil)
+        // The absolute timeout is the login's time, on the store's clock: stepped.
+        let clock = ManualClock.startingAtTimeOfDay()
+        let store = Self.sessionStore(settings, idleTimeout: 60 * 86400, absoluteTimeout: 30 * 86400, clock: clock)
+        let session = try store.create([("IdUser", .string(Array("1".utf8)))], user: 1)
+        clock.advance(bySeconds: 30 * 86400)
+        #expect(try store.load(id: Array(session.id.utf8)) != nil, "30 days after the login, used ever since")
+        clock.advance(bySeconds: 1)
+        #expect(try store.load(id: Array(session.id.utf8)) == nil)
     }
 
     @Test func aLoginBeyondTheCapEndsTheUsersOldestSession() throws {

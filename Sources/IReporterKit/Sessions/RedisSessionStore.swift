@@ -33,15 +33,18 @@ public final class RedisSessionStore: SessionStore {
     public let locking: Bool
     /// How long a load or a destroy waits for a PHP request's lock.
     public let lockWaitMillis: Int
+    /// The logins' times (`ireporter_created`, as `SessionFiles` keeps it).
+    public let clock: any WallClock
 
     public init(redis: RedisConnection, idleTimeout: Int, absoluteTimeout: Int = 30 * 24 * 3600, maxPerUser: Int = 0,
-                locking: Bool = false, lockWaitMillis: Int = 2000) {
+                locking: Bool = false, lockWaitMillis: Int = 2000, clock: any WallClock = RealtimeClock()) {
         self.redis = redis
         self.idleTimeout = idleTimeout
         self.absoluteTimeout = absoluteTimeout
         self.maxPerUser = maxPerUser
         self.locking = locking
         self.lockWaitMillis = lockWaitMillis
+        self.clock = clock
     }
 
     static func key(_ id: String) -> String { keyPrefix + id }
@@ -56,7 +59,7 @@ public final class RedisSessionStore: SessionStore {
         guard let data = try redis.command("GETEX", Self.key(id), "EX", String(idleTimeout)).bytes() else { return nil }
         guard let entries = try? PHPSessionCodec.decode(data) else { return Session(id: id, entries: []) }
         let session = Session(id: id, entries: entries)
-        if let created = session[Session.createdKey]?.intValue, created < Int64(time(nil)) - Int64(absoluteTimeout) {
+        if let created = session[Session.createdKey]?.intValue, created < clock.unixSeconds - Int64(absoluteTimeout) {
             return nil
         }
         return session
@@ -65,7 +68,7 @@ public final class RedisSessionStore: SessionStore {
     /// Stores the variables under a fresh id (SET NX: never over another
     /// session), then ends the user's oldest sessions beyond `maxPerUser`.
     public func create(_ variables: [(String, PHPValue)], user: Int64) throws(RedisError) -> Session {
-        let entries = variables + [(Session.createdKey, .int(Int64(time(nil))))]
+        let entries = variables + [(Session.createdKey, .int(clock.unixSeconds))]
         let data = PHPSessionCodec.encode(entries)
         var id = SessionID.new()
         while try redis.command([Array("SET".utf8), Array(Self.key(id).utf8), data,

@@ -23,12 +23,16 @@ public struct SessionFiles: SessionStore, Sendable {
     public let absoluteTimeout: Int
     /// Live sessions kept per user (the oldest go first); 0 = no limit.
     public let maxPerUser: Int
+    /// Compared with the files' times (the kernel's, PHP's): the time of day.
+    public let clock: any WallClock
 
-    public init(directory: String, idleTimeout: Int, absoluteTimeout: Int = 30 * 24 * 3600, maxPerUser: Int = 0) {
+    public init(directory: String, idleTimeout: Int, absoluteTimeout: Int = 30 * 24 * 3600, maxPerUser: Int = 0,
+                clock: any WallClock = RealtimeClock()) {
         self.directory = directory
         self.idleTimeout = idleTimeout
         self.absoluteTimeout = absoluteTimeout
         self.maxPerUser = maxPerUser
+        self.clock = clock
     }
 
     private func path(for id: String) -> String { "\(directory)/sess_\(id)" }
@@ -65,16 +69,16 @@ public struct SessionFiles: SessionStore, Sendable {
             return nil
         }
         guard info.st_size <= 1 << 20 else { return nil }
-        let now = time(nil)
-        if Int(now) - Int(info.st_mtim.tv_sec) > idleTimeout { return nil }
+        let now = clock.unixSeconds
+        if now - Int64(info.st_mtim.tv_sec) > idleTimeout { return nil }
         var data = [UInt8](repeating: 0, count: Int(info.st_size))
         let count = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard count == data.count else { throw SystemError("read session file") }
         // Mark it used (for the idle timeout), at most once a minute.
-        if Int(now) - Int(info.st_mtim.tv_sec) > 60 { futimens(fd, nil) }
+        if now - Int64(info.st_mtim.tv_sec) > 60 { markUsed(fd, at: now) }
         guard let entries = try? PHPSessionCodec.decode(data) else { return Session(id: id, entries: []) }
         let session = Session(id: id, entries: entries)
-        if let created = session[Session.createdKey]?.intValue, created < Int64(now) - Int64(absoluteTimeout) {
+        if let created = session[Session.createdKey]?.intValue, created < now - Int64(absoluteTimeout) {
             return nil
         }
         return session
@@ -89,7 +93,7 @@ public struct SessionFiles: SessionStore, Sendable {
     }
 
     private func create(_ variables: [(String, PHPValue)]) throws(SystemError) -> Session {
-        let entries = variables + [(Session.createdKey, .int(Int64(time(nil))))]
+        let entries = variables + [(Session.createdKey, .int(clock.unixSeconds))]
         while true {
             let id = SessionID.new()
             let fd = open(path(for: id), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -143,6 +147,12 @@ public struct SessionFiles: SessionStore, Sendable {
         }
     }
 
+    /// Sets the file's times to `now` (on the clock its age is read on).
+    private func markUsed(_ fd: Int32, at now: Int64) {
+        let times = [timespec](repeating: timespec(tv_sec: Int(now), tv_nsec: 0), count: 2)
+        futimens(fd, times)
+    }
+
     /// Deletes a session's file (logout, or the old id after a login).
     public func destroy(id: String) {
         let fd = open(path(for: id), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -158,13 +168,13 @@ public struct SessionFiles: SessionStore, Sendable {
     @discardableResult
     public func sweep() -> Int {
         guard let entries = try? directoryEntries(directory) else { return 0 }
-        let now = Int(time(nil))
+        let now = clock.unixSeconds
         for (name, info) in entries where name.hasPrefix(Self.indexPrefix) && Self.isOwnFile(info)
-            && now - Int(info.st_mtim.tv_sec) > absoluteTimeout {
+            && now - Int64(info.st_mtim.tv_sec) > absoluteTimeout {
             unlink("\(directory)/\(name)")
         }
         return entries.filter { name, info in
-            name.hasPrefix("sess_") && now - Int(info.st_mtim.tv_sec) > idleTimeout && unlink("\(directory)/\(name)") == 0
+            name.hasPrefix("sess_") && now - Int64(info.st_mtim.tv_sec) > idleTimeout && unlink("\(directory)/\(name)") == 0
         }.count
     }
 }

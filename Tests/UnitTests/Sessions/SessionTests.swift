@@ -109,6 +109,20 @@ final class SessionFilesTests {
         #expect(exists("\(directory)/not-a-session"))
     }
 
+    @Test func aSessionLivesTheIdleTimeoutFromItsLastUseOnTheStoresClock() throws {
+        let clock = ManualClock.startingAtTimeOfDay()
+        let store = SessionFiles(directory: directory, idleTimeout: 3600, absoluteTimeout: 30 * 86400, clock: clock)
+        let session = try store.create([("IdUser", .string(Array("1".utf8)))], user: 1)
+        clock.advance(bySeconds: 3000)
+        #expect(try store.load(id: Array(session.id.utf8)) != nil, "used after 50 minutes: marked used then")
+        clock.advance(bySeconds: 3000)
+        #expect(try store.load(id: Array(session.id.utf8)) != nil, "50 minutes after its last use")
+        #expect(store.sweep() == 0)
+        clock.advance(bySeconds: 3601)
+        #expect(try store.load(id: Array(session.id.utf8)) == nil, "idle for an hour")
+        #expect(store.sweep() == 1)
+    }
+
     /// Debian's /var/lib/php/sessions is 1733: anyone may create a file there.
     @Test func aFileSomeoneElseWroteIsNoSession() throws {
         let id = "abcdefghijklmnopqrstuvwxyz012345"
