@@ -33,11 +33,17 @@ public final class DatabaseConnection {
     /// default) times the connections of every worker.
     public static let defaultStatementCacheCapacity = 64
 
+    /// How long a refused node is avoided, and the stores' checks of the
+    /// schema now and then (`MariaDBUserStore`), are read on it.
+    public let clock: any TimeSource
+
     /// `firstNode`: where in a cluster's `nodes` this connection starts
     /// looking (a worker's number, so that workers spread over the nodes).
     public init(settings: DatabaseSettings, reportsProgress: Bool = false, firstNode: Int = Int(getpid()),
-                statementCacheCapacity: Int = DatabaseConnection.defaultStatementCacheCapacity) {
+                statementCacheCapacity: Int = DatabaseConnection.defaultStatementCacheCapacity,
+                clock: any TimeSource = MonotonicClock()) {
         self.settings = settings
+        self.clock = clock
         self.reportsProgress = reportsProgress
         statements = StatementCache(capacity: statementCacheCapacity)
         if !settings.nodes.isEmpty { cluster = ClusterNodes(settings.nodes, first: firstNode) }
@@ -192,7 +198,7 @@ public final class DatabaseConnection {
                 return try body()
             } catch {
                 guard error.isConnectionLost else { throw error }
-                if let currentNode { cluster?.avoid(currentNode, now: monotonicMillis()) }
+                if let currentNode { cluster?.avoid(currentNode, now: clock.now.millis) }
                 disconnect()
                 guard attempt == 1, !inTransaction, retryIf(error) else { throw error }
             }
@@ -234,7 +240,7 @@ public final class DatabaseConnection {
     /// error of the last one is thrown when none will do.
     private func openClusterNode() throws(DatabaseError) -> UnsafeMutablePointer<MYSQL> {
         var lastError = DatabaseError(code: .nodeNotReady, message: "no database node configured")
-        for index in cluster!.order(now: monotonicMillis()) {
+        for index in cluster!.order(now: clock.now.millis) {
             let node = cluster!.nodes[index]
             do throws(DatabaseError) {
                 let connection = try open(node: node)
@@ -251,7 +257,7 @@ public final class DatabaseConnection {
             } catch {
                 lastError = error
                 Log.warning("database node \(node) refused, trying another: \(error)")
-                cluster!.avoid(index, now: monotonicMillis())
+                cluster!.avoid(index, now: clock.now.millis)
             }
         }
         throw lastError

@@ -217,12 +217,13 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     /// Whether the row exists, asked until the database answers or the time
-    /// is up (nil: still unreachable).
+    /// is up (nil: still unreachable). Real time: it sleeps between tries.
     private func existsOnceReachable(id: Int64, withinMillis: Int64) -> Bool? {
-        let deadline = monotonicMillis() + withinMillis
+        let clock = MonotonicClock()
+        let deadline = clock.now.advanced(byMillis: withinMillis)
         while true {
             if let rows = try? database.query("SELECT 1 FROM photos WHERE IdPhoto = ?", [.int(id)]) { return !rows.isEmpty }
-            if monotonicMillis() >= deadline { return nil }
+            if clock.now >= deadline { return nil }
             usleep(250_000)
         }
     }

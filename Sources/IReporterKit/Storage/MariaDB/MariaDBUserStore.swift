@@ -14,7 +14,7 @@ public final class MariaDBUserStore: UserStore {
     public init(database: DatabaseConnection) { self.database = database }
 
     public func storesPasswordHashes() throws -> Bool {
-        let now = monotonicMillis()
+        let now = database.clock.now.millis
         if let passwordColumn, now - passwordColumn.checkedAt < 60_000 { return passwordColumn.fitsHashes }
         let fits = try passwordColumnLength() >= Self.hashColumnLength
         if !fits && passwordColumn == nil {
@@ -105,7 +105,7 @@ public final class MariaDBUserStore: UserStore {
     /// Whether migration 007's unique index exists, asked again now and then
     /// (the migration may run while we serve).
     private func hasUniqueUsernames() throws(DatabaseError) -> Bool {
-        let now = monotonicMillis()
+        let now = database.clock.now.millis
         if let uniqueIndex, now - uniqueIndex.checkedAt < 60_000 { return uniqueIndex.present }
         let present = !(try database.query(Self.uniqueUsernameQuery)).isEmpty
         uniqueIndex = (present, now)

@@ -26,12 +26,16 @@ public final class ReplicaReads: DatabaseReading, ReadYourWrites {
     private var writesAtStart = 0
     /// Where this request's plain reads go, once its first one decided.
     private var useReplica: Bool?
-    private var replicaAvoidedUntil = Int64.min
+    private var replicaAvoidedUntil = Instant(millis: .min)
+    private let clock: any TimeSource
     /// Where the last read went (tests, the bench).
     public private(set) var lastSource: Source?
 
-    public init(primary: DatabaseConnection, replica: DatabaseConnection, positions: any WritePositions, waitMillis: Int) {
+    /// A failed replica's `avoidMillis` are read on `clock`.
+    public init(primary: DatabaseConnection, replica: DatabaseConnection, positions: any WritePositions, waitMillis: Int,
+                clock: any TimeSource = MonotonicClock()) {
         self.primary = primary
+        self.clock = clock
         self.replica = replica
         self.positions = positions
         waitSeconds = "\(Double(waitMillis) / 1000)"
@@ -85,7 +89,7 @@ public final class ReplicaReads: DatabaseReading, ReadYourWrites {
     }
 
     private func replicaHasReadersWrites() -> Bool {
-        guard monotonicMillis() >= replicaAvoidedUntil else { return false }
+        guard clock.now >= replicaAvoidedUntil else { return false }
         guard let user = signedInUser() else { return true }
         let position: String?
         do {
@@ -109,7 +113,7 @@ public final class ReplicaReads: DatabaseReading, ReadYourWrites {
 
     private func avoidReplica(_ error: DatabaseError) {
         Log.warning("database replica failed, reads go to the primary for \(Self.avoidMillis / 1000) s: \(error)")
-        replicaAvoidedUntil = monotonicMillis() + Self.avoidMillis
+        replicaAvoidedUntil = clock.now.advanced(byMillis: Self.avoidMillis)
         useReplica = false
         replica.disconnect()
     }
