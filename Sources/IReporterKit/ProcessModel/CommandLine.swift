@@ -245,12 +245,12 @@ public enum IReporterCommandLine {
         var refused = 0
         do {
             for migration in SchemaMigration.all {
-                let started = monotonicMillis()
+                let started = MonotonicClock().now
                 switch try migration.apply(on: database, progress: progress) {
                 case .alreadyApplied:
                     TaskProgress.say("\(migration.name): already applied")
                 case .applied:
-                    TaskProgress.say("\(migration.name): applied in \((monotonicMillis() - started) / 1000) s")
+                    TaskProgress.say("\(migration.name): applied in \(MonotonicClock().now.millis(since: started) / 1000) s")
                 case .stopped:
                     TaskProgress.say(progress.stoppedMessage("\(migration.name) not applied: the server undid it"))
                     return TaskProgress.stoppedStatus
@@ -308,12 +308,12 @@ public enum IReporterCommandLine {
                     print("\(table.name): would be converted to InnoDB (about \(table.rows) rows)")
                     continue
                 }
-                let started = monotonicMillis()
+                let started = MonotonicClock().now
                 guard try conversion.convert(table, progress: progress) else {
                     TaskProgress.say(progress.stoppedMessage("\(table.name) not converted: the server undid it"))
                     return TaskProgress.stoppedStatus
                 }
-                TaskProgress.say("\(table.name): converted to InnoDB in \((monotonicMillis() - started) / 1000) s")
+                TaskProgress.say("\(table.name): converted to InnoDB in \(MonotonicClock().now.millis(since: started) / 1000) s")
             }
             if tables.isEmpty { print("every table is InnoDB already") }
             return 0

@@ -118,10 +118,11 @@ public struct ListeningSocket {
         guard fd >= 0 else { throw SystemError("socket") }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        let deadline = monotonicMillis() + takeOverWaitMillis
+        let clock = MonotonicClock() // real time: it sleeps between tries
+        let deadline = clock.now.advanced(byMillis: takeOverWaitMillis)
         while bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
             let error = SystemError("bind \(address)")
-            guard error.code == EADDRINUSE, monotonicMillis() < deadline else { close(fd); throw error }
+            guard error.code == EADDRINUSE, clock.now < deadline else { close(fd); throw error }
             usleep(100_000)
         }
         guard listen(fd, backlog) == 0 else { let error = SystemError("listen \(address)"); close(fd); throw error }

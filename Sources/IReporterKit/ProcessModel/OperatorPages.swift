@@ -15,9 +15,13 @@ final class OperatorPages {
     private let scoreboard: Scoreboard
     private let listenDescription: String
     private let listenFD: Int32
+    private let clock: any TimeSource
+    private let wallClock: any WallClock
 
     init(pingPath: String, statusPath: String, readyPath: String = "", scoreboard: Scoreboard, listenDescription: String,
-         listenFD: Int32) {
+         listenFD: Int32, clock: any TimeSource = MonotonicClock(), wallClock: any WallClock = RealtimeClock()) {
+        self.clock = clock
+        self.wallClock = wallClock
         self.pingPath = pingPath
         self.statusPath = statusPath
         self.readyPath = readyPath
@@ -56,14 +60,14 @@ final class OperatorPages {
 
     private func figures(full: Bool) -> Figures {
         let workers = scoreboard.occupied
-        let now = monotonicMillis()
+        let now = clock.now.millis
         let active = workers.filter { $0.slot.state == .busy }.count
         var figures = Figures()
         figures.fields = [
             ("pool", "ireporter", false), ("process manager", "static", false),
             ("listen", listenDescription, false),
             ("start time", String(scoreboard.startedAt), true),
-            ("start since", String(Int64(time(nil)) - scoreboard.startedAt), true),
+            ("start since", String(wallClock.unixSeconds - scoreboard.startedAt), true),
             ("accepted conn", String(scoreboard.accepted), true),
             ("listen queue", listenQueue().map(String.init) ?? "-1", true),
             ("idle processes", String(workers.count - active), true),

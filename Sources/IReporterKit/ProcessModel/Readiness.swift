@@ -15,17 +15,17 @@ final class Readiness {
     }
 
     private let probes: [Probe]
-    private let now: () -> Int64
+    private let clock: any TimeSource
     static let keptMillis: Int64 = 1000
     private var kept: (at: Int64, failures: [String])?
 
-    init(probes: [Probe], now: @escaping () -> Int64 = monotonicMillis) {
-        (self.probes, self.now) = (probes, now)
+    init(probes: [Probe], clock: any TimeSource = MonotonicClock()) {
+        (self.probes, self.clock) = (probes, clock)
     }
 
     /// What is down: "database: ..." lines; empty when ready.
     func failures() -> [String] {
-        let time = now()
+        let time = clock.now.millis
         if let kept, time - kept.at < Self.keptMillis { return kept.failures }
         let failures = probes.compactMap { probe in probe.failure().map { "\(probe.name): \($0)" } }
         kept = (time, failures)

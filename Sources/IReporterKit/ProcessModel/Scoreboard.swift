@@ -30,10 +30,10 @@ final class Scoreboard: @unchecked Sendable {
 
     private let words: UnsafeMutablePointer<CLongLong>
 
-    init() {
+    init(wallClock: any WallClock = RealtimeClock()) {
         let bytes = (Self.headerWords + Self.maxSlots * Self.slotWords) * 8
         words = sharedMemory(bytes: bytes, for: "scoreboard").bindMemory(to: CLongLong.self, capacity: bytes / 8)
-        store(header: .startedAt, Int64(time(nil)))
+        store(header: .startedAt, wallClock.unixSeconds)
     }
 
     // MARK: - counters

@@ -16,16 +16,26 @@ final class Supervisor {
     private var configuration: Configuration
     private let reload: () throws(ConfigurationError) -> Configuration
     private let socket: ListeningSocket
-    private let scoreboard = Scoreboard()
+    private let scoreboard: Scoreboard
     private let shared: SharedState
     private var generation: Int64 = 1
     private var stopping = false
     private var stopDeadline: Int64 = 0
     private var lastSweep: Int64 = 0
     private var recentCrashes: [Int64] = []
+    /// Deadlines, timeouts and the sweeps' interval; the workers time their
+    /// requests on it too (the scoreboard's times are compared across
+    /// processes: one host's monotonic clock).
+    private let clock: any TimeSource
+    /// The status page's start time, and the installation's sweep (`SweepClock`).
+    private let wallClock: any WallClock
 
     init(configuration: Configuration, socket: ListeningSocket, shared: SharedState,
+         clock: any TimeSource = MonotonicClock(), wallClock: any WallClock = RealtimeClock(),
          reload: @escaping () throws(ConfigurationError) -> Configuration) {
+        self.clock = clock
+        self.wallClock = wallClock
+        scoreboard = Scoreboard(wallClock: wallClock)
         self.configuration = configuration
         self.socket = socket
         self.shared = shared
@@ -50,7 +60,7 @@ final class Supervisor {
             if stopping {
                 let remaining = scoreboard.occupied
                 if remaining.isEmpty { break }
-                if monotonicMillis() > stopDeadline {
+                if clock.now.millis > stopDeadline {
                     Log.warning("\(remaining.count) worker(s) still busy after \(configuration.shutdownTimeout) s: killing them")
                     for (_, slot) in remaining { kill(slot.pid, SIGKILL) }
                 } else {
@@ -78,7 +88,7 @@ final class Supervisor {
             guard !stopping else { return }
             Log.info("signal \(signal): finishing requests in flight (up to \(configuration.shutdownTimeout) s)")
             stopping = true
-            stopDeadline = monotonicMillis() + Int64(configuration.shutdownTimeout) * 1000
+            stopDeadline = clock.now.millis + Int64(configuration.shutdownTimeout) * 1000
             // No new connections from here on; the workers serve what is
             // already queued on the socket before they leave.
             if let path = socket.ownedPath { unlink(path) }
@@ -127,7 +137,8 @@ final class Supervisor {
         }
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
                                   readyPath: configuration.readyPath,
-                                  scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd)
+                                  scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd,
+                                  clock: clock, wallClock: wallClock)
         let supervisor = getpid()
         let pid = fork()
         if pid == 0 {
@@ -137,7 +148,7 @@ final class Supervisor {
             // systemd's Restart=, the socket unit or `make up` starts at once.
             if csystem_die_with_parent(SIGQUIT, supervisor) != 0 { _exit(0) }
             WorkerProcess.run(slot: slot, listenFD: socket.fd, configuration: configuration, scoreboard: scoreboard,
-                              shared: shared, operatorPages: pages)
+                              shared: shared, operatorPages: pages, clock: clock)
         }
         guard pid > 0 else {
             Log.error("fork failed: \(String(cString: strerror(errno)))")
@@ -171,14 +182,14 @@ final class Supervisor {
     /// A worker that dies at once (a bad configuration, the database's
     /// library failing) must not become a fork loop.
     private func throttleRespawn() {
-        let now = monotonicMillis()
+        let now = clock.now.millis
         recentCrashes = recentCrashes.filter { now - $0 < 10_000 } + [now]
         if recentCrashes.count > 10 { usleep(500_000) }
     }
 
     private func enforceRequestTimeout() {
         guard configuration.requestTimeout > 0 else { return }
-        let now = monotonicMillis()
+        let now = clock.now.millis
         for (_, slot) in scoreboard.occupied where (slot.state == .busy || slot.state == .accepting)
             && now - slot.requestStartedMillis > Int64(configuration.requestTimeout) * 1000 {
             Log.error("worker \(slot.pid): request running for more than \(configuration.requestTimeout) s, killing it")
@@ -227,10 +238,10 @@ final class Supervisor {
     /// unless a process of the installation began its sweep less than 10
     /// minutes ago (`SweepClock`).
     private func sweepPeriodically() {
-        let now = monotonicMillis()
+        let now = clock.now.millis
         guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
         lastSweep = now
-        if shared.sweepClock.claim(now: Int64(time(nil)), intervalSeconds: 600) { sweepUploadsInBackground() }
+        if shared.sweepClock.claim(now: wallClock.unixSeconds, intervalSeconds: 600) { sweepUploadsInBackground() }
         let removed = configuration.sessionStore.sweep()
         if removed > 0 { Log.info("removed \(removed) expired session files") }
     }

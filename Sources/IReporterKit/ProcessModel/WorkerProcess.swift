@@ -12,7 +12,7 @@ enum WorkerProcess {
     static let stopSignals = [SIGTERM, SIGINT, SIGQUIT]
 
     static func run(slot: Int, listenFD: Int32, configuration: Configuration, scoreboard: Scoreboard,
-                    shared: SharedState, operatorPages: OperatorPages) -> Never {
+                    shared: SharedState, operatorPages: OperatorPages, clock: any TimeSource) -> Never {
         for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
         signal(SIGUSR2, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
@@ -36,7 +36,7 @@ enum WorkerProcess {
         let accessLog = AccessLog(configuration: configuration)
         // On a Galera cluster, worker N starts at node N: the workers spread.
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)
-        operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database))
+        operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database), clock: clock)
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0
@@ -64,7 +64,7 @@ enum WorkerProcess {
             // stalls while sending the parameters. Counted as a request only
             // once accepted: the other workers woken for the same connection
             // find none (the status page's figures count real requests).
-            let started = monotonicMillis()
+            let started = clock.now.millis
             scoreboard.markAccepting(slot, now: started)
             // Our own watchdog, a little later than the supervisor's: it still
             // holds when the supervisor is gone (SIGALRM's default ends us).
@@ -84,7 +84,7 @@ enum WorkerProcess {
             let record = responder.respond(to: request)
             request.finish()
             alarm(0)
-            scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)
+            scoreboard.finishRequest(slot, durationMillis: clock.now.millis - started)
             accessLog.write(record)
             if configuration.slowRequestMillis > 0 && record.totalMicros >= Int64(configuration.slowRequestMillis) * 1000 {
                 scoreboard.countSlowRequest()

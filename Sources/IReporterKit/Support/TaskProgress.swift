@@ -17,7 +17,8 @@ final class TaskProgress {
     private let task: String
     private let intervalMillis: Int64
     private let terminal: Bool
-    private let started = monotonicMillis()
+    private let clock: any TimeSource
+    private let started: Int64
     private var lastLine: Int64
     /// The phase the rate and the time left are measured over, and its start.
     private var phase = (name: "", started: Int64(0))
@@ -27,8 +28,10 @@ final class TaskProgress {
     /// Holds the stop signals back for the rest of the process's life: they
     /// wait until the task looks (`stopRequested`), and never break a
     /// database call in the middle.
-    init(_ task: String, terminal: Bool = isatty(2) == 1, intervalMillis: Int64? = nil) {
+    init(_ task: String, terminal: Bool = isatty(2) == 1, intervalMillis: Int64? = nil, clock: any TimeSource = MonotonicClock()) {
         self.task = task
+        self.clock = clock
+        started = clock.now.millis
         self.terminal = terminal
         self.intervalMillis = intervalMillis ?? (terminal ? 250 : 5000)
         // Not on a terminal, the first line a second in: a short run says something too.
@@ -48,7 +51,7 @@ final class TaskProgress {
 
     /// A free-form line if the last one is a second old.
     func update(_ text: String) {
-        let now = monotonicMillis()
+        let now = clock.now.millis
         guard now - lastLine >= intervalMillis else { return }
         lastLine = now
         show("\(task): \(text)", final: false)
@@ -56,7 +59,7 @@ final class TaskProgress {
 
     /// A line for `phase` if the last one is a second old.
     func update(_ phase: String, done: Int, of total: Int? = nil) {
-        let now = monotonicMillis()
+        let now = clock.now.millis
         // Its first step's time, to the millisecond: the rate is the phase's own.
         if phase != self.phase.name { self.phase = (phase, now) }
         guard now - lastLine >= intervalMillis else { return }
@@ -66,7 +69,7 @@ final class TaskProgress {
 
     /// The phase's last line, whatever the time.
     func finish(_ phase: String, done: Int, of total: Int? = nil) {
-        lastLine = monotonicMillis()
+        lastLine = clock.now.millis
         show(line(phase, done: done, of: total, now: lastLine), final: true)
     }
 
