@@ -12,6 +12,13 @@ extension DatabaseTests {
     /// names an old database may hold, registration relying on the index,
     /// and `convert-innodb`, on the real MariaDB.
     @Suite struct UniqueUsernameIntegrationTests {
+        /// Another connection of ours is running an INSERT into `login` (the
+        /// user's own threads need no PROCESS privilege).
+        static let insertRunningElsewhere = """
+            SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST \
+            WHERE ID <> CONNECTION_ID() AND INFO LIKE 'INSERT INTO login%'
+            """
+
         private func database(schema: String = "original-myisam.sql") throws -> DatabaseConnection {
             let database = DatabaseConnection(settings: try TestServices.settings(), reportsProgress: true)
             try TestServices.resetTables(database, schema: schema, migrated: false)
@@ -81,18 +88,22 @@ extension DatabaseTests {
             // look-up misses it, the INSERT waits for its commit and the
             // index refuses it.
             let settings = try TestServices.settings()
-            let inserted = Atomic(false)
+            let inserted = ProcessSignal()
             let outcome = Mutex<RegistrationOutcome?>(nil)
             DispatchQueue.concurrentPerform(iterations: 2) { role in
                 if role == 0 {
                     let server = DatabaseConnection(settings: settings)
                     _ = try? server.command("START TRANSACTION")
                     _ = try? server.execute("INSERT INTO login (username, pass) VALUES ('erin', 'x')")
-                    inserted.store(true, ordering: .sequentiallyConsistent)
-                    usleep(1_000_000)
+                    inserted.send()
+                    // Committed once the other's INSERT runs, waiting for this row's lock (at most 10 s).
+                    let clock = MonotonicClock(), deadline = clock.now.advanced(bySeconds: 10)
+                    while clock.now < deadline, (try? server.query(Self.insertRunningElsewhere))?.first?.int64("n") == 0 {
+                        usleep(10_000)
+                    }
                     _ = try? server.command("COMMIT")
                 } else {
-                    while !inserted.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+                    inserted.wait()
                     let users = MariaDBUserStore(database: DatabaseConnection(settings: settings))
                     let result = try? users.register(username: Array("Erin".utf8), password: Array("p".utf8))
                     outcome.withLock { $0 = result }

@@ -151,24 +151,21 @@ struct CommandTests {
         let gate: DecodeGate? = DecodeGate()
         let phone = try AppHarness(policy: policy, decodeGate: gate)
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
-        // Another worker's upload holds the one slot for 2 s (it says when it has it).
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        // Another worker's upload holds the one slot (it says when it has it) until told.
+        let holding = ProcessSignal(), release = ProcessSignal()
         let worker = ChildProcess {
             try? gate.decoding(limit: 1) {
-                _ = write(ends[1], "x", 1)
-                usleep(2_000_000)
+                holding.send()
+                release.wait()
             }
             return 0
         }
-        close(ends[1])
-        var byte: UInt8 = 0
-        #expect(read(ends[0], &byte, 1) == 1)
-        close(ends[0])
-        let started = monotonicMillis()
+        #expect(holding.wait(), "the other worker holds the slot")
+        let started = MonotonicClock().now
         #expect(try phone.body([("command", "preview"), ("effect", "sepia")], file: photo)
                 == #"{"error":"The server is busy with other photos, please try again"}"#)
-        #expect(monotonicMillis() - started < 1000, "refused at once, not after the wait")
+        #expect(MonotonicClock().now.millis(since: started) < 1000, "refused at once, not after a wait")
+        release.send()
         #expect(worker.wait(seconds: 10) == 0)
         #expect(try phone.send([("command", "preview"), ("effect", "sepia")], file: photo).contentType == "image/jpeg")
     }

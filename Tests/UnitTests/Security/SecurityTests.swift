@@ -59,12 +59,14 @@ struct PasswordHasherTests {
 
 
 struct HashingGateTests {
-    /// Forks `workers` processes that each hold a slot for 50 ms and note,
-    /// halfway, how many hold one; returns the most any of them saw.
+    /// Forks `workers` processes that each, in a slot, wait until `limit`
+    /// hold one or no other is left to come (at most 10 s), note how many
+    /// hold one then, and leave; returns the most any of them saw.
     func mostAtOnce(gate: HashingGate, limit: Int, workers: Int) -> Int64 {
-        let bytes = (workers + 1) * 8
-        let counters = sharedMemory(bytes: bytes, for: "test counters").bindMemory(to: Int64.self, capacity: workers + 1)
+        let bytes = (workers + 2) * 8
+        let counters = sharedMemory(bytes: bytes, for: "test counters").bindMemory(to: Int64.self, capacity: workers + 2)
         defer { munmap(counters, bytes) }
+        let holding = counters, entered = counters + workers + 1
         // Once here first: a forked child of this multi-threaded test process
         // must not be the first to resolve the generic code's metadata (a
         // runtime lock another thread held at fork time would never be freed).
@@ -72,11 +74,14 @@ struct HashingGateTests {
         let children = (0..<workers).map { index in
             ChildProcess {
                 gate.withSlot(limit: limit) {
-                    csystem_add(counters, 1)
-                    usleep(25_000)
-                    csystem_store(counters + 1 + index, csystem_load(counters))
-                    usleep(25_000)
-                    csystem_add(counters, -1)
+                    csystem_add(holding, 1)
+                    csystem_add(entered, 1)
+                    let clock = MonotonicClock(), deadline = clock.now.advanced(bySeconds: 10)
+                    while csystem_load(holding) < limit && csystem_load(entered) < workers && clock.now < deadline {
+                        usleep(1000)
+                    }
+                    csystem_store(counters + 1 + index, csystem_load(holding))
+                    csystem_add(holding, -1)
                 }
                 return 0
             }
