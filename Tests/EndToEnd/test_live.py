@@ -74,8 +74,9 @@ def test_photos_reach_subscribers_across_an_nginx_reload(endpoint, env):
         for n in range(8):  # every worker has published at least once, most likely
             assert phone.upload(photo(), f"before {n}").body == b'{"successful":1}'
         nginx = int((env.run_dir / "nginx" / "nginx.pid").read_text())
+        old_workers = servers.children(nginx)
         os.kill(nginx, signal.SIGHUP)
-        time.sleep(1.5)  # the old workers are gone, their connections closed
+        assert servers.wait_gone(old_workers, 10), "the old workers are gone, their connections closed"
         subscriber = Subscriber(endpoint)
         try:
             titles = [f"after {n}" for n in range(8)]

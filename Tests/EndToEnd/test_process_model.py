@@ -36,6 +36,7 @@ import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -108,6 +109,36 @@ def pool(server: servers.OurServer) -> dict:
     return {"status": st, "pids": {p["pid"] for p in procs}, "total": st["total processes"],
             "idle": sum(p["state"] == "Idle" for p in procs) + 1,  # +1: the one answering this
             "busy": [p for p in procs if p["state"] == "Running"]}
+
+
+def fcgi_connections(server: servers.OurServer) -> tuple[int, int]:
+    """(connections the workers accepted and hold, connections waiting in
+    the backlog) on the server's socket, as ss sees them: a worker that
+    cannot answer the status page is seen from outside."""
+    accepted = queued = 0
+    for line in subprocess.run(["ss", "-xanH"], capture_output=True, text=True, check=True, timeout=10).stdout.splitlines():
+        fields = line.split()
+        if len(fields) >= 5 and fields[4] == str(server.socket_path):
+            if fields[1] == "LISTEN":
+                queued = int(fields[2])
+            elif fields[1] == "ESTAB":
+                accepted += 1
+    return accepted, queued
+
+
+def logged_since(server: servers.OurServer, offset: int, text: str) -> bool:
+    """Whether the server's log says `text` after its first `offset` bytes."""
+    with open(server.log_path, "rb") as log:
+        log.seek(offset)
+        return text.encode() in log.read()
+
+
+def writes_to(pid: int, path: Path) -> bool:
+    """Whether the process holds `path` open."""
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return False
 
 
 def busy_worker(server: servers.OurServer, min_ms: int = 300, timeout: float = 5) -> int:
@@ -234,7 +265,7 @@ def test_sigterm_finishes_requests_in_flight(start_server, module_env):
     servers.wait_for(lambda: len([b for b in pool(server)["busy"] if b["request duration"] >= 100]) == 2, 5,
                      what="two workers busy with uploads")
     uploads.append(SlowUpload(cookie, titles[2]))  # the third (last idle) worker takes it at once
-    time.sleep(0.5)
+    servers.wait_for(lambda: fcgi_connections(server) == (3, 0), 5, what="the third worker busy with an upload")
 
     def stream():
         with AppClient(Endpoint(API), keep_alive=False, timeout=30) as c:
@@ -242,11 +273,12 @@ def test_sigterm_finishes_requests_in_flight(start_server, module_env):
             return r.status, r.body
     with cf.ThreadPoolExecutor(2) as ex:
         queued = [ex.submit(stream) for _ in range(2)]
-        time.sleep(0.5)  # both connected and waiting in the backlog
+        servers.wait_for(lambda: fcgi_connections(server) == (3, 2), 5, what="both streams waiting in the backlog")
         assert not any(f.done() for f in queued), "a worker was free: the test's premise failed"
         t0 = time.monotonic()
         server.proc.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
+        # The supervisor removes its socket's path, then tells the workers.
+        servers.wait_for(lambda: not server.socket_path.exists(), 5, what="the supervisor to take the SIGTERM")
         answers = [u.finish(send_rest=True) for u in uploads]
         server.proc.wait(15)
         took = time.monotonic() - t0
@@ -476,9 +508,10 @@ def test_reload_while_a_worker_reads_the_parameters(start_server, module_env):
         # The worker accepts and waits inside libfcgi for the rest of the
         # parameters when the reload tells it to retire.
         sock.sendall(fcgi_record(1, bytes([0, 1, 0, 0, 0, 0, 0, 0])) + record[:half])
-        time.sleep(0.5)
+        servers.wait_for(lambda: fcgi_connections(server) == (1, 0), 5, what="the worker to accept")
+        log_size = server.log_path.stat().st_size
         server.signal(signal.SIGUSR2)
-        time.sleep(0.5)
+        servers.wait_for(lambda: logged_since(server, log_size, "reloaded:"), 5, what="the reload")
         sock.sendall(record[half:] + fcgi_record(4, b"") + fcgi_record(5, body) + fcgi_record(5, b""))
         answer = fcgi_stdout(sock)
     head, _, json_body = answer.partition(b"\r\n\r\n")
@@ -532,12 +565,8 @@ def test_status_counts_only_accepted_requests(start_server, module_env):
     assert after["max active processes"] <= 4, after
     # The one answering; a worker that has just sent its last answer may
     # still be marking itself idle, so look again for a moment.
-    for _ in range(20):
-        if after["active processes"] == 1:
-            break
-        time.sleep(0.1)
-        after = pool(server)["status"]
-    assert after["active processes"] == 1, after
+    servers.wait_for(lambda: pool(server)["status"]["active processes"] == 1, 2, interval=0.1,
+                     what="one active process: the one answering")
 
 
 def test_workers_exit_when_supervisor_dies(start_server, module_env):
@@ -671,7 +700,8 @@ def test_sigusr1_reopens_the_log_files(start_server, module_env):
     own.rename(logs_dir / "ireporter.log.1")
     server.proc.send_signal(signal.SIGUSR1)
     servers.wait_for(lambda: own.exists() and b"log files reopened" in own.read_bytes(), 5, what="a new log file")
-    time.sleep(0.3)  # idle workers reopen at once (the signal interrupts their accept)
+    # Idle workers reopen at once (the signal interrupts their wait).
+    servers.wait_for(lambda: all(writes_to(w, access) for w in server.workers()), 5, what="every worker on the new access log")
     before = moved.read_bytes()
     for _ in range(6):
         with AppClient(Endpoint(API)) as phone:

@@ -5,11 +5,11 @@ working with ours, and the other way round. Needs the PHP reference
 (IREPORTER_REFERENCE_DIR); starts a second stack of ours on port 8087."""
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
+import servers
 from appclient import AppClient, Endpoint
 from test_differential import reference, reset_reference  # noqa: F401  (reference: the session fixture that runs it)
 
@@ -71,8 +71,10 @@ def test_php_accounts_photos_and_sessions_keep_working(swapped, images):
     assert other.upload(images.photo, "back under PHP").body == SUCCESS
     # A photo added behind our server's back shows once its stream cache
     # (stream_cache_ms, 1 s by default) has aged.
-    time.sleep(1.1)
-    assert [p["title"] for p in AppClient(ours).stream().json()["result"]][0] == "back under PHP"
+    def newest_title() -> str:
+        with AppClient(ours) as fresh:
+            return fresh.stream().json()["result"][0]["title"]
+    servers.wait_for(lambda: newest_title() == "back under PHP", 5, what="PHP's upload in our stream")
 
 
 def test_sizes_of_photos_from_either_side(swapped, images):
@@ -93,8 +95,11 @@ def test_sizes_of_photos_from_either_side(swapped, images):
         phone.ep = ours
         phone.close()
         assert phone.upload(images.photo, "sized under Swift").body == SUCCESS
-        time.sleep(1.1)  # PHP's upload shows once our stream cache has aged
-        listed = {p["title"]: p for p in phone.call({"command": "stream", "extras": "secret,server"}).json()["result"]}
+        # PHP's upload shows once our stream cache has aged.
+        def listed_by_title() -> dict:
+            return {p["title"]: p for p in phone.call({"command": "stream", "extras": "secret,server"}).json()["result"]}
+        listed = servers.wait_for(lambda: (listed := listed_by_title()) and "sized under PHP" in listed and listed, 5,
+                                  what="PHP's upload in our stream")
         for title in ("sized under PHP", "sized under Swift"):
             p = listed[title]
             assert p["secret"] and p["server"] == "000000", p
