@@ -90,6 +90,7 @@ extension DatabaseTests {
             let settings = try TestServices.settings()
             let inserted = ProcessSignal()
             let outcome = Mutex<RegistrationOutcome?>(nil)
+            let insertWaited = Atomic(false)
             DispatchQueue.concurrentPerform(iterations: 2) { role in
                 if role == 0 {
                     let server = DatabaseConnection(settings: settings)
@@ -98,8 +99,9 @@ extension DatabaseTests {
                     inserted.send()
                     // Committed once the other's INSERT runs, waiting for this row's lock (at most 10 s).
                     let clock = MonotonicClock(), deadline = clock.now.advanced(bySeconds: 10)
-                    while clock.now < deadline, (try? server.query(Self.insertRunningElsewhere))?.first?.int64("n") == 0 {
-                        usleep(10_000)
+                    while !insertWaited.load(ordering: .relaxed) && clock.now < deadline {
+                        let running = (try? server.query(Self.insertRunningElsewhere))?.first?.int64("n") ?? 0
+                        if running > 0 { insertWaited.store(true, ordering: .relaxed) } else { usleep(10_000) }
                     }
                     _ = try? server.command("COMMIT")
                 } else {
@@ -109,6 +111,8 @@ extension DatabaseTests {
                     outcome.withLock { $0 = result }
                 }
             }
+            let sawInsert = insertWaited.load(ordering: .relaxed)
+            #expect(sawInsert, "the INSERT ran while the name was uncommitted")
             #expect(outcome.withLock { $0 } == .nameTaken)
             #expect(try database.query("SELECT COUNT(*) AS n FROM login WHERE username = 'erin'").first?.int64("n") == 1)
         }
