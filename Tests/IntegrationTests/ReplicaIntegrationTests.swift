@@ -21,10 +21,10 @@ struct ReplicaIntegrationTests {
         return try body()
     }
 
-    private func setUp(waitMillis: Int) throws -> (ReplicaReads, MariaDBPhotoStore, user: Int64) {
+    private func setUp(waitMillis: Int, clock: any TimeSource = MonotonicClock()) throws -> (ReplicaReads, MariaDBPhotoStore, user: Int64) {
         let primary = DatabaseConnection(settings: try pair.settings())
         let reads = ReplicaReads(primary: primary, replica: DatabaseConnection(settings: try pair.settings(replica: true)),
-                                 positions: WritePositionFiles(directory: positions.path), waitMillis: waitMillis)
+                                 positions: WritePositionFiles(directory: positions.path), waitMillis: waitMillis, clock: clock)
         let name = "replica-\(getpid())-\(monotonicMicros())"
         let user = Int64(try primary.execute("INSERT INTO login (username, pass) VALUES (?, 'x')", [.bytes(Array(name.utf8))]).insertID)
         return (reads, MariaDBPhotoStore(database: primary, reads: reads), user)
@@ -84,8 +84,9 @@ struct ReplicaIntegrationTests {
         #expect(caughtUp, "once replication runs again, the writer reads the replica")
     }
 
-    @Test func aStoppedReplicaSendsReadsToThePrimary() throws {
-        let (reads, photos, user) = try setUp(waitMillis: 1000)
+    @Test func aStoppedReplicaSendsReadsToThePrimaryUntilItIsTriedAgain() throws {
+        let clock = ManualClock()
+        let (reads, photos, user) = try setUp(waitMillis: 1000, clock: clock)
         let id = try upload(reads, as: user)
         #expect(try request(reads, as: user) { try photos.photo(id: id) }?.id == id)
         #expect(reads.lastSource == .replica)
@@ -101,6 +102,15 @@ struct ReplicaIntegrationTests {
         #expect(try request(reads, as: nil) { try photos.newest(limit: 50) }.contains { $0.id == id })
         #expect(reads.lastSource == .primary)
         #expect(monotonicMillis() - started < 1000)
+
+        // Back, it is tried again once `avoidMillis` have passed on the clock.
+        pair.start()
+        clock.advance(byMillis: ReplicaReads.avoidMillis - 1)
+        #expect(try request(reads, as: nil) { try photos.newest(limit: 50) }.contains { $0.id == id })
+        #expect(reads.lastSource == .primary, "still left alone")
+        clock.advance(byMillis: 1)
+        _ = try request(reads, as: nil) { try photos.newest(limit: 50) }
+        #expect(reads.lastSource == .replica)
     }
 
     @Test func aRequestThatWroteReadsThePrimaryAndRemembersItsPosition() throws {
