@@ -15,8 +15,9 @@ final class APIHarness {
     let sessions: any SessionStore
     /// Shared by the workers of one server, as the supervisor's shared memory is.
     let counters: any SharedCounters
-    /// The caches' clock and the default counters': a test steps it (counters given bring their own).
-    let clock = ManualClock()
+    /// The caches', the database connection's and the default counters'
+    /// clock: a test steps it (counters given bring their own).
+    let clock: ManualClock
     /// The cookie jar of the one simulated phone.
     var cookie: [UInt8]?
 
@@ -28,7 +29,9 @@ final class APIHarness {
     init(schema: String = "schema.sql", migrated: Bool = true, hashedPasswords: Bool = false, uploadDirectory: String? = nil,
          policy: AppServices.Policy = fastHashing, sessions: (any SessionStore)? = nil,
          counters: (any SharedCounters)? = nil, photoFiles: (any PhotoFileStore)? = nil) throws {
-        database = DatabaseConnection(settings: try TestServices.settings())
+        let clock = ManualClock()
+        self.clock = clock
+        database = DatabaseConnection(settings: try TestServices.settings(), clock: clock)
         try TestServices.resetTables(database, schema: schema, migrated: migrated)
         if hashedPasswords { try TestServices.runSQLFile(database, "migrations/001-widen-pass.sql") }
         self.sessions = sessions ?? SessionFiles(directory: sessionFiles.path, idleTimeout: 3600)

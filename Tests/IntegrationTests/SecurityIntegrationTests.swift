@@ -38,6 +38,17 @@ extension DatabaseTests {
                 == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
     }
 
+    @Test func passwordsAreHashedOnceTheWidenedColumnIsSeenAMinuteLater() throws {
+        let phone = try APIHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "alicepass")])
+        try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")  // under the running server
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "bobpass")])
+        #expect(try storedPass(phone, "bob") == "bobpass", "the column was looked at less than a minute ago")
+        phone.clock.advance(bySeconds: 60)
+        try phone.send([("command", "register"), ("username", "carol"), ("password", "carolpass")])
+        #expect(try storedPass(phone, "carol").hasPrefix("$argon2id$"))
+    }
+
     @Test func aColumnNarrowedUnderARunningServerNeverGetsACutHash() throws {
         // The migration undone while a server runs: it still believes the
         // column wide (it looks again once a minute).
