@@ -61,6 +61,18 @@ struct CachedPhotoSearchTests {
         #expect(store.asked == 4)
     }
 
+    @Test func aChangeBehindTheInstallationsBackShowsOnceTheAnswerIsOld() throws {
+        let clock = ManualClock()
+        let cached = CachedPhotoSearch(store, counters: counters, maxAgeMillis: 1000, clock: clock)
+        #expect(try sunset(cached) == [3, 2])
+        _ = try photos.add(userID: 1, title: Array("sunset elsewhere".utf8), publish: { _ in }, unpublish: { _ in }) // no bump
+        clock.advance(byMillis: 999)
+        #expect(try sunset(cached) == [3, 2])
+        clock.advance(byMillis: 1)
+        #expect(try sunset(cached) == [5, 3, 2])
+        #expect(store.asked == 2)
+    }
+
     @Test func offWithAnAgeOfZero() throws {
         let cached = CachedPhotoSearch(store, counters: counters, maxAgeMillis: 0)
         #expect(try sunset(cached) == [3, 2])
