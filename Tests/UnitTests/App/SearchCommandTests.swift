@@ -62,8 +62,13 @@ struct SearchCommandTests {
         func photos(_ fields: [(String, String)]) throws -> Int { try phone.body(fields).split(separator: "\"IdPhoto\"").count - 1 }
         #expect(try photos([("command", "search"), ("q", "sunset")]) == 2, "another question: asked now")
         #expect(try photos(query) == 1, "kept: nothing went through the installation")
+        phone.clock.advance(byMillis: 59_999)
+        #expect(try photos(query) == 1)
+        phone.clock.advance(byMillis: 1)
+        #expect(try photos(query) == 2, "a minute old (search_cache_ms): asked again")
+        _ = try phone.photos.add(userID: 1, title: Array("sunset once more".utf8), publish: { _ in }, unpublish: { _ in })
         phone.counters.bumpStreamGeneration()
-        #expect(try photos(query) == 2)
+        #expect(try photos(query) == 3)
     }
 
     @Test func aSearchTheStoreFindsTooBroadIsAClearError() throws {
