@@ -46,9 +46,7 @@
 LOG_TAG=cluster
 
 cluster_env() {
-  CLUSTER_DIR="${CLUSTER_DIR:-/tmp/ireporter-cluster}"
-  case "$CLUSTER_DIR" in /*) ;; *) CLUSTER_DIR="$(pwd)/$CLUSTER_DIR" ;; esac
-  CLUSTER_DIR="${CLUSTER_DIR%/}"
+  CLUSTER_DIR="$(absolute_dir "${CLUSTER_DIR:-/tmp/ireporter-cluster}")"
   FRONT_PORT="${PORT:-8080}"
   read -r -a HOST_PORTS <<< "${APP_PORTS:-$((FRONT_PORT + 1)) $((FRONT_PORT + 2))}"
   GALERA_PORT="${GALERA_PORT:-3320}"

@@ -70,13 +70,8 @@ NODES=(1 2 3)
 START_TIMEOUT="${GALERA_START_TIMEOUT:-120}"
 
 usage() { echo "usage: $0 start|stop|status|nodes|url|partition|heal DIR PORT | start DIR PORT --partitionable N | start-node DIR PORT N | sql DIR PORT N [ARGS...]" >&2; exit 2; }
-(($# >= 2)) || usage
-cmd="$1"; DIR="$2"; PORT="${3:-3320}"
-shift 2; (($# > 0)) && shift
-case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
-DIR="${DIR%/}"
+dir_port_args 3320 "$@"; set -- "${MORE[@]}"
 PASSFILE="$DIR/ireport.password"
-[[ "$PORT" =~ ^[0-9]+$ ]] || usage
 
 node_dir()   { echo "$DIR/node$1"; }
 node_cnf()   { echo "$DIR/node$1/my.cnf"; }
@@ -225,12 +220,7 @@ launch() {
   dir="$(node_dir "$n")"
   mkdir -p "$dir"; chown mysql:mysql "$dir"; chmod 755 "$dir"
   write_cnf "$n"
-  if [ ! -d "$dir/data/mysql" ] && [ "$bootstrap" = 1 ]; then
-    log "node $n: initialising datadir $dir/data"
-    mariadb-install-db --defaults-file="$(node_cnf "$n")" --user=mysql --datadir="$dir/data" \
-        --auth-root-authentication-method=socket --skip-test-db > "$dir/install-db.log" 2>&1 \
-      || { cat "$dir/install-db.log" >&2; die "mariadb-install-db failed"; }
-  fi
+  [ "$bootstrap" = 1 ] && mariadb_install_db "$(node_cnf "$n")" "$dir/data" "node $n: "
   # A joiner with no datadir gets one whole by SST.
   mkdir -p "$dir/data"; chown mysql:mysql "$dir/data"
   if [ "$bootstrap" = 1 ]; then
@@ -429,7 +419,7 @@ nodes_list() {
   echo "$list"
 }
 
-case "$cmd" in
+case "$CMD" in
   start)      do_start "$@" ;;
   start-node) do_start_node "${1:-}" ;;
   stop)       do_stop ;;
@@ -437,6 +427,6 @@ case "$cmd" in
   sql)        n="${1:-}"; [[ "$n" =~ ^[123]$ ]] || usage; shift; client "$n" "$DB_NAME" "$@" ;;
   nodes)      nodes_list ;;
   url)        printf 'mysql://%s:%s@%s:%s/%s\n' "$DB_USER" "$(db_password)" "$(node_host 1)" "$(sql_port 1)" "$DB_NAME" ;;
-  partition|heal) do_link "$cmd" ;;
+  partition|heal) do_link "$CMD" ;;
   *)          usage ;;
 esac

@@ -21,6 +21,26 @@ die() { printf '[%s] ERROR: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "run as root (${1:-starts daemons that switch to other users})"; }
 
+# absolute_dir DIR: DIR from the current folder when relative, without a
+# trailing slash.
+absolute_dir() {
+  local dir="$1"
+  case "$dir" in /*) ;; *) dir="$(pwd)/$dir" ;; esac
+  printf '%s\n' "${dir%/}"
+}
+
+# dir_port_args DEFAULT_PORT ARGS...: the command line "COMMAND DIR [PORT]
+# [MORE...]" of the database scripts (mariadb.sh, galera.sh, replica.sh):
+# sets CMD, DIR (absolute_dir), PORT (DEFAULT_PORT when not given; a number
+# when set) and the array MORE. Calls the script's usage when it is off.
+dir_port_args() {
+  local default="$1"; shift
+  (($# >= 2)) || usage
+  CMD="$1"; DIR="$(absolute_dir "$2")"; PORT="${3:-$default}"
+  MORE=("${@:4}")
+  [ -z "$PORT" ] || [[ "$PORT" =~ ^[0-9]+$ ]] || usage
+}
+
 # root_dir DIR MODE: DIR as a directory of root's, mode MODE. Made if it is
 # missing (its parent must exist); an existing one must be a real directory
 # (not a link) owned by root, else we stop: these scripts run as root in
@@ -131,6 +151,19 @@ secret_file() {
   [ ! -L "$file" ] && [ "$(stat -c %u "$file")" = 0 ] || die "$file is not root's own file"
   chmod 600 "$file"
   cat "$file"
+}
+
+# mariadb_install_db CNF DATADIR LABEL: a new data directory for the
+# private MariaDB of CNF (root by unix socket, no test database), once; its
+# log beside DATADIR.
+mariadb_install_db() {
+  local cnf="$1" datadir="$2" label="$3" out
+  [ -d "$datadir/mysql" ] && return 0
+  out="$(dirname "$datadir")/install-db.log"
+  log "${label}initialising datadir $datadir"
+  mariadb-install-db --defaults-file="$cnf" --user=mysql --datadir="$datadir" \
+      --auth-root-authentication-method=socket --skip-test-db > "$out" 2>&1 \
+    || { cat "$out" >&2; die "mariadb-install-db failed"; }
 }
 
 # install_app_database PASSWORD CLIENT...: through the root client command

@@ -30,11 +30,7 @@ DB_NAME=iReport
 DB_USER=ireport
 
 usage() { echo "usage: $0 start|stop|status|sql DIR PORT [ARGS...] | url DIR" >&2; exit 2; }
-(($# >= 2)) || usage
-cmd="$1"; DIR="$2"; PORT="${3:-}"
-shift 2; (($# > 0)) && shift
-case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
-DIR="${DIR%/}"
+dir_port_args "" "$@"; set -- "${MORE[@]}"
 CNF="$DIR/my.cnf"
 PIDFILE="$DIR/mariadbd.pid"
 PASSFILE="$DIR/ireport.password"
@@ -105,12 +101,7 @@ do_start() {
   chown mysql:mysql "$DIR/tmp"; chmod 700 "$DIR/tmp"
   write_cnf
 
-  if [ ! -d "$DIR/data/mysql" ]; then
-    log "initialising datadir $DIR/data"
-    mariadb-install-db --defaults-file="$CNF" --user=mysql --datadir="$DIR/data" \
-        --auth-root-authentication-method=socket --skip-test-db > "$DIR/install-db.log" 2>&1 \
-      || { cat "$DIR/install-db.log" >&2; die "mariadb-install-db failed"; }
-  fi
+  mariadb_install_db "$CNF" "$DIR/data" ""
 
   if alive "$PIDFILE" "$PATTERN"; then
     log "already running (pid $(pidfile_pid "$PIDFILE")), socket $DIR/mysqld.sock"
@@ -132,7 +123,7 @@ do_start() {
   log "ready: db $DB_NAME, user $DB_USER (password in $PASSFILE), socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
 }
 
-case "$cmd" in
+case "$CMD" in
   start)  do_start ;;
   stop)   stop_pidfile MariaDB "$PIDFILE" "$PATTERN" TERM 60 ;;
   status)

@@ -42,9 +42,7 @@ LOG_TAG=stack
 
 # stack_env: (re)compute the settings from the environment.
 stack_env() {
-  RUN_DIR="${RUN_DIR:-/tmp/ireporter}"
-  case "$RUN_DIR" in /*) ;; *) RUN_DIR="$(pwd)/$RUN_DIR" ;; esac
-  RUN_DIR="${RUN_DIR%/}"
+  RUN_DIR="$(absolute_dir "${RUN_DIR:-/tmp/ireporter}")"
   PORT="${PORT:-8080}"
   DB_PORT="${DB_PORT:-3309}"
   DB_URL="${DB_URL:-}"
