@@ -27,9 +27,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
 LOG_TAG=search-bench
-export RUN_DIR="${SEARCH_RUN_DIR:-/tmp/ireporter-search-bench}" PORT="${SEARCH_PORT:-8097}" DB_PORT="${SEARCH_DB_PORT:-3397}"
-unset DB_URL UPLOAD_DIR SESSION_DIR
-stack_env
+stack_private "${SEARCH_RUN_DIR:-/tmp/ireporter-search-bench}" "${SEARCH_PORT:-8097}" "${SEARCH_DB_PORT:-3397}"
 PHOTOS="${PHOTOS:-1000000}"
 CONNS="${CONNS:-32}"
 DUR="${DUR:-10s}"

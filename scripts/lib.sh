@@ -188,3 +188,64 @@ install_app_database() {
     "$@" "$DB_NAME" < "$migration"
   done
 }
+
+# A private nginx lives in one folder DIR: DIR/nginx.conf (its `pid` is
+# DIR/nginx.pid, its `error_log` DIR/error.log) and DIR/tmp/ (the temporary
+# folders, www-data's). It is found by that pid file and the "-c
+# DIR/nginx.conf" of its command line.
+
+# nginx_in DIR ARGS...: nginx on DIR's configuration (-t, -s reload, ...).
+nginx_in() {
+  local dir="$1"; shift
+  /usr/sbin/nginx -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" "$@"
+}
+
+nginx_running() { alive "$1/nginx.pid" "-c $1/nginx.conf"; }
+
+# nginx_folder DIR: DIR, root's (0755), with the temporary folders.
+nginx_folder() {
+  root_dir "$1" 0755
+  mkdir -p "$1"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
+  chown -hR www-data:www-data "$1/tmp"
+}
+
+# nginx_start NAME DIR ADDR: test DIR's configuration, then reload the nginx
+# running on it, or start one and wait (bounded) for its pid file.
+nginx_start() {
+  local name="$1" dir="$2" addr="$3" i
+  nginx_in "$dir" -t -q || die "nginx config test failed ($dir/nginx.conf)"
+  if nginx_running "$dir"; then
+    log "$name running (pid $(pidfile_pid "$dir/nginx.pid")), reloading its config"
+    nginx_in "$dir" -s reload
+    return
+  fi
+  rm -f "$dir/nginx.pid"
+  log "starting $name on $addr"
+  ( cd / && nginx_in "$dir" >> "$dir/nginx.out" 2>&1 < /dev/null ) \
+    || { tail -n 20 "$dir/error.log" >&2; die "$name did not start"; }
+  # The master writes its pid file after the starting process has left.
+  for ((i = 0; i < 100; i++)); do nginx_running "$dir" && return 0; sleep 0.1; done
+  die "$name did not write $dir/nginx.pid"
+}
+
+# nginx_stop NAME DIR: a graceful stop (SIGQUIT: the requests in flight end).
+nginx_stop() { stop_pidfile "$1" "$2/nginx.pid" "-c $2/nginx.conf" QUIT 15; }
+
+# reload_server PIDFILE WORKERS: SIGUSR2 to the ireporter of PIDFILE, which
+# reads its configuration again and replaces every worker (the new ones
+# first); waits, bounded (10 s), until none of the old workers is left and
+# WORKERS run.
+reload_server() {
+  local master old now w left i
+  master="$(pidfile_pid "$1")" && proc_alive "$master" || die "no server runs from $1"
+  old="$(pgrep -P "$master" | tr '\n' ' ')"
+  kill -USR2 "$master"
+  for ((i = 0; i < 100; i++)); do
+    sleep 0.1
+    now=" $(pgrep -P "$master" | tr '\n' ' ')"
+    left=0
+    for w in $old; do [[ "$now" == *" $w "* ]] && left=1; done
+    [ "$left" = 0 ] && [ "$(wc -w <<< "$now")" -ge "$2" ] && return 0
+  done
+  die "the server of $1 did not replace its workers after SIGUSR2"
+}
