@@ -169,31 +169,9 @@ write_cnf() {
   local n="$1" dir members="" m
   dir="$(node_dir "$n")"
   for m in "${NODES[@]}"; do members+="${members:+,}$(node_host "$m"):$(group_port "$m")"; done
-  write_file "$(node_cnf "$n")" <<EOF
-# Galera node $n of iReporter's private cluster (written by scripts/galera.sh;
-# read with --defaults-file, so nothing from /etc/mysql is used).
-
-[client]
-socket = $dir/mysqld.sock
-port   = $(sql_port "$n")
-default-character-set = latin1
-
-[mariadbd]
-user          = mysql
-datadir       = $dir/data
-socket        = $dir/mysqld.sock
-pid-file      = $(node_pid "$n")
-log-error     = $dir/error.log
-port          = $(sql_port "$n")
-bind-address  = $(node_host "$n")
-skip-name-resolve
-max_connections = 200
-character-set-server = latin1
-collation-server     = latin1_swedish_ci
-innodb_buffer_pool_size = 64M
-innodb_log_file_size    = 32M
-performance_schema      = OFF
-innodb_flush_log_at_trx_commit = 2
+  { echo "# Galera node $n of iReporter's private cluster (written by scripts/galera.sh)."
+    mariadb_cnf "$dir" "$(sql_port "$n")" "$(node_host "$n")"
+    cat <<EOF
 
 # Galera: row-based binary log format, InnoDB only, interleaved
 # auto-increments (each node hands out its own ids: wsrep_auto_increment_control).
@@ -211,6 +189,7 @@ binlog_format         = ROW
 default_storage_engine = InnoDB
 innodb_autoinc_lock_mode = 2
 EOF
+  } | write_file "$(node_cnf "$n")"
   chmod 644 "$(node_cnf "$n")"
 }
 

@@ -153,6 +153,52 @@ secret_file() {
   cat "$file"
 }
 
+# mariadb_cnf DIR PORT ADDRESS: what every private MariaDB's my.cnf
+# (mariadb.sh, each Galera node of galera.sh) says, ending in its
+# [mariadbd] group, for the server of folder DIR (data, socket, pid file and
+# error log there) on ADDRESS:PORT. Read with --defaults-file, so nothing
+# from /etc/mysql is used.
+mariadb_cnf() {
+  local dir="$1" port="$2" address="$3"
+  cat <<EOF
+[client]
+socket = $dir/mysqld.sock
+port   = $port
+# Only clients reading this file (the mariadb CLI of scripts and tests) use
+# it: they see the latin1 columns' bytes exactly as the server stored them.
+default-character-set = latin1
+
+[mariadbd]
+user          = mysql
+datadir       = $dir/data
+socket        = $dir/mysqld.sock
+pid-file      = $dir/mariadbd.pid
+log-error     = $dir/error.log
+port          = $port
+bind-address  = $address
+skip-name-resolve
+max_connections = 200
+
+# Server charset latin1, as MySQL 5.5 (the 2012 original's database) had it:
+# the tables' text columns are latin1 anyway, and iReporter sets its own
+# connection charset (db_charset = latin1).
+character-set-server = latin1
+collation-server     = latin1_swedish_ci
+
+# sql_mode is deliberately NOT set: MariaDB 10.11's default (strict,
+# STRICT_TRANS_TABLES ...) applies, and iReporter must behave like the PHP
+# original under it (the reference stack uses sql_mode = "" instead).
+
+# Small private instance.
+innodb_buffer_pool_size = 64M
+innodb_log_file_size    = 32M
+performance_schema      = OFF
+# Dev/test data: flush the InnoDB log once a second, not at every commit
+# (the 2012 MyISAM tables never synced either).
+innodb_flush_log_at_trx_commit = 2
+EOF
+}
+
 # mariadb_install_db CNF DATADIR LABEL: a new data directory for the
 # private MariaDB of CNF (root by unix socket, no test database), once; its
 # log beside DATADIR.
