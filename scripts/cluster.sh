@@ -38,6 +38,8 @@
 #                               into $CLUSTER_DIR/front (for the E2E harness,
 #                               Tests/EndToEnd/servers.py: scripts/nginx.sh
 #                               starts it)
+#   scripts/cluster.sh start-s3 | stop-s3   only the S3 server (the E2E
+#                               harness's, for test_s3.py)
 #
 # Environment (defaults): CLUSTER_DIR (/tmp/ireporter-cluster), PORT (8080,
 # the front), APP_PORTS ("PORT+1 PORT+2"), GALERA_PORT (3320: SQL 3320-3322,
@@ -172,12 +174,7 @@ host_start() {
   host_env "$1"
   DB_URL="$(galera url)"
   root_dir "$RUN_DIR" 0711
-  mkdir -p "$SESSION_DIR"; chown -h www-data:www-data "$SESSION_DIR"; chmod 0700 "$SESSION_DIR"
-  mkdir -p "$UPLOAD_DIR"; chown -h www-data:www-data "$UPLOAD_DIR"; chmod 0755 "$UPLOAD_DIR"
-  stack_write_config
-  stack_start_server
-  stack_start_nginx
-  stack_check
+  stack_serve
   log "app host $1: $API_URL (server pid $(pidfile_pid "$SRV_PID"))"
 }
 
@@ -304,6 +301,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     start-host)    [[ "${2:-}" =~ ^[12]$ ]] || die "start-host 1|2"; need_root; host_start "$2" ;;
     restart-redis) need_root; redis_stop; redis_start ;;
     render-front)  need_root; front_render ;;
-    *)             echo "usage: $0 up|down|status|restart-redis|render-front | stop-host N | start-host N" >&2; exit 2 ;;
+    start-s3)      need_root; s3_start ;;
+    stop-s3)       s3_stop ;;
+    *)             echo "usage: $0 up|down|status|restart-redis|render-front|start-s3|stop-s3 | stop-host N | start-host N" >&2; exit 2 ;;
   esac
 fi

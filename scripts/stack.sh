@@ -304,6 +304,24 @@ stack_check() {
   die "POST command=stream to $API_URL answered HTTP $code"
 }
 
+# stack_serve: the folders the server writes, its configuration, the server
+# and nginx, started and checked (the database is up).
+stack_serve() {
+  mkdir -p "$UPLOAD_DIR" "$SESSION_DIR"
+  [ ! -L "$UPLOAD_DIR" ] && [ ! -L "$SESSION_DIR" ] || die "UPLOAD_DIR and SESSION_DIR must not be links"
+  chown -h www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
+  chmod 0755 "$UPLOAD_DIR"
+  chmod 0700 "$SESSION_DIR"
+  runuser -u www-data -- test -w "$UPLOAD_DIR" -a -x "$UPLOAD_DIR" \
+    || die "www-data cannot write $UPLOAD_DIR (check its parent directories' permissions)"
+  runuser -u www-data -- test -w "$SESSION_DIR" -a -x "$SESSION_DIR" \
+    || die "www-data cannot write $SESSION_DIR (check its parent directories' permissions)"
+  stack_write_config
+  stack_start_server
+  stack_start_nginx
+  stack_check
+}
+
 # port_taken PORT: something listens on 127.0.0.1:PORT.
 port_taken() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 
@@ -325,20 +343,7 @@ stack_up() {
     "$IREPORTER_REPO/scripts/mariadb.sh" start "$DB_DIR" "$DB_PORT"
   fi
 
-  mkdir -p "$UPLOAD_DIR" "$SESSION_DIR"
-  [ ! -L "$UPLOAD_DIR" ] && [ ! -L "$SESSION_DIR" ] || die "UPLOAD_DIR and SESSION_DIR must not be links"
-  chown -h www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
-  chmod 0755 "$UPLOAD_DIR"
-  chmod 0700 "$SESSION_DIR"
-  runuser -u www-data -- test -w "$UPLOAD_DIR" -a -x "$UPLOAD_DIR" \
-    || die "www-data cannot write $UPLOAD_DIR (check its parent directories' permissions)"
-  runuser -u www-data -- test -w "$SESSION_DIR" -a -x "$SESSION_DIR" \
-    || die "www-data cannot write $SESSION_DIR (check its parent directories' permissions)"
-
-  stack_write_config
-  stack_start_server
-  stack_start_nginx
-  stack_check
+  stack_serve
 
   log "ireporter : $SRV_SOCK (pid $(pidfile_pid "$SRV_PID")), config $SRV_CONF, log $SRV_LOG"
   log "nginx     : $HTTP_ADDR (pid $(pidfile_pid "$NGX_DIR/nginx.pid"))"
