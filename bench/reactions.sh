@@ -18,7 +18,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_TAG=reactions-bench
 export WORKERS="${WORKERS:-4}"
 stack_private "${BENCH_TMP:-/tmp/ireporter-reactions}" "${PORT:-8088}" "${DB_PORT:-3314}"
-RES="${RES:-$REPO/bench/results/$(date +%F)-reactions}"
+bench_results reactions
 
 stack_wipe
 trap stack_down EXIT
@@ -32,10 +32,12 @@ printf 'upload_rate_limit = 0\naccess_log = %s\n' "$RUN_DIR/access.log" >> "$SRV
 chown www-data "$SRV_CONF"
 reload_server "$SRV_PID" "$WORKERS"
 
-# nginx: room for the live subscribers (2 workers x 1024 connections is the
-# private default).
-sed -i -e 's/worker_connections 1024;/worker_connections 8192;/' \
-       -e 's/^worker_processes auto;/worker_processes auto;\nworker_rlimit_nofile 20000;/' "$NGX_DIR/nginx.conf"
+# nginx: more room for the live subscribers than the private default
+# (deploy/nginx/nginx-private.conf.in: 4096 connections a worker, 8192 files).
+sed -i -e 's/^\( *worker_connections\) [0-9]*;/\1 8192;/' \
+       -e 's/^worker_rlimit_nofile [0-9]*;/worker_rlimit_nofile 20000;/' "$NGX_DIR/nginx.conf"
+grep -q '^worker_rlimit_nofile 20000;' "$NGX_DIR/nginx.conf" && grep -q 'worker_connections 8192;' "$NGX_DIR/nginx.conf" \
+  || die "could not raise nginx's connection limits in $NGX_DIR/nginx.conf"
 nginx_in "$NGX_DIR" -s reload
 sleep 2
 

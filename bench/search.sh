@@ -36,8 +36,7 @@ WARMUP="${WARMUP:-5s}"
 # LIKE is CPU-bound on MariaDB (every query reads the whole table): as many
 # clients as cores give it the same throughput as CONNS, with less waiting.
 LIKE_CLIENTS="${LIKE_CLIENTS:-$CONNS}"
-RES="${RES:-$HERE/results/$(date -u +%Y-%m-%d)-search}"
-mkdir -p "$RES"
+bench_results search
 COMMAND="$(for v in PHOTOS CONNS DUR LIKE_DUR LIKE_CLIENTS WARMUP BUFFER_POOL SKIP_BUILD RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/search.sh"
 [ "${KEEP_UP:-0}" = 1 ] || trap 'stack_down >/dev/null 2>&1 || true' EXIT
 LOADS="$RES/loadavg.txt"

@@ -295,3 +295,10 @@ reload_server() {
   done
   die "the server of $1 did not replace its workers after SIGUSR2"
 }
+
+# bench_results NAME: RES, a benchmark's results folder, made: as given, or
+# bench/results/<UTC date>-NAME.
+bench_results() {
+  RES="${RES:-$IREPORTER_REPO/bench/results/$(date -u +%F)-$1}"
+  mkdir -p "$RES"
+}

@@ -26,8 +26,7 @@ export SKIP_BUILD=1
 PHOTOS="${PHOTOS:-1000000}"
 TRIES="${TRIES:-20}"
 DUR="${DUR:-10}"
-RES="${RES:-$HERE/../results/$(date -u +%Y-%m-%d)-search-bounds}"
-mkdir -p "$RES"
+bench_results search-bounds
 read -r -a binaries <<< "${BINARIES:?BINARIES=\"name=path ...\"}"
 export BINARY="${binaries[0]#*=}"
 stack_private "${BOUNDS_RUN_DIR:-/tmp/ireporter-search-bounds}" "${BOUNDS_PORT:-8098}" "${BOUNDS_DB_PORT:-3398}"
