@@ -43,7 +43,9 @@
 # folders) root never follows a link (chown -h, files replaced by rename).
 # The private MariaDB's password is random (scripts/mariadb.sh).
 #
-# Also sourced by scripts/test.sh (then it only defines the stack_* functions).
+# Also sourced (then it only defines the stack_* functions) by scripts/test.sh,
+# scripts/cluster.sh and the benchmarks with a stack of their own
+# (bench/search.sh, sizes.sh, reactions.sh, search/bounds.sh).
 
 LOG_TAG=stack
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
