@@ -14,40 +14,31 @@
 # scripts/stack.sh. The stack is stopped at the end.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export RUN_DIR="${BENCH_TMP:-/tmp/ireporter-reactions}" PORT="${PORT:-8088}" DB_PORT="${DB_PORT:-3314}"
+. "$REPO/scripts/stack.sh"
+LOG_TAG=reactions-bench
 export WORKERS="${WORKERS:-4}"
-unset DB_URL UPLOAD_DIR SESSION_DIR
-RES="${RES:-$REPO/bench/results/$(date +%F)-reactions}"
-case "$RUN_DIR" in /|/tmp|/root|/home|/var|/usr|/etc) echo "refusing RUN_DIR=$RUN_DIR" >&2; exit 2 ;; esac
+stack_private "${BENCH_TMP:-/tmp/ireporter-reactions}" "${PORT:-8088}" "${DB_PORT:-3314}"
+bench_results reactions
 
-"$REPO/scripts/deps.sh"
-"$REPO/scripts/stack.sh" down > /dev/null 2>&1 || true
-rm -rf "$RUN_DIR"
-trap '"$REPO/scripts/stack.sh" down' EXIT
-"$REPO/scripts/stack.sh" up
+stack_wipe
+trap stack_down EXIT
+stack_up
 
 # No upload limit; an access log (the effects' image_ms). The master runs as
 # www-data once started: it must own the file to read it again on SIGUSR2.
-CONF="$RUN_DIR/ireporter.conf"
 : > "$RUN_DIR/access.log"
 chown www-data:www-data "$RUN_DIR/access.log"
-printf 'upload_rate_limit = 0\naccess_log = %s\n' "$RUN_DIR/access.log" >> "$CONF"
-chown www-data "$CONF"
-master="$(cat "$RUN_DIR/ireporter/ireporter.pid")"
-old="$(pgrep -P "$master" | tr '\n' ' ')"
-kill -USR2 "$master"
-for _ in $(seq 1 100); do
-  sleep 0.1
-  left=0
-  for w in $old; do kill -0 "$w" 2> /dev/null && left=1; done
-  [ "$left" = 0 ] && [ "$(pgrep -c -P "$master")" -ge "$WORKERS" ] && break
-done
+printf 'upload_rate_limit = 0\naccess_log = %s\n' "$RUN_DIR/access.log" >> "$SRV_CONF"
+chown www-data "$SRV_CONF"
+reload_server "$SRV_PID" "$WORKERS"
 
-# nginx: room for the live subscribers (2 workers x 1024 connections is the
-# private default).
-sed -i -e 's/worker_connections 1024;/worker_connections 8192;/' \
-       -e 's/^worker_processes auto;/worker_processes auto;\nworker_rlimit_nofile 20000;/' "$RUN_DIR/nginx/nginx.conf"
-/usr/sbin/nginx -p "$RUN_DIR/nginx/" -e "$RUN_DIR/nginx/error.log" -c "$RUN_DIR/nginx/nginx.conf" -s reload
+# nginx: more room for the live subscribers than the private default
+# (deploy/nginx/nginx-private.conf.in: 4096 connections a worker, 8192 files).
+sed -i -e 's/^\( *worker_connections\) [0-9]*;/\1 8192;/' \
+       -e 's/^worker_rlimit_nofile [0-9]*;/worker_rlimit_nofile 20000;/' "$NGX_DIR/nginx.conf"
+grep -q '^worker_rlimit_nofile 20000;' "$NGX_DIR/nginx.conf" && grep -q 'worker_connections 8192;' "$NGX_DIR/nginx.conf" \
+  || die "could not raise nginx's connection limits in $NGX_DIR/nginx.conf"
+nginx_in "$NGX_DIR" -s reload
 sleep 2
 
 python3 "$REPO/bench/reactions.py" --run-dir "$RUN_DIR" --port "$PORT" --out "$RES" --access-log "$RUN_DIR/access.log"

@@ -74,6 +74,7 @@ LAST_ID=$((PHOTOS + 1))            # seeded IdPhoto 2..LAST_ID
 DEFAULT_SET="stream ceiling_fcgi ceiling_static stream_id login login_indexed login_hashed upload_small_1s upload_small_64s upload_big_64s"
 if [ -z "$ONLY" ]; then SET="$DEFAULT_SET"; UPDATE_README="${UPDATE_README:-1}"; else SET="$ONLY"; UPDATE_README="${UPDATE_README:-0}"; fi
 
+. "$ROOT/scripts/lib.sh"
 log() { printf '\n[bench] %s\n' "$*"; }
 die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
 want() { [[ " $SET " == *" $1 "* ]]; }
@@ -113,7 +114,6 @@ OURS_URL="http://127.0.0.1:$OURS_PORT"
 SRV_PID="$RUN_DIR/ireporter/ireporter.pid"
 SRV_CONF="$RUN_DIR/ireporter.conf"
 NGX_PID="$RUN_DIR/nginx/nginx.pid"
-NGINX=(/usr/sbin/nginx -p "$RUN_DIR/nginx/" -e "$RUN_DIR/nginx/error.log" -c "$RUN_DIR/nginx/nginx.conf")
 FCGI_DIR="$W/fcgi"
 FCGI_PID="$FCGI_DIR/fixed.pid"
 mkdir -p "$W" "$W/static"
@@ -129,8 +129,7 @@ db_state() {
     (SELECT GROUP_CONCAT(CREATE_TIME ORDER BY TABLE_NAME) FROM information_schema.TABLES
      WHERE TABLE_SCHEMA = 'iReport' AND TABLE_NAME IN ('login', 'photos')))" 2>&1
 }
-pid_of() { local p; p="$(cat "$1" 2>/dev/null)" || return 1; [[ "$p" =~ ^[0-9]+$ ]] && [ -e "/proc/$p" ] && echo "$p"; }
-cmdline_has() { tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$2"; }
+pid_of() { local p; p="$(pidfile_pid "$1")" && proc_alive "$p" && echo "$p"; }
 # set_nice VALUE PIDFILE...: every thread of the pid files' processes and of
 # all their descendants (threads and children created later inherit it)
 set_nice() {
@@ -181,7 +180,7 @@ cleanup() {
   trap - EXIT INT TERM
   set +e
   log "cleaning up"
-  if [ "$FCGI_STARTED" = 1 ] && p="$(pid_of "$FCGI_PID")" && cmdline_has "$p" fcgi_fixed; then
+  if [ "$FCGI_STARTED" = 1 ] && p="$(pid_of "$FCGI_PID")" && pid_matches "$p" fcgi_fixed; then
     kill -TERM "$p"; for _ in $(seq 1 50); do [ -e "/proc/$p" ] || break; sleep 0.1; done
   fi
   if [ -s "$W/hashed.flag" ]; then   # interrupted during login_hashed: plain rows back
@@ -245,22 +244,7 @@ log "our stack: make up (RUN_DIR=$RUN_DIR PORT=$PORT WORKERS=$WORKERS DB_URL=<th
 make -s -C "$ROOT" up
 
 children_of() { ps -o pid= --ppid "$1" | tr -d ' ' | sort | tr '\n' ' '; }
-# reload_ours: SIGUSR2 makes the master re-read its config and replace every
-# worker (new ones first); wait until none of the old workers is left.
-reload_ours() {
-  local master old i
-  master="$(pid_of "$SRV_PID")" || die "our server is not running"
-  old="$(children_of "$master")"
-  kill -USR2 "$master"
-  for i in $(seq 1 100); do
-    sleep 0.1
-    local now left=0 w
-    now="$(children_of "$master")"
-    for w in $old; do [[ " $now " == *" $w "* ]] && left=1; done
-    [ "$left" = 0 ] && [ "$(wc -w <<< "$now")" -ge "$WORKERS" ] && return 0
-  done
-  die "our server did not replace its workers after SIGUSR2"
-}
+reload_ours() { reload_server "$SRV_PID" "$WORKERS"; }
 set_conf() { # KEY VALUE|"" : set (or remove) a key in our server's config
   sed -i "/^$1 *=/d" "$SRV_CONF"
   [ -z "$2" ] || printf '%s = %s\n' "$1" "$2" >> "$SRV_CONF"
@@ -301,14 +285,14 @@ chmod 644 "$W/static/stream.json"
 log "ceiling responder: cc bench/ceiling/fcgi_fixed.c -lfcgi"
 install -d -m 755 -o www-data -g www-data "$FCGI_DIR"
 cc -O2 -o "$FCGI_DIR/fcgi_fixed" "$HERE/ceiling/fcgi_fixed.c" -lfcgi
-if p="$(pid_of "$FCGI_PID")" && cmdline_has "$p" fcgi_fixed; then kill -TERM "$p"; sleep 0.5; fi
+if p="$(pid_of "$FCGI_PID")" && pid_matches "$p" fcgi_fixed; then kill -TERM "$p"; sleep 0.5; fi
 rm -f "$FCGI_PID"
 ( cd / && exec setsid -f runuser -u www-data -- "$FCGI_DIR/fcgi_fixed" "$FCGI_DIR/fixed.sock" \
     "$W/static/stream.json" "$WORKERS" "$FCGI_PID" >> "$FCGI_DIR/fcgi_fixed.log" 2>&1 < /dev/null )
 FCGI_STARTED=1
 for _ in $(seq 1 50); do [ -S "$FCGI_DIR/fixed.sock" ] && [ -s "$FCGI_PID" ] && break; sleep 0.1; done
-"${NGINX[@]}" -t -q || die "nginx config test failed"
-"${NGINX[@]}" -s reload
+nginx_in "$RUN_DIR/nginx" -t -q || die "nginx config test failed"
+nginx_in "$RUN_DIR/nginx" -s reload
 for _ in $(seq 1 50); do curl -sf -o /dev/null "$OURS_URL/bench/nginx_status" && break; sleep 0.1; done
 cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/fcgi_fixed") "$W/static/stream.json" || die "/bench/fcgi_fixed does not answer the stream bytes"
 if [ "$NICE" != 0 ]; then

@@ -27,9 +27,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
 LOG_TAG=search-bench
-export RUN_DIR="${SEARCH_RUN_DIR:-/tmp/ireporter-search-bench}" PORT="${SEARCH_PORT:-8097}" DB_PORT="${SEARCH_DB_PORT:-3397}"
-unset DB_URL UPLOAD_DIR SESSION_DIR
-stack_env
+stack_private "${SEARCH_RUN_DIR:-/tmp/ireporter-search-bench}" "${SEARCH_PORT:-8097}" "${SEARCH_DB_PORT:-3397}"
 PHOTOS="${PHOTOS:-1000000}"
 CONNS="${CONNS:-32}"
 DUR="${DUR:-10s}"
@@ -38,8 +36,7 @@ WARMUP="${WARMUP:-5s}"
 # LIKE is CPU-bound on MariaDB (every query reads the whole table): as many
 # clients as cores give it the same throughput as CONNS, with less waiting.
 LIKE_CLIENTS="${LIKE_CLIENTS:-$CONNS}"
-RES="${RES:-$HERE/results/$(date -u +%Y-%m-%d)-search}"
-mkdir -p "$RES"
+bench_results search
 COMMAND="$(for v in PHOTOS CONNS DUR LIKE_DUR LIKE_CLIENTS WARMUP BUFFER_POOL SKIP_BUILD RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/search.sh"
 [ "${KEEP_UP:-0}" = 1 ] || trap 'stack_down >/dev/null 2>&1 || true' EXIT
 LOADS="$RES/loadavg.txt"

@@ -20,11 +20,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
 LOG_TAG=sizes-bench
-export RUN_DIR="${SIZES_RUN_DIR:-/tmp/ireporter-sizes-bench}" PORT="${SIZES_PORT:-8099}" DB_PORT="${SIZES_DB_PORT:-3399}"
-unset DB_URL UPLOAD_DIR SESSION_DIR
-stack_env
-RES="${RES:-$HERE/results/$(date -u +%Y-%m-%d)-sizes}"
-mkdir -p "$RES"
+stack_private "${SIZES_RUN_DIR:-/tmp/ireporter-sizes-bench}" "${SIZES_PORT:-8099}" "${SIZES_DB_PORT:-3399}"
+bench_results sizes
 COMMAND="$(for v in COUNT SIZES CONNS DUR ROUNDS SKIP_BUILD; do [ -z "${!v:-}" ] || printf "%s='%s' " "$v" "${!v}"; done)flock /tmp/ireporter-bench.lock bench/sizes.sh"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
 stack_up >/dev/null

@@ -34,6 +34,12 @@
 #   scripts/cluster.sh stop-host N | start-host N   one app host (nginx, then
 #                               its server; started: server, then nginx)
 #   scripts/cluster.sh restart-redis
+#   scripts/cluster.sh render-front   only render the front's configuration
+#                               into $CLUSTER_DIR/front (for the E2E harness,
+#                               Tests/EndToEnd/servers.py: scripts/nginx.sh
+#                               starts it)
+#   scripts/cluster.sh start-s3 | stop-s3   only the S3 server (the E2E
+#                               harness's, for test_s3.py)
 #
 # Environment (defaults): CLUSTER_DIR (/tmp/ireporter-cluster), PORT (8080,
 # the front), APP_PORTS ("PORT+1 PORT+2"), GALERA_PORT (3320: SQL 3320-3322,
@@ -46,9 +52,7 @@
 LOG_TAG=cluster
 
 cluster_env() {
-  CLUSTER_DIR="${CLUSTER_DIR:-/tmp/ireporter-cluster}"
-  case "$CLUSTER_DIR" in /*) ;; *) CLUSTER_DIR="$(pwd)/$CLUSTER_DIR" ;; esac
-  CLUSTER_DIR="${CLUSTER_DIR%/}"
+  CLUSTER_DIR="$(absolute_dir "${CLUSTER_DIR:-/tmp/ireporter-cluster}")"
   FRONT_PORT="${PORT:-8080}"
   read -r -a HOST_PORTS <<< "${APP_PORTS:-$((FRONT_PORT + 1)) $((FRONT_PORT + 2))}"
   GALERA_PORT="${GALERA_PORT:-3320}"
@@ -73,8 +77,6 @@ cluster_env() {
   # redis-server replaces its command line with "redis-server ADDR".
   REDIS_PATTERN="127.0.0.1:$REDIS_PORT"
   FRONT_DIR="$CLUSTER_DIR/front"
-  FRONT_PATTERN="-c $FRONT_DIR/nginx.conf"
-  FRONT_NGINX=(/usr/sbin/nginx -p "$FRONT_DIR/" -e "$FRONT_DIR/error.log" -c "$FRONT_DIR/nginx.conf")
   SHARED_UPLOAD_DIR="$CLUSTER_DIR/upload"
   FRONT_URL="http://127.0.0.1:$FRONT_PORT/iReporter/"
 }
@@ -172,12 +174,7 @@ host_start() {
   host_env "$1"
   DB_URL="$(galera url)"
   root_dir "$RUN_DIR" 0711
-  mkdir -p "$SESSION_DIR"; chown -h www-data:www-data "$SESSION_DIR"; chmod 0700 "$SESSION_DIR"
-  mkdir -p "$UPLOAD_DIR"; chown -h www-data:www-data "$UPLOAD_DIR"; chmod 0755 "$UPLOAD_DIR"
-  stack_write_config
-  stack_start_server
-  stack_start_nginx
-  stack_check
+  stack_serve
   log "app host $1: $API_URL (server pid $(pidfile_pid "$SRV_PID"))"
 }
 
@@ -185,15 +182,13 @@ host_start() {
 # server, which finishes the requests it has.
 host_stop() {
   host_env "$1"
-  stop_pidfile "nginx of host $1" "$NGX_DIR/nginx.pid" "$NGX_PATTERN" QUIT 15
+  nginx_stop "nginx of host $1" "$NGX_DIR"
   stack_stop_server
 }
 
-front_start() {
+front_render() {
   local hosts="" p
-  root_dir "$FRONT_DIR" 0755
-  mkdir -p "$FRONT_DIR"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
-  chown -hR www-data:www-data "$FRONT_DIR/tmp"
+  nginx_folder "$FRONT_DIR"
   for p in "${HOST_PORTS[@]}"; do hosts+="    server 127.0.0.1:$p max_fails=1 fail_timeout=5s;\\n"; done
   sed -e "/server 10\.0\.0\.12:80/d" \
       -e "s#^    server 10\.0\.0\.11:80 max_fails=1 fail_timeout=5s;#${hosts%\\n}#" \
@@ -206,23 +201,18 @@ front_start() {
   sed -e "s#@RUN_DIR@#$FRONT_DIR#g" "$IREPORTER_REPO/deploy/nginx/nginx-front-private.conf.in" \
     | write_file "$FRONT_DIR/nginx.conf"
   chmod 644 "$FRONT_DIR/ireporter-front.conf" "$FRONT_DIR/nginx.conf"
-  "${FRONT_NGINX[@]}" -t -q || die "nginx config test failed ($FRONT_DIR/nginx.conf)"
-  if alive "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN"; then
-    log "front nginx running, reloading its config"
-    "${FRONT_NGINX[@]}" -s reload
-  else
-    rm -f "$FRONT_DIR/nginx.pid"
-    log "starting the front nginx on 127.0.0.1:$FRONT_PORT"
-    ( cd / && exec "${FRONT_NGINX[@]}" >> "$FRONT_DIR/nginx.out" 2>&1 < /dev/null ) \
-      || { tail -n 20 "$FRONT_DIR/error.log" >&2; die "the front nginx did not start"; }
-  fi
+}
+
+front_start() {
+  front_render
+  nginx_start "the front nginx" "$FRONT_DIR" "127.0.0.1:$FRONT_PORT"
 }
 
 # ------------------------------------------------------------- commands
 
 cluster_up() {
   need_root "starts daemons that switch to the mysql / redis / www-data users"
-  if port_taken "$FRONT_PORT" && ! alive "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN"; then
+  if port_taken "$FRONT_PORT" && ! nginx_running "$FRONT_DIR"; then
     die "127.0.0.1:$FRONT_PORT is taken by something else (make up's stack? stop it with make down, or choose PORT=...)"
   fi
   mkdir -p "$(dirname "$CLUSTER_DIR")"
@@ -271,7 +261,7 @@ check_front() {
 }
 
 cluster_down() {
-  stop_pidfile "front nginx" "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN" QUIT 15
+  nginx_stop "front nginx" "$FRONT_DIR"
   host_stop 1
   host_stop 2
   redis_stop
@@ -282,7 +272,7 @@ cluster_down() {
 
 cluster_status() {
   local rc=0 n
-  if alive "$FRONT_DIR/nginx.pid" "$FRONT_PATTERN"; then
+  if nginx_running "$FRONT_DIR"; then
     echo "front     running (pid $(pidfile_pid "$FRONT_DIR/nginx.pid")) on 127.0.0.1:$FRONT_PORT"
   else echo "front     not running"; rc=3; fi
   for n in 1 2; do
@@ -310,6 +300,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     stop-host)     [[ "${2:-}" =~ ^[12]$ ]] || die "stop-host 1|2"; host_stop "$2" ;;
     start-host)    [[ "${2:-}" =~ ^[12]$ ]] || die "start-host 1|2"; need_root; host_start "$2" ;;
     restart-redis) need_root; redis_stop; redis_start ;;
-    *)             echo "usage: $0 up|down|status|restart-redis | stop-host N | start-host N" >&2; exit 2 ;;
+    render-front)  need_root; front_render ;;
+    start-s3)      need_root; s3_start ;;
+    stop-s3)       s3_stop ;;
+    *)             echo "usage: $0 up|down|status|restart-redis|render-front|start-s3|stop-s3 | stop-host N | start-host N" >&2; exit 2 ;;
   esac
 fi

@@ -70,13 +70,8 @@ NODES=(1 2 3)
 START_TIMEOUT="${GALERA_START_TIMEOUT:-120}"
 
 usage() { echo "usage: $0 start|stop|status|nodes|url|partition|heal DIR PORT | start DIR PORT --partitionable N | start-node DIR PORT N | sql DIR PORT N [ARGS...]" >&2; exit 2; }
-(($# >= 2)) || usage
-cmd="$1"; DIR="$2"; PORT="${3:-3320}"
-shift 2; (($# > 0)) && shift
-case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
-DIR="${DIR%/}"
+dir_port_args 3320 "$@"; set -- "${MORE[@]}"
 PASSFILE="$DIR/ireport.password"
-[[ "$PORT" =~ ^[0-9]+$ ]] || usage
 
 node_dir()   { echo "$DIR/node$1"; }
 node_cnf()   { echo "$DIR/node$1/my.cnf"; }
@@ -174,31 +169,9 @@ write_cnf() {
   local n="$1" dir members="" m
   dir="$(node_dir "$n")"
   for m in "${NODES[@]}"; do members+="${members:+,}$(node_host "$m"):$(group_port "$m")"; done
-  write_file "$(node_cnf "$n")" <<EOF
-# Galera node $n of iReporter's private cluster (written by scripts/galera.sh;
-# read with --defaults-file, so nothing from /etc/mysql is used).
-
-[client]
-socket = $dir/mysqld.sock
-port   = $(sql_port "$n")
-default-character-set = latin1
-
-[mariadbd]
-user          = mysql
-datadir       = $dir/data
-socket        = $dir/mysqld.sock
-pid-file      = $(node_pid "$n")
-log-error     = $dir/error.log
-port          = $(sql_port "$n")
-bind-address  = $(node_host "$n")
-skip-name-resolve
-max_connections = 200
-character-set-server = latin1
-collation-server     = latin1_swedish_ci
-innodb_buffer_pool_size = 64M
-innodb_log_file_size    = 32M
-performance_schema      = OFF
-innodb_flush_log_at_trx_commit = 2
+  { echo "# Galera node $n of iReporter's private cluster (written by scripts/galera.sh)."
+    mariadb_cnf "$dir" "$(sql_port "$n")" "$(node_host "$n")"
+    cat <<EOF
 
 # Galera: row-based binary log format, InnoDB only, interleaved
 # auto-increments (each node hands out its own ids: wsrep_auto_increment_control).
@@ -216,6 +189,7 @@ binlog_format         = ROW
 default_storage_engine = InnoDB
 innodb_autoinc_lock_mode = 2
 EOF
+  } | write_file "$(node_cnf "$n")"
   chmod 644 "$(node_cnf "$n")"
 }
 
@@ -225,12 +199,7 @@ launch() {
   dir="$(node_dir "$n")"
   mkdir -p "$dir"; chown mysql:mysql "$dir"; chmod 755 "$dir"
   write_cnf "$n"
-  if [ ! -d "$dir/data/mysql" ] && [ "$bootstrap" = 1 ]; then
-    log "node $n: initialising datadir $dir/data"
-    mariadb-install-db --defaults-file="$(node_cnf "$n")" --user=mysql --datadir="$dir/data" \
-        --auth-root-authentication-method=socket --skip-test-db > "$dir/install-db.log" 2>&1 \
-      || { cat "$dir/install-db.log" >&2; die "mariadb-install-db failed"; }
-  fi
+  [ "$bootstrap" = 1 ] && mariadb_install_db "$(node_cnf "$n")" "$dir/data" "node $n: "
   # A joiner with no datadir gets one whole by SST.
   mkdir -p "$dir/data"; chown mysql:mysql "$dir/data"
   if [ "$bootstrap" = 1 ]; then
@@ -429,7 +398,7 @@ nodes_list() {
   echo "$list"
 }
 
-case "$cmd" in
+case "$CMD" in
   start)      do_start "$@" ;;
   start-node) do_start_node "${1:-}" ;;
   stop)       do_stop ;;
@@ -437,6 +406,6 @@ case "$cmd" in
   sql)        n="${1:-}"; [[ "$n" =~ ^[123]$ ]] || usage; shift; client "$n" "$DB_NAME" "$@" ;;
   nodes)      nodes_list ;;
   url)        printf 'mysql://%s:%s@%s:%s/%s\n' "$DB_USER" "$(db_password)" "$(node_host 1)" "$(sql_port 1)" "$DB_NAME" ;;
-  partition|heal) do_link "$cmd" ;;
+  partition|heal) do_link "$CMD" ;;
   *)          usage ;;
 esac

@@ -21,6 +21,26 @@ die() { printf '[%s] ERROR: %s\n' "${LOG_TAG:-ireporter}" "$*" >&2; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "run as root (${1:-starts daemons that switch to other users})"; }
 
+# absolute_dir DIR: DIR from the current folder when relative, without a
+# trailing slash.
+absolute_dir() {
+  local dir="$1"
+  case "$dir" in /*) ;; *) dir="$(pwd)/$dir" ;; esac
+  printf '%s\n' "${dir%/}"
+}
+
+# dir_port_args DEFAULT_PORT ARGS...: the command line "COMMAND DIR [PORT]
+# [MORE...]" of the database scripts (mariadb.sh, galera.sh, replica.sh):
+# sets CMD, DIR (absolute_dir), PORT (DEFAULT_PORT when not given; a number
+# when set) and the array MORE. Calls the script's usage when it is off.
+dir_port_args() {
+  local default="$1"; shift
+  (($# >= 2)) || usage
+  CMD="$1"; DIR="$(absolute_dir "$2")"; PORT="${3:-$default}"
+  MORE=("${@:4}")
+  [ -z "$PORT" ] || [[ "$PORT" =~ ^[0-9]+$ ]] || usage
+}
+
 # root_dir DIR MODE: DIR as a directory of root's, mode MODE. Made if it is
 # missing (its parent must exist); an existing one must be a real directory
 # (not a link) owned by root, else we stop: these scripts run as root in
@@ -133,6 +153,65 @@ secret_file() {
   cat "$file"
 }
 
+# mariadb_cnf DIR PORT ADDRESS: what every private MariaDB's my.cnf
+# (mariadb.sh, each Galera node of galera.sh) says, ending in its
+# [mariadbd] group, for the server of folder DIR (data, socket, pid file and
+# error log there) on ADDRESS:PORT. Read with --defaults-file, so nothing
+# from /etc/mysql is used.
+mariadb_cnf() {
+  local dir="$1" port="$2" address="$3"
+  cat <<EOF
+[client]
+socket = $dir/mysqld.sock
+port   = $port
+# Only clients reading this file (the mariadb CLI of scripts and tests) use
+# it: they see the latin1 columns' bytes exactly as the server stored them.
+default-character-set = latin1
+
+[mariadbd]
+user          = mysql
+datadir       = $dir/data
+socket        = $dir/mysqld.sock
+pid-file      = $dir/mariadbd.pid
+log-error     = $dir/error.log
+port          = $port
+bind-address  = $address
+skip-name-resolve
+max_connections = 200
+
+# Server charset latin1, as MySQL 5.5 (the 2012 original's database) had it:
+# the tables' text columns are latin1 anyway, and iReporter sets its own
+# connection charset (db_charset = latin1).
+character-set-server = latin1
+collation-server     = latin1_swedish_ci
+
+# sql_mode is deliberately NOT set: MariaDB 10.11's default (strict,
+# STRICT_TRANS_TABLES ...) applies, and iReporter must behave like the PHP
+# original under it (the reference stack uses sql_mode = "" instead).
+
+# Small private instance.
+innodb_buffer_pool_size = 64M
+innodb_log_file_size    = 32M
+performance_schema      = OFF
+# Dev/test data: flush the InnoDB log once a second, not at every commit
+# (the 2012 MyISAM tables never synced either).
+innodb_flush_log_at_trx_commit = 2
+EOF
+}
+
+# mariadb_install_db CNF DATADIR LABEL: a new data directory for the
+# private MariaDB of CNF (root by unix socket, no test database), once; its
+# log beside DATADIR.
+mariadb_install_db() {
+  local cnf="$1" datadir="$2" label="$3" out
+  [ -d "$datadir/mysql" ] && return 0
+  out="$(dirname "$datadir")/install-db.log"
+  log "${label}initialising datadir $datadir"
+  mariadb-install-db --defaults-file="$cnf" --user=mysql --datadir="$datadir" \
+      --auth-root-authentication-method=socket --skip-test-db > "$out" 2>&1 \
+    || { cat "$out" >&2; die "mariadb-install-db failed"; }
+}
+
 # install_app_database PASSWORD CLIENT...: through the root client command
 # CLIENT... (words of a command or function), database DB_NAME, the
 # application user DB_USER on both loopback forms and on the addresses of
@@ -154,4 +233,72 @@ install_app_database() {
   for migration in "$IREPORTER_REPO"/sql/migrations/*.sql; do
     "$@" "$DB_NAME" < "$migration"
   done
+}
+
+# A private nginx lives in one folder DIR: DIR/nginx.conf (its `pid` is
+# DIR/nginx.pid, its `error_log` DIR/error.log) and DIR/tmp/ (the temporary
+# folders, www-data's). It is found by that pid file and the "-c
+# DIR/nginx.conf" of its command line.
+
+# nginx_in DIR ARGS...: nginx on DIR's configuration (-t, -s reload, ...).
+nginx_in() {
+  local dir="$1"; shift
+  /usr/sbin/nginx -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" "$@"
+}
+
+nginx_running() { alive "$1/nginx.pid" "-c $1/nginx.conf"; }
+
+# nginx_folder DIR: DIR, root's (0755), with the temporary folders.
+nginx_folder() {
+  root_dir "$1" 0755
+  mkdir -p "$1"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
+  chown -hR www-data:www-data "$1/tmp"
+}
+
+# nginx_start NAME DIR ADDR: test DIR's configuration, then reload the nginx
+# running on it, or start one and wait (bounded) for its pid file.
+nginx_start() {
+  local name="$1" dir="$2" addr="$3" i
+  nginx_in "$dir" -t -q || die "nginx config test failed ($dir/nginx.conf)"
+  if nginx_running "$dir"; then
+    log "$name running (pid $(pidfile_pid "$dir/nginx.pid")), reloading its config"
+    nginx_in "$dir" -s reload
+    return
+  fi
+  rm -f "$dir/nginx.pid"
+  log "starting $name on $addr"
+  ( cd / && nginx_in "$dir" >> "$dir/nginx.out" 2>&1 < /dev/null ) \
+    || { tail -n 20 "$dir/error.log" >&2; die "$name did not start"; }
+  # The master writes its pid file after the starting process has left.
+  for ((i = 0; i < 100; i++)); do nginx_running "$dir" && return 0; sleep 0.1; done
+  die "$name did not write $dir/nginx.pid"
+}
+
+# nginx_stop NAME DIR: a graceful stop (SIGQUIT: the requests in flight end).
+nginx_stop() { stop_pidfile "$1" "$2/nginx.pid" "-c $2/nginx.conf" QUIT 15; }
+
+# reload_server PIDFILE WORKERS: SIGUSR2 to the ireporter of PIDFILE, which
+# reads its configuration again and replaces every worker (the new ones
+# first); waits, bounded (10 s), until none of the old workers is left and
+# WORKERS run.
+reload_server() {
+  local master old now w left i
+  master="$(pidfile_pid "$1")" && proc_alive "$master" || die "no server runs from $1"
+  old="$(pgrep -P "$master" | tr '\n' ' ')"
+  kill -USR2 "$master"
+  for ((i = 0; i < 100; i++)); do
+    sleep 0.1
+    now=" $(pgrep -P "$master" | tr '\n' ' ')"
+    left=0
+    for w in $old; do [[ "$now" == *" $w "* ]] && left=1; done
+    [ "$left" = 0 ] && [ "$(wc -w <<< "$now")" -ge "$2" ] && return 0
+  done
+  die "the server of $1 did not replace its workers after SIGUSR2"
+}
+
+# bench_results NAME: RES, a benchmark's results folder, made: as given, or
+# bench/results/<UTC date>-NAME.
+bench_results() {
+  RES="${RES:-$IREPORTER_REPO/bench/results/$(date -u +%F)-$1}"
+  mkdir -p "$RES"
 }

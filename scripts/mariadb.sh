@@ -30,11 +30,7 @@ DB_NAME=iReport
 DB_USER=ireport
 
 usage() { echo "usage: $0 start|stop|status|sql DIR PORT [ARGS...] | url DIR" >&2; exit 2; }
-(($# >= 2)) || usage
-cmd="$1"; DIR="$2"; PORT="${3:-}"
-shift 2; (($# > 0)) && shift
-case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
-DIR="${DIR%/}"
+dir_port_args "" "$@"; set -- "${MORE[@]}"
 CNF="$DIR/my.cnf"
 PIDFILE="$DIR/mariadbd.pid"
 PASSFILE="$DIR/ireport.password"
@@ -45,52 +41,17 @@ CLIENT=(mariadb --defaults-file="$CNF" -u root)
 db_password() { secret_file "$PASSFILE"; }
 
 write_cnf() {
-  write_file "$CNF" <<EOF
-# Private MariaDB for iReporter (written by scripts/mariadb.sh; read with
-# --defaults-file, so nothing from /etc/mysql is used).
-
-[client]
-socket = $DIR/mysqld.sock
-port   = $PORT
-# Only clients reading this file (the mariadb CLI of scripts and tests) use
-# it: they see the latin1 columns' bytes exactly as the server stored them.
-default-character-set = latin1
-
-[mariadbd]
-user          = mysql
-datadir       = $DIR/data
+  { echo "# Private MariaDB for iReporter (written by scripts/mariadb.sh)."
+    mariadb_cnf "$DIR" "$PORT" 127.0.0.1
+    cat <<EOF
 # Its own place for temporary tables (a sort's files): a shared machine's
 # /tmp may be cleaned under a running statement (seen: "Error on delete of
 # '/tmp/#sql-temptable-…'" in a benchmark's LIKE queries).
-tmpdir        = $DIR/tmp
-socket        = $DIR/mysqld.sock
-pid-file      = $PIDFILE
-log-error     = $DIR/error.log
-port          = $PORT
-bind-address  = 127.0.0.1
-skip-name-resolve
-max_connections = 200
-
-# Server charset latin1, as MySQL 5.5 (the 2012 original's database) had it:
-# the tables' text columns are latin1 anyway, and iReporter sets its own
-# connection charset (db_charset = latin1).
-character-set-server = latin1
-collation-server     = latin1_swedish_ci
-
-# sql_mode is deliberately NOT set: MariaDB 10.11's default (strict,
-# STRICT_TRANS_TABLES ...) applies, and iReporter must behave like the PHP
-# original under it (the reference stack uses sql_mode = "" instead).
-
-# Small private instance.
-innodb_buffer_pool_size = 64M
-innodb_log_file_size    = 32M
-key_buffer_size         = 16M
-performance_schema      = OFF
-# Dev/test data: flush the InnoDB log once a second, not at every commit
-# (the 2012 MyISAM tables never synced either).
-innodb_flush_log_at_trx_commit = 2
+tmpdir          = $DIR/tmp
+key_buffer_size = 16M
 ${MARIADB_EXTRA_CNF:-}
 EOF
+  } | write_file "$CNF"
   chmod 644 "$CNF"
 }
 
@@ -105,12 +66,7 @@ do_start() {
   chown mysql:mysql "$DIR/tmp"; chmod 700 "$DIR/tmp"
   write_cnf
 
-  if [ ! -d "$DIR/data/mysql" ]; then
-    log "initialising datadir $DIR/data"
-    mariadb-install-db --defaults-file="$CNF" --user=mysql --datadir="$DIR/data" \
-        --auth-root-authentication-method=socket --skip-test-db > "$DIR/install-db.log" 2>&1 \
-      || { cat "$DIR/install-db.log" >&2; die "mariadb-install-db failed"; }
-  fi
+  mariadb_install_db "$CNF" "$DIR/data" ""
 
   if alive "$PIDFILE" "$PATTERN"; then
     log "already running (pid $(pidfile_pid "$PIDFILE")), socket $DIR/mysqld.sock"
@@ -132,7 +88,7 @@ do_start() {
   log "ready: db $DB_NAME, user $DB_USER (password in $PASSFILE), socket $DIR/mysqld.sock, 127.0.0.1:$PORT"
 }
 
-case "$cmd" in
+case "$CMD" in
   start)  do_start ;;
   stop)   stop_pidfile MariaDB "$PIDFILE" "$PATTERN" TERM 60 ;;
   status)

@@ -26,12 +26,7 @@ LOG_TAG=replica
 START_TIMEOUT="${REPLICA_START_TIMEOUT:-60}"
 
 usage() { echo "usage: $0 start|url|replicas DIR PORT | stop DIR | sql DIR PORT primary|replica [ARGS...]" >&2; exit 2; }
-(($# >= 2)) || usage
-cmd="$1"; DIR="$2"; PORT="${3:-3360}"
-shift 2; (($# > 0)) && shift
-case "$DIR" in /*) ;; *) DIR="$(pwd)/$DIR" ;; esac
-DIR="${DIR%/}"
-[[ "$PORT" =~ ^[0-9]+$ ]] || usage
+dir_port_args 3360 "$@"; set -- "${MORE[@]}"
 MARIADB="$IREPORTER_REPO/scripts/mariadb.sh"
 REPL_PASSFILE="$DIR/repl.password"
 
@@ -40,13 +35,7 @@ root_sql() { # primary|replica [ARGS...]
   mariadb --defaults-file="$DIR/$which/my.cnf" -u root "$@"
 }
 
-repl_password() {
-  if [ ! -s "$REPL_PASSFILE" ]; then
-    od -An -tx1 -N16 /dev/urandom | tr -d ' \n' | write_file "$REPL_PASSFILE"
-  fi
-  chmod 600 "$REPL_PASSFILE"
-  cat "$REPL_PASSFILE"
-}
+repl_password() { secret_file "$REPL_PASSFILE"; }
 
 # One field of SHOW SLAVE STATUS on the replica ("" when not replicating).
 slave_field() {
@@ -105,7 +94,7 @@ SQL
   log "ready: primary 127.0.0.1:$PORT, replica 127.0.0.1:$((PORT + 1)) at GTID $(root_sql replica -N -B -e 'SELECT @@gtid_slave_pos')"
 }
 
-case "$cmd" in
+case "$CMD" in
   start)    do_start ;;
   stop)     "$MARIADB" stop "$DIR/replica"; "$MARIADB" stop "$DIR/primary" ;;
   sql)      which="${1:-}"; [[ "$which" =~ ^(primary|replica)$ ]] || usage; shift; root_sql "$which" iReport "$@" ;;

@@ -14,6 +14,12 @@
 #   scripts/stack.sh down    stop nginx, the server and MariaDB (pid files,
 #                            command lines checked; nothing killed by name)
 #   scripts/stack.sh status
+#   scripts/stack.sh render-nginx
+#                            only render nginx's configuration into
+#                            $RUN_DIR/nginx (for the E2E harness,
+#                            Tests/EndToEnd/servers.py, which starts it with
+#                            scripts/nginx.sh); FCGI_SOCKET, when set, is the
+#                            server's socket instead of the stack's own
 #
 # Environment:
 #   RUN_DIR     (/tmp/ireporter)          everything runtime lives here
@@ -25,6 +31,8 @@
 #   WORKERS     (4)                       server worker threads
 #   SKIP_BUILD  (unset)                   1: don't run `swift build`
 #   BINARY      (.build/release/ireporter) the binary to install and run
+#   REAL_IP_FROM, LIVE_REDIS_URL, S3_URL  (unset) see stack_render_nginx
+#                                         (scripts/cluster.sh sets them)
 #
 # Logs: $RUN_DIR/ireporter.log (server stderr), $RUN_DIR/nginx/error.log,
 # $RUN_DIR/mariadb/error.log, $RUN_DIR/build.log.
@@ -35,16 +43,16 @@
 # folders) root never follows a link (chown -h, files replaced by rename).
 # The private MariaDB's password is random (scripts/mariadb.sh).
 #
-# Also sourced by scripts/test.sh (then it only defines the stack_* functions).
+# Also sourced (then it only defines the stack_* functions) by scripts/test.sh,
+# scripts/cluster.sh and the benchmarks with a stack of their own
+# (bench/search.sh, sizes.sh, reactions.sh, search/bounds.sh).
 
 LOG_TAG=stack
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # stack_env: (re)compute the settings from the environment.
 stack_env() {
-  RUN_DIR="${RUN_DIR:-/tmp/ireporter}"
-  case "$RUN_DIR" in /*) ;; *) RUN_DIR="$(pwd)/$RUN_DIR" ;; esac
-  RUN_DIR="${RUN_DIR%/}"
+  RUN_DIR="$(absolute_dir "${RUN_DIR:-/tmp/ireporter}")"
   PORT="${PORT:-8080}"
   DB_PORT="${DB_PORT:-3309}"
   DB_URL="${DB_URL:-}"
@@ -66,13 +74,34 @@ stack_env() {
   SRV_LAUNCH_PID="$RUN_DIR/ireporter.launch.pid"  # written by us before exec
   SRV_LOG="$RUN_DIR/ireporter.log"
   SRV_PATTERN="--config $SRV_CONF"
-  NGX_PATTERN="-c $NGX_DIR/nginx.conf"
-  NGINX=(/usr/sbin/nginx -p "$NGX_DIR/" -e "$NGX_DIR/error.log" -c "$NGX_DIR/nginx.conf")
   API_URL="http://$HTTP_ADDR/iReporter/"
   # Root client of the private database (tests use it to inspect and reset it).
   MYSQL_ROOT_CMD="mariadb --defaults-file=$DB_DIR/my.cnf -u root iReport"
   [[ "$PORT" =~ ^[0-9]+$ && "$DB_PORT" =~ ^[0-9]+$ && "$WORKERS" =~ ^[0-9]+$ ]] \
     || die "PORT, DB_PORT and WORKERS must be numbers"
+}
+
+# stack_private RUN_DIR PORT DB_PORT: the settings of a stack of its own (the
+# test run's, a benchmark's) in RUN_DIR, nginx on PORT and a private MariaDB
+# on DB_PORT; `make up`'s DB_URL, UPLOAD_DIR and SESSION_DIR are ignored.
+stack_private() {
+  export RUN_DIR="$1" PORT="$2" DB_PORT="$3"
+  unset DB_URL UPLOAD_DIR SESSION_DIR
+  stack_env
+}
+
+# stack_wipe: stop whatever a previous run left in RUN_DIR, then remove it
+# (database, photos, sessions, logs): for a stack made anew every run.
+stack_wipe() {
+  case "$RUN_DIR" in
+    /|/tmp|/root|/home|/var|/usr|/etc) die "refusing to wipe RUN_DIR=$RUN_DIR" ;;
+  esac
+  if [ -e "$RUN_DIR" ] || [ -L "$RUN_DIR" ]; then
+    [ -d "$RUN_DIR" ] && [ ! -L "$RUN_DIR" ] && [ "$(stat -c %u "$RUN_DIR")" = 0 ] \
+      || die "$RUN_DIR is not root's own directory: refusing to use it"
+  fi
+  stack_down > /dev/null
+  rm -rf "$RUN_DIR"
 }
 
 stack_build() {
@@ -97,9 +126,7 @@ stack_build() {
 # (scripts/cluster.sh: the front's address) the realip lines are on, as
 # the snippet tells an app host behind a front to do.
 stack_render_nginx() {
-  root_dir "$NGX_DIR" 0755
-  mkdir -p "$NGX_DIR"/tmp/{client_body,fastcgi,proxy,uwsgi,scgi}
-  chown -hR www-data:www-data "$NGX_DIR/tmp"
+  nginx_folder "$NGX_DIR"
   local realip=()
   [ -z "${REAL_IP_FROM:-}" ] || realip=(
       -e "s|^#set_real_ip_from 127\.0\.0\.1;|set_real_ip_from $REAL_IP_FROM;|"
@@ -264,16 +291,7 @@ stack_start_server() {
 
 stack_start_nginx() {
   stack_render_nginx
-  "${NGINX[@]}" -t -q || die "nginx config test failed ($NGX_DIR/nginx.conf)"
-  if alive "$NGX_DIR/nginx.pid" "$NGX_PATTERN"; then
-    log "nginx running (pid $(pidfile_pid "$NGX_DIR/nginx.pid")), reloading config"
-    "${NGINX[@]}" -s reload
-  else
-    rm -f "$NGX_DIR/nginx.pid"
-    log "starting nginx on $HTTP_ADDR"
-    ( cd / && exec "${NGINX[@]}" >> "$NGX_DIR/nginx.out" 2>&1 < /dev/null ) \
-      || { tail -n 20 "$NGX_DIR/error.log" >&2; die "nginx did not start"; }
-  fi
+  nginx_start nginx "$NGX_DIR" "$HTTP_ADDR"
 }
 
 stack_check() {
@@ -288,13 +306,31 @@ stack_check() {
   die "POST command=stream to $API_URL answered HTTP $code"
 }
 
+# stack_serve: the folders the server writes, its configuration, the server
+# and nginx, started and checked (the database is up).
+stack_serve() {
+  mkdir -p "$UPLOAD_DIR" "$SESSION_DIR"
+  [ ! -L "$UPLOAD_DIR" ] && [ ! -L "$SESSION_DIR" ] || die "UPLOAD_DIR and SESSION_DIR must not be links"
+  chown -h www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
+  chmod 0755 "$UPLOAD_DIR"
+  chmod 0700 "$SESSION_DIR"
+  runuser -u www-data -- test -w "$UPLOAD_DIR" -a -x "$UPLOAD_DIR" \
+    || die "www-data cannot write $UPLOAD_DIR (check its parent directories' permissions)"
+  runuser -u www-data -- test -w "$SESSION_DIR" -a -x "$SESSION_DIR" \
+    || die "www-data cannot write $SESSION_DIR (check its parent directories' permissions)"
+  stack_write_config
+  stack_start_server
+  stack_start_nginx
+  stack_check
+}
+
 # port_taken PORT: something listens on 127.0.0.1:PORT.
 port_taken() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 
 stack_up() {
   need_root "starts daemons that switch to the mysql / www-data users"
   # `make up` and `make cluster-up` both default to 127.0.0.1:8080.
-  if port_taken "$PORT" && ! alive "$NGX_DIR/nginx.pid" "$NGX_PATTERN"; then
+  if port_taken "$PORT" && ! nginx_running "$NGX_DIR"; then
     die "127.0.0.1:$PORT is taken by something else (make cluster-up's front? stop it with make cluster-down, or choose PORT=...)"
   fi
   mkdir -p "$(dirname "$RUN_DIR")"
@@ -309,20 +345,7 @@ stack_up() {
     "$IREPORTER_REPO/scripts/mariadb.sh" start "$DB_DIR" "$DB_PORT"
   fi
 
-  mkdir -p "$UPLOAD_DIR" "$SESSION_DIR"
-  [ ! -L "$UPLOAD_DIR" ] && [ ! -L "$SESSION_DIR" ] || die "UPLOAD_DIR and SESSION_DIR must not be links"
-  chown -h www-data:www-data "$UPLOAD_DIR" "$SESSION_DIR"
-  chmod 0755 "$UPLOAD_DIR"
-  chmod 0700 "$SESSION_DIR"
-  runuser -u www-data -- test -w "$UPLOAD_DIR" -a -x "$UPLOAD_DIR" \
-    || die "www-data cannot write $UPLOAD_DIR (check its parent directories' permissions)"
-  runuser -u www-data -- test -w "$SESSION_DIR" -a -x "$SESSION_DIR" \
-    || die "www-data cannot write $SESSION_DIR (check its parent directories' permissions)"
-
-  stack_write_config
-  stack_start_server
-  stack_start_nginx
-  stack_check
+  stack_serve
 
   log "ireporter : $SRV_SOCK (pid $(pidfile_pid "$SRV_PID")), config $SRV_CONF, log $SRV_LOG"
   log "nginx     : $HTTP_ADDR (pid $(pidfile_pid "$NGX_DIR/nginx.pid"))"
@@ -336,7 +359,7 @@ stack_up() {
 }
 
 stack_down() {
-  stop_pidfile nginx "$NGX_DIR/nginx.pid" "$NGX_PATTERN" QUIT 15
+  nginx_stop nginx "$NGX_DIR"
   stack_stop_server
   if [ -e "$DB_DIR/mariadbd.pid" ]; then
     "$IREPORTER_REPO/scripts/mariadb.sh" stop "$DB_DIR"
@@ -346,7 +369,7 @@ stack_down() {
 
 stack_status() {
   local rc=0
-  if alive "$NGX_DIR/nginx.pid" "$NGX_PATTERN"; then
+  if nginx_running "$NGX_DIR"; then
     echo "nginx     running (pid $(pidfile_pid "$NGX_DIR/nginx.pid")) on $HTTP_ADDR"
   else echo "nginx     not running"; rc=3; fi
   if alive "$SRV_PID" "$SRV_PATTERN"; then
@@ -365,6 +388,10 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     up)     stack_up ;;
     down)   stack_down ;;
     status) stack_status ;;
-    *)      echo "usage: $0 up|down|status" >&2; exit 2 ;;
+    render-nginx)
+            need_root "the nginx folder is root's"
+            SRV_SOCK="${FCGI_SOCKET:-$SRV_SOCK}"
+            stack_render_nginx ;;
+    *)      echo "usage: $0 up|down|status|render-nginx" >&2; exit 2 ;;
   esac
 fi

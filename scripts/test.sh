@@ -49,11 +49,7 @@ REPO="$IREPORTER_REPO"
 cd "$REPO"
 need_root "starts the test stack's daemons"
 
-export RUN_DIR="${TEST_RUN_DIR:-/tmp/ireporter-test}"
-export PORT="${TEST_PORT:-8090}"
-export DB_PORT="${TEST_DB_PORT:-3310}"
-unset DB_URL UPLOAD_DIR SESSION_DIR
-stack_env
+stack_private "${TEST_RUN_DIR:-/tmp/ireporter-test}" "${TEST_PORT:-8090}" "${TEST_DB_PORT:-3310}"
 
 stage="deps"
 swift_rc=-1
@@ -131,17 +127,8 @@ command -v swift >/dev/null 2>&1 || die "swift is not on PATH"
 # ------------------------------------------------------------- test stack --
 stage="stack"
 banner "test stack in $RUN_DIR"
-# A fresh stack every run: stop whatever a previous run left, then wipe its
-# directory (database, photos, sessions, logs).
-case "$RUN_DIR" in
-  /|/tmp|/root|/home|/var|/usr|/etc) die "refusing to wipe RUN_DIR=$RUN_DIR" ;;
-esac
-if [ -e "$RUN_DIR" ] || [ -L "$RUN_DIR" ]; then
-  [ -d "$RUN_DIR" ] && [ ! -L "$RUN_DIR" ] && [ "$(stat -c %u "$RUN_DIR")" = 0 ] \
-    || die "$RUN_DIR is not root's own directory: refusing to use it"
-fi
-stack_down > /dev/null
-rm -rf "$RUN_DIR"
+# A fresh stack every run.
+stack_wipe
 stack_state="failed to start"
 # (in a subshell with errexit: the stack functions rely on it, as in stack.sh)
 ( set -euo pipefail; stack_up )

@@ -18,6 +18,10 @@ Environment:
 The deploy/ files under test are rendered (their production paths replaced
 by the test's) exactly as an operator would edit them; render() fails when a
 path it must replace is missing, so the tests cannot drift away from deploy/.
+What the scripts already do, the harness asks them for (run_script) rather
+than doing it again: MariaDB (scripts/mariadb.sh, galera.sh, replica.sh), the
+private nginx and the front nginx (scripts/stack.sh render-nginx,
+scripts/cluster.sh render-front, scripts/nginx.sh start|stop).
 
 Processes are only ever signalled by the pid we started or read from a pid
 file / the status page / /proc (children of our pid, or processes running the
@@ -34,7 +38,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -186,12 +189,29 @@ def render(src: Path, dst: Path, replace: dict[str, str], mode: int = 0o644) -> 
     text = src.read_text()
     for old, new in replace.items():
         if old not in text:
-            raise AssertionError(f"{src.relative_to(REPO)} no longer contains {old!r}: update the test's rendering")
+            raise AssertionError(f"{src} no longer contains {old!r}: update the test's rendering")
         text = text.replace(old, new)
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(text)
     dst.chmod(mode)
     return text
+
+
+def run_script(script: str, *args: str, env: Optional[dict[str, str]] = None, timeout: float = 60,
+               input: Optional[str] = None) -> str:
+    """Runs scripts/SCRIPT (the project's own steps: what the harness needs
+    of them it asks them for, rather than doing it again); its output, or
+    the test fails with both streams."""
+    p = subprocess.run([str(REPO / "scripts" / script), *args], env=clean_env(**(env or {})), capture_output=True,
+                       text=True, timeout=timeout, cwd="/", input=input)
+    assert p.returncode == 0, f"scripts/{script} {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+def edit(path: Path, replace: Optional[dict[str, str]]):
+    """A test's own change to a rendered file: literal strings, each must occur."""
+    if replace:
+        render(path, path, replace, mode=path.stat().st_mode & 0o777)
 
 
 def set_config_keys(text: str, keys: dict[str, object]) -> str:
@@ -325,6 +345,27 @@ def port_free(port: int):
 
 # ------------------------------------------------------------------ MariaDB
 
+class DatabaseScript:
+    """One of scripts/' database scripts (mariadb.sh, galera.sh, replica.sh),
+    whose every command is `SCRIPT COMMAND DIR PORT [ARGS...]` (lib.sh's
+    dir_port_args)."""
+
+    def __init__(self, name: str, directory: Path, port: int | str):
+        need_tool("/usr/sbin/mariadbd", "mariadb-server")
+        self.name, self.directory, self.port = name, directory, port
+
+    def script(self, command: str, *args: str, timeout: float = 200, input: Optional[str] = None) -> str:
+        return run_script(self.name, command, str(self.directory), str(self.port), *args, timeout=timeout, input=input)
+
+    def running(self) -> bool:
+        return subprocess.run([str(REPO / "scripts" / self.name), "status", str(self.directory), str(self.port)],
+                              capture_output=True, timeout=30).returncode == 0
+
+    def stop(self):
+        subprocess.run([str(REPO / "scripts" / self.name), "stop", str(self.directory), str(self.port)],
+                       capture_output=True, timeout=200)
+
+
 @dataclass
 class Database:
     url: str
@@ -334,15 +375,11 @@ class Database:
     def sql(self, text: str) -> str:
         """Runs SQL as root on the database we started (tab-separated rows)."""
         assert self.directory is not None, "not our own database: no root client"
-        p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "sql", str(self.directory), self.port, "-N", "-B"],
-                           input=text, capture_output=True, text=True, timeout=60)
-        assert p.returncode == 0, p.stderr
-        return p.stdout
+        return DatabaseScript("mariadb.sh", self.directory, self.port).script("sql", "-N", "-B", input=text)
 
     def stop(self):
         if self.directory is not None:
-            subprocess.run([str(REPO / "scripts/mariadb.sh"), "stop", str(self.directory)],
-                           capture_output=True, timeout=90)
+            DatabaseScript("mariadb.sh", self.directory, self.port).stop()
             self.directory = None
 
 
@@ -353,20 +390,14 @@ def start_database() -> Database:
         return Database(url)
     port = os.environ.get("IREPORTER_DEPLOY_DB_PORT", "3312")
     directory = Path(os.environ.get("IREPORTER_DEPLOY_DB_DIR", f"/tmp/ir-deploy-mariadb-{port}"))
-    running = subprocess.run([str(REPO / "scripts/mariadb.sh"), "status", str(directory), port],
-                             capture_output=True, timeout=30).returncode == 0
-    if not running:
+    mariadb = DatabaseScript("mariadb.sh", directory, port)
+    if not mariadb.running():
         port_free(int(port))
-    p = subprocess.run([str(REPO / "scripts/mariadb.sh"), "start", str(directory), port],
-                       capture_output=True, text=True, timeout=180)
-    if p.returncode != 0:
-        pytest.fail(f"scripts/mariadb.sh start {directory} {port} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
+    mariadb.script("start", timeout=180)
     # Our own database (its password is the stack's own): empty tables as
     # installed (migrations 003 to 005, and repair's table of rows set
     # aside, too), for every module.
-    url = subprocess.run([str(REPO / "scripts/mariadb.sh"), "url", str(directory)],
-                         capture_output=True, text=True, timeout=30, check=True).stdout.strip()
-    db = Database(url, directory, port)
+    db = Database(run_script("mariadb.sh", "url", str(directory)).strip(), directory, port)
     db.sql(DROP_ALL_TABLES + schema_as_installed(REPO / "sql" / "schema.sql"))
     return db
 
@@ -578,73 +609,52 @@ class Apache:
     def log_tail(self, n=25) -> str:
         return tail(self.error_log, n)
 
+    @staticmethod
+    def proxy_fcgi_snippet(server: "OurServer", path: Path) -> Path:
+        """deploy/apache/ireporter-proxy-fcgi.conf pointed at `server`'s
+        socket and upload folder, at `path` (for a VirtualHost's Include)."""
+        render(DEPLOY / "apache" / "ireporter-proxy-fcgi.conf", path,
+               {"/run/ireporter/fcgi.sock": str(server.socket_path),
+                "/var/www/iReporter/upload/": f"{server.upload_dir}/"})
+        return path
+
 
 # ------------------------------------------------------------------- nginx
 
 class Nginx:
-    """A private nginx (deploy/nginx/nginx-private.conf.in, as scripts/stack.sh
-    renders it) with deploy/nginx/ireporter.conf pointed at `socket_path`."""
+    """A private nginx in run_dir/nginx, as scripts/stack.sh renders and
+    starts it (`stack.sh render-nginx`, then scripts/nginx.sh), with
+    deploy/nginx/ireporter.conf pointed at `socket_path`; `edits` and
+    `live_edits` change ireporter.conf and ireporter-live.conf as rendered.
+    Its publisher location's key is PUBLISH_KEY."""
 
     def __init__(self, run_dir: Path, port: int, socket_path: Path, upload_dir: Path,
                  edits: Optional[dict[str, str]] = None, live_edits: Optional[dict[str, str]] = None,
-                 s3: bool = False):
-        self._prepare(run_dir / "nginx", port)
-        if s3:  # photo_store = s3: deploy/nginx/ireporter-s3.conf before ireporter.conf, and its cache
-            snippet = render(DEPLOY / "nginx" / "ireporter-s3.conf", self.dir / "ireporter-s3.conf",
-                             {"/run/ireporter/fcgi.sock": str(socket_path)})
-            zone = re.search(r"^#\s+(fastcgi_cache_path .*)$", snippet, re.M).group(1)
-            (self.dir / "s3-cache-zone.conf").write_text(zone.replace("/var/cache/nginx/ireporter", str(self.dir / "cache")) + "\n")
-        render(DEPLOY / "nginx" / "ireporter.conf", self.dir / "ireporter.conf",
-               {"/run/ireporter/fcgi.sock": str(socket_path),
-                "/var/www/iReporter/upload/": f"{upload_dir}/", **(edits or {})})
-        shutil.copyfile("/etc/nginx/fastcgi_params", self.dir / "fastcgi_params")
-        # The web client's and the live stream's snippets.
-        render(DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
-               {"/usr/share/ireporter/web": str(DEPLOY.parent / "web")})
-        # The publisher's key, in a file of nginx's own (the server's live_publish_key: PUBLISH_KEY).
-        key_file = self.dir / "ireporter-publish-key.conf"
-        key_file.write_text(f'set $ireporter_publish_key "{PUBLISH_KEY}";\n')
-        key_file.chmod(0o600)
-        render(DEPLOY / "nginx" / "ireporter-live.conf", self.dir / "ireporter-live.conf",
-               {"/etc/nginx/ireporter-publish-key.conf": str(key_file), **(live_edits or {})})
-        render(DEPLOY / "nginx" / "nginx-private.conf.in", self.dir / "nginx.conf",
-               {"@RUN_DIR@": str(run_dir), "@HTTP_ADDR@": f"127.0.0.1:{port}"})
-
-    def _prepare(self, directory: Path, port: int):
-        """Its folder with the temporary folders www-data writes, and the command
-        that runs it on directory/nginx.conf (rendered by the caller)."""
-        self.exe = need_tool("/usr/sbin/nginx", "nginx")
-        self.dir = directory
-        self.port = port
-        for t in ("client_body", "fastcgi", "proxy", "uwsgi", "scgi"):
-            (self.dir / "tmp" / t).mkdir(parents=True, exist_ok=True)
-            chown_www(self.dir / "tmp" / t)
-        chown_www(self.dir / "tmp")
-        self.cmd = [self.exe, "-p", f"{self.dir}/", "-e", str(self.dir / "error.log"),
-                    "-c", str(self.dir / "nginx.conf")]
+                 s3_url: str = ""):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        # The stack's key file, made before it would make one of its own.
+        key = run_dir / "publish.key"
+        key.write_text(PUBLISH_KEY)
+        key.chmod(0o600)
+        # S3_URL: deploy/nginx/ireporter-s3.conf before ireporter.conf, and its cache.
+        run_script("stack.sh", "render-nginx", env={"RUN_DIR": str(run_dir), "PORT": str(port),
+                                                   "UPLOAD_DIR": str(upload_dir), "FCGI_SOCKET": str(socket_path),
+                                                   "S3_URL": s3_url})
+        self.dir, self.port = run_dir / "nginx", port
+        edit(self.dir / "ireporter.conf", edits)
+        edit(self.dir / "ireporter-live.conf", live_edits)
         self.pid: Optional[int] = None
 
     def start(self):
         port_free(self.port)
-        p = subprocess.run(self.cmd + ["-t", "-q"], capture_output=True, text=True, timeout=30)
-        assert p.returncode == 0, f"nginx -t: {p.stderr}"
-        p = subprocess.run(self.cmd, capture_output=True, text=True, timeout=30, cwd="/", env=clean_env(),
-                           stdin=subprocess.DEVNULL)
-        assert p.returncode == 0, f"nginx did not start: {p.stderr}\n{tail(self.dir / 'error.log')}"
-        pid_file = self.dir / "nginx.pid"
-        self.pid = int(wait_for(lambda: pid_file.is_file() and pid_file.read_text().strip(), 10,
-                                what="nginx's pid file"))
+        run_script("nginx.sh", "start", str(self.dir), f"127.0.0.1:{self.port}")
+        self.pid = int((self.dir / "nginx.pid").read_text())
         wait_for(lambda: port_open(self.port), 10, what=f"nginx on 127.0.0.1:{self.port}")
         return self
 
     def stop(self):
-        if self.pid is None:
-            return
-        pid, self.pid = self.pid, None
-        if proc_alive(pid):
-            os.kill(pid, signal.SIGQUIT)
-            if not wait_gone([pid], 15):
-                kill_pids([pid])
+        self.pid = None
+        run_script("nginx.sh", "stop", str(self.dir))
 
     def log_tail(self, n=25) -> str:
         return tail(self.dir / "error.log", n)
@@ -652,16 +662,15 @@ class Nginx:
 
 class FrontNginx(Nginx):
     """A private front nginx (deploy/nginx/ireporter-front.conf) spreading
-    requests over app hosts on loopback `host_ports`. `edits` change the
-    snippet as rendered."""
+    requests over the two app hosts on loopback `host_ports`, as
+    scripts/cluster.sh renders it in run_dir/front (`cluster.sh
+    render-front`): each answer names its host in X-Upstream."""
 
-    def __init__(self, run_dir: Path, port: int, host_ports: list[int], edits: Optional[dict[str, str]] = None):
-        self._prepare(run_dir / "front", port)
-        hosts = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in host_ports)
-        render(DEPLOY / "nginx" / "ireporter-front.conf", self.dir / "ireporter-front.conf",
-               {"    server 10.0.0.11:80 max_fails=1 fail_timeout=5s;\n    server 10.0.0.12:80 max_fails=1 fail_timeout=5s;\n": hosts,
-                "listen 80;": f"listen 127.0.0.1:{port};", **(edits or {})})
-        render(DEPLOY / "nginx" / "nginx-front-private.conf.in", self.dir / "nginx.conf", {"@RUN_DIR@": str(self.dir)})
+    def __init__(self, run_dir: Path, port: int, host_ports: list[int]):
+        run_script("cluster.sh", "render-front", env={"CLUSTER_DIR": str(run_dir), "PORT": str(port),
+                                                     "APP_PORTS": " ".join(map(str, host_ports))})
+        self.dir, self.port = run_dir / "front", port
+        self.pid = None
 
 
 def s3_client(url: str):
@@ -682,26 +691,23 @@ def s3_keys(url: str) -> list[str]:
 
 
 class S3Server:
-    """scripts/s3-server.py (moto, signature checking on) on 127.0.0.1:`port`:
-    `url` is the bucket's s3_url once started. Objects live in its memory."""
+    """scripts/s3-server.py (moto, signature checking on) on 127.0.0.1:`port`
+    in run_dir/s3, started and stopped as scripts/cluster.sh does
+    (`cluster.sh start-s3`): `url` is the bucket's s3_url once started.
+    Objects live in its memory."""
 
-    def __init__(self, directory: Path, port: int):
-        self.directory, self.port = directory, port
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.proc: Optional[subprocess.Popen] = None
+    def __init__(self, run_dir: Path, port: int):
+        # This PATH: the script runs the python3 of the tests, which has moto.
+        self.env = {"PATH": os.environ["PATH"], "CLUSTER_DIR": str(run_dir), "S3_PORT": str(port)}
+        self.directory, self.port = run_dir / "s3", port
+        self.pid = 0
         self.url = ""
 
     def start(self):
         port_free(self.port)
-        log = open(self.directory / "s3.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, str(REPO / "scripts" / "s3-server.py"), "--port", str(self.port),
-                                      "--state-dir", str(self.directory)],
-                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=clean_env(),
-                                     start_new_session=True)
-        log.close()
-        url_file = self.directory / "s3.url"
-        self.url = wait_for(lambda: url_file.is_file() and url_file.read_text().strip(), 60,
-                            what="scripts/s3-server.py's s3.url")
+        run_script("cluster.sh", "start-s3", env=self.env, timeout=60)
+        self.pid = int((self.directory / "s3-server.pid").read_text())
+        self.url = (self.directory / "s3.url").read_text().strip()
         return self
 
     def client(self):
@@ -712,13 +718,46 @@ class S3Server:
 
     def freeze(self, frozen: bool):
         """SIGSTOP: connections are accepted by the kernel and never answered."""
-        os.kill(self.proc.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+        os.kill(self.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
+        if self.pid and proc_alive(self.pid):
             self.freeze(False)
-            self.proc.terminate()
-            self.proc.wait(timeout=20)
+        run_script("cluster.sh", "stop-s3", env=self.env, timeout=60)
+
+
+@dataclass
+class Workspace:
+    """What a test module starts from (`workspace`): the test database (None
+    when not asked for), a fresh work folder, and what the module started."""
+    db: Optional[Database]
+    base: Path
+    started: list = field(default_factory=list)
+
+    def start(self, thing):
+        """thing.start(), stopped (thing.stop()) at the end, also when its
+        start fails half-way; returns it."""
+        self.started.append(thing)
+        thing.start()
+        return thing
+
+
+@contextlib.contextmanager
+def workspace(name: str, database: bool = True):
+    """Root, the test database (start_database) and a work folder of its own;
+    afterwards what was started through it is stopped, last first, then the
+    database, and the folder is removed."""
+    need_root()
+    db = start_database() if database else None
+    space = Workspace(db, make_workdir(name))
+    try:
+        yield space
+    finally:
+        for thing in reversed(space.started):
+            thing.stop()
+        if db:
+            db.stop()
+        remove_workdir(space.base)
 
 
 @contextlib.contextmanager
@@ -727,22 +766,12 @@ def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, st
     """The test database, our server (`keys`: its configuration) in a work
     folder of its own and a private nginx on `port` in front of it; all
     stopped, and the folder removed, afterwards."""
-    need_root()
-    db = start_database()
-    base = make_workdir(name)
-    server = nginx = None
-    try:
-        server = OurServer(base / "server", binary(), db.url, **keys).start()
-        nginx = Nginx(base, port, server.socket_path, server.upload_dir, edits=nginx_edits, live_edits=live_edits,
-                      s3=keys.get("photo_store") == "s3").start()
+    with workspace(name) as space:
+        server = space.start(OurServer(space.base / "server", binary(), space.db.url, **keys))
+        space.start(Nginx(space.base, port, server.socket_path, server.upload_dir, edits=nginx_edits,
+                          live_edits=live_edits,
+                          s3_url=keys.get("s3_url", "") if keys.get("photo_store") == "s3" else ""))
         yield server
-    finally:
-        if nginx:
-            nginx.stop()
-        if server:
-            server.stop()
-        db.stop()
-        remove_workdir(base)
 
 
 # ------------------------------------------------------------------ photos

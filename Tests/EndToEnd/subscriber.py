@@ -8,6 +8,7 @@ import json
 import selectors
 import socket
 import time
+from typing import Callable
 
 from appclient import Endpoint
 
@@ -77,3 +78,28 @@ def subscribe_all(endpoint: Endpoint, sources: list[str], deadline: float) -> tu
         key.fileobj.close()
     selector.close()
     return accepted, refused
+
+
+def photo_reaches_every_host(upload_url: str, subscriber_urls: list[str], redis_keys: Callable[[], str], tag: str):
+    """A live subscriber on each of `subscriber_urls` (app hosts, or a front)
+    gets the photo a new user posts through `upload_url` within 5 s: the live
+    channel is shared through Redis (`redis_keys`: its KEYS *, where Nchan's
+    channel shows once it has the subscribers)."""
+    import servers
+    from appclient import AppClient
+    user = servers.unique_name(tag)
+    title = f"posted through {upload_url} by {user}"
+    subscribers = [Subscriber(Endpoint(url)) for url in subscriber_urls]
+    try:
+        servers.wait_for(lambda: any(key.startswith("{channel:") for key in redis_keys().split()), 10,
+                         what="Nchan's channel in Redis")
+        with AppClient(Endpoint(upload_url), timeout=30) as phone:
+            assert phone.register(user, servers.app_password("live")).json()["result"][0]["username"] == user
+            started = time.monotonic()
+            assert phone.upload(servers.photo(), title).json() == {"successful": 1}
+        for subscriber in subscribers:
+            got = subscriber.next_photo(started + 5)
+            assert (got["title"], got["username"]) == (title, user), got
+    finally:
+        for subscriber in subscribers:
+            subscriber.close()

@@ -36,7 +36,7 @@ import pytest
 import servers
 from appclient import AppClient, Endpoint, multipart_body, multipart_content_type
 from phone_load import PhoneLoad
-from subscriber import Subscriber
+from subscriber import photo_reaches_every_host
 
 FRONT_PORT = 8110
 APP_PORTS = (8111, 8112)
@@ -46,7 +46,6 @@ S3_PORT = 9413
 FRONT_URL = f"http://127.0.0.1:{FRONT_PORT}/iReporter/"
 HOST_URLS = [f"http://127.0.0.1:{port}/iReporter/" for port in APP_PORTS]
 SCRIPT = servers.REPO / "scripts" / "cluster.sh"
-GALERA_SCRIPT = servers.REPO / "scripts" / "galera.sh"
 UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
 FIGURES: dict[str, dict] = {}
 
@@ -59,12 +58,13 @@ class Cluster:
                  galera_port: int = GALERA_PORT, redis_port: int = REDIS_PORT, s3_port: int = S3_PORT,
                  **settings: str):
         self.directory = directory
-        self.galera_port, self.redis_port = galera_port, redis_port
+        self.redis_port = redis_port
         # This PATH: the script's deps.sh checks for the python3 running the tests.
         self.env = servers.clean_env(PATH=os.environ["PATH"], CLUSTER_DIR=str(directory), PORT=str(front_port),
                                      APP_PORTS=" ".join(map(str, app_ports)), GALERA_PORT=str(galera_port),
                                      REDIS_PORT=str(redis_port), S3_PORT=str(s3_port), SKIP_BUILD="1",
                                      BINARY=str(servers.binary()), **settings)
+        self.galera_nodes = servers.DatabaseScript("galera.sh", directory / "galera", galera_port)
         # Each host's spool files; the photos are in the bucket.
         self.spool_dirs = [directory / f"host{n}" / "spool" for n in (1, 2)]
 
@@ -74,17 +74,12 @@ class Cluster:
         return p.stdout
 
     def sql(self, node: int, text: str) -> str:
-        p = subprocess.run([str(GALERA_SCRIPT), "sql", str(self.directory / "galera"), str(self.galera_port), str(node),
-                            "-N", "-B", "-e", text], capture_output=True, text=True, timeout=60)
-        assert p.returncode == 0, p.stderr
-        return p.stdout
+        return self.galera_nodes.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
 
     def galera(self, *args: str) -> float:
         """Runs a galera.sh command; returns the seconds it took."""
         started = time.monotonic()
-        p = subprocess.run([str(GALERA_SCRIPT), args[0], str(self.directory / "galera"), str(self.galera_port), *args[1:]],
-                           capture_output=True, text=True, timeout=200)
-        assert p.returncode == 0, f"galera.sh {args}: {p.stdout}\n{p.stderr}"
+        self.galera_nodes.script(*args)
         return time.monotonic() - started
 
     def kill_node(self, node: int):
@@ -200,21 +195,7 @@ def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
 
 
 def test_a_subscriber_on_one_host_gets_a_photo_posted_through_the_other(cluster):
-    user = servers.unique_name("clusterlive")
-    subscribers = [Subscriber(Endpoint(HOST_URLS[0])), Subscriber(Endpoint(FRONT_URL))]
-    try:
-        servers.wait_for(lambda: any(key.startswith("{channel:") for key in cluster.redis("KEYS", "*").split()), 10,
-                         what="Nchan's channel in Redis")
-        with AppClient(Endpoint(HOST_URLS[1]), timeout=30) as phone:
-            assert phone.register(user, servers.app_password("live")).json()["result"][0]["username"] == user
-            started = time.monotonic()
-            assert phone.upload(servers.photo(), f"posted on host 2 {user}").json() == {"successful": 1}
-        for subscriber in subscribers:
-            got = subscriber.next_photo(started + 5)
-            assert (got["title"], got["username"]) == (f"posted on host 2 {user}", user), got
-    finally:
-        for subscriber in subscribers:
-            subscriber.close()
+    photo_reaches_every_host(HOST_URLS[1], [HOST_URLS[0], FRONT_URL], lambda: cluster.redis("KEYS", "*"), "clusterlive")
 
 
 # Two phones behind the front, each on a loopback address of its own (the

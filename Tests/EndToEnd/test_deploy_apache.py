@@ -82,21 +82,14 @@ class Site:
 
 @pytest.fixture(scope="module")
 def stack():
-    servers.need_root()
     binary = servers.binary()
-    db = servers.start_database()
-    base = servers.make_workdir("apache")
-    started = []
-    try:
+    with servers.workspace("apache") as space:
+        db, base = space.db, space.base
         # --- mod_proxy_fcgi: our own server on a unix socket
         proxy_access_log = servers.www_file(base / "proxy-access.log")
-        server = servers.OurServer(base / "proxy", binary, db.url, workers=3, access_log=proxy_access_log)
-        server.start()
-        started.append(server)
-        proxy_snippet = base / "ireporter-proxy-fcgi.conf"
-        servers.render(servers.DEPLOY / "apache/ireporter-proxy-fcgi.conf", proxy_snippet,
-                       {"/run/ireporter/fcgi.sock": str(server.socket_path),
-                        "/var/www/iReporter/upload/": f"{server.upload_dir}/"})
+        server = space.start(servers.OurServer(base / "proxy", binary, db.url, workers=3,
+                                               access_log=proxy_access_log))
+        proxy_snippet = servers.Apache.proxy_fcgi_snippet(server, base / "ireporter-proxy-fcgi.conf")
         proxy_docroot = base / "proxy-htdocs"
         proxy_docroot.mkdir()
 
@@ -130,10 +123,9 @@ Include "{cgi.snippet}"
     DocumentRoot "{cgi.docroot}"
 </VirtualHost>
 """
-        apache = servers.Apache(base / "apache", [PROXY_PORT, FCGID_PORT, CGI_PORT],
-                                ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite", "filter", "deflate", "unique_id"], body)
-        apache.start()
-        started.append(apache)
+        apache = space.start(servers.Apache(base / "apache", [PROXY_PORT, FCGID_PORT, CGI_PORT],
+                                            ["proxy", "proxy_fcgi", "fcgid", "cgid", "rewrite", "filter", "deflate",
+                                             "unique_id"], body))
 
         def logs():
             return "\n".join([apache.log_tail(), servers.tail(server.log_path)])
@@ -142,7 +134,7 @@ Include "{cgi.snippet}"
 
         # --- teardown checks: Apache stops its FastCGI and CGI processes,
         # and they leave no worker behind.
-        started.remove(apache)
+        space.started.remove(apache)
         apache.stop()
         leftovers = {}
         for site in (fcgid, cgi):
@@ -151,11 +143,6 @@ Include "{cgi.snippet}"
                 leftovers[str(site.script)] = [(p, servers.proc_cmdline(p)) for p in pids if servers.proc_alive(p)]
                 servers.kill_pids(pids)
         assert not leftovers, f"processes left running after Apache stopped: {leftovers}"
-    finally:
-        for s in reversed(started):
-            s.stop()
-        db.stop()
-        servers.remove_workdir(base)
 
 
 def url(port: int, path: str = "/iReporter/") -> str:

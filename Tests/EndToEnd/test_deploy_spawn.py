@@ -39,12 +39,9 @@ WORKERS = 2
 
 @pytest.fixture(scope="module")
 def spawn_env():
-    servers.need_root()
     binary = servers.binary()
-    db = servers.start_database()
-    base = servers.make_workdir("spawn")
-    nginx = None
-    try:
+    with servers.workspace("spawn") as space:
+        db, base = space.db, space.base
         run_dir = base / "run"
         run_dir.mkdir()
         servers.chown_www(run_dir)
@@ -68,19 +65,16 @@ def spawn_env():
         os.chown(conf, 0, servers.grp_id(WWW))
         conf.chmod(0o640)
         socket_path = run_dir / "fcgi.sock"
-        nginx = servers.Nginx(base, NGINX_PORT, socket_path, upload).start()
+        nginx = space.start(servers.Nginx(base, NGINX_PORT, socket_path, upload))
 
         def logs():
             return "\n".join([nginx.log_tail(), servers.tail(log)])
-        yield {"base": base, "binary": installed, "conf": conf, "socket": socket_path, "run": run_dir,
-               "upload": upload, "log": log, "logs": logs, "url": f"http://127.0.0.1:{NGINX_PORT}/iReporter/"}
-    finally:
-        if nginx:
-            nginx.stop()
-        # Nothing of ours may outlive the module (a test failing half-way).
-        servers.kill_pids(servers.processes_running(base / "bin" / "ireporter"))
-        db.stop()
-        servers.remove_workdir(base)
+        try:
+            yield {"base": base, "binary": installed, "conf": conf, "socket": socket_path, "run": run_dir,
+                   "upload": upload, "log": log, "logs": logs, "url": f"http://127.0.0.1:{NGINX_PORT}/iReporter/"}
+        finally:
+            # Nothing of ours may outlive the module (a test failing half-way).
+            servers.kill_pids(servers.processes_running(base / "bin" / "ireporter"))
 
 
 def worker_pids(pid: int, n: int = WORKERS, timeout: float = 10) -> set[int]:

@@ -28,7 +28,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -41,26 +40,18 @@ from phone_load import PhoneLoad
 
 PORTS = (servers.http_port(0), servers.http_port(1))
 GALERA_PORT = 3340  # nodes 3340-3342, their replication, IST and SST ports 3350-3372
-SCRIPT = servers.REPO / "scripts" / "galera.sh"
 UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
 PARTITIONED = 2  # server B's first node
 FIGURES: dict[str, dict] = {}
 
 
-class Galera:
+class Galera(servers.DatabaseScript):
     """scripts/galera.sh's three nodes in `directory`."""
 
     def __init__(self, directory: Path):
-        servers.need_tool("/usr/sbin/mariadbd", "mariadb-server")
+        super().__init__("galera.sh", directory, GALERA_PORT)
         if not Path("/usr/lib/galera/libgalera_smm.so").exists():
             pytest.fail("galera-4 is not installed: scripts/deps.sh installs it", pytrace=False)
-        self.directory = directory
-
-    def script(self, *args: str, timeout: float = 200) -> str:
-        p = subprocess.run([str(SCRIPT), args[0], str(self.directory), str(GALERA_PORT), *args[1:]],
-                           capture_output=True, text=True, timeout=timeout)
-        assert p.returncode == 0, f"galera.sh {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
-        return p.stdout
 
     def start(self):
         for n in range(3):
@@ -68,9 +59,6 @@ class Galera:
         self.script("start", "--partitionable", str(PARTITIONED))
         self.addresses = self.script("nodes").strip().split(",")
         return self
-
-    def stop(self):
-        subprocess.run([str(SCRIPT), "stop", str(self.directory), str(GALERA_PORT)], capture_output=True, timeout=200)
 
     def sql(self, node: int, text: str) -> str:
         return self.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
@@ -88,32 +76,22 @@ class Galera:
 
 @pytest.fixture(scope="module")
 def cluster():
-    servers.need_root()
-    base = servers.make_workdir("galera")
-    galera = Galera(base / "cluster").start()
-    started = []
-    try:
+    with servers.workspace("galera", database=False) as space:
+        galera = space.start(Galera(space.base / "cluster"))
         url = galera.script("url").strip()
         apps = []
         shared = {}
         # Server A's worker on node 1, server B's on node 2; each may move to any node.
         for n, (port, first) in enumerate(zip(PORTS, (1, 2))):
             nodes = ",".join(galera.node_address((first - 1 + k) % 3 + 1) for k in range(3))
-            server = servers.OurServer(base / f"host{n}", servers.binary(), url, workers=1, db_nodes=nodes, **shared)
-            server.start()
-            started.append(server)
+            server = space.start(servers.OurServer(space.base / f"host{n}", servers.binary(), url, workers=1,
+                                                   db_nodes=nodes, **shared))
             shared = shared or {"upload_dir": server.upload_dir, "session_dir": server.session_dir}
-            nginx = servers.Nginx(base / f"host{n}", port, server.socket_path, shared["upload_dir"]).start()
-            started.append(nginx)
+            space.start(servers.Nginx(space.base / f"host{n}", port, server.socket_path, shared["upload_dir"]))
             apps.append((server, f"http://127.0.0.1:{port}/iReporter/"))
         yield galera, apps
-    finally:
-        for thing in reversed(started):
-            thing.stop()
-        galera.stop()
-        if os.environ.get("IREPORTER_GALERA_FIGURES") and FIGURES:
-            Path(os.environ["IREPORTER_GALERA_FIGURES"]).write_text(json.dumps(FIGURES, indent=2) + "\n")
-        servers.remove_workdir(base)
+    if os.environ.get("IREPORTER_GALERA_FIGURES") and FIGURES:
+        Path(os.environ["IREPORTER_GALERA_FIGURES"]).write_text(json.dumps(FIGURES, indent=2) + "\n")
 
 
 def logs(apps) -> str:

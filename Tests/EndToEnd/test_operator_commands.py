@@ -30,22 +30,18 @@ MIGRATIONS = sorted(path.stem for path in (servers.REPO / "sql" / "migrations").
 
 @pytest.fixture(scope="module")
 def site():
-    servers.need_root()
     binary = servers.binary()
-    db = servers.start_database()
-    if db.directory is None:
-        pytest.fail("these tests need a database they can reach as root: unset IREPORTER_TEST_DB_URL", pytrace=False)
-    base = servers.make_workdir("operator")
-    try:
+    with servers.workspace("operator") as space:
+        db, base = space.db, space.base
+        if db.directory is None:
+            pytest.fail("these tests need a database they can reach as root: unset IREPORTER_TEST_DB_URL",
+                        pytrace=False)
         upload, sessions = servers.app_dirs(base)
         conf = base / "ireporter.conf"
         # Cheap Argon2 parameters: thousands of hashes in seconds.
         conf.write_text(f"db_url = {db.url}\nupload_dir = {upload}\nsession_dir = {sessions}\n"
                         "password_hash_memory_kib = 1024\npassword_hash_iterations = 1\n")
         yield {"binary": binary, "db": db, "conf": conf, "upload": upload, "base": base}
-    finally:
-        db.stop()
-        servers.remove_workdir(base)
 
 
 def run(site, *args: str, **env: str) -> subprocess.CompletedProcess:

@@ -51,34 +51,23 @@ API = BASE + "iReporter/"
 
 @pytest.fixture(scope="module")
 def module_env():
-    servers.need_root()
     binary = servers.binary()
-    db = servers.start_database()
-    base = servers.make_workdir("procs")
-    apache = None
-    try:
+    with servers.workspace("procs") as space:
+        db, base = space.db, space.base
         server_dir = base / "server"
         # Rendered once: the socket and upload paths stay the same for every
         # server a test starts.
         probe = servers.OurServer(server_dir, binary, db.url)
-        snippet = base / "ireporter-proxy-fcgi.conf"
-        servers.render(servers.DEPLOY / "apache/ireporter-proxy-fcgi.conf", snippet,
-                       {"/run/ireporter/fcgi.sock": str(probe.socket_path),
-                        "/var/www/iReporter/upload/": f"{probe.upload_dir}/"})
+        snippet = servers.Apache.proxy_fcgi_snippet(probe, base / "ireporter-proxy-fcgi.conf")
         docroot = base / "htdocs"
         docroot.mkdir()
-        apache = servers.Apache(base / "apache", [PORT], ["proxy", "proxy_fcgi"], f"""
+        apache = space.start(servers.Apache(base / "apache", [PORT], ["proxy", "proxy_fcgi"], f"""
 <VirtualHost 127.0.0.1:{PORT}>
     DocumentRoot "{docroot}"
     Include "{snippet}"
 </VirtualHost>
-""").start()
+"""))
         yield {"binary": binary, "db": db, "dir": server_dir, "apache": apache}
-    finally:
-        if apache:
-            apache.stop()
-        db.stop()
-        servers.remove_workdir(base)
 
 
 @pytest.fixture

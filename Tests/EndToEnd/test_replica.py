@@ -15,7 +15,6 @@ replica.
 """
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
@@ -26,33 +25,20 @@ from appclient import AppClient, Endpoint
 
 HTTP_PORT = servers.http_port(0)
 PRIMARY_PORT = 3376  # the replica on 3377
-SCRIPT = servers.REPO / "scripts" / "replica.sh"
 DELAY_SECONDS = 2
 
 
-class ReplicaPair:
+class ReplicaPair(servers.DatabaseScript):
     """scripts/replica.sh's primary and replica in `directory`."""
 
     def __init__(self, directory: Path):
-        servers.need_tool("/usr/sbin/mariadbd", "mariadb-server")
-        self.directory = directory
-
-    def script(self, *args: str, timeout: float = 120) -> str:
-        p = subprocess.run([str(SCRIPT), args[0], str(self.directory), str(PRIMARY_PORT), *args[1:]],
-                           capture_output=True, text=True, timeout=timeout)
-        assert p.returncode == 0, f"replica.sh {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
-        return p.stdout
+        super().__init__("replica.sh", directory, PRIMARY_PORT)
 
     def start(self):
         self.script("start")
-        return self
-
-    def stop(self):
-        subprocess.run([str(SCRIPT), "stop", str(self.directory)], capture_output=True, timeout=120)
 
     def stop_replica(self):
-        subprocess.run([str(servers.REPO / "scripts" / "mariadb.sh"), "stop", str(self.directory / "replica")],
-                       capture_output=True, timeout=120, check=True)
+        servers.run_script("mariadb.sh", "stop", str(self.directory / "replica"), timeout=120)
 
     def replica_sql(self, text: str) -> str:
         return self.script("sql", "replica", "-N", "-B", "-e", text, timeout=60)
@@ -60,24 +46,15 @@ class ReplicaPair:
 
 @pytest.fixture(scope="module")
 def replicated():
-    servers.need_root()
     for port in (PRIMARY_PORT, PRIMARY_PORT + 1, HTTP_PORT):
         servers.port_free(port)
-    base = servers.make_workdir("replica")
-    pair = ReplicaPair(base / "db").start()
-    started = []
-    try:
-        server = servers.OurServer(base / "host", servers.binary(), pair.script("url").strip(), workers=2,
-                                   db_replicas=pair.script("replicas").strip(), db_replica_wait_ms=8000)
-        server.start()
-        started.append(server)
-        started.append(servers.Nginx(base / "host", HTTP_PORT, server.socket_path, server.upload_dir).start())
+    with servers.workspace("replica", database=False) as space:
+        pair = space.start(ReplicaPair(space.base / "db"))
+        server = space.start(servers.OurServer(space.base / "host", servers.binary(), pair.script("url").strip(),
+                                               workers=2, db_replicas=pair.script("replicas").strip(),
+                                               db_replica_wait_ms=8000))
+        space.start(servers.Nginx(space.base / "host", HTTP_PORT, server.socket_path, server.upload_dir))
         yield pair, server, f"http://127.0.0.1:{HTTP_PORT}/iReporter/"
-    finally:
-        for thing in reversed(started):
-            thing.stop()
-        pair.stop()
-        servers.remove_workdir(base)
 
 
 def titles(client: AppClient) -> list[str]:

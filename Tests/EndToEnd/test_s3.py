@@ -35,16 +35,11 @@ UNAVAILABLE = {"error": "The service is temporarily unavailable, please try agai
 
 @pytest.fixture(scope="module")
 def site():
-    servers.need_root()
-    base = servers.make_workdir("s3-store")
-    s3 = servers.S3Server(base / "s3", S3_PORT).start()
-    try:
+    with servers.workspace("s3-store", database=False) as space:
+        s3 = space.start(servers.S3Server(space.base, S3_PORT))
         with servers.server_behind_nginx("s3", PORT, workers=2, photo_store="s3", s3_url=s3.url,
                                          s3_timeout_ms=1000) as server:
             yield server, s3
-    finally:
-        s3.stop()
-        servers.remove_workdir(base)
 
 
 def signed_in(tag: str) -> AppClient:

@@ -22,17 +22,14 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../../scripts/stack.sh"
 LOG_TAG=search-bounds
-export RUN_DIR="${BOUNDS_RUN_DIR:-/tmp/ireporter-search-bounds}" PORT="${BOUNDS_PORT:-8098}" DB_PORT="${BOUNDS_DB_PORT:-3398}"
-unset DB_URL UPLOAD_DIR SESSION_DIR
 export SKIP_BUILD=1
 PHOTOS="${PHOTOS:-1000000}"
 TRIES="${TRIES:-20}"
 DUR="${DUR:-10}"
-RES="${RES:-$HERE/../results/$(date -u +%Y-%m-%d)-search-bounds}"
-mkdir -p "$RES"
+bench_results search-bounds
 read -r -a binaries <<< "${BINARIES:?BINARIES=\"name=path ...\"}"
 export BINARY="${binaries[0]#*=}"
-stack_env
+stack_private "${BOUNDS_RUN_DIR:-/tmp/ireporter-search-bounds}" "${BOUNDS_PORT:-8098}" "${BOUNDS_DB_PORT:-3398}"
 COMMAND="$(for v in PHOTOS TRIES DUR BUFFER_POOL; do [ -z "${!v:-}" ] || printf "%s='%s' " "$v" "${!v}"; done)BINARIES='${BINARIES}' bench/search/bounds.sh"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
 stack_up >/dev/null
