@@ -127,7 +127,8 @@ final class Supervisor {
         }
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
                                   readyPath: configuration.readyPath,
-                                  scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd)
+                                  scoreboard: scoreboard, metrics: shared.metrics, listenDescription: listenDescription,
+                                  listenFD: socket.fd)
         let supervisor = getpid()
         let pid = fork()
         if pid == 0 {

@@ -38,6 +38,7 @@ enum WorkerProcess {
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)
         operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database))
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
+        let metrics = RequestMetrics(table: shared.metrics, commands: responder.commandNames)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0
         // A stopping supervisor has removed its socket's path: what is still
@@ -86,6 +87,8 @@ enum WorkerProcess {
             alarm(0)
             scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)
             accessLog.write(record)
+            metrics.record(record)
+            scoreboard.setPreparedStatements(slot, database.preparedStatementCount)
             if configuration.slowRequestMillis > 0 && record.totalMicros >= Int64(configuration.slowRequestMillis) * 1000 {
                 scoreboard.countSlowRequest()
                 Log.warning("slow request: " + AccessLog.describe(record))
