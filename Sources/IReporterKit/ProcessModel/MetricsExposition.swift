@@ -29,12 +29,13 @@ struct MetricsExposition {
     private static func write(_ table: MetricsTable, into out: inout OpenMetricsWriter) {
         out.family("ireporter_requests", .counter,
                    help: "Requests answered, by command (a JSON-RPC batch's calls one each) and outcome (ok or the failure's name).")
-        for series in table.requests {
+        // (The `other` series, there from the start, once something is in it.)
+        for series in table.requests where series.count > 0 {
             out.sample("ireporter_requests_total", ["command": series.command, "outcome": series.outcome], series.count)
         }
         out.family("ireporter_request_duration_seconds", .histogram,
                    help: "Time from accepting a request to its answer written, by command.", unit: "seconds")
-        for series in table.durations {
+        for series in table.durations where series.count > 0 {
             var cumulative: Int64 = 0
             for (index, count) in series.buckets.enumerated() {
                 cumulative += count

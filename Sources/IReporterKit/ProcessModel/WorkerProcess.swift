@@ -83,12 +83,14 @@ enum WorkerProcess {
             }
             scoreboard.markBusy(slot, startedMillis: started)
             let record = responder.respond(to: request)
+            // Counted before the answer is complete: whoever reads the metrics
+            // after it (the client itself) sees this request in them.
+            metrics.record(record)
+            scoreboard.setPreparedStatements(slot, database.preparedStatementCount)
             request.finish()
             alarm(0)
             scoreboard.finishRequest(slot, durationMillis: monotonicMillis() - started)
             accessLog.write(record)
-            metrics.record(record)
-            scoreboard.setPreparedStatements(slot, database.preparedStatementCount)
             if configuration.slowRequestMillis > 0 && record.totalMicros >= Int64(configuration.slowRequestMillis) * 1000 {
                 scoreboard.countSlowRequest()
                 Log.warning("slow request: " + AccessLog.describe(record))
