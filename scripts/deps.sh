@@ -19,7 +19,9 @@
 #           client's tests; Firefox through PyPI's marionette-driver, as
 #           Debian has no geckodriver), php-cli php-redis (PHP reading our
 #           sessions in Redis), fail2ban (its fail2ban-regex reads a log the
-#           server wrote with deploy/fail2ban's filter, test_throttle.py)
+#           server wrote with deploy/fail2ban's filter, test_throttle.py),
+#           prometheus (scrapes a running stack with deploy/prometheus's
+#           configuration, test_metrics.py)
 #   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
 #           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark
 set -euo pipefail
@@ -31,7 +33,7 @@ PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev lib
       nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
-      chromium chromium-driver firefox-esr php-cli php-redis fail2ban)
+      chromium chromium-driver firefox-esr php-cli php-redis fail2ban prometheus)
 [ "${1:-}" = bench ] && PKGS+=(libvips-tools)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
@@ -96,6 +98,8 @@ python_module() { # MODULE DEBIAN-PACKAGE|- PYPI-NAME
 python_module pytest python3-pytest pytest
 python_module selenium python3-selenium selenium
 python_module marionette_driver - marionette-driver
+# prometheus_client's OpenMetrics parser checks the status page's ?openmetrics.
+python_module prometheus_client python3-prometheus-client prometheus-client
 # moto's S3 server (scripts/s3-server.py), for the S3 storage tests.
 python_module moto.server - 'moto[server]'
 

@@ -18,7 +18,9 @@ snippet) tells which worker is busy.
   - a reload signal while a worker reads a request's FastCGI parameters
     (raw FastCGI on the socket, parameters sent in two halves): answered
     whole, not cut short; a client that stalls there meets the watchdog;
-  - max_requests recycling under load: no failed request;
+  - max_requests recycling under load: no failed request, and the metrics
+    (?openmetrics, in the shared state file) count every request of the
+    workers that left;
   - the status page counts only the connections really accepted.
 
 Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
@@ -42,6 +44,7 @@ import pytest
 
 import servers
 from appclient import AppClient, Endpoint, FilePart, multipart_body, multipart_content_type, read_response
+from openmetrics import scrape, value
 from servers import Load, prepare_load_user
 
 PORT = servers.http_port(0)
@@ -527,9 +530,15 @@ def test_max_requests_recycling_under_load(start_server, module_env):
     server = start_server(workers=3, max_requests=5)
     user, password, expected = prepare_load_user(API, "recycle")
     before = set(server.workers())
+    metrics_before = scrape(API)
     outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
     assert all(o.ok for o in outcomes) and len(outcomes) >= 40, \
         Load.describe(outcomes) + "\n" + logs(server, module_env["apache"])
+    metrics = scrape(API)
+    for kind in ("stream", "login"):
+        counted = value(metrics, "ireporter_requests_total", command=kind, outcome="ok") \
+            - value(metrics_before, "ireporter_requests_total", command=kind, outcome="ok")
+        assert counted == sum(o.kind == kind for o in outcomes), f"{kind}: the recycled workers' requests are kept"
     p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 3 and p, 10, what="3 workers")
     # Each worker left after 5 requests: none of the first ones is still
     # there, none served more than 5, none crashed.

@@ -36,6 +36,9 @@ public final class IReporterAPI {
         rpc = JSONRPCService(router: router, methods: router.names)
     }
 
+    /// The commands' names (the JSON-RPC methods too): the metrics' labels.
+    public var commandNames: [String] { router.names }
+
     public func handle(_ request: APIRequest) -> APIResponse {
         let databaseBefore = services.databaseMicros()
         let context = CommandContext(sessionCookie: request.sessionCookie, isSecure: request.isSecure,

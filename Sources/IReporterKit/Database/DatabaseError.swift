@@ -20,12 +20,20 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
         self.init(code: DatabaseErrorCode(rawValue: mysql_errno(connection)),
                   sqlState: String(cString: mysql_sqlstate(connection)),
                   message: String(cString: mysql_error(connection)), sql: sql)
+        countInMetrics()
     }
 
     init(statement: UnsafeMutablePointer<MYSQL_STMT>, sql: String) {
         self.init(code: DatabaseErrorCode(rawValue: mysql_stmt_errno(statement)),
                   sqlState: String(cString: mysql_stmt_sqlstate(statement)),
                   message: String(cString: mysql_stmt_error(statement)), sql: sql)
+        countInMetrics()
+    }
+
+    /// Every error the library reports is counted (the status page's
+    /// `?openmetrics`), handled or not: a retried deadlock is one too.
+    private func countInMetrics() {
+        Metrics.count(isConnectionLost ? .databaseConnectionErrors : isTransient ? .databaseRetryableErrors : .databaseOtherErrors)
     }
 
     public var description: String {

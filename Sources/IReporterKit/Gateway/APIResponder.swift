@@ -45,6 +45,9 @@ final class APIResponder {
 
     deinit { buffer.deallocate() }
 
+    /// The API's commands (the metrics' labels).
+    var commandNames: [String] { api.commandNames }
+
     /// The web server's id for the request: nginx's `$request_id` (the
     /// shipped configurations pass it as REQUEST_ID), or mod_unique_id's.
     static func requestID(_ request: GatewayRequest) -> String? {
@@ -214,6 +217,7 @@ final class APIResponder {
             let parser = MultipartParser(boundary: boundary, limits: MultipartLimits(maxFileBytes: maxUploadBytes),
                                          spoolDirectory: uploadDirectory)
             var total = 0
+            defer { Metrics.count(.uploadBytes, Int64(total)) }
             do {
                 while true {
                     let count = request.read(into: buffer)

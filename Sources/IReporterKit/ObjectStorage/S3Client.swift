@@ -103,6 +103,7 @@ public final class S3Client {
                                             user: "\(settings.accessKey):\(settings.secretKey)",
                                             timeoutMillis: settings.timeoutMillis)
         } catch {
+            Metrics.count(.s3TransferErrors)
             throw S3Error(error, request: request)
         }
         if (200..<300).contains(response.status) { return response }
@@ -111,6 +112,7 @@ public final class S3Client {
         if acceptingMissing && (error.code == .status(404, code: "NoSuchKey") || (method == "HEAD" && response.status == 404)) {
             return response
         }
+        Metrics.count(.s3StatusErrors)
         throw error
     }
 

@@ -5,7 +5,8 @@ import Glibc
 /// The ping and status pages (php-fpm's `ping.path` and `pm.status_path`)
 /// and the readiness page, answered before any command runs. Status is
 /// plain text, `?json` for JSON, `?full` (or `?json&full`) with one entry
-/// per worker process.
+/// per worker process, `?openmetrics` the OpenMetrics text Prometheus
+/// scrapes (`MetricsExposition`).
 final class OperatorPages {
     private let pingPath: String
     private let statusPath: String
@@ -13,13 +14,16 @@ final class OperatorPages {
     /// The worker's, set once it has its connections; nil: ready_path is not answered.
     var readiness: Readiness?
     private let scoreboard: Scoreboard
+    private let metrics: MetricsTable?
     private let listenDescription: String
     private let listenFD: Int32
     private let clock: any TimeSource
     private let wallClock: any WallClock
 
-    init(pingPath: String, statusPath: String, readyPath: String = "", scoreboard: Scoreboard, listenDescription: String,
-         listenFD: Int32, clock: any TimeSource = MonotonicClock(), wallClock: any WallClock = RealtimeClock()) {
+    init(pingPath: String, statusPath: String, readyPath: String = "", scoreboard: Scoreboard, metrics: MetricsTable? = nil,
+         listenDescription: String, listenFD: Int32, clock: any TimeSource = MonotonicClock(),
+         wallClock: any WallClock = RealtimeClock()) {
+        self.metrics = metrics
         self.clock = clock
         self.wallClock = wallClock
         self.pingPath = pingPath
@@ -34,7 +38,8 @@ final class OperatorPages {
         guard let uri = request.param("REQUEST_URI") ?? request.param("DOCUMENT_URI") else { return nil }
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = String(parts[0])
-        let query = parts.count > 1 ? parts[1].split(separator: "&").map(String.init) : []
+        // `openmetrics` and `openmetrics=` alike (Prometheus's `params` sends the latter).
+        let query = parts.count > 1 ? parts[1].split(separator: "&").map { String($0.prefix { $0 != "=" }) } : []
         if !pingPath.isEmpty && path == pingPath { return Self.answer("text/plain", "pong\n") }
         if !readyPath.isEmpty && path == readyPath, let readiness {
             let failures = readiness.failures()
@@ -43,6 +48,10 @@ final class OperatorPages {
                               status: "503 Service Unavailable")
         }
         guard !statusPath.isEmpty && path == statusPath else { return nil }
+        if query.contains("openmetrics") {
+            return Self.answer(OpenMetricsWriter.contentType,
+                               MetricsExposition(table: metrics, server: serverFigures()).text)
+        }
         let full = query.contains("full")
         return query.contains("json") ? Self.answer("application/json", json(full: full))
                                       : Self.answer("text/plain", text(full: full))
@@ -89,6 +98,17 @@ final class OperatorPages {
             }
         }
         return figures
+    }
+
+    private func serverFigures() -> MetricsExposition.ServerFigures {
+        let workers = scoreboard.occupied.map(\.slot)
+        var states: [Scoreboard.State: Int64] = [:]
+        for worker in workers { states[worker.state, default: 0] += 1 }
+        return MetricsExposition.ServerFigures(
+            startedAt: scoreboard.startedAt, accepted: scoreboard.accepted, listenQueue: listenQueue().map(Int64.init),
+            workerStates: states, maxActive: scoreboard.maxActive, slowRequests: scoreboard.slowRequests,
+            timedOut: scoreboard.timedOut, crashed: scoreboard.crashed,
+            preparedStatements: workers.reduce(0) { $0 + $1.preparedStatements })
     }
 
     /// php-fpm's names of a process's states.

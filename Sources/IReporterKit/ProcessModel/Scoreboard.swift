@@ -20,13 +20,15 @@ final class Scoreboard: @unchecked Sendable {
         var requestStartedMillis: Int64
         var requests: Int64
         var lastRequestMillis: Int64
+        /// The worker's database connection's prepared statements (as of its last request).
+        var preparedStatements: Int64
     }
 
     static let maxSlots = 512
     private static let headerWords = 8
     private static let slotWords = 8
     private enum Header: Int { case startedAt = 0, accepted, slow, maxActive, timedOut, crashed, active }
-    private enum Field: Int { case pid = 0, state, generation, requestStarted, requests, lastRequest }
+    private enum Field: Int { case pid = 0, state, generation, requestStarted, requests, lastRequest, preparedStatements }
 
     private let words: UnsafeMutablePointer<CLongLong>
 
@@ -54,7 +56,8 @@ final class Scoreboard: @unchecked Sendable {
     func slot(_ index: Int) -> Slot {
         Slot(pid: Int32(load(index, .pid)), state: State(rawValue: load(index, .state)) ?? .free,
              generation: load(index, .generation), requestStartedMillis: load(index, .requestStarted),
-             requests: load(index, .requests), lastRequestMillis: load(index, .lastRequest))
+             requests: load(index, .requests), lastRequestMillis: load(index, .lastRequest),
+             preparedStatements: load(index, .preparedStatements))
     }
 
     func freeSlot() -> Int? {
@@ -66,6 +69,7 @@ final class Scoreboard: @unchecked Sendable {
         store(index, .generation, generation)
         store(index, .requests, 0)
         store(index, .requestStarted, 0)
+        store(index, .preparedStatements, 0)
         store(index, .state, State.starting.rawValue)
     }
 
@@ -102,6 +106,8 @@ final class Scoreboard: @unchecked Sendable {
         _ = csystem_add(words + Self.headerWords + index * Self.slotWords + Field.requests.rawValue, 1)
         store(index, .lastRequest, durationMillis)
     }
+
+    func setPreparedStatements(_ index: Int, _ count: Int) { store(index, .preparedStatements, Int64(count)) }
 
     /// The slot a process occupies, if any.
     func index(of pid: Int32) -> Int? {

@@ -48,6 +48,7 @@ public enum Server {
             return 1
         }
         guard directoriesAreWritable(configuration), let shared = openSharedState(configuration) else { return 1 }
+        Metrics.table = shared.metrics
         if !configuration.pidFile.isEmpty { writePIDFile(configuration.pidFile) }
         return Supervisor(configuration: configuration, socket: socket, shared: shared, reload: reload).run()
     }
@@ -71,9 +72,11 @@ public enum Server {
     /// Apache mod_cgi: one request, answered on stdout, then exit.
     private static func serveCGI(_ configuration: Configuration) -> Int32 {
         guard directoriesAreWritable(configuration), let shared = openSharedState(configuration) else { return 1 }
+        Metrics.table = shared.metrics
         let database = DatabaseConnection(settings: configuration.database)
         let request = CGIRequest()
-        configuration.makeResponder(database: database, shared: shared, operatorPages: nil).respond(to: request)
+        let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: nil)
+        RequestMetrics(table: shared.metrics, commands: responder.commandNames).record(responder.respond(to: request))
         database.disconnect()
         // The web server writes the whole body before it reads the answer:
         // exiting with body bytes unread would cost the client its answer.

@@ -13,20 +13,24 @@ struct SharedState: Sendable {
     let decodeGate: DecodeGate
     /// One sweep of the upload folder per interval, whichever process runs it.
     let sweepClock: SweepClock
+    /// What the status page's `?openmetrics` counts: requests, errors, refusals.
+    let metrics: MetricsTable
     /// The file it lives in; nil when it is this process tree's own.
     let file: SharedMemoryFile?
 
     static let counterCapacity = 65536
     /// Bump when the meaning of the layout changes without its size (5: the
-    /// counters count in monotonic milliseconds, no longer Unix seconds).
-    private static let layoutVersion: UInt64 = 5
+    /// counters count in monotonic milliseconds, no longer Unix seconds; 6:
+    /// the metrics table).
+    private static let layoutVersion: UInt64 = 6
     private static let countersBytes = (SharedMemoryCounters.bytes(capacity: counterCapacity) + 63) / 64 * 64
 
     /// Identifies the layout below: a file of another layout is set up anew.
     private static var layout: UInt64 {
         layoutVersion << 56 ^ UInt64(countersBytes) << 20 ^ UInt64(2 * SlotGate.bytes) << 4 ^ UInt64(SweepClock.bytes)
+            ^ UInt64(MetricsTable.bytes) << 32
     }
-    private static let payloadBytes = countersBytes + 2 * SlotGate.bytes + SweepClock.bytes
+    private static let payloadBytes = countersBytes + 2 * SlotGate.bytes + SweepClock.bytes + MetricsTable.bytes
 
     /// The installation's state in the file at `path`, made or checked
     /// (see `SharedMemoryFile`).
@@ -48,6 +52,8 @@ struct SharedState: Sendable {
         hashingGate = HashingGate(memory: memory + Self.countersBytes, initialize: initialize)
         decodeGate = DecodeGate(memory: memory + Self.countersBytes + SlotGate.bytes, initialize: initialize)
         sweepClock = SweepClock(memory: memory + Self.countersBytes + 2 * SlotGate.bytes)
+        metrics = MetricsTable(memory: memory + Self.countersBytes + 2 * SlotGate.bytes + SweepClock.bytes,
+                               initialize: initialize)
         self.file = file
     }
 }

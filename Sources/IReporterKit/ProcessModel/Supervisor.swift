@@ -137,8 +137,8 @@ final class Supervisor {
         }
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
                                   readyPath: configuration.readyPath,
-                                  scoreboard: scoreboard, listenDescription: listenDescription, listenFD: socket.fd,
-                                  clock: clock, wallClock: wallClock)
+                                  scoreboard: scoreboard, metrics: shared.metrics, listenDescription: listenDescription,
+                                  listenFD: socket.fd, clock: clock, wallClock: wallClock)
         let supervisor = getpid()
         let pid = fork()
         if pid == 0 {

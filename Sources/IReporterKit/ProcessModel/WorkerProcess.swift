@@ -38,6 +38,7 @@ enum WorkerProcess {
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)
         operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database), clock: clock)
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
+        let metrics = RequestMetrics(table: shared.metrics, commands: responder.commandNames)
         let request = FastCGIRequest(listenFD: listenFD)
         var served = 0
         // A stopping supervisor has removed its socket's path: what is still
@@ -82,6 +83,10 @@ enum WorkerProcess {
             }
             scoreboard.markBusy(slot, startedMillis: started)
             let record = responder.respond(to: request)
+            // Counted before the answer is complete: whoever reads the metrics
+            // after it (the client itself) sees this request in them.
+            metrics.record(record)
+            scoreboard.setPreparedStatements(slot, database.preparedStatementCount)
             request.finish()
             alarm(0)
             scoreboard.finishRequest(slot, durationMillis: clock.now.millis - started)

@@ -20,6 +20,7 @@ public struct RedisError: Error, CustomStringConvertible, Sendable {
     public init(code: Code, message: String) {
         self.code = code
         self.message = message
+        Metrics.count(isConnectionLost ? .redisConnectionErrors : code == .reply ? .redisReplyErrors : .redisOtherErrors)
     }
 
     init(context: UnsafeMutablePointer<redisContext>) {

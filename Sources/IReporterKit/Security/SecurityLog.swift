@@ -9,10 +9,12 @@ public enum SecurityLog {
     }
 
     static func loginThrottled(username: [UInt8], seconds: Int64, address: String) {
+        Metrics.count(.loginThrottled)
         Log.warning("login refused (throttled \(seconds) s) for \(quoted(username)) from \(address)")
     }
 
     static func registrationThrottled(seconds: Int64, address: String) {
+        Metrics.count(.registrationThrottled)
         Log.warning("registration refused (throttled \(seconds) s) from \(address)")
     }
 
