@@ -11,7 +11,7 @@ import TestSupport
 struct UploadRepairTests {
     let folder = ScratchDirectory("repair")
     let photo = makeJPEG(width: 64, height: 48)
-    let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true)
+    let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true)
 
     /// Rows 2...(1 + count), each with its photo and thumbnail.
     func photos(_ count: Int) throws -> InMemoryPhotoStore {
@@ -29,8 +29,8 @@ struct UploadRepairTests {
         }, unpublish: { _ in })
     }
 
-    func repair(_ store: any PhotoStore) -> UploadRepair {
-        UploadRepair(files: UploadFolder(directory: folder.path), photos: store, maxImagePixels: 1_000_000)
+    func repair(_ store: any PhotoStore) -> PhotoRepair {
+        PhotoRepair(files: UploadFolder(directory: folder.path), photos: store, maxImagePixels: 1_000_000)
     }
 
     @Test func anUploadCommittingDuringTheRunIsNeitherMissingNorDebris() throws {
@@ -107,18 +107,18 @@ struct UploadRepairTests {
     @Test func anotherDeviceThanLastTimeIsRefused() throws {
         let store = try photos(4)
         #expect(try repair(store).run(graceSeconds: 0, actions: everything).refusal == nil)
-        #expect(folder.entries.contains(UploadRepair.marker), "the healthy folder's device is recorded")
-        folder.write(UploadRepair.marker, Array("12345\n".utf8))
+        #expect(folder.entries.contains(UploadFolder.deviceMarker), "the healthy folder's device is recorded")
+        folder.write(UploadFolder.deviceMarker, Array("12345\n".utf8))
         unlink("\(folder.path)/2.jpg")
         let report = try repair(store).run(graceSeconds: 0, actions: everything)
         #expect(report.refusal?.contains("on another device") == true && store.rows.count == 4)
     }
 
     @Test func onlyTheServersOwnNamesAreItsFiles() {
-        #expect(UploadRepair.photoFile("12.jpg")! == (12, false))
-        #expect(UploadRepair.photoFile("12-thumb.jpg")! == (12, true))
+        #expect(UploadFolder.photoFile("12.jpg")! == (12, false))
+        #expect(UploadFolder.photoFile("12-thumb.jpg")! == (12, true))
         for name in ["012.jpg", "+12.jpg", "0.jpg", "12.jpeg", "x-thumb.jpg", ".spool-1.jpg"] {
-            #expect(UploadRepair.photoFile(name) == nil, "\(name)")
+            #expect(UploadFolder.photoFile(name) == nil, "\(name)")
         }
     }
 }
