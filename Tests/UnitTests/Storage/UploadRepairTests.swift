@@ -114,6 +114,59 @@ struct UploadRepairTests {
         #expect(report.refusal?.contains("on another device") == true && store.rows.count == 4)
     }
 
+    /// A bucket as repair sees it, in memory: the keys' ages are the
+    /// listing's, photos are never renamed.
+    final class BucketInMemory: RepairablePhotoStore {
+        var objects: [String: Int]
+        var setAside: [String] = []
+        let spoolDirectory: String
+        let legacyNames = true
+        init(objects: [String: Int], spools: String) { (self.objects, spoolDirectory) = (objects, spools) }
+
+        var place: String { "http://127.0.0.1:1/bucket" }
+        var placeSetting: String { "s3_url" }
+        func forEachPhotoFile(_ body: (StoredPhotoFile) -> Void) {
+            for (key, modified) in objects {
+                if let kind = S3PhotoFileStore.kind(ofKey: key) { body(StoredPhotoFile(path: key, kind: kind, listedModified: modified)) }
+            }
+        }
+        func modified(_ file: StoredPhotoFile) -> Int? { file.listedModified }
+        func hasOriginal(id: Int64) -> Bool { objects["upload/\(id).jpg"] != nil }
+        func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) { objects["upload/\(id)-thumb.jpg"] = Int(time(nil)) }
+        func legacyThumbnail(id: Int64) -> String? { objects["upload/\(id)-thumb.jpg"] == nil ? nil : "upload/\(id)-thumb.jpg" }
+        func remove(_ path: String) { objects[path] = nil }
+        func setAside(_ path: String) {
+            objects[path] = nil
+            setAside.append(path)
+        }
+        func isMisnamed(id: Int64, secret: PhotoSecret) -> Bool { false }
+        func relink(id: Int64, secret: PhotoSecret, _ render: (String) -> [UInt8]?) {}
+        func changeSinceHealthy() -> String? { nil }
+        func prepare() {}
+        func recordHealthy() {}
+    }
+
+    @Test func theSameStepsRunOnAnyStoreByItsListedAges() throws {
+        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        var objects: [String: Int] = [:]
+        for _ in 0..<10 {
+            let id = try store.add(userID: 1, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })
+            (objects["upload/\(id).jpg"], objects["upload/\(id)-thumb.jpg"]) = (0, 0)
+        }
+        objects["upload/5.jpg"] = nil
+        objects["upload/6-thumb.jpg"] = nil
+        objects["upload/99.jpg"] = 0
+        objects["upload/98.jpg"] = Int(time(nil)) // an upload committing: younger than the grace time
+        objects["notes.txt"] = 0
+        let bucket = BucketInMemory(objects: objects, spools: folder.path)
+        let report = try PhotoRepair(files: bucket, photos: store, maxImagePixels: 1_000_000).run(graceSeconds: 600, actions: everything)
+        #expect(report.filesWithoutRow == ["upload/99.jpg"] && report.rowsWithoutPhoto == [5] && report.missingThumbnails == [6])
+        #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names] && report.misnamed.isEmpty)
+        #expect(bucket.setAside == ["upload/99.jpg", "upload/5-thumb.jpg"])
+        #expect(bucket.objects["upload/98.jpg"] != nil && bucket.objects["notes.txt"] != nil && bucket.objects["upload/6-thumb.jpg"] != nil)
+        #expect(store.removed.map(\.id) == [5] && store.rows.count == 9)
+    }
+
     @Test func onlyTheServersOwnNamesAreItsFiles() {
         #expect(UploadFolder.photoFile("12.jpg")! == (12, false))
         #expect(UploadFolder.photoFile("12-thumb.jpg")! == (12, true))
