@@ -3,7 +3,9 @@ import PackageDescription
 
 // The C libraries are imported through module maps that include the
 // Debian -dev packages' headers directly (no pkg-config: gdlib's cflags carry
-// -DAVIF_DLL, which SwiftPM rejects). `scripts/deps.sh` installs them.
+// -DAVIF_DLL, which SwiftPM rejects), but for libxml2, whose headers are in a
+// folder of their own (pkg-config's libxml-2.0 gives it). `scripts/deps.sh`
+// installs them.
 let package = Package(
     name: "ireporter",
     products: [
@@ -18,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // libjpeg reports errors by longjmp, which Swift cannot express: this
         // small C target owns the decode and hands back a gd image or an error.
         .target(name: "CJpegScale", dependencies: ["CGD"],
@@ -26,7 +29,7 @@ let package = Package(
         // Swift's Glibc module does not import.
         .target(name: "CSystem"),
         .target(name: "IReporterKit",
-                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2", "CHiredis", "CCurl", "CCrypto"],
+                dependencies: ["CFastCGI", "CMariaDB", "CGD", "CJpegScale", "CSystem", "CArgon2", "CHiredis", "CCurl", "CCrypto", "CLibXML2"],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "ireporter", dependencies: ["IReporterKit"],
                           swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -5,8 +5,10 @@
 # apt's output only when it fails.
 #
 #   build : libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev
-#           libhiredis-dev libcurl4-openssl-dev libssl-dev (S3 storage) (Swift
-#           itself is not packaged by Debian: it must already be on PATH)
+#           libhiredis-dev libcurl4-openssl-dev libssl-dev libxml2-dev (S3
+#           storage: its requests, signatures and XML answers) pkg-config
+#           (libxml2's header folder, Package.swift) (Swift itself is not
+#           packaged by Debian: it must already be on PATH)
 #   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
 #           redis-server (sessions and counters shared by several hosts)
 #           galera-4 rsync iproute2 (the MariaDB Galera cluster, scripts/galera.sh: its
@@ -29,7 +31,7 @@ LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev libhiredis-dev
-      libcurl4-openssl-dev libssl-dev
+      libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config
       nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick

@@ -125,7 +125,7 @@ extension DatabaseTests {
             unlink(folder.photoPath(id: 3))
             unlink(folder.thumbnailPath(id: 3))
 
-            let repair = UploadRepair(files: folder, photos: store, maxImagePixels: 50_000_000)
+            let repair = PhotoRepair(files: folder, photos: store, maxImagePixels: 50_000_000)
             let dry = try repair.run(graceSeconds: 0, actions: .dryRun)
             #expect(dry.lostOriginals == [2] && dry.rowsWithoutPhoto == [3] && !dry.isClean, "\(dry.summary)")
             #expect(dry.summary.hasSuffix("1 photos whose original is gone (kept: only a backup restores them)"), "\(dry.summary)")

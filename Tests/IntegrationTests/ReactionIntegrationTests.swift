@@ -204,10 +204,10 @@ extension DatabaseTests {
             let secret = try #require(try MariaDBPhotoStore(database: phone.database).secret(of: 2))
             // The MyISAM row went, the InnoDB rows were rolled back (the connection died before COMMIT).
             try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 2")
-            let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path),
-                                      photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
+            let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path),
+                                     photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
             // force: the only photo gone looks like the wrong database to repair's checks.
-            let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true, force: true)
+            let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true, force: true)
             let report = try repair.run(graceSeconds: 0, actions: everything)
             #expect(report.filesWithoutRow == ["2-thumb.jpg", "2.jpg", "photos/000/000/2_\(secret)_o.jpg"])
             #expect(report.orphanReactions == 7, "the vote, the comment, the counts, the details, two search words (t, alice), the secret")

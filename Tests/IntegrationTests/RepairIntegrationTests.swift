@@ -24,7 +24,7 @@ extension DatabaseTests {
             _ = phone.uploads.write("10-thumb.jpg", photo)
             _ = phone.uploads.write("notes.txt", Array("operator's".utf8))
             try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'no file')") // 4
-            let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
+            let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
 
             // What the start-up sweep does: files only.
             let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true))
@@ -82,9 +82,9 @@ extension DatabaseTests {
             guard case .found = sizes.size(.medium640, id: 2, secret: secrets[2]!) else { Issue.record("no z"); return }
             _ = phone.uploads.write("photos/000/000/2_0000000000_q.jpg", photo)   // a size under an old secret
             _ = phone.uploads.write("photos/000/000/9_aaaaaaaaaa_o.jpg", photo)   // no row
-            func repair(legacyNames: Bool) throws -> UploadRepair.Report {
-                try UploadRepair(files: UploadFolder(directory: phone.uploads.path, legacyNames: legacyNames), photos: store,
-                                 maxImagePixels: 50_000_000).run(graceSeconds: 0, actions: .init(setAsideFiles: true))
+            func repair(legacyNames: Bool) throws -> PhotoRepair.Report {
+                try PhotoRepair(files: UploadFolder(directory: phone.uploads.path, legacyNames: legacyNames), photos: store,
+                                maxImagePixels: 50_000_000).run(graceSeconds: 0, actions: .init(setAsideFiles: true))
             }
             let tree = "\(phone.uploads.path)/photos/000/000"
 
@@ -121,18 +121,18 @@ extension DatabaseTests {
             for title in ["a", "b", "c"] {
                 #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
             }
-            let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true)
+            let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true)
             let store = MariaDBPhotoStore(database: phone.database)
             // upload_dir pointing at an empty folder (a typo, a disk not mounted).
             let empty = ScratchDirectory("empty-upload")
-            let wrong = try UploadRepair(files: UploadFolder(directory: empty.path), photos: store, maxImagePixels: 50_000_000)
+            let wrong = try PhotoRepair(files: UploadFolder(directory: empty.path), photos: store, maxImagePixels: 50_000_000)
                 .run(graceSeconds: 0, actions: everything)
             #expect(wrong.rowsWithoutPhoto == [2, 3, 4] && wrong.applied.isEmpty)
             #expect(wrong.refusal?.contains("holds no photo file") == true)
             #expect(try phone.rowCount("photos") == 3, "not one row touched")
             // The right folder with the wrong database: every file without a row.
             try phone.database.command("DELETE FROM photos")
-            let repair = UploadRepair(files: UploadFolder(directory: phone.uploads.path), photos: store, maxImagePixels: 50_000_000)
+            let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: store, maxImagePixels: 50_000_000)
             let wrongDatabase = try repair.run(graceSeconds: 0, actions: everything)
             #expect(wrongDatabase.refusal?.contains("the wrong database") == true && wrongDatabase.applied.isEmpty)
             #expect(phone.uploads.entries.contains("2.jpg"))

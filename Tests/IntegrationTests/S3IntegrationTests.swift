@@ -41,6 +41,10 @@ struct S3IntegrationTests {
         #expect(try s3.list(prefix: "list/").allSatisfy { abs($0.modified - Int(time(nil))) < 300 }, "with its time")
         #expect(try s3.list(prefix: "list/", limit: 3).map(\.key) == Array(keys.prefix(3)))
         #expect(try s3.list(prefix: "list/", startAfter: keys[2], limit: 3).map(\.key) == Array(keys[3..<6]))
+        // Pages continue where the store's NextContinuationToken says, until IsTruncated is false.
+        var listed: [String] = []
+        try s3.forEachObject(prefix: "list/", pageSize: 3) { listed.append($0.key) }
+        #expect(listed == keys)
         for key in keys { try s3.delete(key) }
         #expect(try s3.list(prefix: "list/").isEmpty)
     }

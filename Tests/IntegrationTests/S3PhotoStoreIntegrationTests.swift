@@ -100,7 +100,7 @@ struct S3PhotoStoreIntegrationTests {
         for size in [PhotoSize.large, .original] {
             guard case .notFound = sizes.size(size, id: lost, secret: lostSecret) else { Issue.record("\(size) answered"); continue }
         }
-        let repair = S3PhotoRepair(files: files, photos: photos, maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
+        let repair = PhotoRepair(files: files, photos: photos, maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
         let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true, force: true), progress: nil)
         #expect(report.lostOriginals == [lost] && report.rowsWithoutPhoto.isEmpty, "\(report.summary)")
         #expect(try photos.existing([lost]) == [lost], "the row is kept")
@@ -166,8 +166,8 @@ struct S3PhotoStoreIntegrationTests {
         try files.client.put(stale, photo)
         let noObject = Int64(try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'no file')").insertID)
         _ = spools.write(".spool-AbCdEf", photo)
-        let repair = S3PhotoRepair(files: files, photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000,
-                                   maxDecodeBytes: 256 << 20)
+        let repair = PhotoRepair(files: files, photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000,
+                                 maxDecodeBytes: 256 << 20)
 
         let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true), progress: nil)
         #expect(young.filesWithoutRow.isEmpty && young.spools.isEmpty && young.staleSizes.isEmpty,
@@ -182,7 +182,7 @@ struct S3PhotoStoreIntegrationTests {
 
         let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil)
         #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names] && report.refusal == nil)
-        #expect(try keys(files) == orphans.map { S3PhotoRepair.removedPrefix + $0 } + [
+        #expect(try keys(files) == orphans.map { "\(PhotoRepair.removedFolder)/" + $0 } + [
             S3PhotoFileStore.treeKey(id: kept, secret: keptSecret, size: .original),
             try #require(try keys(files).first { $0.hasPrefix("photos/") && $0.hasSuffix("_o.jpg") && $0.contains("/\(lostThumb)_") }),
             "notes.txt", "upload/\(kept)-thumb.jpg", "upload/\(kept).jpg", "upload/\(lostThumb)-thumb.jpg", "upload/\(lostThumb).jpg",
@@ -195,8 +195,8 @@ struct S3PhotoStoreIntegrationTests {
                 "a second run finds nothing")
 
         // s3_url naming another (empty) bucket: every row without its photo, nothing changed.
-        let wrong = S3PhotoRepair(files: try store(), photos: MariaDBPhotoStore(database: phone.database),
-                                  maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
+        let wrong = PhotoRepair(files: try store(), photos: MariaDBPhotoStore(database: phone.database),
+                                maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
         let refused = try wrong.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil)
         #expect(refused.refusal?.contains("a wrong s3_url") == true && refused.applied.isEmpty)
         #expect(try phone.rowCount("photos") == 2)

@@ -2,7 +2,10 @@ import CCurl
 
 /// One libcurl easy handle, owned (cleaned up in deinit) and reused from
 /// request to request, so the connection to the server stays open between
-/// them. Not shared between threads: each worker has its own.
+/// them: libcurl checks a kept connection before it uses it again, and sends
+/// a request once more on a new one when the kept one closes before any of
+/// the answer came (never after a timeout). Not shared between threads: each
+/// worker has its own (the S3 client's, the live feed's).
 final class CurlTransfer {
     struct Response {
         let status: Int
@@ -11,11 +14,15 @@ final class CurlTransfer {
 
     private let handle: UnsafeMutableRawPointer
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    /// Never through a proxy named by the environment (`http_proxy`): for a
+    /// peer on this host.
+    private let direct: Bool
 
     /// libcurl's global set-up, once per process before the first handle.
     private static let globalSetUp: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    init() {
+    init(direct: Bool = false) {
+        self.direct = direct
         _ = Self.globalSetUp
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init: out of memory") }
         self.handle = handle
@@ -46,6 +53,7 @@ final class CurlTransfer {
                 set(ir_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeoutMillis))
                 set(ir_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMillis))
                 set(ir_curl_set_pointer(handle, CURLOPT_HTTPHEADER, list))
+                if direct { set(ir_curl_set_string(handle, CURLOPT_PROXY, "")) }
                 set(ir_curl_set_write_function(handle) { data, size, count, context in
                     let sink = context!.assumingMemoryBound(to: [UInt8].self)
                     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
@@ -78,5 +86,22 @@ final class CurlTransfer {
         var status = 0
         _ = ir_curl_response_code(handle, &status)
         return Response(status: status, body: collected)
+    }
+
+    /// The parts of an absolute URL as libcurl reads it (its URL API); nil
+    /// when libcurl refuses it or it has no host.
+    static func parts(of url: String) -> (scheme: String, host: String, path: String)? {
+        guard let parsed = curl_url() else { return nil }
+        defer { curl_url_cleanup(parsed) }
+        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+        func part(_ which: CURLUPart) -> String? {
+            var value: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(parsed, which, &value, 0) == CURLUE_OK, let value else { return nil }
+            defer { curl_free(value) }
+            return String(cString: value)
+        }
+        guard let scheme = part(CURLUPART_SCHEME), let host = part(CURLUPART_HOST), !host.isEmpty,
+              let path = part(CURLUPART_PATH) else { return nil }
+        return (scheme, host, path)
     }
 }

@@ -39,9 +39,27 @@ public final class S3Client {
     /// The objects whose keys start with `prefix`, in S3's order (bytewise),
     /// after `startAfter`, at most `limit` (S3 caps a page at 1,000).
     public func list(prefix: String, startAfter: String = "", limit: Int = 1000) throws(S3Error) -> [Listed] {
+        try page(prefix: prefix, startAfter: startAfter, limit: limit).objects
+    }
+
+    /// Every object under `prefix`, a page at a time (each page continuing
+    /// where the store said the last one stopped, until it says no more follow).
+    public func forEachObject(prefix: String, pageSize: Int = 1000, _ body: (Listed) throws -> Void) throws {
+        var continuation: String?
+        repeat {
+            let page = try page(prefix: prefix, continuation: continuation, limit: pageSize)
+            for object in page.objects { try body(object) }
+            continuation = page.continuation
+        } while continuation != nil
+    }
+
+    /// One ListObjectsV2 request.
+    private func page(prefix: String, startAfter: String = "", continuation: String? = nil,
+                      limit: Int = 1000) throws(S3Error) -> S3XML.ListPage {
         // The signature's canonical query is sorted by name, and libcurl signs it as written.
         func query(slash: String) -> String {
-            var query = "list-type=2&max-keys=\(min(max(limit, 1), 1000))&prefix=\(Self.percentEncoded(prefix, slash: slash))"
+            var query = continuation.map { "continuation-token=\(Self.percentEncoded($0, slash: slash))&" } ?? ""
+            query += "list-type=2&max-keys=\(min(max(limit, 1), 1000))&prefix=\(Self.percentEncoded(prefix, slash: slash))"
             if !startAfter.isEmpty { query += "&start-after=\(Self.percentEncoded(startAfter, slash: slash))" }
             return query
         }
@@ -49,28 +67,17 @@ public final class S3Client {
         do {
             response = try send("GET", key: "", query: query(slash: slashInQuery))
         } catch let error where error.code == .status(403, code: "SignatureDoesNotMatch") && slashInQuery == "%2F"
-                                 && (prefix + startAfter).contains("/") {
+                                 && (prefix + startAfter + (continuation ?? "")).contains("/") {
             // AWS, MinIO and Ceph sign a `/` in a query value as %2F, as the
             // specification says; moto signs it as `/`. Once the first form
             // is refused, this client uses the other.
             slashInQuery = "/"
             response = try send("GET", key: "", query: query(slash: slashInQuery))
         }
-        return S3XML.elements("Contents", in: String(decoding: response.body, as: UTF8.self)).compactMap { object in
-            S3XML.elements("Key", in: object).first.map { key in
-                Listed(key: key, modified: S3XML.elements("LastModified", in: object).first.flatMap(S3XML.seconds) ?? 0)
-            }
-        }
-    }
-
-    /// Every object under `prefix`, a page at a time.
-    public func forEachObject(prefix: String, _ body: (Listed) throws -> Void) throws {
-        var after = ""
-        while true {
-            let page = try list(prefix: prefix, startAfter: after)
-            for object in page { try body(object) }
-            guard page.count == 1000, let last = page.last else { return }
-            after = last.key
+        do throws(XMLError) {
+            return try S3XML.listing(response.body)
+        } catch {
+            throw S3Error(error, request: "GET \(settings.place)/?prefix=\(prefix)")
         }
     }
 

@@ -5,6 +5,7 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
     public enum Code: Sendable, Equatable {
         case transfer(UInt32)
         case status(Int, code: String)
+        case unreadableAnswer(xmlCode: Int32)
     }
 
     public let code: Code
@@ -18,11 +19,17 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
     }
 
     init(status: Int, body: [UInt8], request: String) {
-        let text = String(decoding: body, as: UTF8.self)
-        code = .status(status, code: S3XML.elements("Code", in: text).first ?? "")
-        message = S3XML.elements("Message", in: text).first ?? "HTTP \(status)"
+        let error = S3XML.error(body)
+        code = .status(status, code: error?.code ?? "")
+        message = error.map(\.message).flatMap { $0.isEmpty ? nil : $0 } ?? "HTTP \(status)"
         self.request = request
         unreachable = status >= 500
+    }
+
+    /// A 2xx answer whose XML the client could not read.
+    init(_ error: XMLError, request: String) {
+        (code, message, self.request) = (.unreadableAnswer(xmlCode: error.code), error.message, request)
+        unreachable = false
     }
 
     /// The store could not be reached, or failed on its side (5xx): the
@@ -32,6 +39,7 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch code {
         case .transfer: "S3 \(request): \(message)"
+        case .unreadableAnswer(let xmlCode): "S3 \(request): an answer the client cannot read (XML error \(xmlCode)): \(message)"
         case .status(let status, let name): "S3 \(request): HTTP \(status) \(name.isEmpty ? "" : name + ": ")\(message)"
         }
     }

@@ -2,24 +2,40 @@
 import Glibc
 #endif
 
-/// The little of S3's XML answers the client reads: element texts, in order.
+/// What the client reads of S3's XML answers (through libxml2, `ParsedXML`).
 enum S3XML {
-    /// Every `<name>…</name>` text of `xml`, in order.
-    static func elements(_ name: String, in xml: String) -> [String] {
-        var found: [String] = []
-        var rest = xml[...]
-        while let open = rest.firstRange(of: "<\(name)>"), let close = rest[open.upperBound...].firstRange(of: "</\(name)>") {
-            found.append(unescape(rest[open.upperBound..<close.lowerBound]))
-            rest = rest[close.upperBound...]
-        }
-        return found
+    /// One page of a ListObjectsV2 answer.
+    struct ListPage: Equatable {
+        var objects: [S3Client.Listed]
+        /// Where the next page starts (NextContinuationToken); nil on the last page.
+        var continuation: String?
     }
 
-    /// The five predefined entities; S3 writes no others in keys and messages.
-    static func unescape(_ text: Substring) -> String {
-        guard text.contains("&") else { return String(text) }
-        return String(text).replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
-            .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
+    /// A `<ListBucketResult>`: its objects in order, and whether more follow.
+    static func listing(_ body: [UInt8]) throws(XMLError) -> ListPage {
+        let document = try ParsedXML(body)
+        guard let root = document.root, root.name == "ListBucketResult" else {
+            throw XMLError(code: 0, message: "not a listing (<\(document.root?.name ?? "")>)")
+        }
+        var page = ListPage(objects: [], continuation: nil)
+        for object in root.children("Contents") {
+            guard let key = object.childText("Key") else { throw XMLError(code: 0, message: "an object without a <Key>") }
+            page.objects.append(S3Client.Listed(key: key, modified: object.childText("LastModified").flatMap(seconds) ?? 0))
+        }
+        if root.childText("IsTruncated") == "true" {
+            guard let next = root.childText("NextContinuationToken"), !next.isEmpty else {
+                throw XMLError(code: 0, message: "a truncated listing without a NextContinuationToken")
+            }
+            page.continuation = next
+        }
+        return page
+    }
+
+    /// An `<Error>` answer's Code and Message; nil when the body is not one
+    /// (a HEAD's empty answer, a proxy's page).
+    static func error(_ body: [UInt8]) -> (code: String, message: String)? {
+        guard let root = try? ParsedXML(body).root, root.name == "Error" else { return nil }
+        return (root.childText("Code") ?? "", root.childText("Message") ?? "")
     }
 
     /// `2026-12-01T19:40:25.000Z` (ISO 8601 in UTC, as S3 writes times) in

@@ -179,7 +179,7 @@ public enum IReporterCommandLine {
         case .migrate: return runMigrations(configuration)
         case .migratePasswords: return PasswordMigration.run(configuration)
         case .repair:
-            var actions = UploadRepair.Actions(setAsideFiles: flags.contains("--yes"), setAsideRows: flags.contains("--yes"),
+            var actions = PhotoRepair.Actions(setAsideFiles: flags.contains("--yes"), setAsideRows: flags.contains("--yes"),
                                                force: flags.contains("--force"))
             if flags.contains("--dry-run") { actions = .dryRun }
             return runRepair(configuration, graceSeconds: invocation.values["--grace"].flatMap { Int($0) } ?? 60,
@@ -192,13 +192,13 @@ public enum IReporterCommandLine {
         }
     }
 
-    private static func runRepair(_ configuration: Configuration, graceSeconds: Int, actions: UploadRepair.Actions) -> Int32 {
+    private static func runRepair(_ configuration: Configuration, graceSeconds: Int, actions: PhotoRepair.Actions) -> Int32 {
         DatabaseConnection.initializeLibrary()
         let progress = TaskProgress("repair")
-        let report: UploadRepair.Report
+        let report: PhotoRepair.Report
         do {
             report = try configuration.uploadRepair().run(graceSeconds: graceSeconds, actions: actions, progress: progress)
-        } catch let stopped as UploadRepair.Stopped {
+        } catch let stopped as PhotoRepair.Stopped {
             TaskProgress.say(stopped.report.summary)
             TaskProgress.say(progress.stoppedMessage("in the middle of its steps"))
             return TaskProgress.stoppedStatus
@@ -207,7 +207,7 @@ public enum IReporterCommandLine {
             return 1
         }
         TaskProgress.say(report.summary)
-        func list<T>(_ items: [T], _ what: String, _ step: UploadRepair.Step, done: String, notDone: String) {
+        func list<T>(_ items: [T], _ what: String, _ step: PhotoRepair.Step, done: String, notDone: String) {
             guard !items.isEmpty else { return }
             let shown = items.prefix(50).map { "\($0)" }.joined(separator: " ")
             TaskProgress.say("  \(report.applied.contains(step) ? done : notDone) \(what): \(shown)"
@@ -215,7 +215,7 @@ public enum IReporterCommandLine {
         }
         list(report.spools, "spool files", .spools, done: "removed", notDone: "would remove")
         list(report.missingThumbnails, "thumbnails of IdPhoto", .thumbnails, done: "made", notDone: "would make")
-        list(report.filesWithoutRow, "files without a row (to \(UploadRepair.removedFolder)/)", .files,
+        list(report.filesWithoutRow, "files without a row (to \(PhotoRepair.removedFolder)/)", .files,
              done: "moved", notDone: "would move")
         list(report.rowsWithoutPhoto, "rows without a photo file (to photos_removed), IdPhoto", .rows,
              done: "moved", notDone: "would move")

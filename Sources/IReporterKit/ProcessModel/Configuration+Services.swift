@@ -71,15 +71,15 @@ extension Configuration {
     }
 
     /// The repair of the upload folder or the bucket, on a connection of its own.
-    func uploadRepair() -> any PhotoRepair {
+    func uploadRepair() -> PhotoRepair {
         let photos = MariaDBPhotoStore(database: DatabaseConnection(settings: database))
         switch photoBackend {
         case .files:
-            return UploadRepair(files: uploadFolder, photos: photos,
-                                maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
+            return PhotoRepair(files: uploadFolder, photos: photos,
+                               maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
         case .s3:
-            return S3PhotoRepair(files: bucketStore(), photos: photos,
-                                 maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
+            return PhotoRepair(files: bucketStore(), photos: photos,
+                               maxImagePixels: maxImagePixels, maxDecodeBytes: maxDecodeMemoryMiB << 20)
         }
     }
 

@@ -203,7 +203,7 @@ final class Supervisor {
     /// any request can be are touched; files without a row are set aside
     /// (`.removed/`), rows without a file only reported (`ireporter repair
     /// --yes` sets them aside); nothing at all when it looks like a wrong
-    /// path (see `UploadRepair`).
+    /// path (see `PhotoRepair`).
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -218,7 +218,7 @@ final class Supervisor {
         pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
         let repair = configuration.uploadRepair()
         do {
-            let report = try repair.run(graceSeconds: graceSeconds, actions: UploadRepair.Actions(setAsideFiles: true), progress: nil)
+            let report = try repair.run(graceSeconds: graceSeconds, actions: PhotoRepair.Actions(setAsideFiles: true), progress: nil)
             if let refusal = report.refusal {
                 Log.error("sweep of \(configuration.uploadDirectory): nothing changed: \(refusal)")
             } else if !report.isClean {

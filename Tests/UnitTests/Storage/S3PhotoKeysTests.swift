@@ -11,19 +11,19 @@ struct S3PhotoKeysTests {
         #expect(S3PhotoFileStore.treeKey(id: 1_234_567, secret: secret, size: .original) == "photos/001/234/1234567_0123456789_o.jpg")
         #expect("/iReporter/" + S3PhotoFileStore.treeKey(id: 1_234_567, secret: secret, size: .medium640).replacing("001/234", with: "001234")
                 == "/iReporter/" + PhotoTree.urlPath(id: 1_234_567, secret: secret, size: .medium640))
-        #expect(S3PhotoFileStore.Object(key: "upload/7.jpg") == .photo(id: 7))
-        #expect(S3PhotoFileStore.Object(key: "upload/7-thumb.jpg") == .thumbnail(id: 7))
+        #expect(S3PhotoFileStore.kind(ofKey: "upload/7.jpg") == .photo(id: 7))
+        #expect(S3PhotoFileStore.kind(ofKey: "upload/7-thumb.jpg") == .thumbnail(id: 7))
         for size in PhotoSize.allCases {
             let key = S3PhotoFileStore.treeKey(id: 42, secret: secret, size: size)
-            #expect(S3PhotoFileStore.Object(key: key) == .size(id: 42, secret: secret, size: size), "\(key)")
-            #expect(S3PhotoFileStore.Object(key: key)?.isOriginal == (size == .original))
+            #expect(S3PhotoFileStore.kind(ofKey: key) == .size(id: 42, secret: secret, size: size), "\(key)")
+            #expect(S3PhotoFileStore.kind(ofKey: key)?.isOriginal == (size == .original))
         }
     }
 
     @Test(arguments: ["upload/007.jpg", "upload/7.jpeg", "upload/7-thumb.jpg.bak", "notes.txt", ".removed/upload/7.jpg",
                       "photos/000/001/42_0123456789.jpg", "photos/000000/42_0123456789.jpg", "upload/sub/7.jpg", "upload/.spool-AbCdEf"])
     func otherKeysAreNotPhotos(key: String) {
-        #expect(S3PhotoFileStore.Object(key: key) == nil)
+        #expect(S3PhotoFileStore.kind(ofKey: key) == nil)
     }
 
     @Test func listingTimesAreReadAsUTC() {

@@ -11,7 +11,7 @@ import TestSupport
 struct UploadRepairTests {
     let folder = ScratchDirectory("repair")
     let photo = makeJPEG(width: 64, height: 48)
-    let everything = UploadRepair.Actions(setAsideFiles: true, setAsideRows: true)
+    let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true)
 
     /// Rows 2...(1 + count), each with its photo and thumbnail.
     func photos(_ count: Int) throws -> InMemoryPhotoStore {
@@ -29,8 +29,8 @@ struct UploadRepairTests {
         }, unpublish: { _ in })
     }
 
-    func repair(_ store: any PhotoStore) -> UploadRepair {
-        UploadRepair(files: UploadFolder(directory: folder.path), photos: store, maxImagePixels: 1_000_000)
+    func repair(_ store: any PhotoStore) -> PhotoRepair {
+        PhotoRepair(files: UploadFolder(directory: folder.path), photos: store, maxImagePixels: 1_000_000)
     }
 
     @Test func anUploadCommittingDuringTheRunIsNeitherMissingNorDebris() throws {
@@ -107,18 +107,71 @@ struct UploadRepairTests {
     @Test func anotherDeviceThanLastTimeIsRefused() throws {
         let store = try photos(4)
         #expect(try repair(store).run(graceSeconds: 0, actions: everything).refusal == nil)
-        #expect(folder.entries.contains(UploadRepair.marker), "the healthy folder's device is recorded")
-        folder.write(UploadRepair.marker, Array("12345\n".utf8))
+        #expect(folder.entries.contains(UploadFolder.deviceMarker), "the healthy folder's device is recorded")
+        folder.write(UploadFolder.deviceMarker, Array("12345\n".utf8))
         unlink("\(folder.path)/2.jpg")
         let report = try repair(store).run(graceSeconds: 0, actions: everything)
         #expect(report.refusal?.contains("on another device") == true && store.rows.count == 4)
     }
 
+    /// A bucket as repair sees it, in memory: the keys' ages are the
+    /// listing's, photos are never renamed.
+    final class BucketInMemory: RepairablePhotoStore {
+        var objects: [String: Int]
+        var setAside: [String] = []
+        let spoolDirectory: String
+        let legacyNames = true
+        init(objects: [String: Int], spools: String) { (self.objects, spoolDirectory) = (objects, spools) }
+
+        var place: String { "http://127.0.0.1:1/bucket" }
+        var placeSetting: String { "s3_url" }
+        func forEachPhotoFile(_ body: (StoredPhotoFile) -> Void) {
+            for (key, modified) in objects {
+                if let kind = S3PhotoFileStore.kind(ofKey: key) { body(StoredPhotoFile(path: key, kind: kind, listedModified: modified)) }
+            }
+        }
+        func modified(_ file: StoredPhotoFile) -> Int? { file.listedModified }
+        func hasOriginal(id: Int64) -> Bool { objects["upload/\(id).jpg"] != nil }
+        func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) { objects["upload/\(id)-thumb.jpg"] = Int(time(nil)) }
+        func legacyThumbnail(id: Int64) -> String? { objects["upload/\(id)-thumb.jpg"] == nil ? nil : "upload/\(id)-thumb.jpg" }
+        func remove(_ path: String) { objects[path] = nil }
+        func setAside(_ path: String) {
+            objects[path] = nil
+            setAside.append(path)
+        }
+        func isMisnamed(id: Int64, secret: PhotoSecret) -> Bool { false }
+        func relink(id: Int64, secret: PhotoSecret, _ render: (String) -> [UInt8]?) {}
+        func changeSinceHealthy() -> String? { nil }
+        func prepare() {}
+        func recordHealthy() {}
+    }
+
+    @Test func theSameStepsRunOnAnyStoreByItsListedAges() throws {
+        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        var objects: [String: Int] = [:]
+        for _ in 0..<10 {
+            let id = try store.add(userID: 1, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })
+            (objects["upload/\(id).jpg"], objects["upload/\(id)-thumb.jpg"]) = (0, 0)
+        }
+        objects["upload/5.jpg"] = nil
+        objects["upload/6-thumb.jpg"] = nil
+        objects["upload/99.jpg"] = 0
+        objects["upload/98.jpg"] = Int(time(nil)) // an upload committing: younger than the grace time
+        objects["notes.txt"] = 0
+        let bucket = BucketInMemory(objects: objects, spools: folder.path)
+        let report = try PhotoRepair(files: bucket, photos: store, maxImagePixels: 1_000_000).run(graceSeconds: 600, actions: everything)
+        #expect(report.filesWithoutRow == ["upload/99.jpg"] && report.rowsWithoutPhoto == [5] && report.missingThumbnails == [6])
+        #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names] && report.misnamed.isEmpty)
+        #expect(bucket.setAside == ["upload/99.jpg", "upload/5-thumb.jpg"])
+        #expect(bucket.objects["upload/98.jpg"] != nil && bucket.objects["notes.txt"] != nil && bucket.objects["upload/6-thumb.jpg"] != nil)
+        #expect(store.removed.map(\.id) == [5] && store.rows.count == 9)
+    }
+
     @Test func onlyTheServersOwnNamesAreItsFiles() {
-        #expect(UploadRepair.photoFile("12.jpg")! == (12, false))
-        #expect(UploadRepair.photoFile("12-thumb.jpg")! == (12, true))
+        #expect(UploadFolder.photoFile("12.jpg")! == (12, false))
+        #expect(UploadFolder.photoFile("12-thumb.jpg")! == (12, true))
         for name in ["012.jpg", "+12.jpg", "0.jpg", "12.jpeg", "x-thumb.jpg", ".spool-1.jpg"] {
-            #expect(UploadRepair.photoFile(name) == nil, "\(name)")
+            #expect(UploadFolder.photoFile(name) == nil, "\(name)")
         }
     }
 }

@@ -40,8 +40,10 @@ struct NchanPublisherTests {
     /// Publishes `messages` through a publisher to a peer behaving as `peer`;
     /// `answered`: how many the peer answers before it stops. `publishing`:
     /// how long the publishes took, in milliseconds.
+    /// With `proxy`, the publisher runs in a child process whose `http_proxy`
+    /// names it.
     private func publish(_ messages: [String], to peer: Peer, answered: Int? = nil, timeoutMillis: Int32 = 2000,
-                         publishing: inout Int64) throws -> Seen {
+                         proxy: String? = nil, publishing: inout Int64) throws -> Seen {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #expect(listener >= 0)
         var address = sockaddr_in()
@@ -61,7 +63,16 @@ struct NchanPublisherTests {
         let publisher = try #require(NchanPublisher(url: "http://127.0.0.1:\(port)/ireporter-publish", key: publishKey,
                                                                 timeoutMillis: timeoutMillis))
         let started = monotonicMillis()
-        for message in messages { publisher.publish(Array(message.utf8)) }
+        if let proxy {
+            let child = ChildProcess {
+                setenv("http_proxy", proxy, 1)
+                for message in messages { publisher.publish(Array(message.utf8)) }
+                return 0
+            }
+            #expect(child.wait(seconds: 10) == 0)
+        } else {
+            for message in messages { publisher.publish(Array(message.utf8)) }
+        }
         publishing = monotonicMillis() - started
         #expect(server.wait(seconds: 10) == 0, "the peer ended as planned")
         var seen = Seen()
@@ -104,6 +115,22 @@ struct NchanPublisherTests {
         #expect(seen == Seen(connections: 1, answered: ["a"]))
         // "b" waits for one 400 ms timeout; sent again on a new connection, it would wait for two.
         #expect(publishing >= 400 && publishing < 750)
+    }
+
+    @Test func aProxyInTheEnvironmentIsNotUsed() throws {
+        var publishing: Int64 = 0
+        let seen = try publish(["a"], to: .keepsConnections, proxy: "http://127.0.0.1:1", publishing: &publishing)
+        #expect(seen == Seen(connections: 1, answered: ["a"]))
+    }
+
+    @Test func onlyAnHTTPURLWithAPathIsTaken() {
+        for url in ["http://127.0.0.1:8080/ireporter-publish", "http://[::1]:8080/ireporter-publish", "http://localhost/p"] {
+            #expect(NchanPublisher(url: url, key: publishKey) != nil, "\(url)")
+        }
+        for url in ["http://127.0.0.1:8080", "https://127.0.0.1/ireporter-publish", "http://:80/p", "http://127.0.0.1:99999/p",
+                    "127.0.0.1/ireporter-publish", "http://127.0.0.1 /p"] {
+            #expect(NchanPublisher(url: url, key: publishKey) == nil, "\(url)")
+        }
     }
 
     @Test func aKeyThatIsNotAHeaderValueIsRefused() {

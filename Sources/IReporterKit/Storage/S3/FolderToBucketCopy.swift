@@ -22,7 +22,7 @@ struct FolderToBucketCopy {
     func run(progress: TaskProgress?) throws -> Report {
         var keys: [String] = []
         try forEachDirectoryEntry(folder.directory) { name, _ in
-            if UploadRepair.photoFile(name) != nil { keys.append("upload/\(name)") }
+            if UploadFolder.photoFile(name) != nil { keys.append("upload/\(name)") }
         }
         try folder.tree.forEachFile { _, path in keys.append(path) }
         var report = Report()

@@ -29,43 +29,22 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
 
     /// What an object of the bucket is, by its key; nil for a key that is
     /// not exactly one of the names this store writes.
-    public enum Object: Equatable {
-        case photo(id: Int64)
-        case thumbnail(id: Int64)
-        case size(id: Int64, secret: PhotoSecret, size: PhotoSize)
-
-        public init?(key: String) {
-            let segments = key.split(separator: "/", omittingEmptySubsequences: false)
-            if segments.count == 2, segments[0] == "upload", let file = UploadRepair.photoFile(String(segments[1])) {
-                self = file.isThumbnail ? .thumbnail(id: file.id) : .photo(id: file.id)
-            } else if segments.count == 4, segments[0] == PhotoTree.folderName, let file = PhotoTree.parse(fileName: segments[3]),
-                      key == S3PhotoFileStore.treeKey(id: file.id, secret: file.secret, size: file.size) {
-                self = .size(id: file.id, secret: file.secret, size: file.size)
-            } else {
-                return nil
-            }
+    public static func kind(ofKey key: String) -> PhotoFileKind? {
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.count == 2, segments[0] == "upload", let file = UploadFolder.photoFile(String(segments[1])) {
+            return file.isThumbnail ? .thumbnail(id: file.id) : .photo(id: file.id)
         }
-
-        public var id: Int64 {
-            switch self {
-            case .photo(let id), .thumbnail(let id), .size(let id, _, _): id
-            }
+        if segments.count == 4, segments[0] == PhotoTree.folderName, let file = PhotoTree.parse(fileName: segments[3]),
+           key == treeKey(id: file.id, secret: file.secret, size: file.size) {
+            return .size(id: file.id, secret: file.secret, size: file.size)
         }
-
-        /// The photo itself: under its 2012 name, or the tree's original.
-        public var isOriginal: Bool {
-            switch self {
-            case .photo: true
-            case .thumbnail: false
-            case .size(_, _, let size): size == .original
-            }
-        }
+        return nil
     }
 
     /// Whether the photo has its original in the bucket (any secret), asked now.
     func hasOriginal(id: Int64) throws -> Bool {
         try client.exists(Self.photoKey(id: id))
-            || client.list(prefix: Self.treePrefix(id: id)).contains { Object(key: $0.key)?.isOriginal == true }
+            || client.list(prefix: Self.treePrefix(id: id)).contains { Self.kind(ofKey: $0.key)?.isOriginal == true }
     }
 
     public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
@@ -112,7 +91,7 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
     /// A 2012 name's object (`<IdPhoto>.jpg`, `<IdPhoto>-thumb.jpg`); nil
     /// for any other name or a missing object.
     public func legacyObject(named name: Substring) throws -> [UInt8]? {
-        guard UploadRepair.photoFile(String(name)) != nil else { return nil }
+        guard UploadFolder.photoFile(String(name)) != nil else { return nil }
         return try client.get("upload/\(name)")
     }
 
