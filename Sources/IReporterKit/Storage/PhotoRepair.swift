@@ -189,10 +189,13 @@ public struct PhotoRepair {
     let photos: any PhotoStore
     let thumbnailer: Thumbnailer
     let maxImagePixels: Int
+    /// What "old enough to be left behind" is measured against (files' ages).
+    let wallClock: any WallClock
 
     init(files: any RepairablePhotoStore, photos: any PhotoStore, maxImagePixels: Int,
-         maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20) {
+         maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20, wallClock: any WallClock = RealtimeClock()) {
         store = files
+        self.wallClock = wallClock
         self.photos = photos
         self.maxImagePixels = maxImagePixels
         thumbnailer = Thumbnailer(maxDecodeBytes: maxDecodeBytes)
@@ -200,7 +203,7 @@ public struct PhotoRepair {
 
     func run(graceSeconds: Int, actions: Actions, progress: TaskProgress? = nil) throws -> Report {
         var report = Report()
-        let now = Int(time(nil))
+        let now = Int(wallClock.unixSeconds)
         func oldEnough(_ modified: Int?) -> Bool { modified.map { now - $0 >= graceSeconds } ?? false }
         func checkStop() throws {
             if progress?.stopRequested == true { throw Stopped(report: report) }
