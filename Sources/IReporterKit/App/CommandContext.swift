@@ -25,6 +25,8 @@ public final class CommandContext {
     public internal(set) var method: String?
     /// Temporary files of this request, removed once it is answered.
     private var temporaryFiles: [String] = []
+    /// The session's user once looked up (nil inside: no one signed in).
+    private var loadedUser: SignedInUser??
 
     public init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-", isCrossOrigin: Bool = false) {
         self.sessionCookie = sessionCookie
@@ -36,6 +38,16 @@ public final class CommandContext {
     public enum SessionChange: Equatable {
         case started(id: String)
         case ended
+    }
+
+    /// The user of the request's session, if it is logged in: the session
+    /// is read at most once per request, whoever asks (the login check, a
+    /// `myvote`, the replica reads' scope).
+    func signedInUser(in sessions: any SessionStore) throws -> SignedInUser? {
+        if let loadedUser { return loadedUser }
+        let user = try SignedInUser.load(sessionCookie, in: sessions)
+        loadedUser = .some(user)
+        return user
     }
 
     /// A file to remove when the request is answered.

@@ -3,7 +3,7 @@
 /// worker process.
 public final class IReporterAPI {
     public let services: AppServices
-    private let router: CommandRouter
+    let router: CommandRouter
     private let rpc: JSONRPCService
     /// Time the last request spent in the database and in image work.
     public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
@@ -16,24 +16,23 @@ public final class IReporterAPI {
         self.services = services
         var router = CommandRouter(sessions: services.sessions)
         let login = LoginCommand(services)
-        router.on("login", login)
-        router.on("register", RegisterCommand(services, login: login))
-        router.on("upload", UploadCommand(services))
-        router.on("logout", LogoutCommand(services))
-        router.on("stream", StreamCommand(services))
-        router.on("comment", CommentCommand(services))
-        router.on("comments", CommentsCommand(services))
-        router.on("uncomment", UncommentCommand(services))
-        router.on("like", VoteCommand(services, vote: .like))
-        router.on("dislike", VoteCommand(services, vote: .dislike))
-        router.on("unvote", VoteCommand(services, vote: nil))
-        router.on("delete", DeleteCommand(services))
-        router.on("effects", EffectsCommand())
-        router.on("preview", PreviewCommand(services))
-        router.on("search", SearchCommand(services))
-        router.allowFromOtherWebSites(["stream", "comments", "effects"])
+        router.register(login)
+        router.register(RegisterCommand(services, login: login))
+        router.register(UploadCommand(services))
+        router.register(LogoutCommand(services))
+        router.register(StreamCommand(services))
+        router.register(CommentCommand(services))
+        router.register(CommentsCommand(services))
+        router.register(UncommentCommand(services))
+        router.register(VoteCommand(services, vote: .like))
+        router.register(VoteCommand(services, vote: .dislike))
+        router.register(VoteCommand(services, vote: nil))
+        router.register(DeleteCommand(services))
+        router.register(EffectsCommand())
+        router.register(PreviewCommand(services))
+        router.register(SearchCommand(services))
         self.router = router
-        rpc = JSONRPCService(router: router, methods: router.names)
+        rpc = JSONRPCService(router: router)
     }
 
     public func handle(_ request: APIRequest) -> APIResponse {

@@ -47,7 +47,7 @@ public final class FlickrAPI {
         comments = services.comments
         readYourWrites = services.readYourWrites
         self.apiKeys = apiKeys
-        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis)
+        answers = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.searchCacheMillis))
     }
 
     /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
