@@ -27,7 +27,6 @@ public final class FlickrAPI {
     private let search: any PhotoSearch
     private let photos: any PhotoStore
     private let comments: any CommentStore
-    private let readYourWrites: (any ReadYourWrites)?
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
     private let answers: AnswerCache<ListQuestion>
@@ -45,7 +44,6 @@ public final class FlickrAPI {
         search = services.search
         photos = services.photos
         comments = services.comments
-        readYourWrites = services.readYourWrites
         self.apiKeys = apiKeys
         answers = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.searchCacheMillis))
     }
@@ -59,9 +57,6 @@ public final class FlickrAPI {
     }
 
     public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String) -> Response {
-        // Flickr's callers have no session: replica reads without waiting.
-        readYourWrites?.beginRequest { nil }
-        defer { readYourWrites?.endRequest() }
         lastFailure = nil
         let format: FlickrFormat
         switch FlickrFormat.requested(parameters) {
