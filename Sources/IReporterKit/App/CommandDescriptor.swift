@@ -125,10 +125,15 @@ public struct CommandParameter: Sendable {
     func integer(_ parameters: any RequestParameters) throws -> Int64? {
         guard case .integer(let range) = kind else { preconditionFailure("\(name) is no integer") }
         guard let text = bytes(parameters) else { return nil }
-        guard text.count <= 19, text.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let value = Int64(String(decoding: text, as: UTF8.self)), range.contains(value) else {
-            throw invalid ?? ParameterRules.Invalid(name: name, range: range)
-        }
+        guard let value = Self.wholeNumber(text, in: range) else { throw invalid ?? ParameterRules.Invalid(name: name, range: range) }
+        return value
+    }
+
+    /// Plain decimal digits of a number in `range`; nil for anything else
+    /// (empty, a sign, a space, a letter, more than Int64 holds).
+    static func wholeNumber(_ text: [UInt8], in range: ClosedRange<Int64>) -> Int64? {
+        guard !text.isEmpty, text.count <= 19, text.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let value = Int64(String(decoding: text, as: UTF8.self)), range.contains(value) else { return nil }
         return value
     }
 
