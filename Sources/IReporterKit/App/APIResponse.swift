@@ -22,6 +22,11 @@ public struct APIResponse: Equatable, Sendable {
 
     public static let empty = APIResponse(body: [])
 
+    /// The same answer to the client (what the access log is told aside).
+    public static func == (lhs: APIResponse, rhs: APIResponse) -> Bool {
+        (lhs.body, lhs.setCookie, lhs.contentType, lhs.status) == (rhs.body, rhs.setCookie, rhs.contentType, rhs.status)
+    }
+
     /// `{"error":"…"}`
     public static func failure(_ failure: any APIFailure) -> APIResponse {
         var json = PHPJSONWriter()

@@ -10,17 +10,11 @@ enum OpenRPCDocument {
         json.raw(#","description":"The iReporter photo API: the 2012 app's commands and those the tutorial left for later, as JSON-RPC 2.0 methods with named parameters spelled as the form fields (values may also be sent as strings, as a form sends them). upload and preview take a file: multipart forms to \/iReporter\/ only. docs\/API.md."},"methods":["#)
         for (index, method) in descriptors.filter(\.isJSONRPCMethod).enumerated() {
             if index > 0 { json.raw(",") }
-            json.raw(#"{"name":"#)
-            json.string(method.name)
-            json.raw(#","summary":"#)
-            json.string(method.summary)
+            named(&json, method.name, method.summary)
             json.raw(#","paramStructure":"by-name","params":["#)
             for (position, parameter) in method.parameters.enumerated() {
                 if position > 0 { json.raw(",") }
-                json.raw(#"{"name":"#)
-                json.string(parameter.name)
-                json.raw(#","summary":"#)
-                json.string(parameter.summary)
+                named(&json, parameter.name, parameter.summary)
                 json.raw(parameter.required ? #","required":true,"schema":"# : #","required":false,"schema":"#)
                 json.raw(json: schema(of: parameter.kind))
                 json.raw("}")
@@ -40,6 +34,14 @@ enum OpenRPCDocument {
         }
         json.raw("}}}")
         return json.bytes
+    }
+
+    /// `{"name":…,"summary":…` (the object left open).
+    private static func named(_ json: inout PHPJSONWriter, _ name: String, _ summary: String) {
+        json.raw(#"{"name":"#)
+        json.string(name)
+        json.raw(#","summary":"#)
+        json.string(summary)
     }
 
     /// The error's name under `components/errors`.
