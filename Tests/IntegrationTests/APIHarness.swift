@@ -91,12 +91,13 @@ final class APIHarness {
     }
 
     /// OWASP's parameters cost ~40 ms a hash: the tests use a cheap setting.
-    /// The tests also write rows behind the API's back, so no stream cache.
+    /// The tests also write rows behind the API's back, so no stream or search cache.
     static var fastHashing: AppServices.Policy {
         var policy = AppServices.Policy()
         policy.passwordHashing.memoryKiB = 64
         policy.passwordHashing.iterations = 1
         policy.streamCacheMillis = 0
+        policy.searchCacheMillis = 0
         return policy
     }
 

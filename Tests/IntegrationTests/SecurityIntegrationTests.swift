@@ -212,7 +212,7 @@ extension DatabaseTests {
 
     @Test func uploadsPerUserAreLimited() throws {
         var policy = APIHarness.fastHashing
-        policy.uploadsPerHour = 2
+        policy.uploadRateLimit = 2
         let phone = try APIHarness(policy: policy)
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
         #expect(try phone.body([("command", "upload"), ("title", "1")], file: photo) == #"{"successful":1}"#)

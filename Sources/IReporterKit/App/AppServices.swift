@@ -1,35 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the commands work with: the stores (chosen by configuration), the
 /// limits, and the password hasher. One per worker process.
 public struct AppServices {
-    /// Limits and defences (configuration keys in docs/CONFIGURATION.md).
+    /// Limits and defences: the configuration's settings, under their own
+    /// names and with their defaults (`policy.uploadRateLimit`,
+    /// docs/CONFIGURATION.md), and what the commands compute from them.
+    @dynamicMemberLookup
     public struct Policy: Sendable {
-        public var maxImagePixels = 50_000_000
+        public var settings: Configuration
+
+        /// `configuration`'s, with the worker caches off when reads go to
+        /// replicas: a copy read from a lagging replica would be kept under
+        /// the current stream generation and served to the user whose write
+        /// it misses.
+        public init(_ configuration: Configuration = Configuration()) {
+            settings = configuration
+            if !configuration.replicas.isEmpty {
+                settings.streamCacheMillis = 0
+                settings.searchCacheMillis = 0
+            }
+        }
+
+        public subscript<Value>(dynamicMember setting: WritableKeyPath<Configuration, Value>) -> Value {
+            get { settings[keyPath: setting] }
+            set { settings[keyPath: setting] = newValue }
+        }
+
         /// What one decode may hold for a progressive photo's coefficients.
-        public var maxDecodeBytes = Configuration().maxDecodeMemoryMiB << 20
+        public var maxDecodeBytes: Int { settings.maxDecodeMemoryMiB << 20 }
         /// Decodes run at once by all the workers sharing a `DecodeGate`.
-        public var concurrentDecodes = 2
-        /// Uploads per user per hour; 0 = no limit.
-        public var uploadsPerHour = 120
-        public var passwordHashing = PasswordHasher.Parameters()
+        public var concurrentDecodes: Int { Self.orCPUs(settings.imageDecodeConcurrency) }
         /// Argon2 hashes computed at once by all the workers sharing a
         /// `HashingGate` (each holds `passwordHashing.memoryKiB`).
-        public var concurrentHashes = 2
-        /// How long a rendered stream may be served while nothing changed
-        /// through this server (see `StreamCache`); 0 = always query.
-        public var streamCacheMillis: Int64 = 1000
-        /// How long a rendered `search` or Flickr photo list may be served
-        /// while nothing changed (see `AnswerCache`); 0 = always render.
-        /// Off here (the App's unit tests); the configuration's
-        /// `search_cache_ms` sets it.
-        public var searchCacheMillis: Int64 = 0
-        /// Comments per user per hour; 0 = no limit.
-        public var commentsPerHour = 120
-        /// Likes, dislikes and unvotes per user per hour; 0 = no limit.
-        public var votesPerHour = 600
-        /// `preview`s per user per hour; 0 = no limit.
-        public var previewsPerHour = 300
+        public var concurrentHashes: Int { Self.orCPUs(settings.passwordHashConcurrency) }
 
-        public init() {}
+        /// 0 in a setting of slots: the number of CPUs.
+        private static func orCPUs(_ slots: Int) -> Int { slots > 0 ? slots : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
     }
 
     public var users: any UserStore

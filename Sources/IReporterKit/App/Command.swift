@@ -14,10 +14,12 @@ extension CommandOutput {
     public var contentType: String { "application/json" }
 }
 
-/// A command anyone may send.
+/// A command anyone may send: its `descriptor` (name, parameters, …)
+/// and what it does.
 public protocol Command {
     associatedtype Input: CommandInput
     associatedtype Output: CommandOutput
+    var descriptor: CommandDescriptor { get }
     func run(_ input: Input, in context: CommandContext) throws -> Output
 }
 
@@ -36,6 +38,7 @@ public protocol BatchReadingCommand: Command {
 public protocol SignedInCommand {
     associatedtype Input: CommandInput
     associatedtype Output: CommandOutput
+    var descriptor: CommandDescriptor { get }
     func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Output
 }
 
@@ -44,9 +47,15 @@ public struct SignedInUser: Sendable {
     public let id: Int64
     public let session: Session
 
-    /// The user of the request's session, if it is logged in.
+    /// The user of the request's session, if it is logged in (loaded once
+    /// per request: `CommandContext.signedInUser`).
     static func of(_ context: CommandContext, in sessions: any SessionStore) throws -> SignedInUser? {
-        guard let cookie = context.sessionCookie, let session = try sessions.load(id: cookie),
+        try context.signedInUser(in: sessions)
+    }
+
+    /// The user of the session `cookie` names, if it is logged in.
+    static func load(_ cookie: [UInt8]?, in sessions: any SessionStore) throws -> SignedInUser? {
+        guard let cookie, let session = try sessions.load(id: cookie),
               let userID = session["IdUser"]?.intValue, userID != 0 else { return nil }
         return SignedInUser(id: userID, session: session)
     }

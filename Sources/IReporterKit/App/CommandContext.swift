@@ -5,8 +5,10 @@ import Glibc
 /// What a command knows of the request besides its parameters, and what it
 /// leaves for the router to do when answering.
 public final class CommandContext {
+    /// The session the request came with, read at most once.
+    public let session: RequestSession
     /// The `PHPSESSID` cookie's value, if any (not yet validated).
-    public let sessionCookie: [UInt8]?
+    public var sessionCookie: [UInt8]? { session.cookie }
     /// The request came over HTTPS (the session cookie then gets `Secure`).
     public let isSecure: Bool
     /// The client's address as the web server saw it (throttling).
@@ -26,8 +28,14 @@ public final class CommandContext {
     /// Temporary files of this request, removed once it is answered.
     private var temporaryFiles: [String] = []
 
-    public init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-", isCrossOrigin: Bool = false) {
-        self.sessionCookie = sessionCookie
+    public convenience init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-",
+                            isCrossOrigin: Bool = false) {
+        self.init(session: RequestSession(cookie: sessionCookie), isSecure: isSecure, clientAddress: clientAddress,
+                  isCrossOrigin: isCrossOrigin)
+    }
+
+    public init(session: RequestSession, isSecure: Bool = false, clientAddress: String = "-", isCrossOrigin: Bool = false) {
+        self.session = session
         self.isSecure = isSecure
         self.clientAddress = clientAddress
         self.isCrossOrigin = isCrossOrigin
@@ -37,6 +45,9 @@ public final class CommandContext {
         case started(id: String)
         case ended
     }
+
+    /// The user of the request's session, if it is logged in.
+    func signedInUser(in sessions: any SessionStore) throws -> SignedInUser? { try session.user(in: sessions) }
 
     /// A file to remove when the request is answered.
     func removeWhenAnswered(_ path: String) { temporaryFiles.append(path) }
@@ -49,5 +60,24 @@ public final class CommandContext {
             Log.warning("cannot remove \(path) (\(String(cString: strerror(errno)))): the next sweep will")
         }
         temporaryFiles = []
+    }
+}
+
+/// The session a request came with: its cookie, and its user read at most
+/// once per request whoever asks (the login check, a `myvote`, the replica
+/// reads' scope in the gateway).
+public final class RequestSession {
+    /// The `PHPSESSID` cookie's value, if any (not yet validated).
+    public let cookie: [UInt8]?
+    /// The user once looked up (nil inside: no one signed in).
+    private var loaded: SignedInUser??
+
+    public init(cookie: [UInt8]?) { self.cookie = cookie }
+
+    func user(in sessions: any SessionStore) throws -> SignedInUser? {
+        if let loaded { return loaded }
+        let user = try SignedInUser.load(cookie, in: sessions)
+        loaded = .some(user)
+        return user
     }
 }

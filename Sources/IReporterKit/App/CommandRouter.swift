@@ -6,28 +6,30 @@ public struct CommandRouter {
     private typealias Handler = (any RequestParameters, CommandContext) throws -> any CommandOutput
 
     private let sessions: any SessionStore
-    private var handlers: [String: Handler] = [:]
+    private var handlers: [String: (descriptor: CommandDescriptor, run: Handler)] = [:]
     /// The `BatchReadingCommand`s' read ahead (given each call's parameters) and its end.
     private var batchReaders: [String: (readAhead: ([any RequestParameters]) -> Void, end: () -> Void)] = [:]
-    /// Commands a browser may send from another web site: those that change nothing.
-    private var crossOriginAllowed: Set<String> = []
 
     public init(sessions: any SessionStore) { self.sessions = sessions }
 
-    public mutating func on<C: Command>(_ name: String, _ command: C) {
-        handlers[name] = Self.handler(command)
+    /// Registers the command under its descriptor's name.
+    public mutating func register<C: Command>(_ command: C) {
+        handlers[command.descriptor.name] = (command.descriptor, Self.handler(command))
     }
 
-    public mutating func on<C: BatchReadingCommand>(_ name: String, _ command: C) {
-        handlers[name] = Self.handler(command)
-        batchReaders[name] = ({ calls in command.readAhead(calls.compactMap { try? C.Input(from: $0) }) }, command.endBatch)
+    public mutating func register<C: BatchReadingCommand>(_ command: C) {
+        handlers[command.descriptor.name] = (command.descriptor, Self.handler(command))
+        batchReaders[command.descriptor.name] = ({ calls in command.readAhead(calls.compactMap { try? C.Input(from: $0) }) },
+                                                 command.endBatch)
     }
 
-    public mutating func on<C: SignedInCommand>(_ name: String, _ command: C) {
-        handlers[name] = { [sessions] parameters, context in
+    public mutating func register<C: SignedInCommand>(_ command: C) {
+        var descriptor = command.descriptor
+        descriptor.signIn = true
+        handlers[descriptor.name] = (descriptor, { [sessions] parameters, context in
             let user = try Self.requireUser(context, sessions)
             return try command.run(try C.Input(from: parameters), as: user, in: context)
-        }
+        })
     }
 
     /// Runs the named command. An unknown or missing name gets the empty
@@ -55,12 +57,11 @@ public struct CommandRouter {
         return body()
     }
 
-    /// The names of the commands, in no particular order.
-    public var names: [String] { Array(handlers.keys) }
+    /// The commands' descriptors, by name.
+    public var descriptors: [CommandDescriptor] { handlers.values.map(\.descriptor).sorted { $0.name < $1.name } }
 
-    /// Lets these commands run when a browser sent them from another web
-    /// site (`CommandContext.isCrossOrigin`): those that change nothing.
-    public mutating func allowFromOtherWebSites(_ names: Set<String>) { crossOriginAllowed.formUnion(names) }
+    /// The named command's descriptor, nil when there is none.
+    public func descriptor(named name: String) -> CommandDescriptor? { handlers[name]?.descriptor }
 
     /// What a command answered.
     public enum Outcome {
@@ -72,7 +73,7 @@ public struct CommandRouter {
     /// is no such command. (The form API and JSON-RPC both run commands so.)
     public func invoke(_ name: String, _ parameters: any RequestParameters, in context: CommandContext) -> Outcome? {
         guard let handler = handlers[name] else { return nil }
-        let outcome = run(handler, name, parameters, in: context)
+        let outcome = run(handler.run, handler.descriptor, parameters, in: context)
         switch outcome {
         case .output: context.outcome = "ok"
         case .failure(let failure): context.outcome = failure.outcome
@@ -80,14 +81,17 @@ public struct CommandRouter {
         return outcome
     }
 
-    private func run(_ handler: Handler, _ name: String, _ parameters: any RequestParameters, in context: CommandContext) -> Outcome {
-        if context.isCrossOrigin && !crossOriginAllowed.contains(name) { return .failure(CrossOriginRefused()) }
+    private func run(_ handler: Handler, _ descriptor: CommandDescriptor, _ parameters: any RequestParameters,
+                     in context: CommandContext) -> Outcome {
+        // A browser's request from another web site may only read.
+        if context.isCrossOrigin && !descriptor.readOnly { return .failure(CrossOriginRefused()) }
         do {
             return .output(try handler(parameters, context))
         } catch let failure as any APIFailure {
+            assert(descriptor.errors.contains(failure.kind), "\(descriptor.name): \(failure) is not among its descriptor's errors")
             return .failure(failure)
         } catch {
-            Log.error("\(name.prefix(16)): \(error)")
+            Log.error("\(descriptor.name.prefix(16)): \(error)")
             return .failure(ServiceUnavailable())
         }
     }

@@ -1,8 +1,9 @@
 /// What kind of failure a command reported: the JSON-RPC adapter answers
 /// each kind with its own error code (docs/API.md); the form API answers
-/// them all as `{"error":"…"}`.
-public enum FailureKind: Sendable {
-    case authorization, notFound, notAllowed, rateLimited, unavailable, invalidParameters, other
+/// them all as `{"error":"…"}`. A command's own failures say their kind
+/// in its file, and its descriptor lists them.
+public enum FailureKind: Sendable, CaseIterable {
+    case invalidParameters, other, authorization, notFound, notAllowed, rateLimited, unavailable
 
     /// The JSON-RPC error code.
     public var code: Int {
@@ -16,59 +17,23 @@ public enum FailureKind: Sendable {
         case .invalidParameters: JSONRPCService.StandardError.invalidParams.rawValue
         }
     }
+
+    /// What the code means (`rpc.discover`'s errors).
+    public var summary: String {
+        switch self {
+        case .invalidParameters: "Invalid params: a parameter's value is refused (the message says which)"
+        case .other: "the command's own failure (its text as the form API answers it)"
+        case .authorization: "Authorization required"
+        case .notFound: "no such photo or comment"
+        case .notAllowed: "not allowed (someone else's, or a request from another web site)"
+        case .rateLimited: "too many requests, try again later"
+        case .unavailable: "the service is temporarily unavailable, or busy: try again"
+        }
+    }
 }
 
 extension AuthorizationRequired { public var kind: FailureKind { .authorization } }
 extension ServiceUnavailable { public var kind: FailureKind { .unavailable } }
 extension CrossOriginRefused { public var kind: FailureKind { .notAllowed } }
-extension ParameterRules.Invalid { var kind: FailureKind { .invalidParameters } }
-extension ParameterRules.Missing { var kind: FailureKind { .invalidParameters } }
 extension StreamExtra.Unknown { var kind: FailureKind { .invalidParameters } }
 extension PhotoEffect.Unknown { var kind: FailureKind { .invalidParameters } }
-
-extension CommentCommand.Failure {
-    public var kind: FailureKind {
-        switch self {
-        case .noSuchPhoto: .notFound
-        case .tooManyComments: .rateLimited
-        case .empty, .tooLong, .invalidText, .invisibleText, .blank, .tooManyLines, .notUTF8: .other
-        }
-    }
-}
-
-extension PreviewCommand.Failure {
-    public var kind: FailureKind {
-        switch self {
-        case .tooManyPreviews: .rateLimited
-        case .busy: .unavailable
-        case .noFile, .noEffect: .other
-        }
-    }
-}
-
-extension UncommentCommand.Failure {
-    public var kind: FailureKind {
-        switch self {
-        case .noSuchComment: .notFound
-        case .notAllowed: .notAllowed
-        }
-    }
-}
-
-extension VoteCommand.Failure {
-    public var kind: FailureKind {
-        switch self {
-        case .noSuchPhoto: .notFound
-        case .tooManyVotes: .rateLimited
-        }
-    }
-}
-
-extension DeleteCommand.Failure {
-    public var kind: FailureKind {
-        switch self {
-        case .noSuchPhoto: .notFound
-        case .notOwner: .notAllowed
-        }
-    }
-}

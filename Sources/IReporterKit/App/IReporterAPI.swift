@@ -1,87 +1,69 @@
 /// The API of the original (`index.php` + `api.php`): its five commands in
 /// the router, and those the tutorial left for later; one instance per
-/// worker process.
+/// worker process. What every request's life shares (timing, the replica
+/// reads' scope, the access log) is the gateway's pipeline
+/// (`Gateway/GatewayPipeline.swift`); here, a request's commands run.
 public final class IReporterAPI {
     public let services: AppServices
-    private let router: CommandRouter
+    let router: CommandRouter
     private let rpc: JSONRPCService
-    /// Time the last request spent in the database and in image work.
-    public private(set) var lastTimings = (databaseMicros: Int64(0), imageMicros: Int64(0))
-    /// What the access log says of the last request: its outcome (`ok` or
-    /// the failure's name) and, for JSON-RPC, the method called. A batch
-    /// gives each call's, comma-separated, in order.
-    public private(set) var lastOutcome = (outcome: "-", method: "-")
 
     public init(services: AppServices) {
         self.services = services
         var router = CommandRouter(sessions: services.sessions)
         let login = LoginCommand(services)
-        router.on("login", login)
-        router.on("register", RegisterCommand(services, login: login))
-        router.on("upload", UploadCommand(services))
-        router.on("logout", LogoutCommand(services))
-        router.on("stream", StreamCommand(services))
-        router.on("comment", CommentCommand(services))
-        router.on("comments", CommentsCommand(services))
-        router.on("uncomment", UncommentCommand(services))
-        router.on("like", VoteCommand(services, vote: .like))
-        router.on("dislike", VoteCommand(services, vote: .dislike))
-        router.on("unvote", VoteCommand(services, vote: nil))
-        router.on("delete", DeleteCommand(services))
-        router.on("effects", EffectsCommand())
-        router.on("preview", PreviewCommand(services))
-        router.on("search", SearchCommand(services))
-        router.allowFromOtherWebSites(["stream", "comments", "effects"])
+        router.register(login)
+        router.register(RegisterCommand(services, login: login))
+        router.register(UploadCommand(services))
+        router.register(LogoutCommand(services))
+        router.register(StreamCommand(services))
+        router.register(CommentCommand(services))
+        router.register(CommentsCommand(services))
+        router.register(UncommentCommand(services))
+        router.register(VoteCommand(services, vote: .like))
+        router.register(VoteCommand(services, vote: .dislike))
+        router.register(VoteCommand(services, vote: nil))
+        router.register(DeleteCommand(services))
+        router.register(EffectsCommand())
+        router.register(PreviewCommand(services))
+        router.register(SearchCommand(services))
         self.router = router
-        rpc = JSONRPCService(router: router, methods: router.names)
+        rpc = JSONRPCService(router: router)
     }
 
     /// The commands' names (the JSON-RPC methods too): the metrics' labels.
-    public var commandNames: [String] { router.names }
+    public var commandNames: [String] { router.descriptors.map(\.name) }
 
+    /// A form's command. The answer says, for the access log, its outcome
+    /// (`ok`, the failure's name, `unknown-command`) and time in image work.
     public func handle(_ request: APIRequest) -> APIResponse {
-        let databaseBefore = services.databaseMicros()
-        let context = CommandContext(sessionCookie: request.sessionCookie, isSecure: request.isSecure,
+        let context = CommandContext(session: request.session, isSecure: request.isSecure,
                                      clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
         for path in request.parameters.spooledPaths { context.removeWhenAnswered(path) }
-        beginReads(request)
-        defer { services.readYourWrites?.endRequest() }
-        let response = router.route(request.parameters, in: context)
+        var response = router.route(request.parameters, in: context)
         context.removeTemporaryFiles()
-        lastTimings = (services.databaseMicros() - databaseBefore, context.imageMicros)
-        lastOutcome = (context.outcome ?? "unknown-command", "-")
+        response.outcome = context.outcome ?? "unknown-command"
+        response.imageMicros = context.imageMicros
         return response
     }
 
-    /// Whose writes the request's replica reads must show: the user of the
-    /// session it came with, looked up only if a read or a write asks.
-    private func beginReads(_ request: APIRequest) {
-        guard let reads = services.readYourWrites else { return }
-        let sessions = services.sessions, cookie = request.sessionCookie
-        reads.beginRequest { try? SignedInUser.of(CommandContext(sessionCookie: cookie), in: sessions)?.id }
-    }
-
     /// A JSON-RPC 2.0 body (`POST /iReporter/rpc`): one call or a batch.
+    /// The answer's outcome and call give each call's, comma-separated, in order.
     public func handle(jsonRPC body: [UInt8], of request: APIRequest) -> APIResponse {
-        let databaseBefore = services.databaseMicros()
-        var imageMicros: Int64 = 0
         var calls: [CommandContext] = []
-        beginReads(request)
-        defer { services.readYourWrites?.endRequest() }
         let (answer, sessionChanged) = rpc.answer(body, sessionCookie: request.sessionCookie) { cookie in
-            CommandContext(sessionCookie: cookie, isSecure: request.isSecure, clientAddress: request.clientAddress,
-                           isCrossOrigin: request.isCrossOrigin)
+            // The request's own session while no call has changed it: read once for all of them.
+            CommandContext(session: cookie == request.sessionCookie ? request.session : RequestSession(cookie: cookie),
+                           isSecure: request.isSecure, clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
         } finished: {
-            imageMicros += $0.imageMicros
             calls.append($0)
         }
-        lastTimings = (services.databaseMicros() - databaseBefore, imageMicros)
-        // No call at all: the body was no JSON-RPC (parse error, empty or oversized batch).
-        lastOutcome = calls.isEmpty ? ("invalid-request", "-")
-            : (calls.map { $0.outcome ?? "invalid-request" }.joined(separator: ","),
-               calls.map { $0.method.map(AccessLog.field) ?? "-" }.joined(separator: ","))
         var response = APIResponse(body: answer ?? [], setCookie: sessionChanged.map(CommandRouter.cookies(for:)) ?? [])
         if answer == nil { response.status = 204 }
+        // No call at all: the body was no JSON-RPC (parse error, empty or oversized batch).
+        response.outcome = calls.isEmpty ? "invalid-request" : calls.map { $0.outcome ?? "invalid-request" }.joined(separator: ",")
+        response.call = calls.isEmpty ? "-" : calls.map { $0.method.map(AccessLog.field) ?? "-" }.joined(separator: ",")
+        response.imageMicros = calls.reduce(0) { $0 + $1.imageMicros }
         return response
     }
 }
@@ -90,8 +72,10 @@ public final class IReporterAPI {
 /// may need to know of the connection.
 public struct APIRequest {
     public var parameters: any RequestParameters
+    /// The session it came with (the gateway's, read at most once).
+    public var session: RequestSession
     /// The `PHPSESSID` cookie's value, if any (not yet validated).
-    public var sessionCookie: [UInt8]?
+    public var sessionCookie: [UInt8]? { session.cookie }
     /// The request came over HTTPS (the session cookie then gets `Secure`).
     public var isSecure: Bool
     /// The client's address as the web server saw it (login throttling).
@@ -101,8 +85,14 @@ public struct APIRequest {
 
     public init(parameters: any RequestParameters, sessionCookie: [UInt8]? = nil, isSecure: Bool = false,
                 clientAddress: String = "-", isCrossOrigin: Bool = false) {
+        self.init(parameters: parameters, session: RequestSession(cookie: sessionCookie), isSecure: isSecure,
+                  clientAddress: clientAddress, isCrossOrigin: isCrossOrigin)
+    }
+
+    public init(parameters: any RequestParameters, session: RequestSession, isSecure: Bool = false,
+                clientAddress: String = "-", isCrossOrigin: Bool = false) {
         self.parameters = parameters
-        self.sessionCookie = sessionCookie
+        self.session = session
         self.isSecure = isSecure
         self.clientAddress = clientAddress
         self.isCrossOrigin = isCrossOrigin

@@ -186,3 +186,55 @@ public struct JPEGImage: CommandOutput {
     public var json: [UInt8] { jpeg }
     public var contentType: String { "image/jpeg" }
 }
+
+/// What a command answers, as `rpc.discover` describes its JSON-RPC result
+/// (the form API's `{"result":X}` is X there; ids and numbers are strings,
+/// as mysqli gave them).
+public enum ResultShape: Sendable {
+    /// `SignedIn`
+    case signedIn
+    /// `PhotoList`, or with `extras` `PhotoListWithExtras`
+    case photos
+    /// `Successful`
+    case successful
+    /// `NoContent`: null over JSON-RPC
+    case nothing
+    /// `VoteTally`
+    case voteTally
+    /// `CommentList`
+    case comments
+    /// `EffectList`
+    case effects
+    /// `JPEGImage` (a form command only)
+    case jpeg
+
+    /// The JSON Schema of the JSON-RPC result.
+    public var schema: String {
+        func list(_ properties: String, required: String) -> String {
+            #"{"type":"array","items":{"type":"object","properties":{\#(properties)},"required":[\#(required)]}}"#
+        }
+        let id = #"{"type":"string","pattern":"^[0-9]+$"}"#
+        let text = #"{"type":["string","null"]}"#
+        let photo = #""IdPhoto":\#(id),"title":\#(text),"IdUser":\#(id),"username":\#(text)"#
+        let photoKeys = #""IdPhoto","title","IdUser","username""#
+        switch self {
+        case .signedIn: return list(#""IdUser":\#(id),"username":{"type":"string"}"#, required: #""IdUser","username""#)
+        case .photos:
+            let extras = StreamExtra.allCases.map { #",""# + $0.rawValue + #"":{"type":["string","null"]}"# }.joined()
+            return list(photo + extras, required: photoKeys)
+        case .successful: return #"{"type":"object","properties":{"successful":{"const":1}},"required":["successful"]}"#
+        case .nothing: return #"{"type":"null"}"#
+        case .voteTally:
+            let counts = ["likes", "dislikes", "comments"].map { #",""# + $0 + #"":\#(id)"# }.joined()
+            return list(#""IdPhoto":\#(id)"# + counts + #","myvote":{"enum":["1","-1","0"]}"#,
+                        required: #""IdPhoto","likes","dislikes","comments","myvote""#)
+        case .comments:
+            return list(#""IdComment":\#(id),"IdPhoto":\#(id),"IdUser":\#(id),"username":\#(text),"text":{"type":"string"},"created":\#(id)"#,
+                        required: #""IdComment","IdPhoto","IdUser","username","text","created""#)
+        case .effects:
+            return list(#""effect":{"enum":[\#(PhotoEffect.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]},"summary":{"type":"string"}"#,
+                        required: #""effect","summary""#)
+        case .jpeg: return #"{"type":"string","contentMediaType":"image/jpeg"}"#
+        }
+    }
+}

@@ -12,15 +12,4 @@ public enum StreamExtra: String, CaseIterable, Sendable {
             "Invalid extras: a comma list of " + StreamExtra.allCases.map(\.rawValue).joined(separator: ", ") + " is expected"
         }
     }
-
-    /// The extras of a comma list (`likes,myvote`), in rendering order; an
-    /// unknown name is an error.
-    static func list(_ text: [UInt8]) throws(Unknown) -> [StreamExtra] {
-        var chosen = Set<StreamExtra>()
-        for name in text.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            guard let extra = StreamExtra(rawValue: String(decoding: name, as: UTF8.self)) else { throw Unknown() }
-            chosen.insert(extra)
-        }
-        return allCases.filter(chosen.contains)
-    }
 }

@@ -4,7 +4,10 @@ import Glibc
 
 /// Turns one gateway request into an `APIRequest` (form, cookie), runs the
 /// command and writes the answer with the headers the original sent. Also
-/// answers the operator's ping and status paths.
+/// answers the operator's ping and status paths, the photo sizes not made
+/// yet, JSON-RPC and Flickr's REST. Every request goes through one pipeline
+/// of middlewares (`GatewayPipeline`): the access log's record, the request
+/// id, timing, the replica reads' scope; then its route.
 final class APIResponder {
     /// What the access log and slow-request log say about one request.
     struct Record {
@@ -31,6 +34,8 @@ final class APIResponder {
     private let sizes: PhotoSizeResponder?
     private let cookieSecureAlways: Bool
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
+    /// Every request's steps, outermost first.
+    let pipeline: GatewayPipeline
 
     init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, cookieSecureAlways: Bool = false,
          operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil, sizes: PhotoSizeResponder? = nil) {
@@ -41,6 +46,10 @@ final class APIResponder {
         self.uploadDirectory = uploadDirectory
         self.maxUploadBytes = maxUploadBytes
         self.operatorPages = operatorPages
+        pipeline = GatewayPipeline(middlewares: [
+            AccessLogMiddleware(), RequestIDMiddleware(), TimingMiddleware(databaseMicros: api.services.databaseMicros),
+            ReplicaReadsMiddleware(reads: api.services.readYourWrites, sessions: api.services.sessions),
+        ])
     }
 
     deinit { buffer.deallocate() }
@@ -48,82 +57,73 @@ final class APIResponder {
     /// The API's commands (the metrics' labels).
     var commandNames: [String] { api.commandNames }
 
-    /// The web server's id for the request: nginx's `$request_id` (the
-    /// shipped configurations pass it as REQUEST_ID), or mod_unique_id's.
-    static func requestID(_ request: GatewayRequest) -> String? {
-        request.param("REQUEST_ID") ?? request.param("UNIQUE_ID")
-    }
-
     /// A request Apache refused as too large (`LimitRequestBody`) arrives
     /// here as its `ErrorDocument 413` (deploy/apache/lamp*/.htaccess), with
     /// `REDIRECT_STATUS=413` and no body: it gets the same JSON answer as a
     /// photo over our own limit, as nginx's `error_page 413` gives.
     @discardableResult
     func respond(to request: GatewayRequest) -> Record {
+        let page = operatorPages?.page(for: request)
+        let route: GatewayRoute = if page != nil { .operatorPage }
+            else if let sizes, sizes.handles(request) { .photoSize }
+            else if Self.isJSONRPC(request.param("REQUEST_URI") ?? "-") { .jsonRPC }
+            else if flickr != nil && FlickrResponder.isRESTPath(request) { .flickr }
+            else { .form }
+        let context = GatewayContext(request, route: route)
+        let answer = pipeline.run(context) { context in
+            switch context.route {
+            case .operatorPage:
+                (context.record.command, context.record.outcome) = ("status", "ok")
+                return GatewayAnswer(body: page ?? [], loggedBytes: 0)
+            case .photoSize:
+                (context.record.command, context.record.outcome) = ("size", "ok")
+                return GatewayAnswer(body: sizes?.answer(request) ?? [])
+            case .jsonRPC: return answerJSONRPC(context)
+            case .flickr: return answerFlickr(context)
+            case .form: return answerForm(context)
+            }
+        }
+        request.write(answer.head + answer.body)
+        return context.record
+    }
+
+    /// The form API: the body read as a form, the command run, the
+    /// original's headers (Apache keeps its 413 for an ErrorDocument's
+    /// answer unless told otherwise).
+    private func answerForm(_ context: GatewayContext) -> GatewayAnswer {
+        let request = context.request
         let started = monotonicMicros()
-        // Copied now: libfcgi frees the parameters when the request is finished.
-        var record = Record(client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
-                            uri: request.param("REQUEST_URI") ?? "-",
-                            requestID: AccessLog.field(Self.requestID(request) ?? ""))
-        // Echoed so that a client's report finds its log lines; only an id
-        // the log writes as it is (no byte of it can break the header).
-        let echo = record.requestID == "-" || record.requestID != Self.requestID(request) ? [] : Array("X-Request-Id: \(record.requestID)\r\n".utf8)
-        if let page = operatorPages?.page(for: request) {
-            request.write(echo + page)
-            record.command = "status"
-            record.outcome = "ok"
-            record.totalMicros = monotonicMicros() - started
-            return record
-        }
-        if let sizes, sizes.handles(request) {
-            let answer = sizes.answer(request)
-            request.write(echo + answer)
-            record.command = "size"
-            record.outcome = "ok"
-            record.bytes = answer.count
-            record.totalMicros = monotonicMicros() - started
-            return record
-        }
-        if Self.isJSONRPC(record.uri) {
-            record.command = "rpc"
-            let response = answerJSONRPC(request, record: &record)
-            request.write(echo + Self.head(for: response) + response.body)
-            record.bytes = response.body.count
-            record.totalMicros = monotonicMicros() - started
-            return record
-        }
-        var response: APIResponse
         let refusedByWebServer = request.param("REDIRECT_STATUS") == "413"
         let form = refusedByWebServer ? .failure(.fileTooLarge(limit: maxUploadBytes)) : readForm(request)
-        record.parseMicros = monotonicMicros() - started
-        if let flickr, FlickrResponder.isRESTPath(request) {
-            let answer = flickr.answer(form: (try? form.get()) ?? FormData(), request: request)
-            for path in (try? form.get())?.spooledPaths ?? [] { unlink(path) }
-            request.write(echo + answer.bytes)
-            record.command = "flickr"
-            (record.call, record.outcome) = (answer.method, answer.outcome)
-            record.bytes = answer.bytes.count
-            record.totalMicros = monotonicMicros() - started
-            return record
-        }
+        context.record.parseMicros = monotonicMicros() - started
+        let response: APIResponse
         switch form {
         case .success(let form):
-            record.command = form.field("command").map { AccessLog.field(String(decoding: $0.prefix(16), as: UTF8.self)) } ?? "-"
+            context.record.command = form.field("command").map { AccessLog.field(String(decoding: $0.prefix(16), as: UTF8.self)) } ?? "-"
             // The spool files are the command context's: removed when answered, unless moved into place.
-            response = api.handle(apiRequest(request, parameters: form, client: record.client))
-            record.databaseMicros = api.lastTimings.databaseMicros
-            record.imageMicros = api.lastTimings.imageMicros
-            record.outcome = api.lastOutcome.outcome
+            response = api.handle(apiRequest(context, parameters: form))
+            context.record.imageMicros = response.imageMicros
+            context.record.outcome = response.outcome
         case .failure(let error):
             let failure = Self.failure(for: error)
             response = .failure(failure)
-            record.outcome = failure.outcome
+            context.record.outcome = failure.outcome
         }
-        // Apache keeps its 413 for an ErrorDocument's answer unless told otherwise.
-        request.write(echo + (refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []) + Self.head(for: response) + response.body)
-        record.bytes = response.body.count
-        record.totalMicros = monotonicMicros() - started
-        return record
+        let status = refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []
+        return GatewayAnswer(head: status + Self.head(for: response), body: response.body)
+    }
+
+    /// Flickr's REST: the query string's and the form's parameters.
+    private func answerFlickr(_ context: GatewayContext) -> GatewayAnswer {
+        guard let flickr else { return answerForm(context) }
+        let started = monotonicMicros()
+        let form = context.request.param("REDIRECT_STATUS") == "413" ? .failure(.fileTooLarge(limit: maxUploadBytes))
+            : readForm(context.request)
+        context.record.parseMicros = monotonicMicros() - started
+        let answer = flickr.answer(form: (try? form.get()) ?? FormData(), request: context.request)
+        for path in (try? form.get())?.spooledPaths ?? [] { unlink(path) }
+        (context.record.command, context.record.call, context.record.outcome) = ("flickr", answer.method, answer.outcome)
+        return GatewayAnswer(body: answer.bytes)
     }
 
     /// A body that could not be read as a form: answered before any command runs.
@@ -150,10 +150,11 @@ final class APIResponder {
     }
 
     /// What the command needs to know of the request besides its parameters.
-    private func apiRequest(_ request: GatewayRequest, parameters: any RequestParameters, client: String) -> APIRequest {
-        APIRequest(parameters: parameters, sessionCookie: Cookies.sessionID(request.param("HTTP_COOKIE")),
-                   isSecure: cookieSecureAlways || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
-                   clientAddress: client, isCrossOrigin: Self.isCrossOrigin(request))
+    private func apiRequest(_ context: GatewayContext, parameters: any RequestParameters) -> APIRequest {
+        let request = context.request
+        return APIRequest(parameters: parameters, session: context.session,
+                          isSecure: cookieSecureAlways || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
+                          clientAddress: context.record.client, isCrossOrigin: Self.isCrossOrigin(request))
     }
 
     /// Whether a browser says the request comes from another origin (`WebOrigin`).
@@ -166,32 +167,46 @@ final class APIResponder {
 
     /// A JSON-RPC request: a bounded `application/json` POST body. Whatever
     /// is wrong with it is answered in JSON-RPC's own terms.
-    private func answerJSONRPC(_ request: GatewayRequest, record: inout Record) -> APIResponse {
+    private func answerJSONRPC(_ context: GatewayContext) -> GatewayAnswer {
+        let request = context.request
         let started = monotonicMicros()
-        record.outcome = "invalid-request"
-        func refused(_ detail: String) -> APIResponse {
-            APIResponse(body: JSONRPCService.error(.invalidRequest, detail: detail, id: nil))
+        context.record.command = "rpc"
+        context.record.outcome = "invalid-request"
+        func refused(_ detail: String) -> GatewayAnswer {
+            let response = APIResponse(body: JSONRPCService.error(.invalidRequest, detail: detail, id: nil))
+            return GatewayAnswer(head: Self.head(for: response), body: response.body)
         }
         guard request.param("REQUEST_METHOD") == "POST" else { return refused("send a POST") }
         let contentType = (request.param("CONTENT_TYPE") ?? "").lowercased()
         guard contentType.hasPrefix("application/json") else { return refused("the body must be application/json") }
         let limit = JSONRPCService.maxBodyBytes
-        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > limit {
+        var body: [UInt8] = []
+        guard readBody(request, limit: limit, { body.append(contentsOf: $0) }) else {
             return refused("the body is over \(limit / 1024) KiB")
         }
-        var body: [UInt8] = []
+        context.record.parseMicros = monotonicMicros() - started
+        let response = api.handle(jsonRPC: body, of: apiRequest(context, parameters: FormData()))
+        context.record.imageMicros = response.imageMicros
+        (context.record.outcome, context.record.call) = (response.outcome, response.call)
+        return GatewayAnswer(head: Self.head(for: response), body: response.body)
+    }
+
+    /// Reads the body in chunks into `consume`, up to `limit` bytes (a
+    /// `CONTENT_LENGTH` over it is refused before reading); false when the
+    /// body is over it.
+    private func readBody<Failure: Error>(_ request: GatewayRequest, limit: Int,
+                                          _ consume: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) -> Bool {
+        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > limit { return false }
+        var total = 0
         while true {
             let count = request.read(into: buffer)
-            body.append(contentsOf: buffer[..<max(count, 0)])
-            if body.count > limit { return refused("the body is over \(limit / 1024) KiB") }
-            if count < buffer.count { break }
+            if count > 0 {
+                total += count
+                if total > limit { return false }
+                try consume(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            }
+            if count < buffer.count { return true }
         }
-        record.parseMicros = monotonicMicros() - started
-        let response = api.handle(jsonRPC: body, of: apiRequest(request, parameters: FormData(), client: record.client))
-        record.databaseMicros = api.lastTimings.databaseMicros
-        record.imageMicros = api.lastTimings.imageMicros
-        (record.outcome, record.call) = api.lastOutcome
-        return response
     }
 
     /// The headers every answer of index.php carried (session_start() sent the
@@ -208,10 +223,6 @@ final class APIResponder {
     /// read into memory (bounded), anything else (a GET) an empty form.
     private func readForm(_ request: GatewayRequest) -> Result<FormData, FormDataError> {
         guard request.param("REQUEST_METHOD") == "POST" else { return .success(FormData()) }
-        let bodyLimit = maxUploadBytes + Self.formOverhead
-        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > bodyLimit {
-            return .failure(.fileTooLarge(limit: maxUploadBytes))
-        }
         let contentType = request.param("CONTENT_TYPE") ?? ""
         if let boundary = MultipartParser.boundary(fromContentType: contentType) {
             let parser = MultipartParser(boundary: boundary, limits: MultipartLimits(maxFileBytes: maxUploadBytes),
@@ -219,27 +230,25 @@ final class APIResponder {
             var total = 0
             defer { Metrics.count(.uploadBytes, Int64(total)) }
             do {
-                while true {
-                    let count = request.read(into: buffer)
-                    if count > 0 {
-                        total += count
-                        if total > bodyLimit { return .failure(.fileTooLarge(limit: maxUploadBytes)) }
-                        try parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                    }
-                    if count < buffer.count { break }
+                let counted = { (chunk: UnsafeRawBufferPointer) throws(FormDataError) in
+                    total += chunk.count
+                    try parser.feed(chunk)
+                }
+                guard try readBody(request, limit: maxUploadBytes + Self.formOverhead, counted) else {
+                    return .failure(.fileTooLarge(limit: maxUploadBytes))
                 }
                 return .success(try parser.finish())
             } catch {
                 return .failure(error)
             }
         }
+        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > maxUploadBytes + Self.formOverhead {
+            return .failure(.fileTooLarge(limit: maxUploadBytes))
+        }
         if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             var body: [UInt8] = []
-            while true {
-                let count = request.read(into: buffer)
-                body.append(contentsOf: buffer[..<max(count, 0)])
-                if body.count > Self.formOverhead { return .failure(.overLimit("urlencoded body")) }
-                if count < buffer.count { break }
+            guard readBody(request, limit: Self.formOverhead, { body.append(contentsOf: $0) }) else {
+                return .failure(.overLimit("urlencoded body"))
             }
             return .success(URLEncodedForm.parse(body))
         }

@@ -47,13 +47,6 @@ public enum PhotoEffect: String, CaseIterable, Sendable {
         var message: String { "Unknown effect: the effects command lists them" }
     }
 
-    /// The effect a request names; nil for none (absent or empty).
-    static func named(_ name: [UInt8]?) throws(Unknown) -> PhotoEffect? {
-        guard let name, !name.isEmpty else { return nil }
-        guard let effect = PhotoEffect(rawValue: String(decoding: name, as: UTF8.self)) else { throw Unknown() }
-        return effect
-    }
-
     private static let sharpening: [Float] = [0, -1, 0, -1, 5, -1, 0, -1, 0]
     private static let mildSharpening: [Float] = [0, -0.5, 0, -0.5, 3, -0.5, 0, -0.5, 0]
 

@@ -5,26 +5,7 @@ import Glibc
 /// The objects a worker (or a CGI process) serves with, made from the
 /// configuration in one place: the one place where a backend is chosen.
 extension Configuration {
-    var apiPolicy: AppServices.Policy {
-        var policy = AppServices.Policy()
-        policy.maxImagePixels = maxImagePixels
-        policy.maxDecodeBytes = maxDecodeMemoryMiB << 20
-        policy.concurrentDecodes = imageDecodeConcurrency > 0
-            ? imageDecodeConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        policy.uploadsPerHour = uploadRateLimit
-        policy.passwordHashing = passwordHashing
-        policy.concurrentHashes = passwordHashConcurrency > 0
-            ? passwordHashConcurrency : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        // With replicas, no worker cache: a copy read from a lagging replica
-        // would be kept under the current stream generation and served to
-        // the user whose write it misses.
-        policy.streamCacheMillis = replicas.isEmpty ? Int64(streamCacheMillis) : 0
-        policy.searchCacheMillis = replicas.isEmpty ? Int64(searchCacheMillis) : 0
-        policy.commentsPerHour = commentRateLimit
-        policy.votesPerHour = voteRateLimit
-        policy.previewsPerHour = previewRateLimit
-        return policy
-    }
+    var apiPolicy: AppServices.Policy { AppServices.Policy(self) }
 
     /// `flickr_api_keys` as a set (empty: any key).
     var flickrAPIKeySet: Set<String> {

@@ -13,7 +13,7 @@ struct RequestMetrics {
     /// Flickr methods and the server's own pages are added here.
     init(table: MetricsTable?, commands: some Sequence<String>) {
         self.table = table
-        self.commands = Set(commands).union(FlickrAPI.methods).union(["rpc.discover"])
+        self.commands = Set(commands).union(FlickrMethod.allCases.map(\.rawValue)).union(["rpc.discover"])
     }
 
     struct Call: Equatable {

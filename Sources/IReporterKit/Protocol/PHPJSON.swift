@@ -11,6 +11,9 @@ public struct PHPJSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// JSON made elsewhere (a schema), as it is.
+    public mutating func raw(json text: String) { bytes.append(contentsOf: text.utf8) }
+
     public mutating func string<C: Collection>(_ value: C) where C.Element == UInt8 {
         let mark = bytes.count
         if !appendEscaped(value) {

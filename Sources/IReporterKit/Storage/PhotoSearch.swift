@@ -30,7 +30,7 @@ public struct PhotoScope: Sendable, Hashable {
 }
 
 public struct PhotoSearchQuery: Sendable, Hashable {
-    public enum Order: String, Sendable {
+    public enum Order: String, Sendable, CaseIterable {
         /// Newest first; pages continue `before` the last photo shown.
         case newest
         /// Photos where more terms are whole words first, then newest; over

@@ -39,10 +39,12 @@ final class AppHarness {
     }
 
     /// Cheap Argon2 parameters: the rules are under test here, not the cost.
+    /// The tests add photos behind the API's back: no search cache unless a test asks.
     static var cheapPolicy: AppServices.Policy {
         var policy = AppServices.Policy()
         policy.passwordHashing.memoryKiB = 64
         policy.passwordHashing.iterations = 1
+        policy.searchCacheMillis = 0
         return policy
     }
 

@@ -13,6 +13,8 @@ struct CommandRouterTests {
     }
 
     struct Echo: Command {
+        let descriptor = CommandDescriptor("echo", "Echo the text.", parameters: [CommandParameter("text", .text(maxBytes: nil), "")],
+                                           failures: [.other], result: .successful)
         struct Input: CommandInput {
             let text: [UInt8]
             init(from parameters: any RequestParameters) { text = parameters.field("text") ?? [] }
@@ -32,6 +34,7 @@ struct CommandRouterTests {
     }
 
     struct WhoAmI: SignedInCommand {
+        let descriptor = CommandDescriptor("whoami", "The signed-in user's id.", result: .successful)
         func run(_ input: NoInput, as user: SignedInUser, in context: CommandContext) -> RenderedJSON {
             RenderedJSON(json: Array("{\"IdUser\":\(user.id)}".utf8))
         }
@@ -45,7 +48,7 @@ struct CommandRouterTests {
     @Test func aCommandIsOneTypeAndOneLine() throws {
         let services = try AppServices.inMemory()
         var router = CommandRouter(sessions: services.sessions)
-        router.on("echo", Echo())
+        router.register(Echo())
         #expect(route(router, ["command": "echo", "text": "hi \"there\""]) == #"{"echo":"hi \"there\""}"#)
         #expect(route(router, ["command": "echo"]) == #"{"error":"Nothing to echo"}"#, "its failure, in its own words")
         #expect(route(router, ["command": "echo", "text": "disk"])
@@ -57,7 +60,7 @@ struct CommandRouterTests {
     @Test func aSignedInCommandNeedsASession() throws {
         let services = try AppServices.inMemory()
         var router = CommandRouter(sessions: services.sessions)
-        router.on("whoami", WhoAmI())
+        router.register(WhoAmI())
         #expect(route(router, ["command": "whoami"]) == #"{"error":"Authorization required"}"#)
         #expect(route(router, ["command": "whoami"], cookie: "../../etc/passwd") == #"{"error":"Authorization required"}"#)
         let session = try services.sessions.create([("IdUser", .string(Array("7".utf8)))], user: 7)

@@ -122,7 +122,7 @@ struct CommandTests {
 
     @Test func uploadsPerHourAreLimited() throws {
         var policy = AppHarness.cheapPolicy
-        policy.uploadsPerHour = 2
+        policy.uploadRateLimit = 2
         let phone = try AppHarness(policy: policy)
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
         for _ in 0..<2 { #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"successful":1}"#) }
@@ -131,7 +131,7 @@ struct CommandTests {
 
     @Test func previewsPerHourAreLimitedPerUser() throws {
         var policy = AppHarness.cheapPolicy
-        policy.previewsPerHour = 2
+        policy.previewRateLimit = 2
         let phone = try AppHarness(policy: policy)
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
         for _ in 0..<2 {
@@ -147,7 +147,7 @@ struct CommandTests {
 
     @Test func aPreviewIsRefusedAtOnceWhileEveryDecodeSlotIsTaken() throws {
         var policy = AppHarness.cheapPolicy
-        policy.concurrentDecodes = 1
+        policy.imageDecodeConcurrency = 1
         let gate: DecodeGate? = DecodeGate()
         let phone = try AppHarness(policy: policy, decodeGate: gate)
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])

@@ -171,7 +171,7 @@ struct ReactionCommandTests {
 
     @Test func voteFloodsAreRefused() throws {
         var policy = AppHarness.cheapPolicy
-        policy.votesPerHour = 3
+        policy.voteRateLimit = 3
         let phone = try twoUsers(photos: 1, policy: policy)
         try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
         for _ in 0..<3 { try phone.send([("command", "like"), ("IdPhoto", "2")]) }
@@ -181,7 +181,7 @@ struct ReactionCommandTests {
 
     @Test func commentsAreTextWithRules() throws {
         var policy = AppHarness.cheapPolicy
-        policy.commentsPerHour = 5
+        policy.commentRateLimit = 5
         let phone = try twoUsers(photos: 1, policy: policy)
         #expect(try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", "hi")]) == #"{"error":"Authorization required"}"#)
         try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])

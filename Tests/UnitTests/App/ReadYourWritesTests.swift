@@ -24,21 +24,31 @@ struct ReadYourWritesTests {
         let recorder = Recorder()
         var services = phone.services
         services.readYourWrites = recorder
-        let api = IReporterAPI(services: services)
+        // The scope is the gateway's (`ReplicaReadsMiddleware`): requests go through it.
+        let gateway = APIResponder(api: IReporterAPI(services: services), uploadDirectory: "/nonexistent", maxUploadBytes: 1 << 20,
+                                   flickr: FlickrResponder(api: FlickrAPI(services: services)))
+        func send(_ fields: [(String, String)]) -> String {
+            let request = BodyRequest(form: fields, cookie: phone.cookie)
+            gateway.respond(to: request)
+            phone.cookie = request.setCookie ?? phone.cookie
+            return request.answer
+        }
 
-        try phone.send([("command", "stream")], through: api)
-        let registered = try phone.body([("command", "register"), ("username", "alice"), ("password", "x")], through: api)
-        try phone.send([("command", "stream")], through: api)
-        _ = api.handle(jsonRPC: Array(#"{"jsonrpc":"2.0","method":"stream","id":1}"#.utf8),
-                       of: APIRequest(parameters: FormData(), sessionCookie: phone.cookie, clientAddress: phone.address))
+        _ = send([("command", "stream")])
+        let registered = send([("command", "register"), ("username", "alice"), ("password", "x")])
+        _ = send([("command", "stream")])
+        gateway.respond(to: BodyRequest(["REQUEST_METHOD": "POST", "REQUEST_URI": "/iReporter/rpc", "CONTENT_TYPE": "application/json",
+                                         "HTTP_COOKIE": "PHPSESSID=" + String(decoding: phone.cookie ?? [], as: UTF8.self)],
+                                        body: Array(#"{"jsonrpc":"2.0","method":"stream","id":1}"#.utf8)))
         #expect(recorder.readers.count == 4 && !recorder.open)
         #expect(recorder.readers[0] == nil && recorder.readers[1] == nil, "anonymous, and a request that signs in")
         let user = try #require(recorder.readers[2])
         #expect(registered.contains(#""IdUser":"\#(user)""#))
         #expect(recorder.readers[3] == user, "JSON-RPC too")
 
-        let flickr = FlickrAPI(services: services)
-        _ = flickr.handle(["method": Array("flickr.photos.getRecent".utf8)], oauthConsumerKey: nil, siteURL: "http://x/iReporter/")
+        gateway.respond(to: BodyRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": "/iReporter/services/rest/",
+                                         "QUERY_STRING": "method=flickr.photos.getRecent",
+                                         "HTTP_COOKIE": "PHPSESSID=" + String(decoding: phone.cookie ?? [], as: UTF8.self)]))
         #expect(recorder.readers.count == 5 && recorder.readers[4] == nil && !recorder.open, "Flickr's callers have no session")
     }
 }

@@ -174,7 +174,7 @@ struct ThrottleTests {
 
     @Test func aTakenNameCostsNoHash() throws {
         var policy = AppHarness.cheapPolicy
-        policy.concurrentHashes = 1
+        policy.passwordHashConcurrency = 1
         let gate = HashingGate()
         let phone = try phone(policy, hashingGate: gate)
         try accounts(["alice"], on: phone)

@@ -159,7 +159,7 @@ extension ImagingBenchmarkTests {
         let users = InMemoryUserStore(hashesPasswords: false)
         let photos = InMemoryPhotoStore(users: users)
         var policy = AppServices.Policy()
-        policy.uploadsPerHour = 0
+        policy.uploadRateLimit = 0
         let services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
                                    search: InMemoryPhotoSearch(photos: photos), sessions: InMemorySessionStore(),
                                    counters: InMemoryCounters(), policy: policy)

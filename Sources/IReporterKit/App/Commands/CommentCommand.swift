@@ -4,13 +4,19 @@
 /// most `TextRules.maxCommentLines` lines), plus a length limit, UTF-8 (so
 /// it can be shown) and a per-user rate.
 public struct CommentCommand: SignedInCommand {
+    public let descriptor = CommandDescriptor(
+        "comment", "Comment on a photo.", parameters: [.photo, Input.text], rateLimit: CommentCommand.rateLimit,
+        failures: [.notFound, .other], result: .comments)
+
     public struct Input: CommandInput {
+        static let text = CommandParameter("text", .text(maxBytes: nil), required: true,
+                                           "the comment: at most 1000 bytes and 20 lines, UTF-8, something visible")
         public let photoID: Int64
         public let text: [UInt8]
 
         public init(from parameters: any RequestParameters) throws {
-            photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
-            text = parameters.field("text") ?? []
+            photoID = try CommandParameter.photo.requiredInteger(parameters)
+            text = try Self.text.text(parameters)
         }
     }
 
@@ -38,7 +44,17 @@ public struct CommentCommand: SignedInCommand {
             case .noSuchPhoto: "No such photo"
             }
         }
+
+        public var kind: FailureKind {
+            switch self {
+            case .noSuchPhoto: .notFound
+            case .tooManyComments: .rateLimited
+            case .empty, .tooLong, .invalidText, .invisibleText, .blank, .tooManyLines, .notUTF8: .other
+            }
+        }
     }
+
+    static let rateLimit = RateLimit("comment_rate_limit", \.commentRateLimit, counter: "comment", failure: Failure.tooManyComments)
 
     /// `comments.text` is varchar(1000), latin1: bytes.
     public static let maxTextBytes = 1000
@@ -51,7 +67,7 @@ public struct CommentCommand: SignedInCommand {
     public init(_ services: AppServices) {
         comments = services.comments
         counters = services.counters
-        perHour = services.policy.commentsPerHour
+        perHour = Self.rateLimit.perHour(services.policy)
         now = services.now
     }
 
@@ -70,9 +86,7 @@ public struct CommentCommand: SignedInCommand {
             }
         }
         if text.count > Self.maxTextBytes { throw Failure.tooLong }
-        if perHour > 0, try !counters.allow("comment:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
-            throw Failure.tooManyComments
-        }
+        try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: text,
                                                     created: now()) else { throw Failure.noSuchPhoto }
         counters.noteStreamChanged() // the counts of cached streams

@@ -4,6 +4,10 @@
 /// `ireporter repair` (and every start) removes; never a row without its
 /// files.
 public struct DeleteCommand: SignedInCommand {
+    public let descriptor = CommandDescriptor(
+        "delete", "Delete your photo with its comments and votes.", parameters: [.photo], failures: [.notFound, .notAllowed],
+        result: .successful)
+
     public enum Failure: APIFailure {
         case noSuchPhoto
         case notOwner
@@ -12,6 +16,13 @@ public struct DeleteCommand: SignedInCommand {
             switch self {
             case .noSuchPhoto: "No such photo"
             case .notOwner: "You can only delete your own photos"
+            }
+        }
+
+        public var kind: FailureKind {
+            switch self {
+            case .noSuchPhoto: .notFound
+            case .notOwner: .notAllowed
             }
         }
     }

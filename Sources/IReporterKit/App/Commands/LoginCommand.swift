@@ -4,6 +4,9 @@
 /// web client's accounts from before it sent that value log in once with
 /// the typed password beside it (`legacy_password`) and are upgraded.
 public struct LoginCommand: Command {
+    public let descriptor = CommandDescriptor(
+        "login", "Log in (the session cookie is set).", parameters: Credentials.forLogin, failures: [.other], result: .signedIn)
+
     public enum Failure: APIFailure {
         case authorizationFailed
         case tooManyAttempts(seconds: Int64)

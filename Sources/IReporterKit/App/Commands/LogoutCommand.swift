@@ -1,6 +1,8 @@
 /// `logout`: ends the session and expires the cookie (an empty answer, as
 /// the original's `session_destroy()` gave).
 public struct LogoutCommand: Command {
+    public let descriptor = CommandDescriptor("logout", "End the session.", result: .nothing)
+
     private let sessions: any SessionStore
 
     public init(_ services: AppServices) { sessions = services.sessions }

@@ -3,6 +3,6 @@ public struct PhotoReference: CommandInput {
     public let photoID: Int64
 
     public init(from parameters: any RequestParameters) throws {
-        photoID = try ParameterRules.requiredID(parameters, "IdPhoto")
+        photoID = try CommandParameter.photo.requiredInteger(parameters)
     }
 }

@@ -6,13 +6,18 @@
 /// a decode slot: while every slot is taken it is refused at once, so that
 /// previews in parallel do not hold the workers everyone's `stream` needs.
 public struct PreviewCommand: SignedInCommand {
+    public let descriptor = CommandDescriptor(
+        "preview", "The photo (the file part, small) with an effect, as image/jpeg.", parameters: [Input.effect],
+        fileParts: ["file"], rateLimit: PreviewCommand.rateLimit, failures: [.other, .unavailable], result: .jpeg)
+
     public struct Input: CommandInput {
+        static let effect = CommandParameter.effect(required: true)
         public let file: UploadedFile?
         public let effect: PhotoEffect?
 
         public init(from parameters: any RequestParameters) throws {
             file = parameters.file("file")
-            effect = try PhotoEffect.named(parameters.field("effect"))
+            effect = try Self.effect.choice(parameters)
         }
     }
 
@@ -30,7 +35,17 @@ public struct PreviewCommand: SignedInCommand {
             case .busy: "The server is busy with other photos, please try again"
             }
         }
+
+        public var kind: FailureKind {
+            switch self {
+            case .tooManyPreviews: .rateLimited
+            case .busy: .unavailable
+            case .noFile, .noEffect: .other
+            }
+        }
     }
+
+    static let rateLimit = RateLimit("preview_rate_limit", \.previewRateLimit, counter: "preview", failure: Failure.tooManyPreviews)
 
     private let renderer: EffectRenderer
     private let maxPixels: Int
@@ -41,7 +56,7 @@ public struct PreviewCommand: SignedInCommand {
 
     public init(_ services: AppServices) {
         counters = services.counters
-        perHour = services.policy.previewsPerHour
+        perHour = Self.rateLimit.perHour(services.policy)
         maxPixels = services.policy.maxImagePixels
         renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
         decodeGate = services.decodeGate
@@ -51,9 +66,7 @@ public struct PreviewCommand: SignedInCommand {
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> JPEGImage {
         guard let spool = input.file?.spoolPath else { throw Failure.noFile }
         guard let effect = input.effect else { throw Failure.noEffect }
-        if perHour > 0, try !counters.allow("preview:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
-            throw Failure.tooManyPreviews
-        }
+        try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         let started = monotonicMicros()
         defer { context.imageMicros = monotonicMicros() - started }
         do {

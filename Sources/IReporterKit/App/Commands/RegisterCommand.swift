@@ -3,6 +3,9 @@
 /// Registrations are counted per network (`RegistrationThrottle`), and a
 /// taken name is refused before any hash is computed.
 public struct RegisterCommand: Command {
+    public let descriptor = CommandDescriptor(
+        "register", "Create an account and log it in.", parameters: Credentials.forRegister, failures: [.other], result: .signedIn)
+
     public enum Failure: APIFailure {
         case usernameExists
         case registrationFailed

@@ -6,45 +6,39 @@
 /// `page` + 1). `count` photos a page, 50 by default. `extras`: the
 /// fields `stream` adds (`StreamExtra`), the same way.
 public struct SearchCommand: Command {
+    public let descriptor = CommandDescriptor(
+        "search", "Photos whose title or author has every word of q, newest first or by relevance.",
+        parameters: [Input.query, Input.sort, Input.count, Input.before, Input.page, .extras(invalid: Failure.unknownExtras)],
+        readOnly: true, failures: [.other], result: .photos)
+
     public struct Input: CommandInput {
+        static let query = CommandParameter("q", .text(maxBytes: SearchCommand.maxQueryBytes), required: true,
+                                            "the words, at most 6", invalid: Failure.queryTooLong)
+        static let sort = CommandParameter.choice("sort", of: PhotoSearchQuery.Order.self,
+                                                  "`newest` (default) or `relevance`", invalid: Failure.unknownSort)
+        static let count = CommandParameter("count", .integer(1...Int64(SearchCommand.maxCount)),
+                                            "photos per page, 1 to 100 (default 50)", invalid: Failure.badCount)
+        static let before = CommandParameter("before", .integer(1...Int64(Int32.max)),
+                                             "`newest` only: photos with a smaller IdPhoto (the next page)", invalid: Failure.badBefore)
+        static let page = CommandParameter("page", .integer(1...Int64(PhotoSearchQuery.relevanceWindow)),
+                                           "`relevance` only: the page; relevance pages end at 500 photos", invalid: Failure.badPage)
+
         public let query: PhotoSearchQuery
         public let extras: [StreamExtra]
 
-        public init(from parameters: any RequestParameters) throws(Failure) {
-            let text = parameters.field("q") ?? []
-            guard text.count <= SearchCommand.maxQueryBytes else { throw .queryTooLong }
-            let terms = SearchWords.queryTerms(text)
-            guard !terms.isEmpty else { throw .noWords }
-            guard terms.count <= SearchCommand.maxTerms else { throw .tooManyWords }
-            let order: PhotoSearchQuery.Order
-            switch parameters.field("sort").map({ String(decoding: $0, as: UTF8.self) }) ?? "newest" {
-            case "newest": order = .newest
-            case "relevance": order = .relevance
-            default: throw .unknownSort
-            }
-            let count = try Self.number(parameters, "count", in: 1...SearchCommand.maxCount, else: .badCount)
-                ?? SearchCommand.defaultCount
-            let before = try Self.number(parameters, "before", in: 1...Int(Int32.max), else: .badBefore)
-            let page = try Self.number(parameters, "page", in: 1...PhotoSearchQuery.relevanceWindow, else: .badPage) ?? 1
-            if order == .relevance, before != nil { throw .beforeWithRelevance }
-            if order == .newest, page != 1 { throw .pageWithNewest }
-            guard (page - 1) * count < PhotoSearchQuery.relevanceWindow else { throw .badPage }
-            query = PhotoSearchQuery(terms: terms, order: order, before: before.map(Int64.init),
-                                     offset: (page - 1) * count, limit: count)
-            do {
-                extras = try parameters.field("extras").flatMap { $0.isEmpty ? nil : try StreamExtra.list($0) } ?? []
-            } catch {
-                throw .unknownExtras
-            }
-        }
-
-        /// A whole decimal number in `range`; nil when not sent.
-        private static func number(_ parameters: any RequestParameters, _ name: String,
-                                   in range: ClosedRange<Int>, else failure: Failure) throws(Failure) -> Int? {
-            guard let bytes = parameters.field(name) else { return nil }
-            guard bytes.count <= 10, !bytes.isEmpty, bytes.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let value = Int(String(decoding: bytes, as: UTF8.self)), range.contains(value) else { throw failure }
-            return value
+        public init(from parameters: any RequestParameters) throws {
+            let terms = SearchWords.queryTerms(try Self.query.text(parameters))
+            guard !terms.isEmpty else { throw Failure.noWords }
+            guard terms.count <= SearchCommand.maxTerms else { throw Failure.tooManyWords }
+            let order: PhotoSearchQuery.Order = try Self.sort.choice(parameters) ?? .newest
+            let count = Int(try Self.count.integer(parameters) ?? Int64(SearchCommand.defaultCount))
+            let before = try Self.before.integer(parameters)
+            let page = Int(try Self.page.integer(parameters) ?? 1)
+            if order == .relevance, before != nil { throw Failure.beforeWithRelevance }
+            if order == .newest, page != 1 { throw Failure.pageWithNewest }
+            guard (page - 1) * count < PhotoSearchQuery.relevanceWindow else { throw Failure.badPage }
+            query = PhotoSearchQuery(terms: terms, order: order, before: before, offset: (page - 1) * count, limit: count)
+            extras = try CommandParameter.extras(invalid: Failure.unknownExtras).list(parameters)
         }
     }
 
@@ -66,6 +60,14 @@ public struct SearchCommand: Command {
             case .unknownExtras: StreamExtra.Unknown().message
             case .tooBroad: "Search is too broad: give longer or rarer words"
             case .broken: "Search is not available"
+            }
+        }
+
+        public var kind: FailureKind {
+            switch self {
+            case .noWords, .tooManyWords, .queryTooLong, .unknownSort, .badCount, .badBefore, .badPage, .beforeWithRelevance,
+                 .pageWithNewest, .unknownExtras: .invalidParameters
+            case .tooBroad, .broken: .other
             }
         }
     }
@@ -91,7 +93,7 @@ public struct SearchCommand: Command {
         search = services.search
         photos = services.photos
         sessions = services.sessions
-        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis, clock: services.clock)
+        answers = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.searchCacheMillis), clock: services.clock)
     }
 
     public func run(_ input: Input, in context: CommandContext) throws -> RenderedJSON {

@@ -3,7 +3,15 @@
 /// than an id), `count` (1-100), `IdUser` (one person's photos), `extras`
 /// (fields added to each photo). Without them the answer is the original's.
 public struct StreamCommand: BatchReadingCommand {
+    public let descriptor = CommandDescriptor(
+        "stream", "The newest photos, a page of them, or one (IdPhoto).",
+        parameters: [Input.photo] + CommandParameter.cursor + [Input.user, .extras()], readOnly: true, failures: [.other],
+        result: .photos)
+
     public struct Input: CommandInput {
+        static let photo = CommandParameter("IdPhoto", .phpInteger, "this photo alone (the 2012 app's: any other value is none)")
+        static let user = CommandParameter("IdUser", .integer(1...Int64.max), "one person's photos")
+
         /// 0: the whole stream (PHP's `(int)` of a missing or non-numeric value).
         public let photoID: Int64
         /// Nil when none of `since`, `before`, `count` was sent.
@@ -12,10 +20,10 @@ public struct StreamCommand: BatchReadingCommand {
         public let extras: [StreamExtra]
 
         public init(from parameters: any RequestParameters) throws {
-            photoID = PHPStrings.intCast(parameters.field("IdPhoto") ?? [])
-            page = ParameterRules.hasCursor(parameters) ? try ParameterRules.cursor(parameters) : nil
-            userID = try ParameterRules.number(parameters, "IdUser")
-            extras = try parameters.field("extras").flatMap { $0.isEmpty ? nil : try StreamExtra.list($0) } ?? []
+            photoID = Self.photo.phpInteger(parameters)
+            page = try ParameterRules.cursor(parameters)
+            userID = try Self.user.integer(parameters)
+            extras = try CommandParameter.extras().list(parameters)
         }
     }
 
@@ -36,7 +44,7 @@ public struct StreamCommand: BatchReadingCommand {
         photos = services.photos
         votes = services.votes
         sessions = services.sessions
-        cache = StreamCache(counters: services.counters, maxAgeMillis: services.policy.streamCacheMillis, clock: services.clock)
+        cache = StreamCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock)
     }
 
     /// The answer with extras: the newest photos' from the cache (per viewer

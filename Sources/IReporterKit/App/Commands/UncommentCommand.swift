@@ -1,11 +1,16 @@
 /// `uncomment`: removes the comment `IdComment`, if the logged-in user
 /// wrote it or owns the photo it is on.
 public struct UncommentCommand: SignedInCommand {
+    public let descriptor = CommandDescriptor(
+        "uncomment", "Remove your comment, or one on your photo.", parameters: [Input.comment],
+        failures: [.notFound, .notAllowed], result: .successful)
+
     public struct Input: CommandInput {
+        static let comment = CommandParameter.id("IdComment", "the comment")
         public let commentID: Int64
 
         public init(from parameters: any RequestParameters) throws {
-            commentID = try ParameterRules.requiredID(parameters, "IdComment")
+            commentID = try Self.comment.requiredInteger(parameters)
         }
     }
 
@@ -17,6 +22,13 @@ public struct UncommentCommand: SignedInCommand {
             switch self {
             case .noSuchComment: "No such comment"
             case .notAllowed: "You can only remove your own comments and comments on your photos"
+            }
+        }
+
+        public var kind: FailureKind {
+            switch self {
+            case .noSuchComment: .notFound
+            case .notAllowed: .notAllowed
             }
         }
     }

@@ -4,15 +4,21 @@
 /// are durably in place. With `effect`, the effect is rendered into the
 /// stored photo and its thumbnail (`EffectRenderer`).
 public struct UploadCommand: SignedInCommand {
+    public let descriptor = CommandDescriptor(
+        "upload", "Store a photo (the file part, a JPEG) with its title.", parameters: [Input.title, Input.effect],
+        fileParts: ["file"], rateLimit: UploadCommand.rateLimit, failures: [.other], result: .successful)
+
     public struct Input: CommandInput {
+        static let title = CommandParameter("title", .text(maxBytes: nil), "one line, kept to 100 bytes")
+        static let effect = CommandParameter.effect(required: false)
         public let file: UploadedFile?
         public let title: [UInt8]
         public let effect: PhotoEffect?
 
         public init(from parameters: any RequestParameters) throws {
             file = parameters.file("file")
-            title = parameters.field("title") ?? []
-            effect = try PhotoEffect.named(parameters.field("effect"))
+            title = try Self.title.text(parameters)
+            effect = try Self.effect.choice(parameters)
         }
     }
 
@@ -45,7 +51,17 @@ public struct UploadCommand: SignedInCommand {
             case .titleNotUTF8: "Titles must be UTF-8 text"
             }
         }
+
+        public var kind: FailureKind {
+            switch self {
+            case .tooManyUploads: .rateLimited
+            case .malfunction, .serverProblem, .notAJPEG, .tooManyPixels, .tooManyPixelsForProgressive, .invalidTitle,
+                 .invisibleTitle, .blankTitle, .titleNotUTF8: .other
+            }
+        }
     }
+
+    static let rateLimit = RateLimit("upload_rate_limit", \.uploadRateLimit, counter: "upload", failure: Failure.tooManyUploads)
 
     /// The original `photos.title` is varchar(100).
     public static let maxTitleBytes = 100
@@ -84,10 +100,7 @@ public struct UploadCommand: SignedInCommand {
             case .blank: throw Failure.blankTitle
             }
         }
-        if policy.uploadsPerHour > 0,
-           try !counters.allow("upload:\(user.id)", limit: Int64(policy.uploadsPerHour), windowSeconds: 3600) {
-            throw Failure.tooManyUploads
-        }
+        try Self.rateLimit.charge(user, perHour: Self.rateLimit.perHour(policy), counters: counters)
         let imageStarted = monotonicMicros()
         let prepared = try input.effect.map { try render($0, spool: spool, in: context) }
             ?? preparePhoto(spool: spool, in: context)

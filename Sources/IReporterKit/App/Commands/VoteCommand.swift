@@ -3,6 +3,8 @@
 /// set or removed; sending the same again changes nothing. Answers the
 /// photo's counts and the vote.
 public struct VoteCommand: SignedInCommand {
+    public let descriptor: CommandDescriptor
+
     public enum Failure: APIFailure {
         case noSuchPhoto
         case tooManyVotes
@@ -13,7 +15,16 @@ public struct VoteCommand: SignedInCommand {
             case .tooManyVotes: "Too many votes, please try again later"
             }
         }
+
+        public var kind: FailureKind {
+            switch self {
+            case .noSuchPhoto: .notFound
+            case .tooManyVotes: .rateLimited
+            }
+        }
     }
+
+    static let rateLimit = RateLimit("vote_rate_limit", \.voteRateLimit, counter: "vote", failure: Failure.tooManyVotes)
 
     private let vote: Vote?
     private let votes: any VoteStore
@@ -23,15 +34,20 @@ public struct VoteCommand: SignedInCommand {
     /// `vote` nil: the command that removes the vote.
     public init(_ services: AppServices, vote: Vote?) {
         self.vote = vote
+        let (name, summary) = switch vote {
+        case .like: ("like", "Like a photo (one vote per person).")
+        case .dislike: ("dislike", "Dislike a photo (one vote per person).")
+        case nil: ("unvote", "Remove your vote.")
+        }
+        descriptor = CommandDescriptor(name, summary, parameters: [.photo], rateLimit: Self.rateLimit, failures: [.notFound],
+                                       result: .voteTally)
         votes = services.votes
         counters = services.counters
-        perHour = services.policy.votesPerHour
+        perHour = Self.rateLimit.perHour(services.policy)
     }
 
     public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
-        if perHour > 0, try !counters.allow("vote:\(user.id)", limit: Int64(perHour), windowSeconds: 3600) {
-            throw Failure.tooManyVotes
-        }
+        try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
         counters.noteStreamChanged() // the counts of cached streams
         return VoteTally(photoID: input.photoID, extras: tally)

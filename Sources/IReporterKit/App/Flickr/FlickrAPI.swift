@@ -8,12 +8,6 @@ public final class FlickrAPI {
         public let body: [UInt8]
     }
 
-    /// The methods, as `flickr.reflection.getMethods` lists them.
-    static let methods = [
-        "flickr.people.getInfo", "flickr.people.getPublicPhotos", "flickr.photos.comments.getList", "flickr.photos.getInfo",
-        "flickr.photos.getRecent", "flickr.photos.getSizes", "flickr.photos.search", "flickr.reflection.getMethods",
-        "flickr.test.echo",
-    ]
     /// Flickr's `per_page` default and maximum, and the most results a list reaches.
     static let defaultPerPage = 100
     static let maxPerPage = 500
@@ -21,13 +15,9 @@ public final class FlickrAPI {
     /// `comments.getList` answers a photo's newest this many (Flickr has no paging there).
     static let maxComments = 500
 
-    /// The methods whose answers are kept (`AnswerCache`): the lists.
-    static let listMethods: Set<String> = ["flickr.photos.search", "flickr.photos.getRecent", "flickr.people.getPublicPhotos"]
-
     private let search: any PhotoSearch
     private let photos: any PhotoStore
     private let comments: any CommentStore
-    private let readYourWrites: (any ReadYourWrites)?
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
     private let answers: AnswerCache<ListQuestion>
@@ -45,9 +35,8 @@ public final class FlickrAPI {
         search = services.search
         photos = services.photos
         comments = services.comments
-        readYourWrites = services.readYourWrites
         self.apiKeys = apiKeys
-        answers = AnswerCache(counters: services.counters, maxAgeMillis: services.policy.searchCacheMillis, clock: services.clock)
+        answers = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.searchCacheMillis), clock: services.clock)
     }
 
     /// `parameters`: the query string's and the body's; `oauthConsumerKey`:
@@ -59,9 +48,6 @@ public final class FlickrAPI {
     }
 
     public func handle(_ parameters: [String: [UInt8]], oauthConsumerKey: String?, siteURL: String) -> Response {
-        // Flickr's callers have no session: replica reads without waiting.
-        readYourWrites?.beginRequest { nil }
-        defer { readYourWrites?.endRequest() }
         lastFailure = nil
         let format: FlickrFormat
         switch FlickrFormat.requested(parameters) {
@@ -80,7 +66,7 @@ public final class FlickrAPI {
             }
         }
         let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
-        guard Self.listMethods.contains(method) else {
+        guard FlickrMethod(rawValue: method)?.keepsAnswers == true else {
             return Response(contentType: format.contentType, body: format.body(noting(answer(parameters, siteURL: siteURL))))
         }
         // The key (checked above) and OAuth's signature, nonce and time change nothing in the answer.
@@ -94,32 +80,33 @@ public final class FlickrAPI {
     }
 
     private func answer(_ parameters: [String: [UInt8]], siteURL: String) -> Result<[FlickrElement], FlickrError> {
-        let method = String(decoding: parameters["method"] ?? [], as: UTF8.self)
+        let name = String(decoding: parameters["method"] ?? [], as: UTF8.self)
+        guard let method = FlickrMethod(rawValue: name) else {
+            return .failure(.methodNotFound(String(name.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "." })))
+        }
         let call = FlickrCall(parameters: parameters, siteURL: siteURL)
         do {
             switch method {
-            case "flickr.test.echo": return .success(echo(parameters))
-            case "flickr.reflection.getMethods":
-                return .success([FlickrElement("methods", children: Self.methods.map { FlickrElement("method", content: Array($0.utf8)) },
+            case .testEcho: return .success(echo(parameters))
+            case .reflectionGetMethods:
+                return .success([FlickrElement("methods", children: FlickrMethod.allCases.map { FlickrElement("method", content: Array($0.rawValue.utf8)) },
                                                list: "method")])
-            case "flickr.photos.search": return .success([try photoList(call, terms: try call.searchTerms(), scope: try call.searchScope())])
-            case "flickr.photos.getRecent": return .success([try photoList(call, terms: [], scope: .everything)])
-            case "flickr.people.getPublicPhotos":
+            case .photosSearch: return .success([try photoList(call, terms: try call.searchTerms(), scope: try call.searchScope())])
+            case .photosGetRecent: return .success([try photoList(call, terms: [], scope: .everything)])
+            case .peopleGetPublicPhotos:
                 guard let userID = try call.userID() else { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
-            case "flickr.people.getInfo":
+            case .peopleGetInfo:
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
                 return .success([call.person(person)])
-            case "flickr.photos.getInfo": return .success([call.info(try info(try photo(call)))])
-            case "flickr.photos.getSizes": return .success([call.sizes(try described([try photo(call)])[0])])
-            case "flickr.photos.comments.getList":
+            case .photosGetInfo: return .success([call.info(try info(try photo(call)))])
+            case .photosGetSizes: return .success([call.sizes(try described([try photo(call)])[0])])
+            case .photosCommentsGetList:
                 // Flickr's order, oldest first; no `comment` at all when there is none.
                 let found = try photo(call)
                 let list = try comments.comments(photoID: found.id, page: PageCursor(count: Self.maxComments)).reversed()
                 return .success([FlickrElement("comments", [("photo_id", .text(Array(String(found.id).utf8)))],
                                                children: list.map(call.comment), list: list.isEmpty ? nil : "comment")])
-            default:
-                return .failure(.methodNotFound(String(method.prefix(64).filter { $0.isLetter || $0.isNumber || $0 == "." })))
             }
         } catch let error as FlickrError {
             return .failure(error)
@@ -128,7 +115,7 @@ public final class FlickrAPI {
         } catch PhotoSearchError.uploadTimesNotIndexed {
             return .failure(.uploadDatesUnavailable)
         } catch {
-            Log.error("flickr \(method): \(error)")
+            Log.error("flickr \(name): \(error)")
             return .failure(.serviceUnavailable)
         }
     }

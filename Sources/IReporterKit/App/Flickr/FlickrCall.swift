@@ -33,9 +33,9 @@ struct FlickrCall {
         parameters[name].map { String(decoding: $0, as: UTF8.self) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// A whole number of at most 18 digits, nil when not one (Flickr's leniency).
     private func wholeNumber(_ name: String) -> Int64? {
-        guard let value = text(name), value.count <= 18, value.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int64(value)
+        parameters[name].flatMap { CommandParameter.wholeNumber($0, in: 0...999_999_999_999_999_999) }
     }
 
     /// `text` as search terms; none only when a `user_id` narrows the search.

@@ -26,15 +26,13 @@ final class JSONRPCService {
         }
     }
 
-    /// Methods that take a file: multipart forms to /iReporter/ only.
-    static let fileMethods: Set<String> = ["upload", "preview"]
-
     private let router: CommandRouter
-    private let methods: [String]
+    /// `rpc.discover`'s answer, made once from the descriptors.
+    private let document: [UInt8]
 
-    init(router: CommandRouter, methods: [String]) {
+    init(router: CommandRouter) {
         self.router = router
-        self.methods = methods
+        document = OpenRPCDocument.json(router.descriptors)
     }
 
     /// Answers one HTTP request's body: nil when there is nothing to
@@ -150,12 +148,13 @@ final class JSONRPCService {
     }
 
     private func result(of method: String, _ parameters: JSONParameters, in context: CommandContext) -> Result<[UInt8], CallError> {
-        if method == "rpc.discover" { return .success(OpenRPCDocument.json(methods: methods)) }
-        guard methods.contains(method) else { return .failure(CallError(.methodNotFound, method)) }
+        if method == "rpc.discover" { return .success(document) }
+        guard let descriptor = router.descriptor(named: method) else { return .failure(CallError(.methodNotFound, method)) }
         if let name = parameters.firstUnusable {
             return .failure(CallError(.invalidParams, "\(name) must be a string, a number, a boolean or null"))
         }
-        if Self.fileMethods.contains(method) {
+        // Not one of rpc.discover's methods; answered so, rather than "not found", for the form command it is.
+        guard descriptor.isJSONRPCMethod else {
             return .failure(CallError(.invalidParams, "\(method) takes a file: send it as multipart/form-data to /iReporter/"))
         }
         guard let outcome = router.invoke(method, parameters, in: context) else {

@@ -1,65 +1,63 @@
-/// What `rpc.discover` answers: an OpenRPC document of the service (its
-/// methods with their named parameters, and the error codes).
+/// What `rpc.discover` answers: an OpenRPC document of the service, made
+/// from the commands' descriptors: each JSON-RPC method (the commands that
+/// take no file) with its typed named parameters, its result's schema and
+/// the error codes it may answer.
 enum OpenRPCDocument {
-    struct Method {
-        let name: String
-        let summary: String
-        /// (name, required, JSON Schema type)
-        let params: [(String, Bool, String)]
-    }
-
-    private static let id = ("IdPhoto", true, "integer")
-    private static let cursor = [("since", false, "integer"), ("before", false, "integer"), ("count", false, "integer")]
-
-    static let methods: [Method] = [
-        Method(name: "register", summary: "Create an account and log it in.",
-               params: [("username", true, "string"), ("password", true, "string")]),
-        Method(name: "login", summary: "Log in (the session cookie is set).",
-               params: [("username", true, "string"), ("password", true, "string"), ("legacy_password", false, "string")]),
-        Method(name: "logout", summary: "End the session.", params: []),
-        Method(name: "upload", summary: "Not over JSON-RPC: send a multipart form to /iReporter/.",
-               params: [("title", false, "string"), ("effect", false, "string")]),
-        Method(name: "stream", summary: "The newest photos, a page of them, or one (IdPhoto).",
-               params: [("IdPhoto", false, "integer")] + cursor + [("IdUser", false, "integer"), ("extras", false, "string")]),
-        Method(name: "comment", summary: "Comment on a photo.", params: [id, ("text", true, "string")]),
-        Method(name: "comments", summary: "A photo's comments, newest first.", params: [id] + cursor),
-        Method(name: "uncomment", summary: "Remove your comment, or one on your photo.", params: [("IdComment", true, "integer")]),
-        Method(name: "like", summary: "Like a photo (one vote per person).", params: [id]),
-        Method(name: "dislike", summary: "Dislike a photo (one vote per person).", params: [id]),
-        Method(name: "unvote", summary: "Remove your vote.", params: [id]),
-        Method(name: "delete", summary: "Delete your photo with its comments and votes.", params: [id]),
-        Method(name: "effects", summary: "The effects upload and preview know.", params: []),
-        Method(name: "preview", summary: "Not over JSON-RPC: send a multipart form to /iReporter/.",
-               params: [("effect", true, "string")]),
-    ]
-
-    /// The document, for the methods the service routes.
-    static func json(methods routed: [String]) -> [UInt8] {
-        var json = PHPJSONWriter(capacity: 4096)
+    static func json(_ descriptors: [CommandDescriptor]) -> [UInt8] {
+        var json = PHPJSONWriter(capacity: 16384)
         json.raw(#"{"openrpc":"1.2.6","info":{"title":"iReporter","version":"#)
         json.string(Server.version)
-        json.raw(#","description":"The iReporter photo API: the 2012 app's commands and those the tutorial left for later, as JSON-RPC 2.0 methods with named parameters spelled as the form fields. docs\/API.md."},"methods":["#)
-        for (index, method) in methods.filter({ routed.contains($0.name) }).enumerated() {
+        json.raw(#","description":"The iReporter photo API: the 2012 app's commands and those the tutorial left for later, as JSON-RPC 2.0 methods with named parameters spelled as the form fields (values may also be sent as strings, as a form sends them). upload and preview take a file: multipart forms to \/iReporter\/ only. docs\/API.md."},"methods":["#)
+        for (index, method) in descriptors.filter(\.isJSONRPCMethod).enumerated() {
             if index > 0 { json.raw(",") }
-            json.raw(#"{"name":"#)
-            json.string(method.name)
-            json.raw(#","summary":"#)
-            json.string(method.summary)
+            named(&json, method.name, method.summary)
             json.raw(#","paramStructure":"by-name","params":["#)
-            for (position, (name, required, type)) in method.params.enumerated() {
+            for (position, parameter) in method.parameters.enumerated() {
                 if position > 0 { json.raw(",") }
-                json.raw(#"{"name":"#)
-                json.string(name)
-                json.raw(required ? #","required":true,"schema":{"type":"# : #","required":false,"schema":{"type":"#)
-                json.string(type)
-                json.raw("}}")
+                named(&json, parameter.name, parameter.summary)
+                json.raw(parameter.required ? #","required":true,"schema":"# : #","required":false,"schema":"#)
+                json.raw(json: schema(of: parameter.kind))
+                json.raw("}")
             }
-            json.raw(##"],"result":{"name":"result","schema":{}},"errors":[{"$ref":"#\/components\/errors\/application"}]}"##)
+            json.raw(#"],"result":{"name":"result","schema":"#)
+            json.raw(json: method.result.schema)
+            json.raw(#"},"errors":["#)
+            json.raw(json: method.errors.map { ##"{"$ref":"#\/components\/errors\/"## + name(of: $0) + #""}"# }.joined(separator: ","))
+            json.raw("]}")
         }
-        json.raw(#"],"components":{"errors":{"application":{"code":-32000,"message":"the command's own error text"}},"#)
-        json.raw(#""x-error-codes":{"-32000":"other failures (text as the form API answers)","-32001":"Authorization required","#)
-        json.raw(#""-32002":"no such photo or comment","-32003":"not allowed (someone else's, or another web site)","#)
-        json.raw(#""-32004":"too many requests, try again later","-32005":"service temporarily unavailable"}}}"#)
+        json.raw(#"],"components":{"errors":{"#)
+        for (index, kind) in FailureKind.allCases.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw(json: #"""# + name(of: kind) + #"":{"code":\#(kind.code),"message":"#)
+            json.string(kind.summary)
+            json.raw("}")
+        }
+        json.raw("}}}")
         return json.bytes
+    }
+
+    /// `{"name":…,"summary":…` (the object left open).
+    private static func named(_ json: inout PHPJSONWriter, _ name: String, _ summary: String) {
+        json.raw(#"{"name":"#)
+        json.string(name)
+        json.raw(#","summary":"#)
+        json.string(summary)
+    }
+
+    /// The error's name under `components/errors`.
+    private static func name(of kind: FailureKind) -> String { outcomeName(String(describing: kind)) }
+
+    /// A parameter's JSON Schema: what JSON-RPC sends (numbers may also come as strings).
+    static func schema(of kind: CommandParameter.Kind) -> String {
+        switch kind {
+        case .integer(let range):
+            #"{"type":"integer","minimum":\#(range.lowerBound),"maximum":\#(range.upperBound)}"#
+        case .phpInteger: #"{"type":"integer"}"#
+        case .text(nil): #"{"type":"string"}"#
+        case .text(let maxBytes?): #"{"type":"string","maxLength":\#(maxBytes)}"#
+        case .choice(let words): #"{"enum":[\#(words.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        case .list(let words):
+            #"{"type":"string","pattern":"^(\#(words.joined(separator: "|")))(,(\#(words.joined(separator: "|"))))*$"}"#
+        }
     }
 }
