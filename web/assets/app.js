@@ -144,7 +144,11 @@ async function fetchPage(before) {
   const view = state.view;
   const paging = state.features.extras ? { count: PAGE, before } : {};
   if (view.kind === 'search') return rows(await call('search', { q: view.query, extras: extras(), ...paging }));
-  if (view.kind === 'user') return rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
+  if (view.kind === 'user') {
+    const photos = rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
+    // The original has no IdUser (it answers the newest 50 of everyone): theirs among them.
+    return state.features.extras ? photos : photos.filter((photo) => String(photo.IdUser) === String(view.userID));
+  }
   return rows(await call('stream', { extras: extras(), ...paging }));
 }
 
@@ -718,7 +722,7 @@ function route() {
   renderHead();
   const view = state.view;
   if (view.kind === 'user') aboutPerson(view.userID).then((person) => { view.person = person; renderHead(); });
-  refresh().then(renderHead);
+  refresh().then(() => { view.loaded = true; renderHead(); });
 }
 
 /** A person's page opens with a header: their name and how many photos they have. */
@@ -728,7 +732,7 @@ function renderHead() {
   $('page-head').classList.toggle('profile', person);
   $('avatar').hidden = !person;
   if (!person) { $('stats').hidden = true; return; }
-  const shown = state.photos.length > 0 && String(state.photos[0].IdUser) === String(view.userID);
+  const shown = view.loaded && state.photos.length > 0 && String(state.photos[0].IdUser) === String(view.userID);
   const name = view.person?.username ?? (shown ? state.photos[0].username : null);
   if (name !== null && name !== undefined) {
     $('heading').textContent = name;
@@ -740,8 +744,10 @@ function renderHead() {
 function renderStats() {
   const view = state.view;
   if (view.kind !== 'user') return;
-  // The server's count; or, where it gives none, the photos shown once they are all there.
-  const count = view.person?.photos ?? ($('more').hidden ? state.photos.length : null);
+  // The server's count; or, where it gives none, the photos shown once they are all there
+  // (not from the original, which shows only the newest 50 of everyone's).
+  const all = view.loaded && state.features.extras && $('more').hidden;
+  const count = view.person?.photos ?? (all ? state.photos.length : null);
   $('stats').textContent = count === null ? '' : `${count} ${count === 1 ? 'photo' : 'photos'}`;
   $('stats').hidden = count === null;
 }
