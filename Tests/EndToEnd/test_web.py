@@ -456,7 +456,8 @@ def test_screenshots_of_a_persons_page_and_of_posting(web_site, desktop, phone, 
         screenshot(driver, SCREENSHOTS / f"{name}-person.png", images)
         log_in(driver, web_site, f"shots-{name}", "pw", register=True)
         choose_photo(driver, photo, effect="sepia")
-        wait_for(lambda: all(effect_previews(driver).values()), timeout=30, what=f"the effects row on the {name}")
+        wait_for(lambda: (lambda shown: shown and all(shown.values()))(effect_previews(driver)), timeout=30,
+                 what=f"the effects row on the {name}")
         by_label(driver, "Title").send_keys("Evening light")
         screenshot(driver, SCREENSHOTS / f"{name}-post.png", images)
         button(driver, "Cancel").click()

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from browser import (DESKTOP, accessible_name, by_label, comment_in_two_lines, effect_previews, log_in, named, open_newest,
-                     post_photo, shown_comment_lines, tiles, updates, wait_for)
+from browser import (DESKTOP, accessible_name, by_label, choose_photo, comment_in_two_lines, effect_previews, log_in, named,
+                     open_newest, shown_comment_lines, tiles, updates, upload_photo, wait_for)
 from firefox import Firefox
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
@@ -37,8 +37,11 @@ def test_the_journey_in_firefox(web_site, firefox, client, images, tmp_path):
     wait_for(lambda: tiles(firefox) == ["Already there"], what="the stream")
     wait_for(lambda: updates(firefox) == "live", what="the live stream's subscription")
     log_in(firefox, web_site, "foxwalker", "s3cret-pass", register=True)
-    post_photo(firefox, photo, "By fox", effect="sepia")
-    assert all(effect_previews(firefox).values()), "each effect's preview was there before the upload"
+    choose_photo(firefox, photo, effect="sepia")
+    row = wait_for(lambda: (lambda shown: shown if shown and all(shown.values()) else None)(effect_previews(firefox)),
+                   timeout=30, what="every effect's preview in the row")
+    assert list(row)[:3] == ["None", "Sepia", "Mono"], row
+    upload_photo(firefox, "By fox")
     assert tiles(firefox) == ["By fox", "Already there"]
     # Open it: the photo on the left, its panel on the right.
     open_newest(firefox)

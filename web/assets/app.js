@@ -815,6 +815,7 @@ function start() {
   $('post-form').addEventListener('submit', submitPost);
   $('post-file').addEventListener('change', choosePhoto);
   $('effect-row').addEventListener('change', chooseEffect);
+  $('post-dialog').addEventListener('close', forgetPhoto); // no more previews asked for a photo let go
   $('comment-form').addEventListener('submit', submitComment);
   $('comment-text').addEventListener('keydown', commentKey);
   $('like').addEventListener('click', () => vote('like'));
