@@ -518,6 +518,19 @@ def test_older_photos_come_as_you_scroll(web_site, phone, client, images):
     wait_for(lambda: not phone.find_element(By.ID, "more").is_displayed(), what="no more to load")
     ids = phone.execute_script("return [...document.querySelectorAll('#grid .tile')].map(t => t.dataset.id)")
     assert len(set(ids)) == total, "each photo once"
+    # Stepping through the photos goes on past the first page: stepping onto
+    # its last photo loads the next page.
+    listed = all_photos(web_site)
+    phone.get("about:blank")  # a page loaded anew (a change of the hash alone would keep the 60 shown)
+    phone.get(f"{web_site}#/photo/{listed[48]['IdPhoto']}")
+    shown = lambda: phone.execute_script("return location.hash")
+    wait_for(lambda: shown() == f"#/photo/{listed[48]['IdPhoto']}" and phone.find_element(By.ID, "viewer").is_displayed(),
+             what="the 49th photo")
+    for index in (49, 50):
+        wait_for(lambda: phone.find_element(By.ID, "viewer-next").is_enabled(), what="a next photo")
+        ActionChains(phone).send_keys(Keys.ARROW_RIGHT).perform()
+        wait_for(lambda: shown() == f"#/photo/{listed[index]['IdPhoto']}", what=f"photo {index + 1} by the → key")
+    phone.find_element(By.ID, "viewer-close").click()
     assert console_errors(phone) == []
 
 

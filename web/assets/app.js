@@ -389,6 +389,7 @@ function step(offset) {
   if (index < 0 || next < 0 || next >= state.photos.length) return;
   history.replaceState(null, '', `#/photo/${encodeURIComponent(state.photos[next].IdPhoto)}`);
   openPhoto(state.photos[next].IdPhoto);
+  if (next === state.photos.length - 1) loadOlder(); // stepping on past the last photo loaded
 }
 
 function renderVotes(photo) {
