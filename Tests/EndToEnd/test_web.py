@@ -223,10 +223,12 @@ const failures = texts.map(e => {
     const found = ratio(rgba(style.color), behind(e));
     return found >= (large ? 3 : 4.5) ? null : `${e.tagName}#${e.id}.${e.className} ${e.textContent.trim().slice(0, 20)}: ${found.toFixed(2)}`;
 }).filter(Boolean);
-const outline = getComputedStyle(focused);
+// An effect's radio button is drawn as its picture: the ring is the picture's.
+const ringed = focused.matches('.effect input') ? focused.nextElementSibling : focused;
+const outline = getComputedStyle(ringed);
 return {failures, checked: texts.length, focused: focused.id || focused.className || focused.tagName,
         outline: outline.outlineStyle === 'none' ? 0 : parseFloat(outline.outlineWidth),
-        outlineContrast: ratio(rgba(outline.outlineColor), behind(focused.parentElement))};"""
+        outlineContrast: ratio(rgba(outline.outlineColor), behind(ringed.parentElement))};"""
 
 
 def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, client, images):
@@ -263,11 +265,15 @@ def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, c
         driver.find_element(By.ID, "viewer-close").click()
 
 
-def test_a_photo_whose_file_is_gone_is_a_placeholder_tile(web_site, desktop, client, images, upload_dir):
+def test_a_photo_whose_file_is_gone_is_a_placeholder_tile(web_site, desktop, phone, client, images, upload_dir):
     """Its size answers 404: the tile keeps its box and says so in words."""
     if not upload_dir:
         pytest.skip("needs the stack's upload folder")
-    desktop.get("about:blank")  # no page of ours shows (and keeps) its picture before its file is gone
+    # No page of ours shows (and keeps) its picture before its file is gone, nor
+    # asks for a size of it meanwhile: the phone's stream, live, would have one
+    # made while the files are removed (and the others made from it).
+    for driver in (desktop, phone):
+        driver.get("about:blank")
     poster = client()
     assert "result" in poster.register("lost", "pw").json()
     for title in ("A photo kept", "A photo lost"):
@@ -313,10 +319,11 @@ def served_size(url: str) -> tuple[int, int]:
         return jpeg_size(r.read())
 
 
-def test_focus_is_visible_and_colours_contrast(web_site, desktop):
+def test_focus_is_visible_and_colours_contrast(web_site, desktop, images, tmp_path):
     """From the keyboard alone: every control reached shows a focus ring of 2 px
-    or more with 3:1 contrast, on the page, in the photo view and in the login
-    dialog; all their texts meet WCAG AA (4.5:1, 3:1 when large)."""
+    or more with 3:1 contrast, on the page, in the photo view (signed in:
+    to its Send button) and in the login and post dialogs (to the row of
+    effects); all their texts meet WCAG AA (4.5:1, 3:1 when large)."""
     desktop.get(web_site)
     wait_for(lambda: tiles(desktop), what="the photos")
     if desktop.find_elements(By.CSS_SELECTOR, "#account a"):  # still logged in: the journey stopped early
@@ -343,6 +350,29 @@ def test_focus_is_visible_and_colours_contrast(web_site, desktop):
     button(desktop, "Log in").click()
     tab_to("register-button")  # the login dialog's fields and buttons
     ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+    # Signed in: the photo view's comment field and Send; the post dialog's effects.
+    log_in(desktop, web_site, "keyboard", "pw", register=True)
+    try:
+        wait_for(lambda: tiles(desktop), what="the photos")
+        browser.open_newest(desktop, keyboard=True)
+        tab_to("send-button")
+        ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+        photo = tmp_path / "photo.jpg"
+        photo.write_bytes(images.photo)
+        browser.choose_photo(desktop, photo)
+        wait_for(lambda: (lambda shown: shown and all(shown.values()))(effect_previews(desktop)), timeout=30,
+                 what="the effects row")
+        desktop.execute_script("document.getElementById('post-file').focus()")  # where the focus is after choosing
+        tab_to("INPUT")  # None, the effect chosen: a radio button drawn as its picture
+        ActionChains(desktop).send_keys(Keys.ARROW_RIGHT).perform()  # Sepia, shown large
+        wait_for(lambda: desktop.find_element(By.ID, "preview-image").get_attribute("data-effect") == "sepia",
+                 what="sepia chosen from the keyboard")
+        found = desktop.execute_script(CONTRAST)
+        assert found["failures"] == [] and found["outline"] >= 2 and found["outlineContrast"] >= 3, found
+        ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+    finally:  # signed out whatever happened: the next tests begin so
+        desktop.delete_all_cookies()
+        desktop.execute_script("localStorage.clear()")
 
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>alert('x')</script>", "\"><svg onload=alert(2)>",
