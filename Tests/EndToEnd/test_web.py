@@ -77,6 +77,7 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     wait_for(lambda: updates(phone) == "live", what="the live stream's subscription")
 
     log_in(desktop, web_site, "webalice", "s3cret-pass", register=True)
+    desktop.execute_script(COUNT_PREVIEWS_IN_FLIGHT)
     choose_photo(desktop, photo, effect="mono")
     # The effects are a row of the server's renderings of this photo (asked one
     # at a time: the server is never asked for ten decodes at once), None first.
@@ -85,6 +86,9 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     row = wait_for(lambda: (lambda shown: shown if all(shown.values()) else None)(effect_previews(desktop)),
                    timeout=30, what="every effect's preview in the row")
     assert list(row) == ["None"] + effects, row
+    # One at a time (a busy answer, asked again, would be one more).
+    previews = desktop.execute_script("return window.previews")
+    assert previews["mostAtOnce"] == 1 and previews["sent"] >= len(effects), previews
     assert desktop.find_element(By.CSS_SELECTOR, "#effect-row input:checked").get_attribute("value") == "mono"
     upload_photo(desktop, "Harbour at dawn")
     # The other browser sees it appear by itself, without a reload: the message.
@@ -189,6 +193,21 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     error = desktop.find_element(By.ID, "login-error")
     wait_for(lambda: error.text == "Authorization failed", what="the server's error text")
     assert console_errors(desktop) == [] and console_errors(phone) == []
+
+
+# The page's `preview` requests: how many, and the most in flight at once.
+COUNT_PREVIEWS_IN_FLIGHT = """
+window.previews = {sent: 0, mostAtOnce: 0};
+let inFlight = 0;
+const send = window.fetch;
+window.fetch = async (url, options = {}) => {
+    const preview = options.body instanceof FormData && options.body.get('command') === 'preview';
+    if (!preview) return send(url, options);
+    window.previews.sent += 1;
+    window.previews.mostAtOnce = Math.max(window.previews.mostAtOnce, ++inFlight);
+    try { return await send(url, options); } finally { inFlight -= 1; }
+};
+"""
 
 
 # WCAG 2.1's contrast ratio of every visible text on the page against what
