@@ -540,8 +540,7 @@ function forgetPhoto() {
   for (const url of post.rendered.values()) URL.revokeObjectURL(url);
   post.rendered.clear();
   post.chosen = '';
-  const image = $('preview-image');
-  if (image.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
+  const image = $('preview-image'); // showed one of those pictures
   image.removeAttribute('src');
   image.dataset.effect = '';
   $('effect-row').replaceChildren();
