@@ -229,6 +229,14 @@ def double_tap(driver, element):
     actions.perform()
 
 
+def touch_swipe(driver, element, dx: int):
+    """One finger drawn `dx` px across the middle of `element` (left when negative)."""
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+    actions = ActionBuilder(driver, mouse=finger, duration=0)
+    actions.pointer_action.move_to(element).pointer_down().move_by(dx // 2, 0).move_by(dx - dx // 2, 0).pointer_up()
+    actions.perform()
+
+
 def loaded(driver, image) -> bool:
     return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
 

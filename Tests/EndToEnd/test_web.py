@@ -518,7 +518,8 @@ def test_screenshots_of_a_persons_page_and_of_posting(web_site, desktop, phone, 
 def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
     """On a touch screen, two taps on the photo like it (as in the app people
     know); a double tap that did not arrive as one (a busy machine) is tapped
-    again, which is harmless: a double tap never takes a like back."""
+    again, which is harmless: a double tap never takes a like back. A swipe
+    of the finger goes to the next photo."""
     poster = client()
     assert "result" in poster.register("tapped", "pw").json()
     assert poster.upload(images.photo, title="Tap me twice").json() == {"successful": 1}
@@ -539,6 +540,10 @@ def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
             if attempt == 2:
                 raise
     wait_for(lambda: phone.find_element(By.ID, "like-count").text == "1", what="its count")
+    # A finger drawn to the left: the next (older) photo, as on the desktop with a mouse.
+    older = tiles(phone)[1]
+    browser.touch_swipe(phone, image, -150)
+    wait_for(lambda: phone.find_element(By.ID, "viewer-title").text == older, what="the next photo by a swipe")
     phone.find_element(By.ID, "viewer-close").click()
     button(phone, "Log out").click()
     wait_for(lambda: button(phone, "Log in"), what="logged out")
