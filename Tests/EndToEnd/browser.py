@@ -217,7 +217,8 @@ def open_newest(driver, keyboard: bool = False):
         tile.send_keys(Keys.ENTER) if keyboard else tile.click()
         return True
     wait_for(attempt, what="the newest tile, opened")
-    wait_for(lambda: settled(driver), what="the photo view in place")
+    # Shown first (the click's hash change comes a moment later), then still.
+    wait_for(lambda: driver.find_element(By.ID, "viewer").is_displayed() and settled(driver), what="the photo view in place")
 
 
 def double_tap(driver, element):
@@ -227,6 +228,7 @@ def double_tap(driver, element):
     actions = ActionBuilder(driver, mouse=finger, duration=0)
     actions.pointer_action.move_to(element).pointer_down().pointer_up().pointer_down().pointer_up()
     actions.perform()
+    actions.clear_actions()  # the finger lifted for good: a later click is a tap of its own
 
 
 def touch_swipe(driver, element, dx: int):
@@ -235,6 +237,7 @@ def touch_swipe(driver, element, dx: int):
     actions = ActionBuilder(driver, mouse=finger, duration=0)
     actions.pointer_action.move_to(element).pointer_down().move_by(dx // 2, 0).move_by(dx - dx // 2, 0).pointer_up()
     actions.perform()
+    actions.clear_actions()
 
 
 def loaded(driver, image) -> bool:

@@ -112,7 +112,7 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     assert served_size(desktop.execute_script("return arguments[0].currentSrc", image)) == (640, 640)
     # Like it: a heart named Like, its count beside it (not in its name); then
     # Dislike instead, take that back, and like it again.
-    like, dislike = named(desktop, "Like"), named(desktop, "Dislike")
+    like, dislike = (wait_for(lambda: named(desktop, name), what=name) for name in ("Like", "Dislike"))
     assert like.get_attribute("id") == "like" and dislike.get_attribute("id") == "dislike"
     counts = lambda: (desktop.find_element(By.ID, "like-count").text, desktop.find_element(By.ID, "dislike-count").text,
                       like.get_attribute("aria-pressed"), dislike.get_attribute("aria-pressed"))
@@ -130,7 +130,7 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     assert desktop.find_elements(By.CSS_SELECTOR, "#comment-list i") == []
     # The button named Send sends too.
     by_label(desktop, "Comment").send_keys("Sent by the button")
-    named(desktop, "Send").click()
+    wait_for(lambda: named(desktop, "Send"), what="Send").click()
     wait_for(lambda: shown_comment_lines(desktop, "Sent by the button"), what="the comment sent by Send")
     # Remove them again (your own comments).
     for remaining in (1, 0):
@@ -522,14 +522,15 @@ def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
     of the finger goes to the next photo."""
     poster = client()
     assert "result" in poster.register("tapped", "pw").json()
-    assert poster.upload(images.photo, title="Tap me twice").json() == {"successful": 1}
+    for title in ("Swiped to", "Tap me twice"):
+        assert poster.upload(images.photo, title=title).json() == {"successful": 1}
     console_errors(phone)  # read: what the pages before logged is not this test's
     log_in(phone, web_site, "tapper", "pw", register=True)
     wait_for(lambda: tiles(phone)[:1] == ["Tap me twice"], what="the photo to tap")
     browser.open_newest(phone)
     image = phone.find_element(By.ID, "viewer-image")
     wait_for(lambda: browser.loaded(phone, image), what="the photo")
-    like = named(phone, "Like")
+    like = wait_for(lambda: named(phone, "Like"), what="Like")
     assert like.get_attribute("aria-pressed") == "false" and phone.find_element(By.ID, "like-count").text == "0"
     for attempt in range(3):
         browser.double_tap(phone, image)
@@ -545,6 +546,7 @@ def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
     browser.touch_swipe(phone, image, -150)
     wait_for(lambda: phone.find_element(By.ID, "viewer-title").text == older, what="the next photo by a swipe")
     phone.find_element(By.ID, "viewer-close").click()
+    wait_for(lambda: not phone.find_element(By.ID, "viewer").is_displayed(), what="the photo view closed")
     button(phone, "Log out").click()
     wait_for(lambda: button(phone, "Log in"), what="logged out")
     assert console_errors(phone) == []

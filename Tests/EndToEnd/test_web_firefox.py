@@ -49,7 +49,7 @@ def test_the_journey_in_firefox(web_site, firefox, client, images, tmp_path):
     image, panel = (firefox.find_element("css selector", selector).rect for selector in ("#viewer-image", ".viewer-panel"))
     assert image["x"] + image["width"] <= panel["x"] + 1, (image, panel)
     # Like it: the heart's name is Like, the count beside it.
-    like = named(firefox, "Like")
+    like = wait_for(lambda: named(firefox, "Like"), what="Like")
     assert accessible_name(like) == "Like"
     like.click()
     wait_for(lambda: firefox.find_element("id", "like-count").text == "1" and like.get_attribute("aria-pressed") == "true",
@@ -59,7 +59,7 @@ def test_the_journey_in_firefox(web_site, firefox, client, images, tmp_path):
     lines = wait_for(lambda: shown_comment_lines(firefox, "Foxes\nat night"), what="the comment")
     assert len(lines) == 2, lines
     by_label(firefox, "Comment").send_keys("Sent by the button")
-    named(firefox, "Send").click()
+    wait_for(lambda: named(firefox, "Send"), what="Send").click()
     wait_for(lambda: shown_comment_lines(firefox, "Sent by the button"), what="the comment sent by Send")
     firefox.execute_script("document.getElementById('viewer-close').click()")
     # Someone else posts: it appears by itself, once.
