@@ -232,10 +232,14 @@ def double_tap(driver, element):
 
 
 def touch_swipe(driver, element, dx: int):
-    """One finger drawn `dx` px across the middle of `element` (left when negative)."""
+    """One finger drawn `dx` px across the middle of `element` (left when
+    negative) in 200 ms, held still a moment before it is lifted, as a
+    person's finger is: lifted while moving it would start a fling, and
+    Chromium takes the next tap, on Close say, for stopping the fling
+    (no click: a run's Close tap came so)."""
     finger = PointerInput(interaction.POINTER_TOUCH, "finger")
-    actions = ActionBuilder(driver, mouse=finger, duration=0)
-    actions.pointer_action.move_to(element).pointer_down().move_by(dx // 2, 0).move_by(dx - dx // 2, 0).pointer_up()
+    actions = ActionBuilder(driver, mouse=finger, duration=200)  # each move's
+    actions.pointer_action.move_to(element).pointer_down().move_by(dx, 0).pause(0.15).pointer_up()
     actions.perform()
     actions.clear_actions()
 
