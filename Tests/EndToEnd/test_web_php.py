@@ -88,8 +88,10 @@ def test_the_page_works_with_the_2012_server(site, driver, images, tmp_path):
     wait_for(lambda: tiles(driver) == ["From the 2012 app"], what="the original's stream")
     # Nothing the original lacks is offered: no search, no votes, no comments.
     assert not driver.find_element(By.ID, "search-form").is_displayed()
-    src = driver.execute_script("return document.querySelector('#grid .tile img').currentSrc")
-    assert src.endswith("-thumb.jpg"), "the 2012 thumbnail URL"
+    thumbnail = driver.find_element(By.CSS_SELECTOR, "#grid .tile img")
+    wait_for(lambda: browser.loaded(driver, thumbnail), what="the thumbnail")  # currentSrc is empty until then
+    src = driver.execute_script("return arguments[0].currentSrc", thumbnail)
+    assert src.endswith("-thumb.jpg"), ("the 2012 thumbnail URL", src)
     browser.open_newest(driver)
     wait_for(lambda: driver.find_element(By.ID, "viewer-title").text == "From the 2012 app", what="the photo view")
     image = driver.find_element(By.ID, "viewer-image")
