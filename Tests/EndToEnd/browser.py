@@ -17,9 +17,11 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.select import Select
 
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 PHONE = (390, 844)
@@ -86,6 +88,22 @@ def button(driver, name: str):
     raise AssertionError(f"no visible button named {name!r}")
 
 
+def accessible_name(element) -> str:
+    """The name the browser's accessibility tree gives `element` (what a
+    screen reader says): Selenium's in Chromium, Marionette's in Firefox."""
+    name = element.accessible_name if hasattr(element, "accessible_name") else element.computed_label
+    return (name or "").strip()
+
+
+def named(driver, name: str):
+    """The visible button whose accessible name is exactly `name` (a count
+    beside it is no part of it)."""
+    for element in driver.find_elements(By.TAG_NAME, "button"):
+        if element.is_displayed() and accessible_name(element) == name:
+            return element
+    raise AssertionError(f"no visible button whose accessible name is {name!r}")
+
+
 def no_dialog(driver) -> bool:
     """True when no JavaScript alert/confirm/prompt is open."""
     try:
@@ -127,16 +145,33 @@ def post_photo(driver, path: Path, title: str, effect: str = ""):
 
 
 def choose_photo(driver, path: Path, effect: str = ""):
-    """Post, pick the photo, see its preview; with an effect, the server's."""
+    """Post, pick the photo, see its preview; with an effect, chosen in the
+    row of the effects, the server's rendering large."""
     button(driver, "Post").click()
     by_label(driver, "Photo").send_keys(str(path))
     preview = driver.find_element(By.ID, "preview-image")
     wait_for(lambda: driver.find_element(By.ID, "preview").is_displayed(), what="the preview")
     if effect:
-        Select(by_label(driver, "Effect")).select_by_value(effect)
+        wait_for(lambda: effect_choice(driver, effect.capitalize()), what=f"{effect} in the effects").click()
         wait_for(lambda: preview.get_attribute("data-effect") == effect and loaded(driver, preview),
                  what=f"the server's preview of {effect}")
         assert preview.get_attribute("src").startswith("blob:")
+
+
+def effect_choice(driver, name: str):
+    """The effect `name` in the post dialog's row (a radio button labelled by
+    its name under the legend Effect); what a person clicks is its label."""
+    return driver.find_element(
+        By.XPATH, f"//fieldset[legend[normalize-space()='Effect']]//label[normalize-space()='{name}']")
+
+
+def effect_previews(driver) -> dict:
+    """The effects row: each choice's name and whether its picture (the
+    server's rendering of the person's photo) is there."""
+    pairs = driver.execute_script("""
+        return [...document.querySelectorAll('#effect-row .effect')].map(label =>
+            [label.textContent, Boolean(label.querySelector('img').complete && label.querySelector('img').naturalWidth)])""")
+    return dict(pairs)  # in the row's order (an object's keys would come back sorted)
 
 
 def upload_photo(driver, title: str):
@@ -182,7 +217,31 @@ def open_newest(driver, keyboard: bool = False):
         tile.send_keys(Keys.ENTER) if keyboard else tile.click()
         return True
     wait_for(attempt, what="the newest tile, opened")
-    wait_for(lambda: settled(driver), what="the photo view in place")
+    # Shown first (the click's hash change comes a moment later), then still.
+    wait_for(lambda: driver.find_element(By.ID, "viewer").is_displayed() and settled(driver), what="the photo view in place")
+
+
+def double_tap(driver, element):
+    """Two taps of one finger on the middle of `element` (Chromium's touch
+    input: the phone's emulation has a touch screen)."""
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+    actions = ActionBuilder(driver, mouse=finger, duration=0)
+    actions.pointer_action.move_to(element).pointer_down().pointer_up().pointer_down().pointer_up()
+    actions.perform()
+    actions.clear_actions()  # the finger lifted for good: a later click is a tap of its own
+
+
+def touch_swipe(driver, element, dx: int):
+    """One finger drawn `dx` px across the middle of `element` (left when
+    negative) in 200 ms, held still a moment before it is lifted, as a
+    person's finger is: lifted while moving it would start a fling, and
+    Chromium takes the next tap, on Close say, for stopping the fling
+    (no click: a run's Close tap came so)."""
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+    actions = ActionBuilder(driver, mouse=finger, duration=200)  # each move's
+    actions.pointer_action.move_to(element).pointer_down().move_by(dx, 0).pause(0.15).pointer_up()
+    actions.perform()
+    actions.clear_actions()
 
 
 def loaded(driver, image) -> bool:

@@ -19,8 +19,8 @@ from selenium.webdriver.common.keys import Keys
 
 import browser
 from appclient import jpeg_size
-from browser import (button, by_label, choose_photo, comment_in_two_lines, console_errors, log_in, no_dialog, post_photo,
-                     shown_comment_lines, tiles, updates, upload_photo, wait_for)
+from browser import (accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
+                     log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -77,7 +77,20 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     wait_for(lambda: updates(phone) == "live", what="the live stream's subscription")
 
     log_in(desktop, web_site, "webalice", "s3cret-pass", register=True)
-    post_photo(desktop, photo, "Harbour at dawn", effect="mono")
+    desktop.execute_script(COUNT_PREVIEWS_IN_FLIGHT)
+    choose_photo(desktop, photo, effect="mono")
+    # The effects are a row of the server's renderings of this photo (asked one
+    # at a time: the server is never asked for ten decodes at once), None first.
+    effects = [e["effect"].capitalize() for e in json.loads(urllib.request.urlopen(
+        urllib.request.Request(web_site + "iReporter/", data=b"command=effects"), timeout=10).read())["result"]]
+    row = wait_for(lambda: (lambda shown: shown if all(shown.values()) else None)(effect_previews(desktop)),
+                   timeout=30, what="every effect's preview in the row")
+    assert list(row) == ["None"] + effects, row
+    # One at a time (a busy answer, asked again, would be one more).
+    previews = desktop.execute_script("return window.previews")
+    assert previews["mostAtOnce"] == 1 and previews["sent"] >= len(effects), previews
+    assert desktop.find_element(By.CSS_SELECTOR, "#effect-row input:checked").get_attribute("value") == "mono"
+    upload_photo(desktop, "Harbour at dawn")
     # The other browser sees it appear by itself, without a reload: the message.
     wait_for(lambda: "Harbour at dawn" in tiles(phone), timeout=15, what="the photo on the second browser")
     assert updates(phone) == "live"
@@ -97,24 +110,41 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     wait_for(lambda: browser.loaded(desktop, image), what="the photo itself")
     # The 640x640 photo's largest size, no larger than the photo: itself.
     assert served_size(desktop.execute_script("return arguments[0].currentSrc", image)) == (640, 640)
-    # Like it, comment on it (markup stays text), see the counts.
-    button(desktop, "Like").click()
-    wait_for(lambda: desktop.find_element(By.ID, "like-count").text == "1", what="one like")
-    assert desktop.find_element(By.ID, "like").get_attribute("aria-pressed") == "true"
+    # Like it: a heart named Like, its count beside it (not in its name); then
+    # Dislike instead, take that back, and like it again.
+    like, dislike = (wait_for(lambda: named(desktop, name), what=name) for name in ("Like", "Dislike"))
+    assert like.get_attribute("id") == "like" and dislike.get_attribute("id") == "dislike"
+    counts = lambda: (desktop.find_element(By.ID, "like-count").text, desktop.find_element(By.ID, "dislike-count").text,
+                      like.get_attribute("aria-pressed"), dislike.get_attribute("aria-pressed"))
+    assert counts() == ("0", "0", "false", "false")
+    for press, expected in ((like, ("1", "0", "true", "false")), (dislike, ("0", "1", "false", "true")),
+                            (dislike, ("0", "0", "false", "false")), (like, ("1", "0", "true", "false"))):
+        press.click()
+        wait_for(lambda: counts() == expected, what=f"the votes {expected}")
+    assert accessible_name(like) == "Like", "the count stays out of the name"
     # Shift+Enter breaks the line, Enter sends: shown on two lines (issue 24).
     comment_in_two_lines(desktop, "Lovely <i>light</i>", "at dawn")
     lines = wait_for(lambda: shown_comment_lines(desktop, "Lovely <i>light</i>\nat dawn"), what="the comment")
     assert len(lines) == 2, lines
     assert by_label(desktop, "Comment").get_attribute("value") == "", "sent, and the field emptied"
     assert desktop.find_elements(By.CSS_SELECTOR, "#comment-list i") == []
-    # Remove it again (your own comment).
-    button(desktop, "Delete comment").click()
-    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#comment-list li") == [], what="the comment to go")
+    # The button named Send sends too.
+    by_label(desktop, "Comment").send_keys("Sent by the button")
+    wait_for(lambda: named(desktop, "Send"), what="Send").click()
+    wait_for(lambda: shown_comment_lines(desktop, "Sent by the button"), what="the comment sent by Send")
+    # Remove them again (your own comments).
+    for remaining in (1, 0):
+        button(desktop, "Delete comment").click()
+        wait_for(lambda: len(desktop.find_elements(By.CSS_SELECTOR, "#comment-list li")) == remaining,
+                 what=f"{remaining} comment(s) left")
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(lambda: not viewer.is_displayed(), what="the view to close")
-    # The author's page lists it.
+    # The author's page: a header with the name and the photo count, then the photos.
     desktop.get(web_site + "#/user/1")
     wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the author's page")
+    wait_for(lambda: desktop.find_element(By.ID, "stats").text == "1 photo", what="the photo count")
+    assert desktop.find_element(By.ID, "heading").text == "webalice"
+    assert desktop.find_element(By.ID, "avatar").text == "W"
     # Search finds it by the start of a word, whatever the case: a list of thumbnails with titles.
     desktop.get(web_site)
     search = desktop.find_element(By.ID, "search-input")
@@ -165,6 +195,21 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     assert console_errors(desktop) == [] and console_errors(phone) == []
 
 
+# The page's `preview` requests: how many, and the most in flight at once.
+COUNT_PREVIEWS_IN_FLIGHT = """
+window.previews = {sent: 0, mostAtOnce: 0};
+let inFlight = 0;
+const send = window.fetch;
+window.fetch = async (url, options = {}) => {
+    const preview = options.body instanceof FormData && options.body.get('command') === 'preview';
+    if (!preview) return send(url, options);
+    window.previews.sent += 1;
+    window.previews.mostAtOnce = Math.max(window.previews.mostAtOnce, ++inFlight);
+    try { return await send(url, options); } finally { inFlight -= 1; }
+};
+"""
+
+
 # WCAG 2.1's contrast ratio of every visible text on the page against what
 # is behind it (the nearest backgrounds, composited: a caption's translucent
 # black over the page's white is its worst case over a photo), and of the
@@ -197,10 +242,12 @@ const failures = texts.map(e => {
     const found = ratio(rgba(style.color), behind(e));
     return found >= (large ? 3 : 4.5) ? null : `${e.tagName}#${e.id}.${e.className} ${e.textContent.trim().slice(0, 20)}: ${found.toFixed(2)}`;
 }).filter(Boolean);
-const outline = getComputedStyle(focused);
+// An effect's radio button is drawn as its picture: the ring is the picture's.
+const ringed = focused.matches('.effect input') ? focused.nextElementSibling : focused;
+const outline = getComputedStyle(ringed);
 return {failures, checked: texts.length, focused: focused.id || focused.className || focused.tagName,
         outline: outline.outlineStyle === 'none' ? 0 : parseFloat(outline.outlineWidth),
-        outlineContrast: ratio(rgba(outline.outlineColor), behind(focused.parentElement))};"""
+        outlineContrast: ratio(rgba(outline.outlineColor), behind(ringed.parentElement))};"""
 
 
 def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, client, images):
@@ -237,11 +284,15 @@ def test_pictures_come_in_the_sizes_the_screen_needs(web_site, desktop, phone, c
         driver.find_element(By.ID, "viewer-close").click()
 
 
-def test_a_photo_whose_file_is_gone_is_a_placeholder_tile(web_site, desktop, client, images, upload_dir):
+def test_a_photo_whose_file_is_gone_is_a_placeholder_tile(web_site, desktop, phone, client, images, upload_dir):
     """Its size answers 404: the tile keeps its box and says so in words."""
     if not upload_dir:
         pytest.skip("needs the stack's upload folder")
-    desktop.get("about:blank")  # no page of ours shows (and keeps) its picture before its file is gone
+    # No page of ours shows (and keeps) its picture before its file is gone, nor
+    # asks for a size of it meanwhile: the phone's stream, live, would have one
+    # made while the files are removed (and the others made from it).
+    for driver in (desktop, phone):
+        driver.get("about:blank")
     poster = client()
     assert "result" in poster.register("lost", "pw").json()
     for title in ("A photo kept", "A photo lost"):
@@ -287,10 +338,11 @@ def served_size(url: str) -> tuple[int, int]:
         return jpeg_size(r.read())
 
 
-def test_focus_is_visible_and_colours_contrast(web_site, desktop):
+def test_focus_is_visible_and_colours_contrast(web_site, desktop, images, tmp_path):
     """From the keyboard alone: every control reached shows a focus ring of 2 px
-    or more with 3:1 contrast, on the page, in the photo view and in the login
-    dialog; all their texts meet WCAG AA (4.5:1, 3:1 when large)."""
+    or more with 3:1 contrast, on the page, in the photo view (signed in:
+    to its Send button) and in the login and post dialogs (to the row of
+    effects); all their texts meet WCAG AA (4.5:1, 3:1 when large)."""
     desktop.get(web_site)
     wait_for(lambda: tiles(desktop), what="the photos")
     if desktop.find_elements(By.CSS_SELECTOR, "#account a"):  # still logged in: the journey stopped early
@@ -317,6 +369,29 @@ def test_focus_is_visible_and_colours_contrast(web_site, desktop):
     button(desktop, "Log in").click()
     tab_to("register-button")  # the login dialog's fields and buttons
     ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+    # Signed in: the photo view's comment field and Send; the post dialog's effects.
+    log_in(desktop, web_site, "keyboard", "pw", register=True)
+    try:
+        wait_for(lambda: tiles(desktop), what="the photos")
+        browser.open_newest(desktop, keyboard=True)
+        tab_to("send-button")
+        ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+        photo = tmp_path / "photo.jpg"
+        photo.write_bytes(images.photo)
+        browser.choose_photo(desktop, photo)
+        wait_for(lambda: (lambda shown: shown and all(shown.values()))(effect_previews(desktop)), timeout=30,
+                 what="the effects row")
+        desktop.execute_script("document.getElementById('post-file').focus()")  # where the focus is after choosing
+        tab_to("INPUT")  # None, the effect chosen: a radio button drawn as its picture
+        ActionChains(desktop).send_keys(Keys.ARROW_RIGHT).perform()  # Sepia, shown large
+        wait_for(lambda: desktop.find_element(By.ID, "preview-image").get_attribute("data-effect") == "sepia",
+                 what="sepia chosen from the keyboard")
+        found = desktop.execute_script(CONTRAST)
+        assert found["failures"] == [] and found["outline"] >= 2 and found["outlineContrast"] >= 3, found
+        ActionChains(desktop).send_keys(Keys.ESCAPE).perform()
+    finally:  # signed out whatever happened: the next tests begin so
+        desktop.delete_all_cookies()
+        desktop.execute_script("localStorage.clear()")
 
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>alert('x')</script>", "\"><svg onload=alert(2)>",
@@ -369,6 +444,7 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
             assert per_row == 3, tops
         else:
             assert per_row >= 5, tops
+        assert grid_fills_the_width(driver), name
         metrics = driver.execute_script("""
             const observed = (type) => new Promise(resolve => {
                 new PerformanceObserver(list => resolve(list.getEntries())).observe({type, buffered: true});
@@ -387,6 +463,7 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
         wait_for(lambda: driver.execute_script("return document.getElementById('viewer-image').complete"), what="the photo")
         screenshot(driver, SCREENSHOTS / f"{name}-photo.png", images)
+        check_photo_view_layout(driver, name)
         driver.find_element(By.ID, "viewer-close").click()
         assert 0 < metrics["codeBytes"] <= 60 * 1024, metrics
         # No layout shift when thumbnails arrive: every tile is a fixed square box
@@ -400,6 +477,168 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
         assert eager_below_fold == 0, "thumbnails below the fold are loaded lazily"
     with capsys.disabled():  # reported on every run, not only on failure
         print("\nweb budgets:", json.dumps(report))
+    # A wide screen: more columns, still the whole width.
+    desktop.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        wait_for(lambda: tiles_per_row(desktop) >= 9, what="more columns on a wide screen")
+        assert grid_fills_the_width(desktop)
+    finally:
+        desktop.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": browser.DESKTOP[0], "height": browser.DESKTOP[1], "deviceScaleFactor": 1,
+                                 "mobile": False})
+
+
+def test_screenshots_of_a_persons_page_and_of_posting(web_site, desktop, phone, images, tmp_path):
+    """docs/web/'s other views on both screens: a person's page (its header)
+    and the post dialog with the row of effects, sepia chosen."""
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(images.photo)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    author = tiles_now(web_site)[0]
+    for name, driver in (("phone", phone), ("desktop", desktop)):
+        console_errors(driver)  # read: what the page before logged (a photo lost on purpose) is not this test's
+        driver.get(f"{web_site}#/user/{author['IdUser']}")
+        wait_for(lambda: driver.find_element(By.ID, "stats").text.endswith("photos"), what=f"the photo count on the {name}")
+        assert driver.find_element(By.ID, "heading").text == author["username"]
+        wait_for(lambda: all_thumbnails_loaded(driver), what=f"the person's photos on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-person.png", images)
+        log_in(driver, web_site, f"shots-{name}", "pw", register=True)
+        choose_photo(driver, photo, effect="sepia")
+        wait_for(lambda: (lambda shown: shown and all(shown.values()))(effect_previews(driver)), timeout=30,
+                 what=f"the effects row on the {name}")
+        by_label(driver, "Title").send_keys("Evening light")
+        screenshot(driver, SCREENSHOTS / f"{name}-post.png", images)
+        button(driver, "Cancel").click()
+        button(driver, "Log out").click()
+        wait_for(lambda: button(driver, "Log in"), what="logged out")
+    assert console_errors(desktop) == [] and console_errors(phone) == []
+
+
+def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
+    """On a touch screen, two taps on the photo like it (as in the app people
+    know); a double tap that did not arrive as one (a busy machine) is tapped
+    again, which is harmless: a double tap never takes a like back. A swipe
+    of the finger goes to the next photo."""
+    poster = client()
+    assert "result" in poster.register("tapped", "pw").json()
+    for title in ("Swiped to", "Tap me twice"):
+        assert poster.upload(images.photo, title=title).json() == {"successful": 1}
+    console_errors(phone)  # read: what the pages before logged is not this test's
+    log_in(phone, web_site, "tapper", "pw", register=True)
+    wait_for(lambda: tiles(phone)[:1] == ["Tap me twice"], what="the photo to tap")
+    browser.open_newest(phone)
+    image = phone.find_element(By.ID, "viewer-image")
+    wait_for(lambda: browser.loaded(phone, image), what="the photo")
+    like = wait_for(lambda: named(phone, "Like"), what="Like")
+    assert like.get_attribute("aria-pressed") == "false" and phone.find_element(By.ID, "like-count").text == "0"
+    for attempt in range(3):
+        browser.double_tap(phone, image)
+        try:
+            wait_for(lambda: like.get_attribute("aria-pressed") == "true", timeout=5, what="the like by a double tap")
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+    wait_for(lambda: phone.find_element(By.ID, "like-count").text == "1", what="its count")
+    # A finger drawn to the left: the next (older) photo, as on the desktop with a mouse.
+    older = tiles(phone)[1]
+    browser.touch_swipe(phone, image, -150)
+    wait_for(lambda: phone.find_element(By.ID, "viewer-title").text == older, what="the next photo by a swipe")
+    phone.find_element(By.ID, "viewer-close").click()
+    wait_for(lambda: not phone.find_element(By.ID, "viewer").is_displayed(), what="the photo view closed")
+    button(phone, "Log out").click()
+    wait_for(lambda: button(phone, "Log in"), what="logged out")
+    assert console_errors(phone) == []
+
+
+def test_older_photos_come_as_you_scroll(web_site, phone, client, images):
+    """Infinite scroll: past the first 50, the next page loads when the end of
+    the grid comes near, without a click (the Older photos button stays, for
+    keyboards and as the fallback)."""
+    total = len(all_photos(web_site))
+    for number in range(max(0, 60 - total)):
+        if number % 6 == 0:
+            poster = client()
+            assert "result" in poster.register(f"scroll{number}", "pw").json()
+        assert poster.upload(images.photo, title=f"Scroll {number}").json() == {"successful": 1}
+    total = len(all_photos(web_site))
+    assert total >= 60
+    console_errors(phone)  # read: what the pages before logged is not this test's
+    phone.get(web_site)
+    wait_for(lambda: len(tiles(phone)) == 50, what="the first page")
+    assert phone.find_element(By.ID, "more-button").text == "Older photos"
+    assert len(tiles(phone)) == 50, "the next page waits for the scroll"
+    phone.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    wait_for(lambda: len(tiles(phone)) == total, what=f"all {total} photos after scrolling")
+    wait_for(lambda: not phone.find_element(By.ID, "more").is_displayed(), what="no more to load")
+    ids = phone.execute_script("return [...document.querySelectorAll('#grid .tile')].map(t => t.dataset.id)")
+    assert len(set(ids)) == total, "each photo once"
+    # Stepping through the photos goes on past the first page: stepping onto
+    # its last photo loads the next page.
+    listed = all_photos(web_site)
+    phone.get("about:blank")  # a page loaded anew (a change of the hash alone would keep the 60 shown)
+    phone.get(f"{web_site}#/photo/{listed[48]['IdPhoto']}")
+    shown = lambda: phone.execute_script("return location.hash")
+    wait_for(lambda: shown() == f"#/photo/{listed[48]['IdPhoto']}" and phone.find_element(By.ID, "viewer").is_displayed(),
+             what="the 49th photo")
+    for index in (49, 50):
+        wait_for(lambda: phone.find_element(By.ID, "viewer-next").is_enabled(), what="a next photo")
+        ActionChains(phone).send_keys(Keys.ARROW_RIGHT).perform()
+        wait_for(lambda: shown() == f"#/photo/{listed[index]['IdPhoto']}", what=f"photo {index + 1} by the → key")
+    phone.find_element(By.ID, "viewer-close").click()
+    assert console_errors(phone) == []
+
+
+def all_photos(web_site) -> list:
+    """Every photo (up to 100) through the API."""
+    request = urllib.request.Request(web_site + "iReporter/", data=b"command=stream&count=100",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        return json.loads(r.read())["result"]
+
+
+def tiles_per_row(driver) -> int:
+    tops = driver.execute_script(
+        "return [...document.querySelectorAll('#grid .tile')].slice(0, 20).map(t => t.getBoundingClientRect().top)")
+    return tops.count(tops[0]) if tops else 0
+
+
+def grid_fills_the_width(driver) -> bool:
+    """The grid reaches across the page (its padding aside), its tiles square."""
+    return driver.execute_script("""
+        const grid = document.getElementById('grid').getBoundingClientRect();
+        const tile = document.querySelector('#grid .tile').getBoundingClientRect();
+        const width = document.documentElement.clientWidth;
+        return grid.width >= width - 20 && Math.abs(tile.width - tile.height) < 1;""")
+
+
+def all_thumbnails_loaded(driver) -> bool:
+    """Every thumbnail in view is there (those below wait for the scroll)."""
+    return driver.execute_script("""return [...document.querySelectorAll('#grid img')]
+        .filter(i => i.getBoundingClientRect().top < innerHeight).every(i => i.complete && i.naturalWidth > 0)""")
+
+
+def check_photo_view_layout(driver, name: str):
+    """Desktop: the photo on the left, the panel (owner, caption, votes,
+    comments) on the right, both the window's height. Phone: a full-screen
+    sheet, the photo above its panel."""
+    shown = driver.execute_script("""
+        const box = (id) => { const r = document.getElementById(id).getBoundingClientRect();
+                              return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width}; };
+        const panel = document.querySelector('.viewer-panel').getBoundingClientRect();
+        return {width: document.documentElement.clientWidth, height: innerHeight, viewer: box('viewer'), image: box('viewer-image'),
+                panel: {left: panel.left, right: panel.right, top: panel.top, bottom: panel.bottom, width: panel.width},
+                inPanel: ['viewer-author', 'viewer-title', 'like'].every(id =>
+                    document.querySelector('.viewer-panel').contains(document.getElementById(id)))};""")
+    viewer, image, panel = shown["viewer"], shown["image"], shown["panel"]
+    assert shown["inPanel"], shown
+    assert viewer["left"] == 0 and viewer["top"] == 0 and viewer["bottom"] >= shown["height"] - 1, shown
+    if name == "desktop":
+        assert image["right"] <= panel["left"] + 1 and abs(panel["right"] - viewer["right"]) < 1, shown
+        assert panel["top"] == 0 and panel["bottom"] >= shown["height"] - 1, shown
+    else:
+        assert panel["top"] >= image["bottom"] - 1 and panel["width"] >= viewer["width"] - 1, shown
 
 
 def screenshot(driver, path: Path, images):

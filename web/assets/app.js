@@ -2,7 +2,7 @@
 // a person's photos, log in / register / log out. Plain ES modules, no
 // build step. Everything people typed is shown with textContent, never as
 // markup.
-import { APIError, call, callForImage, upload, rows } from './api.js';
+import { API_URL, APIError, call, callForImage, upload, rows } from './api.js';
 import { showPicture } from './sizes.js';
 import { downscaled, squarePreview } from './images.js';
 import { follow } from './live.js';
@@ -18,6 +18,8 @@ const state = {
   photos: [],                 // what the grid shows, newest first
   current: null,              // the photo open in the view
   unfollow: null,             // stops the stream's live updates
+  shown: 0,                   // counts the pages drawn: an answer for one no longer shown is dropped
+  loadingOlder: false,        // one older page at a time
 };
 
 // ---------------------------------------------------------------- account --
@@ -142,18 +144,27 @@ async function fetchPage(before) {
   const view = state.view;
   const paging = state.features.extras ? { count: PAGE, before } : {};
   if (view.kind === 'search') return rows(await call('search', { q: view.query, extras: extras(), ...paging }));
-  if (view.kind === 'user') return rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
+  if (view.kind === 'user') {
+    const photos = rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
+    // The original has no IdUser (it answers the newest 50 of everyone): theirs among them.
+    return state.features.extras ? photos : photos.filter((photo) => String(photo.IdUser) === String(view.userID));
+  }
   return rows(await call('stream', { extras: extras(), ...paging }));
 }
 
 async function refresh() {
   unfollow();
   notify('');
+  const shown = ++state.shown;
+  state.loadingOlder = false;
   try {
-    state.photos = await fetchPage();
+    const photos = await fetchPage();
+    if (shown !== state.shown) return;
+    state.photos = photos;
     renderPhotos();
     $('more').hidden = !state.features.extras || state.photos.length < PAGE;
   } catch (failure) {
+    if (shown !== state.shown) return;
     state.photos = [];
     renderPhotos();
     notify(failure instanceof APIError ? failure.message : 'The photos could not be loaded.');
@@ -167,18 +178,37 @@ async function refresh() {
   }
 }
 
+/** The next older page, once at a time; again while the end of the list is still in sight. */
 async function loadOlder() {
   const last = state.photos[state.photos.length - 1];
-  if (!last) return;
+  if (!last || state.loadingOlder || $('more').hidden) return;
+  const shown = state.shown;
+  state.loadingOlder = true;
+  $('more-button').disabled = true;
   try {
     const older = await fetchPage(last.IdPhoto);
+    if (shown !== state.shown) return;
     state.photos.push(...older);
     appendPhotos(older);
     if (state.current) renderSteps();
     $('more').hidden = older.length < PAGE;
+    renderStats();
   } catch (failure) {
-    notify(failure instanceof APIError ? failure.message : 'Older photos could not be loaded.');
+    if (shown === state.shown) notify(failure instanceof APIError ? failure.message : 'Older photos could not be loaded.');
+    return;
+  } finally {
+    if (shown === state.shown) state.loadingOlder = false;
+    $('more-button').disabled = false;
   }
+  if (endInSight()) loadOlder();
+}
+
+/** Older pages load this far (in pixels) before the end of the list comes into view. */
+const SCROLL_AHEAD = 800;
+
+function endInSight() {
+  const more = $('more');
+  return !more.hidden && more.getBoundingClientRect().top < innerHeight + SCROLL_AHEAD;
 }
 
 function renderPhotos() {
@@ -305,6 +335,7 @@ async function openPhoto(id) {
   $('viewer-title').textContent = photo.title ?? '';
   $('viewer-author').textContent = photo.username ?? '';
   $('viewer-author').href = `#/user/${encodeURIComponent(photo.IdUser)}`;
+  $('viewer-avatar').textContent = initial(photo.username);
   renderSteps();
   renderVotes(photo);
   $('delete').hidden = !(state.user && String(state.user.IdUser) === String(photo.IdUser) && state.features.extras);
@@ -312,6 +343,7 @@ async function openPhoto(id) {
   const viewer = $('viewer');
   if (viewer.hidden) {
     viewer.hidden = false;
+    document.documentElement.classList.add('viewing');
     viewer.classList.add('opening');
     requestAnimationFrame(() => viewer.classList.remove('opening'));
     $('viewer-close').focus();
@@ -337,6 +369,7 @@ function renderSteps() {
 function closeViewer() {
   if ($('viewer').hidden) return;
   $('viewer').hidden = true;
+  document.documentElement.classList.remove('viewing');
   const id = state.current?.IdPhoto;
   state.current = null;
   if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash());
@@ -356,13 +389,18 @@ function step(offset) {
   if (index < 0 || next < 0 || next >= state.photos.length) return;
   history.replaceState(null, '', `#/photo/${encodeURIComponent(state.photos[next].IdPhoto)}`);
   openPhoto(state.photos[next].IdPhoto);
+  if (next === state.photos.length - 1) loadOlder(); // stepping on past the last photo loaded
 }
 
 function renderVotes(photo) {
   $('votes').hidden = !state.features.extras;
   if (!state.features.extras) return;
-  $('like-count').textContent = String(photo.likes ?? 0);
-  $('dislike-count').textContent = String(photo.dislikes ?? 0);
+  const likes = Number(photo.likes ?? 0);
+  const dislikes = Number(photo.dislikes ?? 0);
+  $('like-count').textContent = String(likes);
+  $('like-unit').textContent = likes === 1 ? ' like' : ' likes';
+  $('dislike-count').textContent = String(dislikes);
+  $('dislike-unit').textContent = dislikes === 1 ? ' dislike' : ' dislikes';
   $('like').setAttribute('aria-pressed', String(photo.myvote === 'like' || photo.myvote === 1 || photo.myvote === '1'));
   $('dislike').setAttribute('aria-pressed', String(photo.myvote === 'dislike' || photo.myvote === -1 || photo.myvote === '-1'));
 }
@@ -372,10 +410,22 @@ async function vote(kind) {
   if (!photo) return;
   if (!state.user) { openLogin(); return; }
   const pressed = $(kind).getAttribute('aria-pressed') === 'true';
+  await sendVote(photo, pressed ? 'unvote' : kind);
+}
+
+/** A double tap on the photo likes it (as in the app people know); it never takes a like back. */
+function likeByDoubleTap() {
+  const photo = state.current;
+  if (!photo || !state.features.extras) return;
+  if (!state.user) { openLogin(); return; }
+  if ($('like').getAttribute('aria-pressed') !== 'true') sendVote(photo, 'like');
+}
+
+async function sendVote(photo, command) {
   try {
-    const [counts] = rows(await signedIn(pressed ? 'unvote' : kind, { IdPhoto: photo.IdPhoto }));
+    const [counts] = rows(await signedIn(command, { IdPhoto: photo.IdPhoto }));
     if (counts) Object.assign(photo, counts);
-    renderVotes(photo);
+    if (state.current === photo) renderVotes(photo);
   } catch (failure) {
     notifyViewer(failure);
   }
@@ -464,7 +514,11 @@ async function submitComment(event) {
 
 // ------------------------------------------------------------ post a photo --
 
-const post = { file: null, sent: null, previews: 0 };
+const post = { file: null, sent: null, source: null, rendered: new Map(), chosen: '', photos: 0 };
+
+/** How often a preview the server was too busy for is asked again, and after how long (ms, growing). */
+const BUSY_RETRIES = 5;
+const BUSY_WAIT = 300;
 
 function openPost() {
   if (!state.user) { openLogin(); return; }
@@ -473,18 +527,35 @@ function openPost() {
   $('downscale-row').hidden = true;
   $('post-progress').hidden = true;
   $('post-error').hidden = true;
-  const effects = state.features.effects;
-  $('post-effect').hidden = $('post-effect-label').hidden = effects.length === 0;
+  $('post-effects').hidden = true;
   $('post-effect-summary').hidden = true;
-  post.file = null;
+  forgetPhoto();
   $('post-dialog').showModal();
+}
+
+/** Lets go of the photo chosen before: its previews stop, their pictures are freed. */
+function forgetPhoto() {
+  post.photos += 1;
+  post.file = post.sent = post.source = null;
+  for (const url of post.rendered.values()) URL.revokeObjectURL(url);
+  post.rendered.clear();
+  post.chosen = '';
+  const image = $('preview-image'); // showed one of those pictures
+  image.removeAttribute('src');
+  image.dataset.effect = '';
+  $('effect-row').replaceChildren();
 }
 
 async function choosePhoto() {
   const file = $('post-file').files[0];
+  forgetPhoto();
   post.file = file || null;
+  $('preview').hidden = true;
+  $('post-effects').hidden = true;
   if (!file) return;
+  const photo = post.photos;
   const scaled = await downscaled(file);
+  if (photo !== post.photos) return;
   post.sent = scaled;
   const row = $('downscale-row');
   row.hidden = !scaled;
@@ -492,37 +563,112 @@ async function choosePhoto() {
     $('post-downscale-label').textContent =
       `Downscale to ${scaled.width} × ${scaled.height} before sending (${kilobytes(scaled.blob.size)} instead of ${kilobytes(file.size)})`;
   }
-  await showPreview();
+  const source = await squarePreview(scaled ? scaled.blob : file);
+  if (photo !== post.photos) return;
+  post.source = source;
+  $('post-error').hidden = true;
+  if (!source) return; // not an image this browser can read: the server will say why at the upload
+  post.rendered.set('', URL.createObjectURL(source));
+  buildEffectRow();
+  showChosen();
+  renderPreviews(photo);
 }
 
 function kilobytes(bytes) {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
-/** What will be stored: the server's own rendering of the effect, or the square crop. */
-async function showPreview() {
-  const effect = $('post-effect').value;
+/** The effects as a row of small squares of this photo, None first; each a radio button named by its effect. */
+function buildEffectRow() {
+  const effects = state.features.effects;
+  $('post-effects').hidden = effects.length === 0;
+  if (effects.length === 0) return;
+  const choices = [{ effect: '', name: 'None' }, ...effects.map(({ effect }) => ({ effect, name: effect[0].toUpperCase() + effect.slice(1) }))];
+  $('effect-row').replaceChildren(...choices.map(({ effect, name }) => {
+    const label = document.createElement('label');
+    label.className = 'effect';
+    label.dataset.effect = effect;
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'effect';
+    radio.value = effect;
+    radio.checked = effect === post.chosen;
+    const picture = document.createElement('img');
+    picture.alt = '';
+    picture.width = picture.height = 72;
+    const rendered = post.rendered.get(effect);
+    if (rendered) picture.src = rendered; else label.classList.add('pending');
+    const text = document.createElement('span');
+    text.textContent = name;
+    label.append(radio, picture, text);
+    return label;
+  }));
+}
+
+function chooseEffect(event) {
+  if (event.target.name !== 'effect') return;
+  post.chosen = event.target.value;
+  showChosen();
+}
+
+/** The chosen effect large (once the server has rendered it), and what it does. */
+function showChosen() {
+  const effect = post.chosen;
   const summary = $('post-effect-summary');
   summary.textContent = state.features.effects.find((known) => known.effect === effect)?.summary ?? '';
   summary.hidden = !summary.textContent;
-  if (!post.file) return;
-  const asked = ++post.previews;
-  $('post-error').hidden = true;
-  const source = await squarePreview(post.sent ? post.sent.blob : post.file);
-  let shown = source;
-  if (effect && source) {
-    try {
-      shown = await callForImage('preview', { effect, file: new File([source], 'preview.jpg', { type: 'image/jpeg' }) });
-    } catch (failure) {
-      showError($('post-error'), failure);
-    }
-  }
-  if (asked !== post.previews) return; // another effect was chosen meanwhile
+  const rendered = post.rendered.get(effect);
   const image = $('preview-image');
-  if (image.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
-  if (shown) image.src = URL.createObjectURL(shown); else image.removeAttribute('src');
-  image.dataset.effect = shown === source ? '' : effect;
-  $('preview').hidden = !shown;
+  if (rendered) {
+    image.src = rendered;
+    image.dataset.effect = effect;
+  }
+  $('preview').hidden = !image.getAttribute('src');
+  $('preview').classList.toggle('pending', !rendered);
+}
+
+/**
+ * The server's own rendering (`preview`, the same code as `upload`) of each
+ * effect on the square, one request at a time, the chosen one first: the
+ * server decodes a few photos at once and answers "busy" rather than wait
+ * (asked again a moment later), and counts previews per hour
+ * (preview_rate_limit, 300 by default: a row is 10).
+ */
+async function renderPreviews(photo) {
+  for (;;) {
+    const waiting = state.features.effects.map(({ effect }) => effect).filter((effect) => !post.rendered.has(effect));
+    if (photo !== post.photos || waiting.length === 0) return;
+    const effect = waiting.includes(post.chosen) ? post.chosen : waiting[0];
+    let blob;
+    try {
+      blob = await previewOf(post.source, effect, photo);
+    } catch (failure) {
+      if (photo === post.photos) showError($('post-error'), failure);
+      return; // the rest would meet the same answer (the limit, or a photo the server refuses)
+    }
+    if (photo !== post.photos || !blob) return;
+    const url = URL.createObjectURL(blob);
+    post.rendered.set(effect, url);
+    const tile = $('effect-row').querySelector(`.effect[data-effect="${CSS.escape(effect)}"]`);
+    if (tile) {
+      tile.querySelector('img').src = url;
+      tile.classList.remove('pending');
+    }
+    if (effect === post.chosen) showChosen();
+  }
+}
+
+async function previewOf(source, effect, photo) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await callForImage('preview', { effect, file: new File([source], 'preview.jpg', { type: 'image/jpeg' }) });
+    } catch (failure) {
+      const busy = failure instanceof APIError && failure.message.startsWith('The server is busy');
+      if (!busy || attempt >= BUSY_RETRIES) throw failure;
+    }
+    await new Promise((resolve) => { setTimeout(resolve, BUSY_WAIT * (attempt + 1)); });
+    if (photo !== post.photos) return null;
+  }
 }
 
 async function submitPost(event) {
@@ -537,7 +683,7 @@ async function submitPost(event) {
   progress.value = 0;
   $('upload-button').disabled = true;
   try {
-    await upload({ title: $('post-title').value, effect: $('post-effect').value || undefined, file },
+    await upload({ title: $('post-title').value, effect: post.chosen || undefined, file },
                  (fraction) => { progress.value = Math.round(fraction * 100); progress.textContent = `${progress.value}%`; });
     $('post-dialog').close();
     // On the stream already: the new photo joins the tiles shown (no redraw,
@@ -567,15 +713,69 @@ function route() {
     $('heading').textContent = `Photos matching “${value}”`;
     $('search-input').value = value;
   } else if (kind === 'user' && value) {
-    state.view = { kind: 'user', userID: value };
+    state.view = { kind: 'user', userID: value, person: null };
     $('heading').textContent = 'Photos by this person';
   } else {
     state.view = { kind: 'stream' };
     $('heading').textContent = 'Newest photos';
   }
-  refresh().then(() => {
-    if (state.view.kind === 'user' && state.photos[0]) $('heading').textContent = `Photos by ${state.photos[0].username ?? ''}`;
-  });
+  renderHead();
+  const view = state.view;
+  if (view.kind === 'user') aboutPerson(view.userID).then((person) => { view.person = person; renderHead(); });
+  refresh().then(() => { view.loaded = true; renderHead(); });
+}
+
+/** A person's page opens with a header: their name and how many photos they have. */
+function renderHead() {
+  const view = state.view;
+  const person = view.kind === 'user';
+  $('page-head').classList.toggle('profile', person);
+  $('avatar').hidden = !person;
+  if (!person) { $('stats').hidden = true; return; }
+  const shown = view.loaded && state.photos.length > 0 && String(state.photos[0].IdUser) === String(view.userID);
+  const name = view.person?.username ?? (shown ? state.photos[0].username : null);
+  if (name !== null && name !== undefined) {
+    $('heading').textContent = name;
+    $('avatar').textContent = initial(name);
+  }
+  renderStats();
+}
+
+function renderStats() {
+  const view = state.view;
+  if (view.kind !== 'user') return;
+  // The server's count; or, where it gives none, the photos shown once they are all there
+  // (not from the original, which shows only the newest 50 of everyone's).
+  const all = view.loaded && state.features.extras && $('more').hidden;
+  const count = view.person?.photos ?? (all ? state.photos.length : null);
+  $('stats').textContent = count === null ? '' : `${count} ${count === 1 ? 'photo' : 'photos'}`;
+  $('stats').hidden = count === null;
+}
+
+/** The letter standing for a person where a picture of them would be. */
+function initial(name) {
+  return [...String(name ?? '').trim()][0]?.toUpperCase() ?? '';
+}
+
+/**
+ * A person's name and photo count, from the Flickr-compatible API's
+ * flickr.people.getInfo (docs/API.md); null where the server has none
+ * (the PHP original) or answers with an error.
+ */
+async function aboutPerson(userID) {
+  if (!state.features.extras) return null; // the 2012 server: no such API
+  const query = new URLSearchParams({ method: 'flickr.people.getInfo', user_id: userID, format: 'json', nojsoncallback: '1' });
+  try {
+    const response = await fetch(`${API_URL}services/rest/?${query}`, { credentials: 'same-origin' });
+    const answer = response.ok ? await response.json() : null;
+    const person = answer && answer.person;
+    if (!person) return null;
+    const content = (field) => (field && typeof field === 'object' ? field._content : field);
+    const photos = Number(content(person.photos?.count));
+    return { username: content(person.username) ?? null, photos: Number.isFinite(photos) ? photos : null };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -596,14 +796,7 @@ async function detectFeatures() {
   state.features.sizes = extras && sizes;
   state.features.search = search !== null;
   // {"effect":"sepia","summary":"brown-toned black and white …"}, …
-  state.features.effects = rows(effects).filter((effect) => typeof effect.effect === 'string');
-  const select = $('post-effect');
-  for (const { effect } of state.features.effects) {
-    const option = document.createElement('option');
-    option.value = effect;
-    option.textContent = effect[0].toUpperCase() + effect.slice(1);
-    select.append(option);
-  }
+  state.features.effects = rows(effects).filter((effect) => typeof effect.effect === 'string' && effect.effect !== '');
   $('search-form').hidden = !state.features.search;
 }
 
@@ -621,7 +814,8 @@ function start() {
   $('login-form').addEventListener('submit', submitLogin);
   $('post-form').addEventListener('submit', submitPost);
   $('post-file').addEventListener('change', choosePhoto);
-  $('post-effect').addEventListener('change', showPreview);
+  $('effect-row').addEventListener('change', chooseEffect);
+  $('post-dialog').addEventListener('close', forgetPhoto); // no more previews asked for a photo let go
   $('comment-form').addEventListener('submit', submitComment);
   $('comment-text').addEventListener('keydown', commentKey);
   $('like').addEventListener('click', () => vote('like'));
@@ -646,9 +840,11 @@ function start() {
     else if (event.key === 'ArrowRight') step(1);
   });
   swipe($('viewer'), (direction) => step(direction));
+  doubleTap($('viewer-image'), likeByDoubleTap);
+  // Infinite scroll: the next older page as the end of the list comes near (the button stays for keyboards).
   new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting) && !$('more').hidden) loadOlder();
-  }).observe($('more'));
+    if (entries.some((entry) => entry.isIntersecting)) loadOlder();
+  }, { rootMargin: `0px 0px ${SCROLL_AHEAD}px 0px` }).observe($('more'));
   window.addEventListener('hashchange', route);
   detectFeatures().finally(route);
 }
@@ -665,6 +861,18 @@ function swipe(element, onSwipe) {
     const distance = event.clientX - startX;
     startX = null;
     if (Math.abs(distance) >= 50) onSwipe(distance > 0 ? -1 : 1);
+  });
+}
+
+/** Two taps of a finger within 300 ms and 30 px of each other (a mouse's double click selects text, as usual). */
+function doubleTap(element, onDoubleTap) {
+  let last = null;
+  element.addEventListener('pointerup', (event) => {
+    if (event.pointerType !== 'touch') return;
+    const near = last && event.timeStamp - last.time < 300
+      && Math.hypot(event.clientX - last.x, event.clientY - last.y) < 30;
+    last = near ? null : { time: event.timeStamp, x: event.clientX, y: event.clientY };
+    if (near) onDoubleTap();
   });
 }
 
