@@ -24,12 +24,12 @@ PORT = servers.http_port(3)
 
 
 class PageBeforeThePHP(servers.Nginx):
-    """nginx with the web client's snippet at / and the reference behind /iReporter/."""
+    """The test stack's nginx as scripts/stack.sh renders it (the web client's
+    snippet and its copy of web/), its server block replaced: the snippet at /
+    and the reference behind /iReporter/."""
 
     def __init__(self, run_dir: Path, port: int, reference_url: str):
-        self._prepare(run_dir / "nginx", port)
-        servers.render(servers.DEPLOY / "nginx" / "ireporter-web.conf", self.dir / "ireporter-web.conf",
-                       {"/usr/share/ireporter/web": str(servers.DEPLOY.parent / "web")})
+        super().__init__(run_dir, port, socket_path=run_dir / "no-server.sock", upload_dir=run_dir / "upload")
         origin = reference_url.split("/iReporter/")[0]
         (self.dir / "nginx.conf").write_text(f"""
 user www-data;

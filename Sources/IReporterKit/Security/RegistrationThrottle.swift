@@ -1,14 +1,18 @@
 /// Registrations counted per network (`ClientNetwork`) the way
-/// `LoginThrottle` counts failed logins: from the 100th in an hour, 1 s
-/// doubling up to 15 minutes. A registration costs a password hash and
-/// leaves an account behind; the people behind one busy NAT register far
-/// fewer than that.
+/// `LoginThrottle` counts failed logins: past `registration_limit` (100) in
+/// an hour, 1 s doubling up to 15 minutes. A registration costs a password
+/// hash and leaves an account behind; the people behind one busy NAT
+/// register far fewer than that.
 public struct RegistrationThrottle: Sendable {
-    static let rule = LoginThrottle.Rule(threshold: 100, maxBlockSeconds: 900)
+    static let maxBlockSeconds: Int64 = 900
 
     let counters: any SharedCounters
+    let threshold: Int64
 
-    public init(counters: any SharedCounters) { self.counters = counters }
+    public init(counters: any SharedCounters, threshold: Int) {
+        self.counters = counters
+        self.threshold = Int64(threshold)
+    }
 
     private func key(_ address: String) -> String { "register-network:\(ClientNetwork(address: address))" }
 
@@ -16,6 +20,6 @@ public struct RegistrationThrottle: Sendable {
     public func wait(address: String) throws -> Int64? { try counters.blockedMillis(key(address)).map(wholeSecondsRoundedUp) }
 
     public func attempted(address: String) throws {
-        try counters.recordFailure(key(address), threshold: Self.rule.threshold, maxBlockSeconds: Self.rule.maxBlockSeconds)
+        try counters.recordFailure(key(address), threshold: threshold, maxBlockSeconds: Self.maxBlockSeconds)
     }
 }

@@ -62,6 +62,7 @@ public struct Configuration: Sendable {
     /// The key the publisher location asks for.
     public var livePublishKey = ""
     public var previewRateLimit = 300
+    public var registrationLimit = 100
     /// Comma-separated; empty: the Flickr REST endpoint accepts any api_key.
     public var flickrAPIKeys = ""
     public var passwordHashing = PasswordHasher.Parameters()
@@ -202,6 +203,8 @@ public struct Configuration: Sendable {
                 "the address clients reach this site at, e.g. `https://photos.example.com/` (the web client's page; the API is its `iReporter/`): the absolute URLs in the Flickr-compatible answers (photo sizes, photo and profile pages) begin with it. Empty: the web server's own name for the site, `SERVER_NAME` with `SERVER_PORT` and `HTTPS` (nginx's `server_name`; Apache's `ServerName` only with `UseCanonicalName On`, else Apache passes the Host header there: set `public_url`), never the request's Host header."),
         Setting("live_publish_key", .text(\.livePublishKey),
                 "sent with each announcement (header `X-IReporter-Publish-Key`); nginx's publisher location accepts only this key (deploy/nginx/ireporter-live.conf), so that no one else can send every subscriber a photo (behind a proxy on the same host everyone arrives from loopback). Letters, digits, `-`, `_`, `.`, at least 16 of them; without one there is no live stream."),
+        Setting("registration_limit", .number(\.registrationLimit, 1...1_000_000),
+                "registrations from one network (an IPv4 address, an IPv6 /64) in an hour before each further one waits, 1 s doubling up to 15 minutes (docs/SECURITY.md); a school or an office whose people all come from one address may need more."),
         Setting("preview_rate_limit", .number(\.previewRateLimit, 0...1_000_000),
                 "`preview`s per user per hour (each is a decode and an encode of up to `max_image_pixels`); 0 = no limit."),
         Setting("flickr_api_keys", .text(\.flickrAPIKeys),

@@ -172,6 +172,19 @@ struct ThrottleTests {
         #expect(try phone.body([("command", "register"), ("username", "new101"), ("password", "pw")]) == Self.signedIn(101, "new101"))
     }
 
+    @Test func theRegistrationLimitIsTheConfigured() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.registrationLimit = 3
+        let phone = try phone(policy)
+        phone.address = Self.shared
+        for index in 1...3 {
+            #expect(try phone.body([("command", "register"), ("username", "new\(index)"), ("password", "pw")])
+                    == Self.signedIn(index, "new\(index)"))
+        }
+        #expect(try phone.body([("command", "register"), ("username", "new4"), ("password", "pw")])
+                == #"{"error":"Too many registrations, try again in 1 seconds"}"#)
+    }
+
     @Test func aTakenNameCostsNoHash() throws {
         var policy = AppHarness.cheapPolicy
         policy.passwordHashConcurrency = 1

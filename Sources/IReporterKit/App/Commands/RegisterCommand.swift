@@ -43,7 +43,7 @@ public struct RegisterCommand: Command {
     public init(_ services: AppServices, login: LoginCommand) {
         users = services.users
         hasher = services.hasher
-        throttle = RegistrationThrottle(counters: services.counters)
+        throttle = RegistrationThrottle(counters: services.counters, threshold: services.policy.registrationLimit)
         self.login = login
     }
 
