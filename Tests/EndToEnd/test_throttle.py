@@ -181,11 +181,7 @@ def test_every_spelling_of_a_name_counts_against_it(endpoint, db):
 def registration_limit(env) -> int:
     """The stack's `registration_limit` (scripts/test.sh sets it), else its default."""
     assert env.run_dir, "IREPORTER_RUN_DIR: the stack's configuration"
-    for line in (env.run_dir / "ireporter.conf").read_text().splitlines():
-        key, _, value = line.partition("=")
-        if key.strip() == "registration_limit":
-            return int(value)
-    return 100
+    return int(servers.config_value((env.run_dir / "ireporter.conf").read_text(), "registration_limit") or 100)
 
 
 def test_a_registration_flood_leaves_stream_fast(endpoint, db, env):
