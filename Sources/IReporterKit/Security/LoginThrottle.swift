@@ -65,7 +65,7 @@ public struct LoginThrottle: Sendable {
     /// for accounts it made before issue 24), and that second half of one
     /// typed attempt must not count as a second failure. The mark is keyed
     /// by `attempt`, a tag of the value tried that a guesser cannot match with
-    /// another guess (`LoginCommand.retryTag`), and never blocks (an entry the
+    /// another guess (`PasswordCheck.retryTag`), and never blocks (an entry the
     /// table may evict: the retry would then count, never the other way).
     public func expectRetry(account: [UInt8], address: String, attempt: String) throws {
         try counters.recordFailure(retryKey(account, address, attempt), threshold: 1 << 40, maxBlockSeconds: 0)

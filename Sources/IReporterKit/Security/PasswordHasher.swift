@@ -132,28 +132,3 @@ struct PHCString {
         (memoryKiB, iterations, parallelism, self.salt, self.hash) = (m, t, p, salt, hash)
     }
 }
-
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    /// Standard alphabet, padding optional.
-    static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt8] = []
-        for byte in text.utf8 where byte != UInt8(ascii: "=") {
-            guard let value = alphabet.firstIndex(of: byte) else { return nil }
-            values.append(UInt8(value))
-        }
-        guard values.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        var index = 0
-        while index + 1 < values.count {
-            let chunk = values[index..<min(index + 4, values.count)]
-            let a = chunk[chunk.startIndex], b = chunk[chunk.startIndex + 1]
-            out.append(a << 2 | b >> 4)
-            if chunk.count > 2 { out.append(b << 4 | chunk[chunk.startIndex + 2] >> 2) }
-            if chunk.count > 3 { out.append(chunk[chunk.startIndex + 2] << 6 | chunk[chunk.startIndex + 3]) }
-            index += 4
-        }
-        return out
-    }
-}

@@ -1,13 +1,14 @@
 import CCrypto
 
-/// A message digest through OpenSSL's libcrypto, written as lower-case hex:
+/// A message digest through OpenSSL's libcrypto, as bytes or lower-case hex:
 /// SHA-256 for the payload hash AWS Signature V4 signs
-/// (`x-amz-content-sha256`) and the login retry's mark, SHA-1 for the value
-/// the 2012 app sends as its password (`AppPassword`).
+/// (`x-amz-content-sha256`), the login retry's mark, OAuth's stored secrets
+/// and PKCE's S256, SHA-1 for the value the 2012 app sends as its password
+/// (`AppPassword`).
 enum Digest {
     case sha1, sha256
 
-    func hex(_ bytes: [UInt8]) -> [UInt8] {
+    func digest(_ bytes: [UInt8]) -> [UInt8] {
         let algorithm = switch self {
         case .sha1: EVP_sha1()
         case .sha256: EVP_sha256()
@@ -18,8 +19,12 @@ enum Digest {
             EVP_Digest(input.baseAddress, input.count, &digest, &length, algorithm, nil)
         }
         precondition(done == 1, "EVP_Digest(\(self)) failed")
+        return Array(digest.prefix(Int(length)))
+    }
+
+    func hex(_ bytes: [UInt8]) -> [UInt8] {
         let digits = Array("0123456789abcdef".utf8)
-        return digest.prefix(Int(length)).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
+        return digest(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
     }
 
     func hexString(_ bytes: [UInt8]) -> String { String(decoding: hex(bytes), as: UTF8.self) }

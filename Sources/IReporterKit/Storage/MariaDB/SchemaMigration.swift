@@ -116,11 +116,35 @@ struct SchemaMigration: Sendable {
     static let indexPhotoUploadTime = index(file: "008-index-photo-upload-time.sql", named: MariaDBPhotoSearch.uploadTimeIndex,
                                             on: "photo_details", columns: "`created`, `IdPhoto`")
 
+    static let oauth = SchemaMigration(
+        file: "010-oauth.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `oauth_apps` ( `id` int(11) NOT NULL AUTO_INCREMENT, "
+                + "`client_id` varchar(64) CHARACTER SET ascii NOT NULL, `secret_hash` char(64) CHARACTER SET ascii NOT NULL, "
+                + "`name` varbinary(255) NOT NULL, `website` varbinary(2000) NOT NULL, `redirect_uris` varbinary(8000) NOT NULL, "
+                + "`scopes` varchar(1000) CHARACTER SET ascii NOT NULL, `created` bigint NOT NULL, PRIMARY KEY (`id`), "
+                + "UNIQUE KEY `client_id` (`client_id`) ) ENGINE=InnoDB",
+            "CREATE TABLE IF NOT EXISTS `oauth_tokens` ( `id` bigint NOT NULL AUTO_INCREMENT, "
+                + "`token_hash` char(64) CHARACTER SET ascii NOT NULL, `app_id` int(11) NOT NULL, `IdUser` int(11) NOT NULL, "
+                + "`scopes` varchar(1000) CHARACTER SET ascii NOT NULL, `created` bigint NOT NULL, `expires` bigint NOT NULL, "
+                + "`last_used` bigint NOT NULL, `revoked` bigint NOT NULL, PRIMARY KEY (`id`), "
+                + "UNIQUE KEY `token_hash` (`token_hash`), KEY `IdUser_app_id` (`IdUser`, `app_id`) ) ENGINE=InnoDB",
+            "CREATE TABLE IF NOT EXISTS `oauth_codes` ( `code_hash` char(64) CHARACTER SET ascii NOT NULL, "
+                + "`app_id` int(11) NOT NULL, `IdUser` int(11) NOT NULL, `redirect_uri` varbinary(2000) NOT NULL, "
+                + "`scopes` varchar(1000) CHARACTER SET ascii NOT NULL, `code_challenge` varchar(128) CHARACTER SET ascii NOT NULL, "
+                + "`code_challenge_method` varchar(8) CHARACTER SET ascii NOT NULL, `expires` bigint NOT NULL, "
+                + "`token_id` bigint NOT NULL, PRIMARY KEY (`code_hash`), KEY `expires` (`expires`) ) ENGINE=InnoDB",
+        ],
+        // The last statement's table: the ones before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'oauth_codes'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
-                      uniqueUsername, indexPhotoUploadTime]
+                      uniqueUsername, indexPhotoUploadTime, oauth]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

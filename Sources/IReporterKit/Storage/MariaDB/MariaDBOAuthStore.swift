@@ -1,0 +1,145 @@
+/// `oauth_apps`, `oauth_tokens` and `oauth_codes` (migration 010). Every
+/// read is the primary's: a token revoked a moment ago must not work on a
+/// lagging replica.
+public final class MariaDBOAuthStore: OAuthStore {
+    let database: DatabaseConnection
+
+    public init(database: DatabaseConnection) { self.database = database }
+
+    public func addApp(_ app: OAuthApp) throws -> OAuthApp {
+        let id = try database.execute(
+            "INSERT INTO oauth_apps (client_id, secret_hash, name, website, redirect_uris, scopes, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.text(app.clientID), .text(app.secretHash), .text(app.name), .text(app.website),
+             .text(app.redirectURIs.joined(separator: "\n")), .text(app.scopes.description), .int(app.created)]).insertID
+        var stored = app
+        stored.id = Int64(id)
+        return stored
+    }
+
+    private static let appColumns = "SELECT id, client_id, secret_hash, name, website, redirect_uris, scopes, created FROM oauth_apps"
+
+    public func app(clientID: String) throws -> OAuthApp? {
+        try database.query("\(Self.appColumns) WHERE client_id = ?", [.text(clientID)]).first.flatMap(Self.app)
+    }
+
+    public func app(id: Int64) throws -> OAuthApp? {
+        try database.query("\(Self.appColumns) WHERE id = ?", [.int(id)]).first.flatMap(Self.app)
+    }
+
+    public func addToken(_ token: NewAccessToken) throws -> Int64 { try insert(token) }
+
+    private func insert(_ token: NewAccessToken) throws(DatabaseError) -> Int64 {
+        Int64(try database.execute(
+            "INSERT INTO oauth_tokens (token_hash, app_id, IdUser, scopes, created, expires, last_used, revoked) "
+                + "VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
+            [.text(token.hash), .int(token.appID), .int(token.userID ?? 0), .text(token.scopes.description),
+             .int(token.created), .int(token.expires)]).insertID)
+    }
+
+    /// The user's row joined: a token outlives no account.
+    public func token(hash: String) throws -> StoredAccessToken? {
+        guard let row = try database.query(
+            "SELECT t.id, t.app_id, t.IdUser, t.scopes, t.created, t.expires, t.last_used, t.revoked, l.IdUser AS account "
+                + "FROM oauth_tokens t LEFT JOIN login l ON (l.IdUser = t.IdUser) WHERE t.token_hash = ?",
+            [.text(hash)]).first,
+              let id = row.int64("id"), let appID = row.int64("app_id"), let userID = row.int64("IdUser") else { return nil }
+        guard userID == 0 || row.int64("account") != nil else { return nil }
+        return StoredAccessToken(id: id, appID: appID, userID: userID == 0 ? nil : userID, scopes: Self.scopes(row),
+                                 created: row.int64("created") ?? 0, expires: row.int64("expires") ?? 0,
+                                 lastUsed: row.int64("last_used") ?? 0, revoked: row.int64("revoked") ?? 0)
+    }
+
+    public func noteUse(tokenID: Int64, at now: Int64) throws {
+        try database.execute("UPDATE oauth_tokens SET last_used = ? WHERE id = ?", [.int(now), .int(tokenID)])
+    }
+
+    public func revokeToken(hash: String, appID: Int64, at now: Int64) throws -> Bool {
+        try database.execute("UPDATE oauth_tokens SET revoked = IF(revoked = 0, ?, revoked) WHERE token_hash = ? AND app_id = ?",
+                             [.int(now), .text(hash), .int(appID)])
+        return !(try database.query("SELECT 1 FROM oauth_tokens WHERE token_hash = ? AND app_id = ?",
+                                    [.text(hash), .int(appID)])).isEmpty
+    }
+
+    public func revokeTokens(userID: Int64, appID: Int64, at now: Int64) throws -> Int {
+        Int(try database.execute("UPDATE oauth_tokens SET revoked = ? WHERE IdUser = ? AND app_id = ? AND revoked = 0",
+                                 [.int(now), .int(userID), .int(appID)]).affectedRows)
+    }
+
+    public func authorizedApps(userID: Int64, at now: Int64) throws -> [AuthorizedApp] {
+        // One row per live token (a person has a few), folded here: scopes
+        // are sets, which SQL would only concatenate.
+        let rows = try database.query(
+            "SELECT a.id, a.name, a.website, t.scopes, t.created, t.last_used FROM oauth_tokens t "
+                + "JOIN oauth_apps a ON (a.id = t.app_id) WHERE t.IdUser = ? AND t.revoked = 0 AND (t.expires = 0 OR t.expires > ?) "
+                + "ORDER BY t.created DESC, t.id DESC",
+            [.int(userID), .int(now)])
+        var apps: [AuthorizedApp] = []
+        for row in rows {
+            guard let id = row.int64("id") else { continue }
+            let created = row.int64("created") ?? 0, lastUsed = row.int64("last_used") ?? 0
+            if let index = apps.firstIndex(where: { $0.appID == id }) {
+                apps[index].scopes = OAuthScopes(apps[index].scopes.scopes.union(Self.scopes(row).scopes))
+                apps[index].authorized = min(apps[index].authorized, created)
+                apps[index].lastUsed = max(apps[index].lastUsed, lastUsed)
+            } else {
+                apps.append(AuthorizedApp(appID: id, name: Self.text(row["name"]), website: Self.text(row["website"]),
+                                          scopes: Self.scopes(row), authorized: created, lastUsed: lastUsed))
+            }
+        }
+        return apps
+    }
+
+    public func addCode(_ code: AuthorizationCode, at now: Int64) throws {
+        try database.execute("DELETE FROM oauth_codes WHERE expires <= ?", [.int(now)])
+        try database.execute(
+            "INSERT INTO oauth_codes (code_hash, app_id, IdUser, redirect_uri, scopes, code_challenge, code_challenge_method, "
+                + "expires, token_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            [.text(code.hash), .int(code.appID), .int(code.userID), .text(code.redirectURI), .text(code.scopes.description),
+             .text(code.challenge ?? ""), .text(code.challengeMethod?.rawValue ?? ""), .int(code.expires)])
+    }
+
+    public func code(hash: String, at now: Int64) throws -> AuthorizationCode? {
+        guard let row = try database.query(
+            "SELECT app_id, IdUser, redirect_uri, scopes, code_challenge, code_challenge_method, expires FROM oauth_codes "
+                + "WHERE code_hash = ? AND token_id = 0 AND expires > ?", [.text(hash), .int(now)]).first,
+              let appID = row.int64("app_id"), let userID = row.int64("IdUser"), let expires = row.int64("expires")
+        else { return nil }
+        let challenge = Self.text(row["code_challenge"])
+        return AuthorizationCode(hash: hash, appID: appID, userID: userID, redirectURI: Self.text(row["redirect_uri"]),
+                                 scopes: Self.scopes(row), challenge: challenge.isEmpty ? nil : challenge,
+                                 challengeMethod: PKCEMethod(rawValue: Self.text(row["code_challenge_method"])),
+                                 expires: expires)
+    }
+
+    public func redeemCode(hash: String, for token: NewAccessToken, at now: Int64) throws -> CodeRedemption {
+        try database.retryingTransaction { () throws(DatabaseError) -> CodeRedemption in
+            guard let row = try database.query("SELECT token_id, expires FROM oauth_codes WHERE code_hash = ? FOR UPDATE",
+                                               [.text(hash)]).first,
+                  let tokenID = row.int64("token_id"), let expires = row.int64("expires") else { return .invalid }
+            if tokenID != 0 {
+                try database.execute("UPDATE oauth_tokens SET revoked = ? WHERE id = ? AND revoked = 0", [.int(now), .int(tokenID)])
+                return .replayed
+            }
+            guard expires > now else { return .invalid }
+            let issued = try insert(token)
+            try database.execute("UPDATE oauth_codes SET token_id = ? WHERE code_hash = ?", [.int(issued), .text(hash)])
+            return .issued(tokenID: issued)
+        }
+    }
+
+    private static func app(_ row: Row) -> OAuthApp? {
+        guard let id = row.int64("id"), let created = row.int64("created") else { return nil }
+        return OAuthApp(id: id, clientID: text(row["client_id"]), secretHash: text(row["secret_hash"]), name: text(row["name"]),
+                        website: text(row["website"]),
+                        redirectURIs: text(row["redirect_uris"]).split(separator: "\n").map(String.init),
+                        scopes: scopes(row), created: created)
+    }
+
+    private static func scopes(_ row: Row) -> OAuthScopes { OAuthScopes(parsing: text(row["scopes"])) ?? OAuthScopes([]) }
+
+    private static func text(_ bytes: [UInt8]?) -> String { String(decoding: bytes ?? [], as: UTF8.self) }
+}
+
+extension DatabaseValue {
+    static func text(_ text: String) -> DatabaseValue { .bytes(Array(text.utf8)) }
+}

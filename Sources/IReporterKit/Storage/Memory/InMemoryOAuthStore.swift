@@ -1,0 +1,93 @@
+/// OAuth's apps, tokens and codes in memory, with the MariaDB store's rules:
+/// for the App's and the Mastodon door's unit tests.
+public final class InMemoryOAuthStore: OAuthStore {
+    private let users: InMemoryUserStore
+    private var apps: [OAuthApp] = []
+    private var tokens: [(hash: String, token: StoredAccessToken)] = []
+    private var codes: [String: (code: AuthorizationCode, tokenID: Int64)] = [:]
+
+    public init(users: InMemoryUserStore) { self.users = users }
+
+    public func addApp(_ app: OAuthApp) throws -> OAuthApp {
+        var stored = app
+        stored.id = Int64(apps.count + 1)
+        apps.append(stored)
+        return stored
+    }
+
+    public func app(clientID: String) throws -> OAuthApp? { apps.first { $0.clientID == clientID } }
+    public func app(id: Int64) throws -> OAuthApp? { apps.first { $0.id == id } }
+
+    public func addToken(_ token: NewAccessToken) throws -> Int64 {
+        let id = Int64(tokens.count + 1)
+        tokens.append((token.hash, StoredAccessToken(id: id, appID: token.appID, userID: token.userID, scopes: token.scopes,
+                                                     created: token.created, expires: token.expires, lastUsed: 0, revoked: 0)))
+        return id
+    }
+
+    public func token(hash: String) throws -> StoredAccessToken? {
+        guard let token = tokens.first(where: { $0.hash == hash })?.token else { return nil }
+        if let userID = token.userID, !users.accounts.contains(where: { $0.id == userID }) { return nil }
+        return token
+    }
+
+    public func noteUse(tokenID: Int64, at now: Int64) throws {
+        tokens[Int(tokenID - 1)].token.lastUsed = now
+    }
+
+    public func revokeToken(hash: String, appID: Int64, at now: Int64) throws -> Bool {
+        guard let index = tokens.firstIndex(where: { $0.hash == hash && $0.token.appID == appID }) else { return false }
+        if tokens[index].token.revoked == 0 { tokens[index].token.revoked = now }
+        return true
+    }
+
+    public func revokeTokens(userID: Int64, appID: Int64, at now: Int64) throws -> Int {
+        var revoked = 0
+        for index in tokens.indices where tokens[index].token.userID == userID && tokens[index].token.appID == appID
+            && tokens[index].token.revoked == 0 {
+            tokens[index].token.revoked = now
+            revoked += 1
+        }
+        return revoked
+    }
+
+    public func authorizedApps(userID: Int64, at now: Int64) throws -> [AuthorizedApp] {
+        var result: [AuthorizedApp] = []
+        let live = tokens.map(\.token).filter { $0.userID == userID && $0.isValid(at: now) }
+        for token in live.sorted(by: { ($0.created, $0.id) > ($1.created, $1.id) }) {
+            guard let app = apps.first(where: { $0.id == token.appID }) else { continue }
+            if let index = result.firstIndex(where: { $0.appID == app.id }) {
+                result[index].scopes = OAuthScopes(result[index].scopes.scopes.union(token.scopes.scopes))
+                result[index].authorized = min(result[index].authorized, token.created)
+                result[index].lastUsed = max(result[index].lastUsed, token.lastUsed)
+            } else {
+                result.append(AuthorizedApp(appID: app.id, name: app.name, website: app.website, scopes: token.scopes,
+                                            authorized: token.created, lastUsed: token.lastUsed))
+            }
+        }
+        return result
+    }
+
+    public func addCode(_ code: AuthorizationCode, at now: Int64) throws {
+        codes = codes.filter { $0.value.code.expires > now }
+        codes[code.hash] = (code, 0)
+    }
+
+    public func code(hash: String, at now: Int64) throws -> AuthorizationCode? {
+        guard let entry = codes[hash], entry.tokenID == 0, entry.code.expires > now else { return nil }
+        return entry.code
+    }
+
+    public func redeemCode(hash: String, for token: NewAccessToken, at now: Int64) throws -> CodeRedemption {
+        guard let entry = codes[hash] else { return .invalid }
+        if entry.tokenID != 0 {
+            let index = Int(entry.tokenID - 1)
+            if tokens[index].token.revoked == 0 { tokens[index].token.revoked = now }
+            return .replayed
+        }
+        guard entry.code.expires > now else { return .invalid }
+        let id = try addToken(token)
+        codes[hash]?.tokenID = id
+        return .issued(tokenID: id)
+    }
+}
