@@ -5,11 +5,12 @@
 -- digits): whoever reads these tables cannot use a token, a code or an app's
 -- client_secret. Additive (new InnoDB tables only) and idempotent.
 -- Times are Unix seconds; 0 is "none" (never used, not revoked, no expiry).
+-- Ids and hashes compare byte for byte (ascii_bin): a client_id is case-sensitive.
 
 CREATE TABLE IF NOT EXISTS `oauth_apps` (
   `id` int(11) NOT NULL AUTO_INCREMENT,
-  `client_id` varchar(64) CHARACTER SET ascii NOT NULL,
-  `secret_hash` char(64) CHARACTER SET ascii NOT NULL,
+  `client_id` varchar(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `secret_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   `name` varbinary(255) NOT NULL,
   `website` varbinary(2000) NOT NULL,
   -- one per line
@@ -23,7 +24,7 @@ CREATE TABLE IF NOT EXISTS `oauth_apps` (
 -- IdUser 0: an app's own token (client_credentials), no user.
 CREATE TABLE IF NOT EXISTS `oauth_tokens` (
   `id` bigint NOT NULL AUTO_INCREMENT,
-  `token_hash` char(64) CHARACTER SET ascii NOT NULL,
+  `token_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   `app_id` int(11) NOT NULL,
   `IdUser` int(11) NOT NULL,
   `scopes` varchar(1000) CHARACTER SET ascii NOT NULL,
@@ -40,7 +41,7 @@ CREATE TABLE IF NOT EXISTS `oauth_tokens` (
 -- Single use, for 10 minutes; kept until then with the token it gave, so
 -- that a code used twice revokes that token (RFC 6749 §4.1.2).
 CREATE TABLE IF NOT EXISTS `oauth_codes` (
-  `code_hash` char(64) CHARACTER SET ascii NOT NULL,
+  `code_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   `app_id` int(11) NOT NULL,
   `IdUser` int(11) NOT NULL,
   `redirect_uri` varbinary(2000) NOT NULL,

@@ -120,16 +120,16 @@ struct SchemaMigration: Sendable {
         file: "010-oauth.sql",
         statements: [
             "CREATE TABLE IF NOT EXISTS `oauth_apps` ( `id` int(11) NOT NULL AUTO_INCREMENT, "
-                + "`client_id` varchar(64) CHARACTER SET ascii NOT NULL, `secret_hash` char(64) CHARACTER SET ascii NOT NULL, "
+                + "`client_id` varchar(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, `secret_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, "
                 + "`name` varbinary(255) NOT NULL, `website` varbinary(2000) NOT NULL, `redirect_uris` varbinary(8000) NOT NULL, "
                 + "`scopes` varchar(1000) CHARACTER SET ascii NOT NULL, `created` bigint NOT NULL, PRIMARY KEY (`id`), "
                 + "UNIQUE KEY `client_id` (`client_id`) ) ENGINE=InnoDB",
             "CREATE TABLE IF NOT EXISTS `oauth_tokens` ( `id` bigint NOT NULL AUTO_INCREMENT, "
-                + "`token_hash` char(64) CHARACTER SET ascii NOT NULL, `app_id` int(11) NOT NULL, `IdUser` int(11) NOT NULL, "
+                + "`token_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, `app_id` int(11) NOT NULL, `IdUser` int(11) NOT NULL, "
                 + "`scopes` varchar(1000) CHARACTER SET ascii NOT NULL, `created` bigint NOT NULL, `expires` bigint NOT NULL, "
                 + "`last_used` bigint NOT NULL, `revoked` bigint NOT NULL, PRIMARY KEY (`id`), "
                 + "UNIQUE KEY `token_hash` (`token_hash`), KEY `IdUser_app_id` (`IdUser`, `app_id`) ) ENGINE=InnoDB",
-            "CREATE TABLE IF NOT EXISTS `oauth_codes` ( `code_hash` char(64) CHARACTER SET ascii NOT NULL, "
+            "CREATE TABLE IF NOT EXISTS `oauth_codes` ( `code_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, "
                 + "`app_id` int(11) NOT NULL, `IdUser` int(11) NOT NULL, `redirect_uri` varbinary(2000) NOT NULL, "
                 + "`scopes` varchar(1000) CHARACTER SET ascii NOT NULL, `code_challenge` varchar(128) CHARACTER SET ascii NOT NULL, "
                 + "`code_challenge_method` varchar(8) CHARACTER SET ascii NOT NULL, `expires` bigint NOT NULL, "
