@@ -73,35 +73,39 @@ public enum OAuthStoreBehaviour {
                                      scopes: OAuthScopes([.read, .write]), challenge: String(repeating: "a", count: 43),
                                      challengeMethod: .s256, expires: now + 600)
         try store.addCode(code, at: now)
-        #expect(try store.code(hash: code.hash, at: now) == code)
-        #expect(try store.code(hash: code.hash, at: now + 600) == nil, "expired")
+        var seen: AuthorizationCode?
+        #expect(try store.redeemCode(hash: code.hash, at: now) { seen = $0; return nil } == .refused)
+        #expect(seen == code, "the code as stored, PKCE included")
+        #expect(try store.redeemCode(hash: code.hash, at: now + 600) { _ in token("x", app: appID, user: 1, scopes: "read") }
+                == .invalid, "expired")
 
-        guard case .issued(let tokenID) = try store.redeemCode(hash: code.hash, for: token("t", app: appID, user: 1, scopes: "read write"),
-                                                               at: now + 1) else {
-            Issue.record("the first exchange issues a token")
+        let redemption = try store.redeemCode(hash: code.hash, at: now + 1) { _ in token("t", app: appID, user: 1, scopes: "read write") }
+        guard case .issued(let tokenID, let redeemed) = redemption else {
+            Issue.record("a refused exchange leaves the code unused: \(redemption)")
             return
         }
+        #expect(redeemed == code)
         #expect(try store.token(hash: OAuthSecret.hash("t"))?.id == tokenID)
-        #expect(try store.code(hash: code.hash, at: now + 2) == nil, "used")
-        #expect(try store.redeemCode(hash: code.hash, for: token("t'", app: appID, user: 1, scopes: "read"), at: now + 2)
+        var asked = false
+        #expect(try store.redeemCode(hash: code.hash, at: now + 2) { _ in asked = true; return token("t'", app: appID, user: 1, scopes: "read") }
                 == .replayed)
+        #expect(!asked, "a used code issues nothing")
         #expect(try store.token(hash: OAuthSecret.hash("t"))?.revoked == now + 2, "a replayed code revokes its token")
-        #expect(try store.token(hash: OAuthSecret.hash("t'")) == nil, "and issues none")
+        #expect(try store.token(hash: OAuthSecret.hash("t'")) == nil)
 
-        var late = code
-        late.hash = OAuthSecret.hash("late")
-        late.challenge = nil
-        late.challengeMethod = nil
-        try store.addCode(late, at: now)
-        #expect(try store.code(hash: late.hash, at: now)?.challenge == nil, "no PKCE")
-        #expect(try store.redeemCode(hash: late.hash, for: token("t2", app: appID, user: 1, scopes: "read"), at: now + 600)
+        var plain = code
+        plain.hash = OAuthSecret.hash("plain")
+        plain.challenge = nil
+        plain.challengeMethod = nil
+        try store.addCode(plain, at: now)
+        #expect(try store.redeemCode(hash: plain.hash, at: now) { seen = $0; return nil } == .refused)
+        #expect(seen?.challenge == nil && seen?.challengeMethod == nil, "no PKCE")
+        #expect(try store.redeemCode(hash: OAuthSecret.hash("never"), at: now) { _ in token("t3", app: appID, user: 1, scopes: "read") }
                 == .invalid)
-        #expect(try store.redeemCode(hash: OAuthSecret.hash("never"), for: token("t3", app: appID, user: 1, scopes: "read"),
-                                     at: now) == .invalid)
         var next = code
         next.hash = OAuthSecret.hash("next")
         try store.addCode(next, at: now + 601)
-        #expect(try store.redeemCode(hash: late.hash, for: token("t4", app: appID, user: 1, scopes: "read"), at: now) == .invalid,
+        #expect(try store.redeemCode(hash: plain.hash, at: now) { _ in token("t4", app: appID, user: 1, scopes: "read") } == .invalid,
                 "expired codes are forgotten when the next one is stored")
     }
 }

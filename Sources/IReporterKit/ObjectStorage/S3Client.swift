@@ -58,9 +58,9 @@ public final class S3Client {
                       limit: Int = 1000) throws(S3Error) -> S3XML.ListPage {
         // The signature's canonical query is sorted by name, and libcurl signs it as written.
         func query(slash: String) -> String {
-            var query = continuation.map { "continuation-token=\(Self.percentEncoded($0, slash: slash))&" } ?? ""
-            query += "list-type=2&max-keys=\(min(max(limit, 1), 1000))&prefix=\(Self.percentEncoded(prefix, slash: slash))"
-            if !startAfter.isEmpty { query += "&start-after=\(Self.percentEncoded(startAfter, slash: slash))" }
+            var query = continuation.map { "continuation-token=\(URLEncoding.percentEncoded($0, slash: slash))&" } ?? ""
+            query += "list-type=2&max-keys=\(min(max(limit, 1), 1000))&prefix=\(URLEncoding.percentEncoded(prefix, slash: slash))"
+            if !startAfter.isEmpty { query += "&start-after=\(URLEncoding.percentEncoded(startAfter, slash: slash))" }
             return query
         }
         let response: CurlTransfer.Response
@@ -121,21 +121,5 @@ public final class S3Client {
         }
         Metrics.count(.s3StatusErrors)
         throw error
-    }
-
-    private static func percentEncoded(_ text: String, slash: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var encoded: [UInt8] = []
-        for byte in text.utf8 {
-            if (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E {
-                encoded.append(byte)
-            } else if byte == 0x2F {
-                encoded += Array(slash.utf8)
-            } else {
-                encoded += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            }
-        }
-        return String(decoding: encoded, as: UTF8.self)
     }
 }

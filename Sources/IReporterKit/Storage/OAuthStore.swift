@@ -106,9 +106,12 @@ public struct AuthorizationCode: Sendable, Equatable {
 /// What exchanging a code did.
 public enum CodeRedemption: Sendable, Equatable {
     /// The code was unused and current: the token is stored under this id.
-    case issued(tokenID: Int64)
+    case issued(tokenID: Int64, code: AuthorizationCode)
     /// No such code, or it expired.
     case invalid
+    /// The code was not for this request (another app, redirect URI or
+    /// verifier): nothing issued, the code still unused.
+    case refused
     /// Used before: the token it gave is revoked now (RFC 6749 §4.1.2: the
     /// code was probably stolen), and no token is issued.
     case replayed
@@ -159,9 +162,8 @@ public protocol OAuthStore: AnyObject {
 
     /// Stores a code (and forgets the ones expired at `now`).
     func addCode(_ code: AuthorizationCode, at now: Int64) throws
-    /// The code with this hash, unused and current at `now`.
-    func code(hash: String, at now: Int64) throws -> AuthorizationCode?
-    /// Exchanges the code for `token` once: atomically, so two requests
-    /// with one code never both get a token.
-    func redeemCode(hash: String, for token: NewAccessToken, at now: Int64) throws -> CodeRedemption
+    /// Exchanges the code, if unused and current at `now`, for the token
+    /// `issue` makes of it (nil: the request does not match the code) once:
+    /// atomically, so two requests with one code never both get a token.
+    func redeemCode(hash: String, at now: Int64, issue: (AuthorizationCode) -> NewAccessToken?) throws -> CodeRedemption
 }

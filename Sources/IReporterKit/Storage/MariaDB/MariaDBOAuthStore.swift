@@ -98,32 +98,27 @@ public final class MariaDBOAuthStore: OAuthStore {
              .text(code.challenge ?? ""), .text(code.challengeMethod?.rawValue ?? ""), .int(code.expires)])
     }
 
-    public func code(hash: String, at now: Int64) throws -> AuthorizationCode? {
-        guard let row = try database.query(
-            "SELECT app_id, IdUser, redirect_uri, scopes, code_challenge, code_challenge_method, expires FROM oauth_codes "
-                + "WHERE code_hash = ? AND token_id = 0 AND expires > ?", [.text(hash), .int(now)]).first,
-              let appID = row.int64("app_id"), let userID = row.int64("IdUser"), let expires = row.int64("expires")
-        else { return nil }
-        let challenge = Self.text(row["code_challenge"])
-        return AuthorizationCode(hash: hash, appID: appID, userID: userID, redirectURI: Self.text(row["redirect_uri"]),
-                                 scopes: Self.scopes(row), challenge: challenge.isEmpty ? nil : challenge,
-                                 challengeMethod: PKCEMethod(rawValue: Self.text(row["code_challenge_method"])),
-                                 expires: expires)
-    }
-
-    public func redeemCode(hash: String, for token: NewAccessToken, at now: Int64) throws -> CodeRedemption {
+    public func redeemCode(hash: String, at now: Int64, issue: (AuthorizationCode) -> NewAccessToken?) throws -> CodeRedemption {
         try database.retryingTransaction { () throws(DatabaseError) -> CodeRedemption in
-            guard let row = try database.query("SELECT token_id, expires FROM oauth_codes WHERE code_hash = ? FOR UPDATE",
-                                               [.text(hash)]).first,
-                  let tokenID = row.int64("token_id"), let expires = row.int64("expires") else { return .invalid }
+            guard let row = try database.query(
+                "SELECT app_id, IdUser, redirect_uri, scopes, code_challenge, code_challenge_method, expires, token_id "
+                    + "FROM oauth_codes WHERE code_hash = ? FOR UPDATE", [.text(hash)]).first,
+                  let appID = row.int64("app_id"), let userID = row.int64("IdUser"), let expires = row.int64("expires"),
+                  let tokenID = row.int64("token_id") else { return .invalid }
             if tokenID != 0 {
                 try database.execute("UPDATE oauth_tokens SET revoked = ? WHERE id = ? AND revoked = 0", [.int(now), .int(tokenID)])
                 return .replayed
             }
             guard expires > now else { return .invalid }
+            let challenge = Self.text(row["code_challenge"])
+            let code = AuthorizationCode(hash: hash, appID: appID, userID: userID, redirectURI: Self.text(row["redirect_uri"]),
+                                         scopes: Self.scopes(row), challenge: challenge.isEmpty ? nil : challenge,
+                                         challengeMethod: PKCEMethod(rawValue: Self.text(row["code_challenge_method"])),
+                                         expires: expires)
+            guard let token = issue(code) else { return .refused }
             let issued = try insert(token)
             try database.execute("UPDATE oauth_codes SET token_id = ? WHERE code_hash = ?", [.int(issued), .text(hash)])
-            return .issued(tokenID: issued)
+            return .issued(tokenID: issued, code: code)
         }
     }
 

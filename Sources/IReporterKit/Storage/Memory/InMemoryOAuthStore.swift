@@ -73,12 +73,7 @@ public final class InMemoryOAuthStore: OAuthStore {
         codes[code.hash] = (code, 0)
     }
 
-    public func code(hash: String, at now: Int64) throws -> AuthorizationCode? {
-        guard let entry = codes[hash], entry.tokenID == 0, entry.code.expires > now else { return nil }
-        return entry.code
-    }
-
-    public func redeemCode(hash: String, for token: NewAccessToken, at now: Int64) throws -> CodeRedemption {
+    public func redeemCode(hash: String, at now: Int64, issue: (AuthorizationCode) -> NewAccessToken?) throws -> CodeRedemption {
         guard let entry = codes[hash] else { return .invalid }
         if entry.tokenID != 0 {
             let index = Int(entry.tokenID - 1)
@@ -86,8 +81,9 @@ public final class InMemoryOAuthStore: OAuthStore {
             return .replayed
         }
         guard entry.code.expires > now else { return .invalid }
+        guard let token = issue(entry.code) else { return .refused }
         let id = try addToken(token)
         codes[hash]?.tokenID = id
-        return .issued(tokenID: id)
+        return .issued(tokenID: id, code: entry.code)
     }
 }
