@@ -51,6 +51,9 @@ public struct OAuthScope: Hashable, Sendable, Comparable, CustomStringConvertibl
         + readResources.map { "read:\($0)" } + writeResources.map { "write:\($0)" }).map(OAuthScope.init(known:))
     private static let known = Set(all.map(\.name))
 
+    /// Whether a token granted this scope alone may do what `required` guards.
+    public func covers(_ required: OAuthScope) -> Bool { OAuthScopes([self]).covers(required) }
+
     /// `read` of `read:statuses`; nil for a top-level scope.
     var parent: OAuthScope? {
         guard let colon = name.firstIndex(of: ":") else { return nil }
@@ -58,33 +61,42 @@ public struct OAuthScope: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 }
 
-/// A token's or an app's scopes: what it may do. `read` covers every
-/// `read:…`, `follow` what Mastodon expands it to, and `profile` (who the
-/// user is) is covered by `read:accounts` and so by `read`: the endpoint
-/// declares the narrowest scope it needs, the grant covers it or not.
-public struct OAuthScopes: Hashable, Sendable, CustomStringConvertible {
-    public let scopes: Set<OAuthScope>
+/// A token's or an app's scopes, in the order they were given (answers
+/// repeat a client's list as it sent it), each once; equal when they hold
+/// the same scopes. `read` covers every `read:…`, `follow` what Mastodon
+/// expands it to, and `profile` (who the user is) is covered by
+/// `read:accounts` and so by `read`: an endpoint declares the narrowest
+/// scope it needs, and the grant covers it or not.
+public struct OAuthScopes: Equatable, Sendable, CustomStringConvertible {
+    public let scopes: [OAuthScope]
 
-    public init(_ scopes: some Sequence<OAuthScope>) { self.scopes = Set(scopes) }
+    public init(_ scopes: some Sequence<OAuthScope>) {
+        var seen = Set<OAuthScope>()
+        self.scopes = scopes.filter { seen.insert($0).inserted }
+    }
 
-    /// Space-separated names (RFC 6749 §3.3; `+` arrives decoded as a space);
-    /// nil if one is not a scope. Empty text: nil too, the caller's default
-    /// applies (Mastodon's is `read`).
+    /// Space-separated names (RFC 6749 §3.3; `+` too, as some clients send
+    /// it); nil if one is not a scope. An empty text is `read`, Mastodon's
+    /// default.
     public init?(parsing text: some StringProtocol) {
-        var scopes: Set<OAuthScope> = []
+        var scopes: [OAuthScope] = []
         for name in text.split(whereSeparator: { $0 == " " || $0 == "+" }) {
             guard let scope = OAuthScope(name) else { return nil }
-            scopes.insert(scope)
+            scopes.append(scope)
         }
-        guard !scopes.isEmpty else { return nil }
-        self.scopes = scopes
+        self.init(scopes.isEmpty ? [.read] : scopes)
     }
 
     /// Mastodon's default when an app or a token request names none.
     public static let defaultScopes = OAuthScopes([.read])
 
-    /// Sorted, space-separated: how they are stored and answered.
-    public var description: String { scopes.sorted().map(\.name).joined(separator: " ") }
+    /// Space-separated: how they are stored and answered.
+    public var description: String { scopes.map(\.name).joined(separator: " ") }
+
+    public static func == (a: OAuthScopes, b: OAuthScopes) -> Bool { Set(a.scopes) == Set(b.scopes) }
+
+    /// These and `other`'s, these first.
+    public func union(_ other: OAuthScopes) -> OAuthScopes { OAuthScopes(scopes + other.scopes) }
 
     /// Whether these scopes allow what needs `scope`.
     public func covers(_ scope: OAuthScope) -> Bool {

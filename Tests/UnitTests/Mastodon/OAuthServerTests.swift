@@ -17,7 +17,7 @@ struct OAuthServerTests {
     }
 
     func app(_ uris: [String] = ["https://client.example/cb"], scopes: String = "read write") throws -> (OAuthApp, String) {
-        try server.registerApp(name: "Client", redirectURIs: uris, scopes: OAuthScopes(parsing: scopes), website: "")
+        try server.registerApp(name: "Client", redirectURIs: uris, scopes: #require(OAuthScopes(parsing: scopes)), website: "")
     }
 
     func request(_ app: OAuthApp, redirect: String? = "https://client.example/cb", responseType: String? = "code",
@@ -53,7 +53,7 @@ struct OAuthServerTests {
             #expect(throws: OAuthServer.AppRefusal.self, "\(bad)") { try app([bad]) }
         }
         #expect(throws: OAuthServer.AppRefusal.self) {
-            try server.registerApp(name: " ", redirectURIs: ["https://x.example/"], scopes: nil, website: "")
+            try server.registerApp(name: " ", redirectURIs: ["https://x.example/"], scopes: .defaultScopes, website: "")
         }
         #expect(try app(["http://127.0.0.1:8123/"]).0.redirectURIs == ["http://127.0.0.1:8123/"], "a command-line client's port")
     }

@@ -33,7 +33,7 @@ public struct OAuthServer {
     }
 
     /// Registers an app; its client_secret is answered now and stored as a hash.
-    public func registerApp(name: String, redirectURIs: [String], scopes: OAuthScopes?, website: String) throws
+    public func registerApp(name: String, redirectURIs: [String], scopes: OAuthScopes, website: String) throws
         -> (app: OAuthApp, secret: String) {
         let name = name.trimmingSpaces
         guard !name.isEmpty else { throw AppRefusal(message: "Validation failed: Application name can't be blank") }
@@ -50,7 +50,7 @@ public struct OAuthServer {
         let secret = OAuthSecret.random()
         let app = try store.addApp(OAuthApp(id: 0, clientID: OAuthSecret.random(), secretHash: OAuthSecret.hash(secret),
                                             name: name, website: website, redirectURIs: uris,
-                                            scopes: scopes ?? .defaultScopes, created: clock.unixSeconds))
+                                            scopes: scopes, created: clock.unixSeconds))
         return (app, secret)
     }
 

@@ -78,7 +78,7 @@ public final class MariaDBOAuthStore: OAuthStore {
             guard let id = row.int64("id") else { continue }
             let created = row.int64("created") ?? 0, lastUsed = row.int64("last_used") ?? 0
             if let index = apps.firstIndex(where: { $0.appID == id }) {
-                apps[index].scopes = OAuthScopes(apps[index].scopes.scopes.union(Self.scopes(row).scopes))
+                apps[index].scopes = apps[index].scopes.union(Self.scopes(row))
                 apps[index].authorized = min(apps[index].authorized, created)
                 apps[index].lastUsed = max(apps[index].lastUsed, lastUsed)
             } else {

@@ -57,7 +57,7 @@ public final class InMemoryOAuthStore: OAuthStore {
         for token in live.sorted(by: { ($0.created, $0.id) > ($1.created, $1.id) }) {
             guard let app = apps.first(where: { $0.id == token.appID }) else { continue }
             if let index = result.firstIndex(where: { $0.appID == app.id }) {
-                result[index].scopes = OAuthScopes(result[index].scopes.scopes.union(token.scopes.scopes))
+                result[index].scopes = result[index].scopes.union(token.scopes)
                 result[index].authorized = min(result[index].authorized, token.created)
                 result[index].lastUsed = max(result[index].lastUsed, token.lastUsed)
             } else {
