@@ -42,6 +42,20 @@ public enum SharedCountersBehaviour {
         #expect(try limiter.allow("u", limit: 2, windowSeconds: 3600, at: at(3700)), "a new window")
     }
 
+    /// What the Mastodon API's `X-RateLimit-*` headers say: the window's
+    /// events left and its end.
+    public static func aWindowSaysWhatIsLeftAndWhenItEnds(_ limiter: any SharedCounters) throws {
+        #expect(try limiter.use("w", limit: 3, windowSeconds: 300, at: at(1000))
+                == WindowUse(allowed: true, remaining: 2, resetsAt: at(1300)))
+        #expect(try limiter.use("w", limit: 3, windowSeconds: 300, at: at(1100)).remaining == 1)
+        #expect(try limiter.use("w", limit: 3, windowSeconds: 300, at: at(1200))
+                == WindowUse(allowed: true, remaining: 0, resetsAt: at(1300)))
+        #expect(try limiter.use("w", limit: 3, windowSeconds: 300, at: at(1299))
+                == WindowUse(allowed: false, remaining: 0, resetsAt: at(1300)))
+        #expect(try limiter.use("w", limit: 3, windowSeconds: 300, at: at(1300))
+                == WindowUse(allowed: true, remaining: 2, resetsAt: at(1600)), "a new window")
+    }
+
     public static func countsForgetTheirThresholdAnHour(_ limiter: any SharedCounters) throws {
         let now: Int64 = 1_000_000
         #expect(try (0..<19).map { _ in try limiter.recordFailure("n", threshold: 20, maxBlockSeconds: 900, at: at(now)) }.last == 19)
@@ -75,6 +89,7 @@ public enum SharedCountersBehaviour {
         ("backOffDoublesFromTheThresholdAndIsCapped", backOffDoublesFromTheThresholdAndIsCapped),
         ("aBlockLastsWhatItSaysToTheMillisecond", aBlockLastsWhatItSaysToTheMillisecond),
         ("windowsCountEvents", windowsCountEvents),
+        ("aWindowSaysWhatIsLeftAndWhenItEnds", aWindowSaysWhatIsLeftAndWhenItEnds),
         ("countsForgetTheirThresholdAnHour", countsForgetTheirThresholdAnHour),
         ("forgivingTakesOneBackAndResettingReportsTheCount", forgivingTakesOneBackAndResettingReportsTheCount),
         ("theStreamGenerationMovesWithEveryBump", theStreamGenerationMovesWithEveryBump),

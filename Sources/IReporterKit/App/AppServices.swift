@@ -67,6 +67,9 @@ public struct AppServices {
     public var readYourWrites: (any ReadYourWrites)?
     /// The Mastodon-compatible API's access tokens.
     public var accessTokens: any AccessTokens = InMemoryAccessTokens()
+    /// OAuth's apps, tokens and codes (`OAuthServer`, whose tokens
+    /// `accessTokens` checks in the server).
+    public var oauth: any OAuthStore = InMemoryOAuthStore()
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, search: any PhotoSearch, sessions: any SessionStore,

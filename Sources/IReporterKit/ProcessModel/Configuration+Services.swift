@@ -93,6 +93,8 @@ extension Configuration {
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros + (replicaReads?.replica.busyMicros ?? 0) })
         services.readYourWrites = replicaReads
+        services.oauth = MariaDBOAuthStore(database: database)
+        services.accessTokens = OAuthAccessTokens(server: services.oauthServer)
         if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start
             services.live = NchanPublisher(url: livePublishURL, key: livePublishKey)
             if services.live == nil {

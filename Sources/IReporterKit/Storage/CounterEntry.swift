@@ -55,18 +55,37 @@ struct CounterEntry {
     /// Takes one attempt back; a block in force stays.
     mutating func forgive() { count = max(0, count - 1) }
 
-    /// Counts one event in a fixed window; false once `limit` events happened
-    /// in the current one (the key then blocks until the window ends).
-    mutating func allow(limit: Int64, windowSeconds: Int64, now: Int64) -> Bool {
+    /// Counts one event in a fixed window: refused once `limit` events
+    /// happened in the current one (the key then blocks until the window ends).
+    mutating func use(limit: Int64, windowSeconds: Int64, now: Int64) -> WindowUse {
         let window = windowSeconds * 1000
         if now - since >= window {
             since = now
             count = 0
         }
         lastEvent = now
-        guard count < limit else { return false }
+        let resetsAt = Instant(millis: since + window)
+        guard count < limit else { return WindowUse(allowed: false, remaining: 0, resetsAt: resetsAt) }
         count += 1
         if count == limit { blockedUntil = since + window }
-        return true
+        return WindowUse(allowed: true, remaining: limit - count, resetsAt: resetsAt)
+    }
+}
+
+/// One event counted in a fixed window (`SharedCounters.use`): whether it
+/// was allowed, how many more the window allows, when the window ends (on
+/// the counters' clock). What Mastodon's `X-RateLimit-*` headers say.
+public struct WindowUse: Sendable, Equatable {
+    public let allowed: Bool
+    public let remaining: Int64
+    public let resetsAt: Instant
+
+    public init(allowed: Bool, remaining: Int64, resetsAt: Instant) {
+        (self.allowed, self.remaining, self.resetsAt) = (allowed, remaining, resetsAt)
+    }
+
+    /// An event not counted (the store could not make room for its key): refused.
+    static func uncounted(windowSeconds: Int64, now: Int64) -> WindowUse {
+        WindowUse(allowed: false, remaining: 0, resetsAt: Instant(millis: now + windowSeconds * 1000))
     }
 }

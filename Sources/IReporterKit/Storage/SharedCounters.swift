@@ -25,9 +25,9 @@ public protocol SharedCounters: AnyObject, Sendable {
     /// Forgets `key`; returns the count it had.
     @discardableResult
     func reset(_ key: String) throws -> Int64
-    /// Counts one event in a fixed window; false once `limit` events
+    /// Counts one event in a fixed window; refused once `limit` events
     /// happened in the current `windowSeconds` (or it cannot be counted now).
-    func allow(_ key: String, limit: Int64, windowSeconds: Int64, at now: Instant) throws -> Bool
+    func use(_ key: String, limit: Int64, windowSeconds: Int64, at now: Instant) throws -> WindowUse
     /// Changes whenever a photo is added through any process.
     var streamGeneration: Int64 { get throws }
     func bumpStreamGeneration() throws
@@ -45,6 +45,13 @@ extension SharedCounters {
         do { try bumpStreamGeneration() } catch { Log.error("stream generation: \(error)") }
     }
     public func forgive(_ key: String) throws { try forgive(key, at: clock.now) }
+    public func use(_ key: String, limit: Int64, windowSeconds: Int64) throws -> WindowUse {
+        try use(key, limit: limit, windowSeconds: windowSeconds, at: clock.now)
+    }
+    /// `use`, whether it was allowed.
+    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, at now: Instant) throws -> Bool {
+        try use(key, limit: limit, windowSeconds: windowSeconds, at: now).allowed
+    }
     public func allow(_ key: String, limit: Int64, windowSeconds: Int64) throws -> Bool {
         try allow(key, limit: limit, windowSeconds: windowSeconds, at: clock.now)
     }

@@ -46,18 +46,18 @@ struct SharedCountersTests {
         let retryAfter: Int64 = CounterEntry.forgetAfterMillis + 1 - 100_000
         #expect(table.blockedMillis("newcomer", at: now.advanced(bySeconds: 100)) == retryAfter)
         #expect(table.recordFailure("newcomer", threshold: 5, maxBlockSeconds: 60, at: now.advanced(bySeconds: 100)) == 0)
-        #expect(!table.allow("newcomer", limit: 10, windowSeconds: 3600, at: now.advanced(bySeconds: 100)))
+        #expect(!table.use("newcomer", limit: 10, windowSeconds: 3600, at: now.advanced(bySeconds: 100)).allowed)
         #expect((0..<SharedMemoryCounters.probes).allSatisfy { table.blockedMillis("blocked\($0)", at: now.advanced(bySeconds: Int64($0))) == 1000 },
                 "no block was forgotten")
         #expect(table.blockedMillis("newcomer", at: now.advanced(bySeconds: 3602)) == nil)
-        #expect(table.allow("newcomer", limit: 10, windowSeconds: 3600, at: now.advanced(bySeconds: 3602)))
+        #expect(table.use("newcomer", limit: 10, windowSeconds: 3600, at: now.advanced(bySeconds: 3602)).allowed)
     }
 
     @Test func anUploadLimitReachedIsABlockToo() {
         let table = SharedMemoryCounters(capacity: SharedMemoryCounters.probes)
-        #expect(table.allow("upload:1", limit: 1, windowSeconds: 3600, at: Instant(millis: 100_000)))
+        #expect(table.use("upload:1", limit: 1, windowSeconds: 3600, at: Instant(millis: 100_000)).allowed)
         for index in 0..<1000 { table.recordFailure("fresh\(index)", threshold: 5, maxBlockSeconds: 60, at: Instant(millis: 200_000)) }
-        #expect(!table.allow("upload:1", limit: 1, windowSeconds: 3600, at: Instant(millis: 300_000)), "not evicted by a flood")
+        #expect(!table.use("upload:1", limit: 1, windowSeconds: 3600, at: Instant(millis: 300_000)).allowed, "not evicted by a flood")
     }
 
     @Test func countersAreSharedWithForkedWorkers() throws {

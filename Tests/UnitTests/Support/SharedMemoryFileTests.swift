@@ -35,7 +35,7 @@ struct SharedMemoryFileTests {
             ChildProcess {
                 guard let state = try? SharedState.open(file: path) else { return 1 }
                 for _ in 0..<200 { state.counters.bumpStreamGeneration() }
-                _ = state.counters.allow("upload:7", limit: 1000, windowSeconds: 3600, at: state.counters.clock.now)
+                _ = state.counters.use("upload:7", limit: 1000, windowSeconds: 3600, at: state.counters.clock.now)
                 return 0
             }
         }

@@ -47,11 +47,11 @@ public final class InMemoryCounters: SharedCounters {
         }
     }
 
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, at now: Instant) -> Bool {
+    public func use(_ key: String, limit: Int64, windowSeconds: Int64, at now: Instant) -> WindowUse {
         state.withLock { state in
             var entry = state.entry(key, now: now.millis)
             defer { state.entries[key] = entry }
-            return entry.allow(limit: limit, windowSeconds: windowSeconds, now: now.millis)
+            return entry.use(limit: limit, windowSeconds: windowSeconds, now: now.millis)
         }
     }
 

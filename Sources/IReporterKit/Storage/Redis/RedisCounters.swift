@@ -55,9 +55,9 @@ public final class RedisCounters: SharedCounters {
         }
     }
 
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, at instant: Instant) throws(RedisError) -> Bool {
+    public func use(_ key: String, limit: Int64, windowSeconds: Int64, at instant: Instant) throws(RedisError) -> WindowUse {
         let now = instant.millis
-        return try update(key, now: now) { $0.allow(limit: limit, windowSeconds: windowSeconds, now: now) }
+        return try update(key, now: now) { $0.use(limit: limit, windowSeconds: windowSeconds, now: now) }
     }
 
     public var streamGeneration: Int64 {

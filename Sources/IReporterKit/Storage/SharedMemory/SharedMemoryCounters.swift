@@ -118,11 +118,11 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
         }
     }
 
-    public func allow(_ key: String, limit: Int64, windowSeconds: Int64, at instant: Instant) -> Bool {
+    public func use(_ key: String, limit: Int64, windowSeconds: Int64, at instant: Instant) -> WindowUse {
         let now = instant.millis
         return locked {
-            guard let index = claim(key, now: now) else { return false }
-            return entries[index].state.allow(limit: limit, windowSeconds: windowSeconds, now: now)
+            guard let index = claim(key, now: now) else { return .uncounted(windowSeconds: windowSeconds, now: now) }
+            return entries[index].state.use(limit: limit, windowSeconds: windowSeconds, now: now)
         }
     }
 
