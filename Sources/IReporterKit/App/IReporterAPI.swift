@@ -27,6 +27,8 @@ public final class IReporterAPI {
         router.register(EffectsCommand())
         router.register(PreviewCommand(services))
         router.register(SearchCommand(services))
+        router.register(AuthorizedAppsCommand(services))
+        router.register(RevokeAppCommand(services))
         self.router = router
         rpc = JSONRPCService(router: router)
     }

@@ -130,6 +130,33 @@ public struct CommentList: CommandOutput {
     }
 }
 
+/// `{"result":[{"IdApp":…,"name":…,"website":…,"scopes":…,"authorized":…,"last_used":…},…]}`:
+/// `authorized_apps`, most recently authorized first.
+public struct AuthorizedAppList: CommandOutput {
+    public let apps: [AuthorizedApp]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[")
+        for (index, app) in apps.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"IdApp\":")
+            json.string(String(app.appID))
+            json.raw(",\"name\":")
+            json.string(app.name)
+            json.raw(",\"website\":")
+            json.nullableString(app.website.isEmpty ? nil : Array(app.website.utf8))
+            json.raw(",\"scopes\":")
+            json.string(app.scopes.description)
+            json.number("authorized", app.authorized)
+            json.number("last_used", app.lastUsed)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
 extension PHPJSONWriter {
     /// `{"IdPhoto":…,"title":…,"IdUser":…,"username":…` (the object left open).
     mutating func photoFields(_ photo: PhotoRecord) {
@@ -207,6 +234,8 @@ public enum ResultShape: Sendable {
     case effects
     /// `JPEGImage` (a form command only)
     case jpeg
+    /// `AuthorizedAppList`
+    case authorizedApps
 
     /// The JSON Schema of the JSON-RPC result.
     public var schema: String {
@@ -235,6 +264,9 @@ public enum ResultShape: Sendable {
             return list(#""effect":{"enum":[\#(PhotoEffect.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]},"summary":{"type":"string"}"#,
                         required: #""effect","summary""#)
         case .jpeg: return #"{"type":"string","contentMediaType":"image/jpeg"}"#
+        case .authorizedApps:
+            return list(#""IdApp":\#(id),"name":{"type":"string"},"website":\#(text),"scopes":{"type":"string"},"authorized":\#(id),"last_used":\#(id)"#,
+                        required: #""IdApp","name","website","scopes","authorized","last_used""#)
         }
     }
 }

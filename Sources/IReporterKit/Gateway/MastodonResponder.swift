@@ -34,7 +34,8 @@ final class MastodonResponder {
         let siteURL = SiteRoot.url(request, publicURL: publicURL)
         return api.answer(MastodonRequest(method: method, path: String(Self.path(request)), parameters: parameters,
                                           authorization: request.param("HTTP_AUTHORIZATION"), clientAddress: clientAddress,
-                                          isSecure: isSecure, siteURL: siteURL, headers: { request.param($0) }))
+                                          isSecure: isSecure, isCrossOrigin: WebOrigin.isCrossOrigin(request), siteURL: siteURL,
+                                          headers: { request.param($0) }))
     }
 
     /// CORS's preflight: browser clients (Elk, Phanpy) call the API from

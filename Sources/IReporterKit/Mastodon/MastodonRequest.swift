@@ -16,6 +16,9 @@ public struct MastodonRequest {
     public let clientAddress: String
     /// The request came over HTTPS.
     public let isSecure: Bool
+    /// A browser said it comes from another origin (`WebOrigin`): the
+    /// authorization page's form refuses it, as the web client's commands do.
+    public let isCrossOrigin: Bool
     /// The site's root URL, ending in `/` (`FlickrResponder.siteURL`'s rules:
     /// `public_url`, else the web server's name for the site, never `Host`).
     public let siteURL: String
@@ -23,7 +26,7 @@ public struct MastodonRequest {
     private let headerLookup: (String) -> String?
 
     public init(method: HTTPMethod, path: String, parameters: MastodonParameters = MastodonParameters(),
-                authorization: String? = nil, clientAddress: String = "-", isSecure: Bool = false,
+                authorization: String? = nil, clientAddress: String = "-", isSecure: Bool = false, isCrossOrigin: Bool = false,
                 siteURL: String = "http://localhost/", headers: @escaping (String) -> String? = { _ in nil }) {
         self.method = method
         self.path = path
@@ -31,6 +34,7 @@ public struct MastodonRequest {
         bearerToken = Self.bearer(authorization) ?? parameters.bytes("access_token")
         self.clientAddress = clientAddress
         self.isSecure = isSecure
+        self.isCrossOrigin = isCrossOrigin
         self.siteURL = siteURL
         headerLookup = headers
     }

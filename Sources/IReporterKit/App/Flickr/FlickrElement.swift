@@ -69,25 +69,9 @@ public struct FlickrElement: Sendable, Equatable {
 
     private static func xml(_ value: Value, into out: inout [UInt8]) {
         switch value {
-        case .text(let bytes): escapeXML(bytes, into: &out)
+        case .text(let bytes): Markup.escape(bytes, into: &out)
         case .number(let number): out += Array(String(number).utf8)
         case .null: break
-        }
-    }
-
-    private static func escapeXML(_ bytes: [UInt8], into out: inout [UInt8]) {
-        for scalar in StoredText.scalars(bytes) {
-            switch scalar.value {
-            case 0x26: out += Array("&amp;".utf8)
-            case 0x3C: out += Array("&lt;".utf8)
-            case 0x3E: out += Array("&gt;".utf8)
-            case 0x22: out += Array("&quot;".utf8)
-            case 0x09, 0x0A, 0x0D: out += Array("&#\(scalar.value);".utf8)
-            // XML 1.0 has no other control characters.
-            case 0..<0x20, 0xFFFE, 0xFFFF: continue
-            case 0x20..<0x80: out.append(UInt8(scalar.value))
-            default: UTF8.encode(scalar) { out.append($0) }
-            }
         }
     }
 
