@@ -52,6 +52,20 @@ enum TestServices {
         }
     }
 
+    /// The plan of a query with its parameters written in (EXPLAIN does not take them).
+    static func explain(_ sql: String, _ parameters: [DatabaseValue], _ database: DatabaseConnection) throws -> [Row] {
+        var text = ""
+        var values = parameters.makeIterator()
+        for character in sql {
+            guard character == "?", let value = values.next() else { text.append(character); continue }
+            switch value {
+            case .int(let number): text += String(number)
+            case .bytes(let bytes): text += "'" + String(decoding: bytes, as: UTF8.self) + "'"
+            }
+        }
+        return try database.query("EXPLAIN " + text)
+    }
+
     static func readText(_ path: String) throws -> String {
         guard let bytes = readFile(path) else { throw SystemError("open \(path)") }
         return String(decoding: bytes, as: UTF8.self)

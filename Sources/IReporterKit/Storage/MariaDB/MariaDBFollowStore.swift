@@ -22,10 +22,12 @@ public final class MariaDBFollowStore: FollowStore {
     }
 
     /// One side's list: `side` is the column that names the person, the
-    /// other column the accounts listed.
+    /// other column the accounts listed. The index is pinned: for a person
+    /// with few edges MariaDB would read `follower_followee` and sort.
     private static func listSQL(of side: String, showing other: String) -> String {
         """
-        SELECT STRAIGHT_JOIN f.id, l.IdUser, l.username FROM follows f JOIN login l ON (l.IdUser = f.\(other)) \
+        SELECT STRAIGHT_JOIN f.id, l.IdUser, l.username FROM follows f FORCE INDEX (\(side)_id) \
+        JOIN login l ON (l.IdUser = f.\(other)) \
         WHERE f.\(side) = ? AND f.id > ? AND f.id < ? ORDER BY f.id DESC LIMIT ?
         """
     }
