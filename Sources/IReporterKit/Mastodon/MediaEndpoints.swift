@@ -8,7 +8,9 @@ import Glibc
 /// a JPEG first), and kept as a pending media (`MediaStore`, its file in
 /// the upload folder's spool area) until a status posts it through
 /// `upload` (`publish`). Media never posted are swept after a day, as
-/// Mastodon sweeps them. The description is the photo's alt text.
+/// Mastodon sweeps them. The description is the photo's alt text. Until
+/// it is posted, a media's file is served at a URL named by a random key
+/// (`…/media/<id>/<key>.jpg`): clients show it, and wait for a `url`.
 ///
 /// A media's id: a photo's IdPhoto once posted; a pending one's is
 /// `pendingBase` + its row's id, so that the two never meet.
@@ -20,6 +22,8 @@ struct MediaEndpoints: MastodonEndpoints {
     static let pendingSeconds: Int64 = 86_400
     /// Mastodon's limit of a description (alt text), in characters; here bytes of UTF-8.
     static let maxDescriptionBytes = 1500
+    /// A waiting media's file name: this, then its key (20 hex digits).
+    static let filePrefix = ".media-"
 
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
         for path in ["/api/v1/media", "/api/v2/media"] {
@@ -29,13 +33,22 @@ struct MediaEndpoints: MastodonEndpoints {
             let statuses = MastodonStatuses(call, api: api)
             return .json(try media(call, statuses: statuses).json(links: statuses.links))
         }
+        router.add(.get, "/api/v1/media/:id/:file", scope: nil) { call in
+            let id = try call.id()
+            guard id > Self.pendingBase, let pending = try api.services.media.pending(id: id - Self.pendingBase),
+                  call.pathParameter("file") == Self.key(of: pending) + ".jpg",
+                  let jpeg = readFile("\(try spoolDirectory(api.services))/\(pending.file)") else { throw MastodonError.notFound }
+            return MastodonAnswer(contentType: "image/jpeg",
+                                  headers: [("Cache-Control", "private, max-age=86400"), ("X-Content-Type-Options", "nosniff"),
+                                            ("Content-Security-Policy", "default-src 'none'; sandbox")], body: jpeg)
+        }
         router.add(.put, "/api/v1/media/:id", scope: OAuthScope("write:media")) { call in
             let statuses = MastodonStatuses(call, api: api)
             let found = try media(call, statuses: statuses)
             let description = try Self.description(call.parameters)
             let focus = try Self.focus(call.parameters) ?? found.focus
             let user = try call.user()
-            if found.source == .pending {
+            if case .pending = found.source {
                 try api.services.media.updatePending(id: found.id - Self.pendingBase, userID: user.id,
                                                      description: description ?? found.description, focusX: focus?.x, focusY: focus?.y)
             } else if let description {
@@ -50,7 +63,7 @@ struct MediaEndpoints: MastodonEndpoints {
         let user = try call.user()
         let id = try call.id()
         if id > Self.pendingBase {
-            guard let pending = try statuses.services.media.pending(id: id - Self.pendingBase, userID: user.id) else {
+            guard let pending = try statuses.services.media.pending(id: id - Self.pendingBase), pending.userID == user.id else {
                 throw MastodonError.notFound
             }
             return Self.entity(pending)
@@ -59,8 +72,10 @@ struct MediaEndpoints: MastodonEndpoints {
         return media
     }
 
+    static func key(of pending: PendingMedia) -> String { String(pending.file.dropFirst(filePrefix.count)) }
+
     static func entity(_ pending: PendingMedia) -> MediaAttachmentEntity {
-        MediaAttachmentEntity(id: pendingBase + pending.id, source: .pending, width: pending.width, height: pending.height,
+        MediaAttachmentEntity(id: pendingBase + pending.id, source: .pending(key: key(of: pending)), width: pending.width, height: pending.height,
                               description: pending.description,
                               focus: pending.focusX.flatMap { x in pending.focusY.map { (x: x, y: $0) } })
     }
@@ -87,7 +102,7 @@ struct MediaEndpoints: MastodonEndpoints {
             throw MastodonError(error)
         }
         let directory = try spoolDirectory(services)
-        let name = ".media-\(PhotoSecret.random())\(PhotoSecret.random())"
+        let name = Self.filePrefix + "\(PhotoSecret.random())\(PhotoSecret.random())"
         do {
             guard rename(prepared.photoPath, "\(directory)/\(name)") == 0 else { throw SystemError("rename to \(directory)/\(name)") }
             context.keep(prepared.photoPath)
@@ -153,8 +168,8 @@ struct MediaEndpoints: MastodonEndpoints {
     /// post of the same media finds nothing) and put back if `upload` refuses.
     static func publish(mediaID: String, title: [UInt8], as user: SignedInUser, statuses: MastodonStatuses) throws -> Int64 {
         let services = statuses.services
-        guard let id = Int64(mediaID), id > pendingBase, let pending = try services.media.pending(id: id - pendingBase, userID: user.id)
-        else { throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is not waiting for a post of yours") }
+        guard let id = Int64(mediaID), id > pendingBase, let pending = try services.media.pending(id: id - pendingBase),
+              pending.userID == user.id else { throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is not waiting for a post of yours") }
         let directory = try MediaEndpoints().spoolDirectory(services)
         let waiting = "\(directory)/\(pending.file)"
         let claimed = "\(directory)/.spool-\(pending.file)"

@@ -26,8 +26,8 @@ public struct PendingMedia: Sendable, Equatable {
 public protocol MediaStore: AnyObject {
     /// Keeps `media` (its `id` is not read) and answers its new id.
     func addPending(_ media: PendingMedia) throws -> Int64
-    /// `userID`'s pending media `id`; nil: none, or someone else's.
-    func pending(id: Int64, userID: Int64) throws -> PendingMedia?
+    /// The pending media `id` (whose it is, the caller checks); nil: none.
+    func pending(id: Int64) throws -> PendingMedia?
     /// How many media `userID` has waiting.
     func pendingCount(userID: Int64) throws -> Int
     func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws

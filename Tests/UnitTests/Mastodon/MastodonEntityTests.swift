@@ -152,12 +152,12 @@ struct MastodonEntityTests {
         #expect(old["meta"] == .object([]), "before migration 003: no size known")
         #expect(old["description"] == .null)
 
-        let pending = MediaAttachmentEntity(id: 8, source: .pending, width: 64, height: 48, description: nil, focus: (x: 0.5, y: -0.25))
+        let pending = MediaAttachmentEntity(id: 8, source: .pending(key: "0123456789abcdef"), width: 64, height: 48, description: nil, focus: (x: 0.5, y: -0.25))
         let members = try object(pending.json(links: links))
         expectShape(members, Self.mediaAttributes)
         let value = JSONValue.object(members)
-        #expect(value["url"] == .null)
-        #expect(value["preview_url"] == .null)
+        #expect(string(value["url"]) == "http://example.com/api/v1/media/8/0123456789abcdef.jpg")
+        #expect(string(value["preview_url"]) == string(value["url"]))
         guard case .object(let meta)? = value["meta"] else { Issue.record("no meta"); return }
         #expect(JSONValue.object(meta)["focus"] == .object([("x", .number(Array("0.5".utf8))), ("y", .number(Array("-0.25".utf8)))]))
     }

@@ -18,6 +18,9 @@ public struct MastodonLinks: Sendable {
     public var defaultAvatar: String { "\(siteURL)assets/1/avatar.png" }
     public var defaultHeader: String { "\(siteURL)assets/1/header.png" }
 
+    /// A media waiting for its post (`MediaEndpoints`' file route).
+    public func pendingMedia(_ id: Int64, key: String) -> String { "\(siteURL)api/v1/media/\(id)/\(key).jpg" }
+
     /// A size of a photo; without a secret (a database without migration
     /// 006) the 2012 names: the photo, or its thumbnail for a small size.
     public func photo(_ id: Int64, secret: PhotoSecret?, size: PhotoSize) -> String {

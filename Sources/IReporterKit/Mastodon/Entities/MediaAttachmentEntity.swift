@@ -1,15 +1,15 @@
 /// Mastodon's MediaAttachment: a photo's (its `url` the original size as
 /// stored, metadata stripped; `preview_url` the 640 size), or an upload
-/// not yet posted (`url` and `preview_url` null, as Mastodon's for media
-/// still processing: the photo has no URL until a status publishes it).
-/// `description` is the alt text; no blurhash is computed.
+/// not yet posted (both its file as checked, at a URL named by its key:
+/// clients wait for a media's `url` before they post it). `description`
+/// is the alt text; no blurhash is computed.
 public struct MediaAttachmentEntity: Sendable, Equatable {
     /// What the attachment shows.
     public enum Source: Sendable, Equatable {
         /// A published photo (nil secret: a database without migration 006).
         case photo(id: Int64, secret: PhotoSecret?)
-        /// An upload waiting for its status.
-        case pending
+        /// An upload waiting for its status, its file named by `key`.
+        case pending(key: String)
     }
 
     public static let previewSize = PhotoSize.medium640
@@ -46,9 +46,9 @@ public struct MediaAttachmentEntity: Sendable, Equatable {
         case .photo(let photoID, let secret):
             json.member("url", links.photo(photoID, secret: secret, size: .original))
             json.member("preview_url", links.photo(photoID, secret: secret, size: Self.previewSize))
-        case .pending:
-            json.member("url", nil)
-            json.member("preview_url", nil)
+        case .pending(let key):
+            json.member("url", links.pendingMedia(id, key: key))
+            json.member("preview_url", links.pendingMedia(id, key: key))
         }
         json.member("remote_url", nil)
         json.member("preview_remote_url", nil)

@@ -14,9 +14,9 @@ public final class MariaDBMediaStore: MediaStore {
              .bytes(media.description ?? []), Self.focus(media.focusX, media.focusY), .int(media.created)]).insertID)
     }
 
-    public func pending(id: Int64, userID: Int64) throws -> PendingMedia? {
+    public func pending(id: Int64) throws -> PendingMedia? {
         guard PhotoCountsRow.isStorable(id) else { return nil }
-        return try database.query("\(Self.columns) WHERE IdMedia = ? AND IdUser = ?", [.int(id), .int(userID)]).first.flatMap(Self.media)
+        return try database.query("\(Self.columns) WHERE IdMedia = ?", [.int(id)]).first.flatMap(Self.media)
     }
 
     public func pendingCount(userID: Int64) throws -> Int {

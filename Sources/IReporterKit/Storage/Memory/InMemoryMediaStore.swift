@@ -14,9 +14,7 @@ public final class InMemoryMediaStore: MediaStore {
         return media.id
     }
 
-    public func pending(id: Int64, userID: Int64) throws -> PendingMedia? {
-        media[id].flatMap { $0.userID == userID ? $0 : nil }
-    }
+    public func pending(id: Int64) throws -> PendingMedia? { media[id] }
 
     public func pendingCount(userID: Int64) throws -> Int { media.values.count { $0.userID == userID } }
 
