@@ -86,10 +86,13 @@ struct MastodonStatuses {
 
     /// A page of statuses as Mastodon answers it, with its `Link`.
     func page(_ statuses: [StatusEntity], _ page: TimelinePage) -> MastodonAnswer {
-        var answer = MastodonAnswer.json(StatusEntity.list(statuses, links: links))
-        if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: statuses.map(\.id.value)) {
-            answer.headers.append(link)
-        }
+        self.page(body: StatusEntity.list(statuses, links: links), ids: statuses.map(\.id.value), page)
+    }
+
+    /// A page already rendered (`body`, the statuses `ids`).
+    func page(body: [UInt8], ids: [Int64], _ page: TimelinePage) -> MastodonAnswer {
+        var answer = MastodonAnswer.json(body)
+        if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: ids) { answer.headers.append(link) }
         return answer
     }
 

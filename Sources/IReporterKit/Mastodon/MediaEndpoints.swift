@@ -53,6 +53,8 @@ struct MediaEndpoints: MastodonEndpoints {
                                                      description: description ?? found.description, focusX: focus?.x, focusY: focus?.y)
             } else if let description {
                 try api.services.media.setDescription(description, ofPhoto: found.id)
+                // The kept renderings of timelines show descriptions.
+                api.services.counters.noteStreamChanged()
             }
             return .json(try media(call, statuses: statuses).json(links: statuses.links))
         }
@@ -189,7 +191,11 @@ struct MediaEndpoints: MastodonEndpoints {
             throw error
         }
         try services.media.removePending(id: pending.id)
-        if let description = pending.description { try services.media.setDescription(description, ofPhoto: uploaded.photoID) }
+        if let description = pending.description {
+            try services.media.setDescription(description, ofPhoto: uploaded.photoID)
+            // A timeline rendered since the upload's own change shows it without.
+            services.counters.noteStreamChanged()
+        }
         return uploaded.photoID
     }
 

@@ -198,6 +198,24 @@ struct MastodonStatusesTests {
         #expect(call(.get, "/api/v1/timelines/home").status == 401)
     }
 
+    @Test func theNewestPublicPageIsKeptWhileNothingChanges() throws {
+        let photo = try #require(string(try post("Kept", description: "one")["id"]))
+        func shown() throws -> String? {
+            string(try json(call(.get, "/api/v1/timelines/public"))[0]?["media_attachments"]?[0]?["description"])
+        }
+        #expect(try shown() == "one")
+        try media.setDescription(Array("two".utf8), ofPhoto: Int64(photo)!) // behind the API's back
+        #expect(try shown() == "one", "kept")
+        harness.clock.advance(byMillis: Int64(harness.services.policy.streamCacheMillis))
+        #expect(try shown() == "two", "for stream_cache_ms at most")
+        _ = call(.put, "/api/v1/media/\(photo)", token: token(), [("description", "three")])
+        #expect(try shown() == "three", "a change through the API shows at once")
+        _ = try harness.photos.add(userID: 1, title: Array("bob's".utf8), publish: { _ in }, unpublish: { _ in })
+        try harness.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        try harness.send([("command", "like"), ("IdPhoto", photo)])
+        #expect(try ids(call(.get, "/api/v1/timelines/public")) == [String(Int64(photo)! + 1), photo], "a vote is a change")
+    }
+
     @Test func accountsHaveTheirCounts() throws {
         _ = try post("One")
         let alice = try json(call(.get, "/api/v1/accounts/verify_credentials", token: token()))
