@@ -39,7 +39,7 @@ struct PhotoIntake {
     /// The thumbnail, and the photo without EXIF/XMP/IPTC/comments (GPS
     /// position, camera serial), keeping the orientation as a lone tag: a
     /// stripped copy, or the upload's own spool file when it had nothing to strip.
-    func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> Prepared {
+    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> Prepared {
         let thumbnail: JPEGThumbnail
         do {
             thumbnail = try decodeGate.decoding(limit: policy.concurrentDecodes) { try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels) }
@@ -64,7 +64,7 @@ struct PhotoIntake {
     }
 
     /// The photo with the effect rendered in (a new encoding: no metadata), and its thumbnail.
-    func render(_ effect: PhotoEffect, spool: String, in context: CommandContext) throws(Failure) -> Prepared {
+    private func render(_ effect: PhotoEffect, spool: String, in context: CommandContext) throws(Failure) -> Prepared {
         let rendered: RenderedPhoto
         do {
             rendered = try decodeGate.decoding(limit: policy.concurrentDecodes) { try renderer.render(fileAt: spool, effect: effect, maxPixels: policy.maxImagePixels) }

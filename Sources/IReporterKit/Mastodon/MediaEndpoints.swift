@@ -117,7 +117,12 @@ struct MediaEndpoints: MastodonEndpoints {
         let pending = PendingMedia(userID: user.id, file: name, width: prepared.width, height: prepared.height,
                                    description: description, focusX: focus?.x, focusY: focus?.y, created: services.now())
         var kept = pending
-        kept.id = try services.media.addPending(pending)
+        do {
+            kept.id = try services.media.addPending(pending)
+        } catch {
+            unlink("\(directory)/\(name)") // no row would ever sweep it
+            throw error
+        }
         return .json(Self.entity(kept).json(links: MastodonLinks(siteURL: call.request.siteURL)))
     }
 
