@@ -86,6 +86,8 @@ extension Configuration {
                     photoFiles: photoFiles,
                     comments: MariaDBCommentStore(database: database, reads: reads),
                     votes: MariaDBVoteStore(database: database),
+                    follows: MariaDBFollowStore(database: database, reads: reads),
+                    notifications: MariaDBNotificationStore(database: database),
                     search: CachedPhotoSearch(MariaDBPhotoSearch(database: reads), counters: counters,
                                               maxAgeMillis: Int64(apiPolicy.searchCacheMillis)),
                     sessions: sessionStore,
@@ -93,6 +95,7 @@ extension Configuration {
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros + (replicaReads?.replica.busyMicros ?? 0) })
         services.readYourWrites = replicaReads
+        services.media = MariaDBMediaStore(database: database)
         services.oauth = MariaDBOAuthStore(database: database)
         services.accessTokens = OAuthAccessTokens(server: services.oauthServer)
         if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start

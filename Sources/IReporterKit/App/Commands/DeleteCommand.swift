@@ -1,5 +1,5 @@
 /// `delete`: removes the logged-in user's photo `IdPhoto` with its
-/// comments and votes, then its files. The row goes first, in one
+/// comments, votes and notifications, then its files. The row goes first, in one
 /// transaction: a crash after it leaves files without a row, which
 /// `ireporter repair` (and every start) removes; never a row without its
 /// files.
@@ -30,11 +30,13 @@ public struct DeleteCommand: SignedInCommand {
     private let photos: any PhotoStore
     private let files: any PhotoFileStore
     private let counters: any SharedCounters
+    private let notifier: Notifier
 
     public init(_ services: AppServices) {
         photos = services.photos
         files = services.photoFiles
         counters = services.counters
+        notifier = Notifier(services)
     }
 
     public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> Successful {
@@ -43,6 +45,7 @@ public struct DeleteCommand: SignedInCommand {
         case .notOwner: throw Failure.notOwner
         case .deleted:
             counters.noteStreamChanged()
+            notifier.withdrawAll(photoID: input.photoID)
             do {
                 try files.discard(id: input.photoID)
             } catch {

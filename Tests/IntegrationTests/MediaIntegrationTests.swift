@@ -1,0 +1,57 @@
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+extension DatabaseTests {
+    /// The Mastodon API's stores on the real MariaDB (migration 011): media
+    /// waiting for their post, photos' descriptions (gone with their photo),
+    /// a photo's likers, a comment by its id.
+    @Suite struct MediaIntegrationTests {
+        @Test func pendingMediaAreKeptChangedAndSwept() throws {
+            let store = MariaDBMediaStore(database: try APIHarness().database)
+            let first = try store.addPending(PendingMedia(userID: 1, file: ".media-aa", width: 64, height: 48,
+                                                          description: Array("A dog".utf8), focusX: 0.5, focusY: -0.25, created: 100))
+            let second = try store.addPending(PendingMedia(userID: 1, file: ".media-bb", width: 8, height: 8, description: nil,
+                                                           focusX: nil, focusY: nil, created: 200))
+            let kept = try #require(try store.pending(id: first))
+            #expect(kept == PendingMedia(id: first, userID: 1, file: ".media-aa", width: 64, height: 48, description: Array("A dog".utf8),
+                                         focusX: 0.5, focusY: -0.25, created: 100))
+            #expect(try store.pending(id: second)?.description == nil, "none is the empty text, read back as none")
+            #expect(try store.pendingCount(userID: 1) == 2)
+            #expect(try store.pendingCount(userID: 2) == 0)
+            try store.updatePending(id: second, userID: 2, description: Array("not yours".utf8), focusX: nil, focusY: nil)
+            #expect(try store.pending(id: second)?.description == nil, "another's media is left alone")
+            try store.updatePending(id: second, userID: 1, description: Array("Ünïcode ✓".utf8), focusX: 1, focusY: 0)
+            #expect(try store.pending(id: second)?.description == Array("Ünïcode ✓".utf8), "the bytes sent, as the text columns keep them")
+            #expect(try store.pending(id: second)?.focusX == 1)
+            #expect(try store.pendingCreated(before: 150, limit: 8).map(\.id) == [first])
+            try store.removePending(id: first)
+            #expect(try store.pending(id: first) == nil)
+            #expect(try store.pending(id: 1 << 40) == nil, "beyond the column: none")
+        }
+
+        @Test func aDescriptionGoesWithItsPhoto() throws {
+            let phone = try APIHarness()
+            try phone.database.execute("INSERT INTO login (username, pass) VALUES ('alice', 'p'), ('bob', 'p')")
+            let photos = MariaDBPhotoStore(database: phone.database)
+            let id = try photos.add(userID: 1, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })
+            let store = MariaDBMediaStore(database: phone.database)
+            try store.setDescription(Array("first".utf8), ofPhoto: id)
+            try store.setDescription(Array("second".utf8), ofPhoto: id)
+            #expect(try store.descriptions(ofPhotos: [id, id + 1]) == [id: Array("second".utf8)])
+            let votes = MariaDBVoteStore(database: phone.database)
+            _ = try votes.setVote(.like, photoID: id, userID: 2)
+            _ = try votes.setVote(.dislike, photoID: id, userID: 1)
+            #expect(try votes.likers(of: id, limit: 10).map(\.userID) == [2], "likes only")
+            #expect(try votes.likers(of: id, limit: 10).map { String(decoding: $0.username, as: UTF8.self) } == ["bob"])
+            let comments = MariaDBCommentStore(database: phone.database)
+            let comment = try #require(try comments.addComment(photoID: id, userID: 2, text: Array("Nice".utf8), created: 5))
+            #expect(try comments.comment(id: comment.id) == comment)
+            #expect(try comments.comment(id: comment.id + 1) == nil)
+            #expect(try photos.deleteOwned(id: id, by: 1) == .deleted)
+            #expect(try store.descriptions(ofPhotos: [id]).isEmpty)
+            try store.setDescription([], ofPhoto: id)
+            #expect(try store.descriptions(ofPhotos: [id]).isEmpty, "an empty description is none")
+        }
+    }
+}
