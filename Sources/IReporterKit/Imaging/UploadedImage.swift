@@ -45,7 +45,8 @@ enum UploadedImage {
         }
         guard let decoded else { throw .unreadable(format) }
         let image = GDImage(owning: decoded)
-        guard image.width == size.width, image.height == size.height,
+        // HEIF's `ispe` is the coded size: the image shown may be cropped and turned within it.
+        guard image.width * image.height <= size.width * size.height,
               let canvas = GDImage(trueColorWidth: image.width, height: image.height) else { throw .unreadable(format) }
         gdImageFilledRectangle(canvas.pointer, 0, 0, Int32(image.width - 1), Int32(image.height - 1), 0xFFFFFF)
         gdImageAlphaBlending(canvas.pointer, 1)
@@ -62,7 +63,8 @@ enum UploadedImage {
     }
 
     /// The largest image the `meta` box describes (its `ispe` properties:
-    /// every image item has one, the whole grid's included).
+    /// every image item has one, the whole grid's included): the coded
+    /// size, at least the size shown (a `clap` crops it, an `irot` turns it).
     static func heifSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard let meta = topLevelBox("meta", in: bytes) else { return nil }
         var largest: (width: Int, height: Int)?
