@@ -217,7 +217,7 @@ def test_the_authorization_code_flow_in_chromium_with_pkce(site, host, alice):
     assert query["state"] == ["xyz"] and not violations
     exchange = {"grant_type": "authorization_code", "client_id": client_id, "client_secret": client_secret,
                 "code": query["code"][0], "redirect_uri": callback}
-    status, _, body = form(host, "/oauth/token", {**exchange, "code_verifier": verifier[:-1] + "x"})
+    status, _, body = form(host, "/oauth/token", {**exchange, "code_verifier": pkce()[0]})  # another verifier
     assert status == 400 and json.loads(body)["error"] == "invalid_grant"
     status, _, body = form(host, "/oauth/token", {**exchange, "code_verifier": verifier})
     assert status == 200, body
