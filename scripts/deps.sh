@@ -120,6 +120,10 @@ fi
 # flickr_api (PyPI; no Debian package), the other Flickr library the E2E test
 # drives: it reads getInfo's every part and loads owners with people.getInfo.
 python_module flickr_api - 'flickr_api>=0.8'
+# Mastodon.py and toot (PyPI; no Debian packages), the Mastodon clients the
+# E2E tests of the Mastodon-compatible API drive unchanged.
+python_module mastodon - Mastodon.py
+python_module toot - toot
 
 command -v swift >/dev/null 2>&1 \
   || warn "swift is not on PATH (install a Swift 6 toolchain, e.g. under /opt/swift, and add its usr/bin to PATH)"

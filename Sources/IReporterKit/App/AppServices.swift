@@ -74,6 +74,8 @@ public struct AppServices {
     /// OAuth's apps, tokens and codes (`OAuthServer`, whose tokens
     /// `accessTokens` checks in the server).
     public var oauth: any OAuthStore = InMemoryOAuthStore()
+    /// How many accounts and photos (the instance's and NodeInfo's figures).
+    public var usage: any UsageStatistics
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, follows: any FollowStore, notifications: any NotificationStore,
@@ -82,6 +84,7 @@ public struct AppServices {
                 decodeGate: DecodeGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
         self.users = users
         self.photos = photos
+        usage = InMemoryUsageStatistics(users: users, photos: photos)
         self.photoFiles = photoFiles
         self.comments = comments
         self.votes = votes

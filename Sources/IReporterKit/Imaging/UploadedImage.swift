@@ -27,13 +27,17 @@ enum UploadedImage {
         return .other
     }
 
+    /// Whether this host's libgd reads HEIC (built with libheif): the
+    /// instance's supported types say so too.
+    static var decodesHEIC: Bool { gdSupportsFileType("photo.heic", 0) != 0 }
+
     /// The JPEG of a PNG or HEIC image (transparency over white).
     static func jpeg(of bytes: [UInt8], format: Format, maxPixels: Int) throws(Failure) -> [UInt8] {
         let size: (width: Int, height: Int)?
         switch format {
         case .png: size = pngSize(bytes)
         case .heic:
-            guard gdSupportsFileType("photo.heic", 0) != 0 else { throw .heicUnsupported }
+            guard decodesHEIC else { throw .heicUnsupported }
             size = heifSize(bytes)
         case .jpeg, .other: throw .unreadable(format)
         }

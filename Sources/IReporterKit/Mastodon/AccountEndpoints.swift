@@ -3,7 +3,7 @@
 /// search (`search` for statuses; accounts by their exact username).
 struct AccountEndpoints: MastodonEndpoints {
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
-        router.add(.get, "/api/v1/accounts/verify_credentials", scope: OAuthScope("read:accounts")) { call in
+        router.add(.get, "/api/v1/accounts/verify_credentials", scope: .profile) { call in
             let user = try call.user()
             let statuses = MastodonStatuses(call, api: api)
             return .json(try Self.account(user.id, statuses: statuses).json(links: statuses.links, withSource: true))

@@ -13,13 +13,16 @@ public final class MastodonAPI {
     static let endpointGroups: [any MastodonEndpoints] = [
         UnsupportedEndpoints(),
         StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
-        OAuthEndpoints(),
+        OAuthEndpoints(), InstanceEndpoints(),
     ]
 
     public init(api: IReporterAPI) {
         services = api.services
         commands = api.router
-        router = MastodonRouter(tokens: api.services.accessTokens, commands: api.router)
+        router = MastodonRouter(tokens: api.services.accessTokens, commands: api.router,
+                                rateLimit: MastodonRateLimit(counters: api.services.counters,
+                                                             limit: api.services.policy.mastodonRateLimit,
+                                                             wallClock: api.services.wallClock))
         for group in Self.endpointGroups { group.register(in: &router, api: self) }
     }
 

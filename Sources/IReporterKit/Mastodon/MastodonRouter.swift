@@ -15,10 +15,12 @@ public struct MastodonRouter {
     private var routes: [Route] = []
     private let tokens: any AccessTokens
     private let commands: CommandRouter
+    private let rateLimit: MastodonRateLimit?
 
-    public init(tokens: any AccessTokens, commands: CommandRouter) {
+    init(tokens: any AccessTokens, commands: CommandRouter, rateLimit: MastodonRateLimit? = nil) {
         self.tokens = tokens
         self.commands = commands
+        self.rateLimit = rateLimit
     }
 
     /// Adds a route. `scope` nil: public (a token is optional, but one that
@@ -34,20 +36,33 @@ public struct MastodonRouter {
 
     /// The answer to `request`: its route's, or the error in Mastodon's shape.
     public func answer(_ request: MastodonRequest) -> MastodonAnswer {
+        // The rate limit's headers go with every answer of a counted request, 429 included.
+        var limitHeaders: [(name: String, value: String)] = []
+        var answer: MastodonAnswer
         do {
-            for route in routes where route.method == request.method {
-                guard let parameters = Self.match(route.segments, request.path) else { continue }
-                let grant = try authorize(request, scope: route.scope)
-                return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant,
-                                                      commands: commands))
-            }
-            throw MastodonError.notFound
+            answer = try routed(request, limitHeaders: &limitHeaders)
         } catch let error as MastodonError {
-            return error.answer
+            answer = error.answer
         } catch {
             Log.error("\(request.method.rawValue) \(request.path.prefix(64)): \(error)")
-            return MastodonError.unavailable.answer
+            answer = MastodonError.unavailable.answer
         }
+        answer.headers += limitHeaders
+        return answer
+    }
+
+    private func routed(_ request: MastodonRequest, limitHeaders: inout [(name: String, value: String)]) throws -> MastodonAnswer {
+        for route in routes where route.method == request.method {
+            guard let parameters = Self.match(route.segments, request.path) else { continue }
+            let grant = try authorize(request, scope: route.scope)
+            if let rateLimit {
+                let (allowed, headers) = try rateLimit.use(request, grant: grant)
+                limitHeaders = headers
+                guard allowed else { throw MastodonRateLimit.exceeded }
+            }
+            return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant, commands: commands))
+        }
+        throw MastodonError.notFound
     }
 
     /// The request's token's grant, checked against `scope`.

@@ -184,7 +184,7 @@ struct MastodonStatusesTests {
         #expect(try ids(call(.get, "/api/v1/timelines/public", [("limit", "2"), ("max_id", "5")])) == ["4", "3"])
         #expect(try ids(call(.get, "/api/v1/timelines/public", [("since_id", "4")])) == ["6", "5"])
         #expect(try ids(call(.get, "/api/v1/timelines/public", [("min_id", "4")])) == ["6", "5"])
-        #expect(call(.get, "/api/v1/timelines/public", [("max_id", "2")]).headers.isEmpty, "an empty page has no links")
+        #expect(call(.get, "/api/v1/timelines/public", [("max_id", "2")]).headers.allSatisfy { $0.name != "Link" }, "an empty page has no links")
         #expect(try ids(call(.get, "/api/v1/timelines/public", [("limit", "1000")])).count == 5, "at most 40")
         #expect(try ids(call(.get, "/api/v1/accounts/2/statuses", [("limit", "2")])) == ["6", "4"])
         #expect(try ids(call(.get, "/api/v1/accounts/2/statuses", [("pinned", "true")])) == [])

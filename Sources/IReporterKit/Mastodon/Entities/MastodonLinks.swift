@@ -17,6 +17,8 @@ public struct MastodonLinks: Sendable {
     /// when they change (the web server keeps `assets/<version>/` a year).
     public var defaultAvatar: String { "\(siteURL)assets/1/avatar.png" }
     public var defaultHeader: String { "\(siteURL)assets/1/header.png" }
+    /// The instance's picture: the web client's icon.
+    public var instanceIcon: String { "\(siteURL)assets/1/icon.svg" }
 
     /// A media waiting for its post (`MediaEndpoints`' file route).
     public func pendingMedia(_ id: Int64, key: String) -> String { "\(siteURL)api/v1/media/\(id)/\(key).jpg" }

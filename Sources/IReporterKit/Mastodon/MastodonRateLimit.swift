@@ -1,0 +1,30 @@
+/// Mastodon's rate limit (docs.joinmastodon.org/api/rate-limits): so many
+/// requests in 5 minutes per access token, or per network for requests
+/// without a valid one (`mastodon_rate_limit`, 300), counted in the shared
+/// counters (every worker and host alike), told in `X-RateLimit-Limit`,
+/// `-Remaining` and `-Reset` (when the window ends, ISO 8601), and 429 past it.
+struct MastodonRateLimit {
+    static let windowSeconds: Int64 = 300
+    static let exceeded = MastodonError(status: 429, message: "Too many requests")
+
+    let counters: any SharedCounters
+    /// 0: no limit.
+    let limit: Int
+    let wallClock: any WallClock
+
+    /// Counts the request; its headers, and whether it may go on.
+    func use(_ request: MastodonRequest, grant: AccessGrant?) throws -> (allowed: Bool, headers: [(name: String, value: String)]) {
+        guard limit > 0 else { return (true, []) }
+        // The token's hash, never the token, names it in the counters (Redis).
+        let key = if grant != nil, let token = request.bearerToken {
+            "mastodon-token:" + String(OAuthSecret.hash(token).prefix(32))
+        } else {
+            "mastodon-network:\(ClientNetwork(address: request.clientAddress))"
+        }
+        let use = try counters.use(key, limit: Int64(limit), windowSeconds: Self.windowSeconds)
+        let resetsIn = max(0, use.resetsAt.millis(since: counters.clock.now))
+        let reset = MastodonTime.iso8601(wallClock.unixSeconds + wholeSecondsRoundedUp(resetsIn))
+        return (use.allowed, [("X-RateLimit-Limit", String(limit)), ("X-RateLimit-Remaining", String(use.remaining)),
+                              ("X-RateLimit-Reset", reset)])
+    }
+}

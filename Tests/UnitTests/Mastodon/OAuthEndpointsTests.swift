@@ -1,0 +1,148 @@
+import Testing
+@testable import IReporterKit
+
+/// The OAuth endpoints through the Mastodon router on the in-memory stores,
+/// with tokens checked by `OAuthAccessTokens` and a `ManualClock`.
+struct OAuthEndpointsTests {
+    let harness: AppHarness
+    let mastodon: MastodonAPI
+    let wallClock = ManualClock(Instant(millis: 1_700_000_000_000))
+    static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+    static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
+    init(rateLimit: Int = 300) throws {
+        harness = try AppHarness(hashesPasswords: false)
+        var services = harness.services
+        services.wallClock = wallClock
+        services.oauth = InMemoryOAuthStore(users: harness.users)
+        services.accessTokens = OAuthAccessTokens(server: services.oauthServer)
+        services.policy.mastodonRateLimit = rateLimit
+        mastodon = MastodonAPI(api: IReporterAPI(services: services))
+        // bob's typed password is "pw": every client sends the app's value of it.
+        try harness.send([("command", "register"), ("username", "bob"),
+                          ("password", String(decoding: AppPassword.derived(fromTyped: Array("pw".utf8)), as: UTF8.self))])
+    }
+
+    func call(_ method: HTTPMethod, _ path: String, _ fields: [(String, String)] = [], token: String? = nil,
+              headers: [String: String] = [:], crossOrigin: Bool = false) -> MastodonAnswer {
+        var form = FormData()
+        for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
+        let parameters = method == .get ? MastodonParameters(query: form) : MastodonParameters(query: FormData(), body: form)
+        return mastodon.answer(MastodonRequest(method: method, path: path, parameters: parameters,
+                                               authorization: token.map { "Bearer \($0)" }, clientAddress: "192.0.2.7",
+                                               isCrossOrigin: crossOrigin, siteURL: "https://photos.example/",
+                                               headers: { headers[$0] }))
+    }
+
+    func json(_ answer: MastodonAnswer) throws -> [String: JSONValue] {
+        guard case .object(let members) = try JSONParser.parse(answer.body) else { throw MastodonError.notFound }
+        return Dictionary(members, uniquingKeysWith: { first, _ in first })
+    }
+
+    func text(_ answer: MastodonAnswer, _ key: String) throws -> String? {
+        guard case .string(let bytes)? = try json(answer)[key] else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func app(redirect: String = "https://client.example/cb", scopes: String = "read write") throws -> (id: String, secret: String) {
+        let answer = call(.post, "/api/v1/apps", [("client_name", "Client"), ("redirect_uris", redirect), ("scopes", scopes)])
+        #expect(answer.status == 200)
+        return (try #require(try text(answer, "client_id")), try #require(try text(answer, "client_secret")))
+    }
+
+    func passwordToken(_ app: (id: String, secret: String), scope: String) throws -> String {
+        let answer = call(.post, "/oauth/token", [("grant_type", "password"), ("client_id", app.id), ("client_secret", app.secret),
+                                                  ("username", "bob"), ("password", "pw"), ("scope", scope)])
+        #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        return try #require(try text(answer, "access_token"))
+    }
+
+    @Test func aReadTokenCannotPost() throws {
+        let token = try passwordToken(try app(), scope: "read")
+        #expect(call(.get, "/api/v1/apps/verify_credentials", token: token).status == 200)
+        let post = call(.post, "/api/v1/statuses", [("status", "hello")], token: token)
+        #expect(post.status == 403)
+        #expect(String(decoding: post.body, as: UTF8.self) == #"{"error":"This action is outside the authorized scopes"}"#)
+        #expect(call(.get, "/api/v1/apps/verify_credentials", token: token + "x").status == 401)
+    }
+
+    @Test func theCodeFlowThroughThePageWithPKCE() throws {
+        let client = try app()
+        let query = [("response_type", "code"), ("client_id", client.id), ("redirect_uri", "https://client.example/cb"),
+                     ("scope", "read"), ("state", "s1"), ("code_challenge", Self.challenge), ("code_challenge_method", "S256")]
+        let page = call(.get, "/oauth/authorize", query)
+        #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
+        let policy = try #require(page.headers.first { $0.name == "Content-Security-Policy" }?.value)
+        #expect(policy.contains("form-action 'self' https://client.example:443") && policy.contains("frame-ancestors 'none'"))
+        #expect(String(decoding: page.body, as: UTF8.self).contains(#"<input type="hidden" name="code_challenge" value="\#(Self.challenge)">"#))
+
+        #expect(call(.post, "/oauth/authorize", query + [("action", "login"), ("username", "bob"), ("password", "nope")]).status == 422)
+        let consent = call(.post, "/oauth/authorize", query + [("action", "login"), ("username", "bob"), ("password", "pw")])
+        #expect(consent.status == 200 && String(decoding: consent.body, as: UTF8.self).contains("Signed in as <strong>bob</strong>"))
+        let cookie = try #require(consent.headers.first { $0.name == "Set-Cookie" }?.value.split(separator: ";").first)
+        #expect(call(.post, "/oauth/authorize", query + [("action", "authorize")], headers: ["HTTP_COOKIE": String(cookie)],
+                     crossOrigin: true).status == 403, "another site's page cannot authorize")
+        let redirect = call(.post, "/oauth/authorize", query + [("action", "authorize")], headers: ["HTTP_COOKIE": String(cookie)])
+        let location = try #require(redirect.headers.first { $0.name == "Location" }?.value)
+        #expect(redirect.status == 302 && location.hasPrefix("https://client.example/cb?code=") && location.hasSuffix("&state=s1"))
+        let code = String(location.dropFirst("https://client.example/cb?code=".count).prefix { $0 != "&" })
+
+        let exchange = [("grant_type", "authorization_code"), ("client_id", client.id), ("client_secret", client.secret),
+                        ("code", code), ("redirect_uri", "https://client.example/cb")]
+        let wrong = call(.post, "/oauth/token", exchange + [("code_verifier", String(Self.verifier.dropLast()) + "A")])
+        #expect(wrong.status == 400)
+        #expect(try text(wrong, "error") == "invalid_grant")
+        let token = call(.post, "/oauth/token", exchange + [("code_verifier", Self.verifier)])
+        #expect(token.status == 200)
+        #expect(try text(token, "scope") == "read" && text(token, "token_type") == "Bearer")
+        #expect(call(.post, "/oauth/token", exchange + [("code_verifier", Self.verifier)]).status == 400, "once")
+    }
+
+    @Test func anUnregisteredRedirectIsRefusedOnOurPage() throws {
+        let client = try app()
+        let page = call(.get, "/oauth/authorize", [("response_type", "code"), ("client_id", client.id),
+                                                  ("redirect_uri", "https://evil.example/cb")])
+        #expect(page.status == 400 && !page.headers.contains { $0.name == "Location" })
+    }
+
+    @Test func clientAuthenticationAndErrorsAsRFC6749() throws {
+        let client = try app()
+        // Standard base64, as HTTP Basic has it.
+        let basic = Base64.urlSafeEncode(Array("\(client.id):\(client.secret)".utf8))
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        #expect(call(.post, "/oauth/token", [("grant_type", "client_credentials")],
+                     headers: ["HTTP_AUTHORIZATION": "Basic \(basic)"]).status == 200)
+        let bad = call(.post, "/oauth/token", [("grant_type", "client_credentials"), ("client_id", client.id), ("client_secret", "x")])
+        #expect(bad.status == 401)
+        #expect(try text(bad, "error") == "invalid_client")
+        #expect(try text(call(.post, "/oauth/token", [("grant_type", "implicit")]), "error") == "unsupported_grant_type")
+        #expect(try text(call(.post, "/oauth/token", []), "error_description") == "Missing required parameter: grant_type.")
+    }
+
+    @Test func revokedTokensAndAuthorizedApps() throws {
+        let client = try app()
+        let token = try passwordToken(client, scope: "read")
+        #expect(call(.post, "/oauth/revoke", [("client_id", client.id), ("client_secret", client.secret), ("token", token)]).status == 200)
+        #expect(call(.get, "/api/v1/apps/verify_credentials", token: token).status == 401)
+    }
+
+    @Test func theRateLimitIsCountedPerTokenAndTold() throws {
+        let limited = try OAuthEndpointsTests(rateLimit: 2)
+        let first = limited.call(.get, "/api/v1/instance/peers")
+        #expect(first.headers.first { $0.name == "X-RateLimit-Remaining" }?.value == "1")
+        #expect(first.headers.first { $0.name == "X-RateLimit-Reset" }?.value == MastodonTime.iso8601(1_700_000_000 + 300))
+        #expect(limited.call(.get, "/api/v1/instance/peers").status == 200)
+        let refused = limited.call(.get, "/api/v1/instance/peers")
+        #expect(refused.status == 429 && refused.headers.contains { $0.name == "X-RateLimit-Limit" && $0.value == "2" })
+        limited.harness.clock.advance(bySeconds: 300)
+        #expect(limited.call(.get, "/api/v1/instance/peers").status == 200, "a new window")
+    }
+
+    @Test func theInstanceSaysOurLimits() throws {
+        let instance = call(.get, "/api/v2/instance")
+        let body = String(decoding: instance.body, as: UTF8.self)
+        #expect(body.contains(#""version":"4.3.0 (compatible; iReporter "#))
+        #expect(body.contains(#""image_size_limit":20971520"#) && body.contains(#""max_characters":100"#))
+        #expect(String(decoding: call(.get, "/nodeinfo/2.0").body, as: UTF8.self).contains(#""users":{"total":1}"#))
+    }
+}
