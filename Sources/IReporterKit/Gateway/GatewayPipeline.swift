@@ -17,9 +17,11 @@ enum GatewayRoute: Equatable {
     case flickr
     /// The 2012 form API, `POST /iReporter/`.
     case form
+    /// The Mastodon-compatible API at the host's root (`MastodonResponder`).
+    case mastodon
 
     /// Whether the route reads the stores for an API caller (the replica reads' scope).
-    var isAPI: Bool { self == .jsonRPC || self == .flickr || self == .form }
+    var isAPI: Bool { self == .jsonRPC || self == .flickr || self == .form || self == .mastodon }
 }
 
 /// What the pipeline knows of one request: the request, its route, the
@@ -34,7 +36,8 @@ final class GatewayContext {
     init(_ request: any GatewayRequest, route: GatewayRoute) {
         self.request = request
         self.route = route
-        session = RequestSession(cookie: route == .flickr ? nil : Cookies.sessionID(request.param("HTTP_COOKIE")))
+        // Flickr's callers and the Mastodon API's (tokens) are never a cookie's session.
+        session = RequestSession(cookie: route == .flickr || route == .mastodon ? nil : Cookies.sessionID(request.param("HTTP_COOKIE")))
         // Copied now: libfcgi frees the parameters when the request is finished.
         record = APIResponder.Record(client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
                                      uri: request.param("REQUEST_URI") ?? "-")
