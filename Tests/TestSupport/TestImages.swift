@@ -25,3 +25,17 @@ public func jpegSize(_ bytes: [UInt8]) -> (Int, Int)? {
     }
     return nil
 }
+
+/// A real PNG of the given size with gd: its left half transparent.
+public func makePNG(width: Int32, height: Int32) -> [UInt8] {
+    let image = gdImageCreateTrueColor(width, height)!
+    defer { gdImageDestroy(image) }
+    gdImageAlphaBlending(image, 0)
+    gdImageSaveAlpha(image, 1)
+    gdImageFilledRectangle(image, 0, 0, width / 2, height, 0x7F00_0000)
+    gdImageFilledRectangle(image, width / 2, 0, width, height, 0x2255CC)
+    var size: Int32 = 0
+    let data = gdImagePngPtr(image, &size)!
+    defer { gdFree(data) }
+    return Array(UnsafeRawBufferPointer(start: data, count: Int(size)))
+}

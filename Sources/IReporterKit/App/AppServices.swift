@@ -69,6 +69,8 @@ public struct AppServices {
     public var readYourWrites: (any ReadYourWrites)?
     /// The Mastodon-compatible API's access tokens.
     public var accessTokens: any AccessTokens = InMemoryAccessTokens()
+    /// The Mastodon-compatible API's media waiting for a status, and the photos' descriptions.
+    public var media: any MediaStore = InMemoryMediaStore()
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, follows: any FollowStore, notifications: any NotificationStore,

@@ -43,6 +43,13 @@ public struct Successful: CommandOutput {
     public var json: [UInt8] { Array(#"{"successful":1}"#.utf8) }
 }
 
+/// `{"successful":1}`: an upload, with the new photo's id for the doors
+/// that answer with the photo (the Mastodon API's status).
+public struct Uploaded: CommandOutput {
+    public let photoID: Int64
+    public var json: [UInt8] { Successful().json }
+}
+
 /// The empty body the original gave for logout.
 public struct NoContent: CommandOutput {
     public var json: [UInt8] { [] }

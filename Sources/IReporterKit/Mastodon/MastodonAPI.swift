@@ -12,6 +12,7 @@ public final class MastodonAPI {
     /// Every group of endpoints, one file each.
     static let endpointGroups: [any MastodonEndpoints] = [
         UnsupportedEndpoints(),
+        StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
     ]
 
     public init(api: IReporterAPI) {

@@ -95,6 +95,7 @@ extension Configuration {
                     decodeGate: shared.decodeGate,
                     databaseMicros: { database.busyMicros + (replicaReads?.replica.busyMicros ?? 0) })
         services.readYourWrites = replicaReads
+        services.media = MariaDBMediaStore(database: database)
         if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start
             services.live = NchanPublisher(url: livePublishURL, key: livePublishKey)
             if services.live == nil {

@@ -34,6 +34,8 @@ public protocol CommentStore: AnyObject {
     func addComment(photoID: Int64, userID: Int64, text: [UInt8], created: Int64) throws -> CommentRecord?
     /// A photo's comments, newest first.
     func comments(photoID: Int64, page: PageCursor) throws -> [CommentRecord]
+    /// One comment by its id (the Mastodon API's statuses); nil: none.
+    func comment(id: Int64) throws -> CommentRecord?
     /// Removes a comment if `userID` wrote it or owns its photo.
     func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval
 }

@@ -13,4 +13,6 @@ public protocol VoteStore: AnyObject {
     func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras?
     /// `userID`'s votes on these photos (those without one are absent).
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
+    /// Who likes the photo (the Mastodon API's `favourited_by`), by IdUser, at most `limit`.
+    func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])]
 }

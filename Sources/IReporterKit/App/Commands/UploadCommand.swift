@@ -72,9 +72,7 @@ public struct UploadCommand: SignedInCommand {
     private let policy: AppServices.Policy
     private let now: () -> Int64
     private let live: (any LiveFeed)?
-    private let thumbnailer: Thumbnailer
-    private let renderer: EffectRenderer
-    private let decodeGate: DecodeGate?
+    private let intake: PhotoIntake
 
     public init(_ services: AppServices) {
         photos = services.photos
@@ -83,12 +81,10 @@ public struct UploadCommand: SignedInCommand {
         policy = services.policy
         now = services.now
         live = services.live
-        thumbnailer = Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes)
-        renderer = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: services.policy.maxDecodeBytes))
-        decodeGate = services.decodeGate
+        intake = PhotoIntake(services)
     }
 
-    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Uploaded {
         guard let spool = input.file?.spoolPath else { throw Failure.malfunction }
         do {
             _ = try TextRules.checked(input.title, as: .title)
@@ -102,8 +98,7 @@ public struct UploadCommand: SignedInCommand {
         }
         try Self.rateLimit.charge(user, perHour: Self.rateLimit.perHour(policy), counters: counters)
         let imageStarted = monotonicMicros()
-        let prepared = try input.effect.map { try render($0, spool: spool, in: context) }
-            ?? preparePhoto(spool: spool, in: context)
+        let prepared = try intake.prepare(spool: spool, effect: input.effect, in: context)
         context.imageMicros = monotonicMicros() - imageStarted
         // Titles are stored as sent (no second urldecode: it turned `+` into
         // a space), cut to the column without splitting a UTF-8 character.
@@ -123,7 +118,7 @@ public struct UploadCommand: SignedInCommand {
         }, unpublish: files.remove)
         counters.noteStreamChanged()
         announce(id)
-        return Successful()
+        return Uploaded(photoID: id)
     }
 
     /// Tells the live subscribers, with the photo as the stream shows it.
@@ -136,71 +131,6 @@ public struct UploadCommand: SignedInCommand {
         }
     }
 
-    /// What is published: the photo's file (the upload's spool file or the stripped copy), its
-    /// thumbnail, its size as displayed.
-    private struct Prepared {
-        let thumbnail: [UInt8]
-        let photoPath: String
-        let width: Int
-        let height: Int
-    }
-
-    /// The thumbnail, and the photo without EXIF/XMP/IPTC/comments (GPS
-    /// position, camera serial), keeping the orientation as a lone tag: a
-    /// stripped copy, or the upload's own spool file when it had nothing to strip.
-    private func preparePhoto(spool: String, in context: CommandContext) throws(Failure) -> Prepared {
-        let thumbnail: JPEGThumbnail
-        do {
-            thumbnail = try decodeGate.decoding(limit: policy.concurrentDecodes) { try thumbnailer.thumbnail(ofFileAt: spool, maxPixels: policy.maxImagePixels) }
-        } catch {
-            throw Failure(error, maxPixels: policy.maxImagePixels)
-        }
-        let clean: String?
-        do {
-            clean = try JPEGMetadataStripper.strip(from: spool, orientation: thumbnail.source.orientation) {
-                let copy = try makeSpool(in: context)
-                _ = copy.close()
-                return copy.path
-            }
-        } catch .io(let message) {
-            Log.error("stripping metadata: \(message)")
-            throw .serverProblem
-        } catch {
-            throw .notAJPEG
-        }
-        return Prepared(thumbnail: thumbnail.jpeg, photoPath: clean ?? spool, width: thumbnail.source.displayWidth,
-                        height: thumbnail.source.displayHeight)
-    }
-
-    /// The photo with the effect rendered in (a new encoding: no metadata), and its thumbnail.
-    private func render(_ effect: PhotoEffect, spool: String, in context: CommandContext) throws(Failure) -> Prepared {
-        let rendered: RenderedPhoto
-        do {
-            rendered = try decodeGate.decoding(limit: policy.concurrentDecodes) { try renderer.render(fileAt: spool, effect: effect, maxPixels: policy.maxImagePixels) }
-        } catch {
-            throw Failure(error, maxPixels: policy.maxImagePixels)
-        }
-        let photo = try makeSpool(in: context)
-        let written = rendered.photo.withUnsafeBytes { photo.write($0) }
-        if let code = written ?? photo.close() {
-            Log.error("upload: \(SystemError("write \(photo.path)", code: code))")
-            throw .serverProblem
-        }
-        return Prepared(thumbnail: rendered.thumbnail, photoPath: photo.path, width: rendered.width, height: rendered.height)
-    }
-
-    /// A spool file in the upload folder, removed when the request is answered unless published.
-    private func makeSpool(in context: CommandContext) throws(Failure) -> SpoolFile {
-        let spool: SpoolFile
-        do {
-            spool = try files.makeSpool()
-        } catch {
-            Log.error("upload: \(error)")
-            throw .serverProblem
-        }
-        context.removeWhenAnswered(spool.path)
-        return spool
-    }
 }
 
 extension UploadCommand.Failure {

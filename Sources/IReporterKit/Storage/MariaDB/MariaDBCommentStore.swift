@@ -38,6 +38,11 @@ public final class MariaDBCommentStore: CommentStore {
             .compactMap(Self.record)
     }
 
+    public func comment(id: Int64) throws -> CommentRecord? {
+        guard PhotoCountsRow.isStorable(id) else { return nil }
+        return try reads.query("\(Self.columns) WHERE c.IdComment = ?", [.int(id)]).first.flatMap(Self.record)
+    }
+
     public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {
         guard PhotoCountsRow.isStorable(id),
               let photoID = try database.query("SELECT IdPhoto FROM comments WHERE IdComment = ?", [.int(id)])

@@ -15,10 +15,12 @@ extension MariaDBPhotoStore {
                 for table in ["photos", "votes", "comments", "photo_details", "photo_counts"] {
                     try database.execute("DELETE FROM \(table) WHERE IdPhoto = ?", [.int(id)])
                 }
-                // Its secret (migration 006; nothing before it).
-                do {
-                    try database.execute("DELETE FROM photo_secrets WHERE IdPhoto = ?", [.int(id)])
-                } catch let error as DatabaseError where error.code == .noSuchTable {}
+                // Its secret (migration 006) and description (011; nothing before them).
+                for table in ["photo_secrets", "photo_descriptions"] {
+                    do {
+                        try database.execute("DELETE FROM \(table) WHERE IdPhoto = ?", [.int(id)])
+                    } catch let error as DatabaseError where error.code == .noSuchTable {}
+                }
                 // Its search words (migration 005; nothing before it).
                 try searchIndex.remove(photoID: id)
             }
@@ -31,11 +33,12 @@ extension MariaDBPhotoStore {
     }
 
     public func removeOrphanedReactions() throws -> Int {
-        try ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets"].reduce(0) { $0 + (try removeOrphans(from: $1)) }
+        try ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets", "photo_descriptions"]
+            .reduce(0) { $0 + (try removeOrphans(from: $1)) }
     }
 
     /// The rows of `table` whose photo is gone; 0 before migration 003 (005
-    /// for `photo_words`, 006 for `photo_secrets`) made the table.
+    /// for `photo_words`, 006 for `photo_secrets`, 011 for `photo_descriptions`) made the table.
     private func removeOrphans(from table: String) throws(DatabaseError) -> Int {
         do {
             return Int(try database.execute("""

@@ -33,6 +33,15 @@ public final class MariaDBVoteStore: VoteStore {
         }
     }
 
+    /// A range of the primary key (IdPhoto, IdUser).
+    public func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])] {
+        guard PhotoCountsRow.isStorable(photoID) else { return [] }
+        return try database.query("SELECT v.IdUser, l.username FROM votes v JOIN login l ON (l.IdUser = v.IdUser) "
+                                  + "WHERE v.IdPhoto = ? AND v.vote = 1 ORDER BY v.IdUser LIMIT ?",
+                                  [.int(photoID), .int(Int64(limit))])
+            .compactMap { row in row.int64("IdUser").map { ($0, row["username"] ?? []) } }
+    }
+
     /// Point lookups on the primary key (IdPhoto, IdUser).
     public func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote] {
         var mine: [Int64: Vote] = [:]

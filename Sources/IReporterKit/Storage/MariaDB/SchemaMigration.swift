@@ -135,11 +135,27 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'notifications'
             """)
 
+    static let mediaAttachments = SchemaMigration(
+        file: "011-media-attachments.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `media_attachments` ( `IdMedia` int(11) NOT NULL AUTO_INCREMENT, `IdUser` int(11) NOT NULL, "
+                + "`file` varchar(64) CHARACTER SET ascii NOT NULL, `width` int(11) NOT NULL, `height` int(11) NOT NULL, "
+                + "`description` varchar(1500) CHARACTER SET latin1 NOT NULL, `focus` varchar(40) CHARACTER SET ascii NOT NULL, "
+                + "`created` bigint NOT NULL, PRIMARY KEY (`IdMedia`), KEY `IdUser_IdMedia` (`IdUser`, `IdMedia`) ) "
+                + "ENGINE=InnoDB DEFAULT CHARSET=utf8",
+            "CREATE TABLE IF NOT EXISTS `photo_descriptions` ( `IdPhoto` int(11) NOT NULL, "
+                + "`description` varchar(1500) CHARACTER SET latin1 NOT NULL, PRIMARY KEY (`IdPhoto`) ) ENGINE=InnoDB DEFAULT CHARSET=utf8",
+        ],
+        // The last statement's table: the one before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_descriptions'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
-                      uniqueUsername, indexPhotoUploadTime, followsNotifications]
+                      uniqueUsername, indexPhotoUploadTime, followsNotifications, mediaAttachments]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

@@ -124,6 +124,11 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return extras(of: photoID, viewer: userID)
     }
 
+    public func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])] {
+        Array(votes.filter { $0.key.photoID == photoID && $0.value == .like }.map(\.key.userID).sorted().prefix(limit)
+            .compactMap { id in users.accounts.first { $0.id == id }.map { (id, $0.username) } })
+    }
+
     public func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote] {
         var mine: [Int64: Vote] = [:]
         for id in photoIDs { mine[id] = votes[VoteKey(photoID: id, userID: userID)] }
@@ -151,6 +156,10 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         guard row.userID == userID || photoOwner == userID else { return .notAllowed }
         commentRows.removeAll { $0.id == id }
         return .removed
+    }
+
+    public func comment(id: Int64) throws -> CommentRecord? {
+        commentRows.first { $0.id == id }.map(comment)
     }
 
     private func comment(_ row: (id: Int64, photoID: Int64, userID: Int64, text: [UInt8], created: Int64)) -> CommentRecord {

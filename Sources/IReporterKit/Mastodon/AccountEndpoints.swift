@@ -1,0 +1,76 @@
+/// `/api/v1/accounts`: our users as Mastodon's accounts, with their counts
+/// (`person`: photos, followers, following), their photos (`stream`), and
+/// search (`search` for statuses; accounts by their exact username).
+struct AccountEndpoints: MastodonEndpoints {
+    func register(in router: inout MastodonRouter, api: MastodonAPI) {
+        router.add(.get, "/api/v1/accounts/verify_credentials", scope: OAuthScope("read:accounts")) { call in
+            let user = try call.user()
+            let statuses = MastodonStatuses(call, api: api)
+            return .json(try Self.account(user.id, statuses: statuses).json(links: statuses.links, withSource: true))
+        }
+        router.add(.get, "/api/v1/accounts/lookup", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            guard let acct = call.parameters.bytes("acct"), let id = try Self.userID(named: acct, services: api.services) else {
+                throw MastodonError.notFound
+            }
+            return .json(try Self.account(id, statuses: statuses).json(links: statuses.links))
+        }
+        router.add(.get, "/api/v1/accounts/search", scope: OAuthScope("read:accounts")) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            return .json(AccountList.json(try Self.accounts(matching: call.parameters, statuses: statuses), links: statuses.links))
+        }
+        router.add(.get, "/api/v1/accounts/:id", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            return .json(try Self.account(try call.id(), statuses: statuses).json(links: statuses.links))
+        }
+        router.add(.get, "/api/v1/accounts/:id/statuses", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            let id = try call.id()
+            _ = try Self.account(id, statuses: statuses)
+            let page = try TimelinePage(call.parameters)
+            // No pins, no tags: those pages are empty. Every status has its photo and none is a reply.
+            if call.parameters.bool("pinned") == true || call.parameters.bytes("tagged") != nil { return statuses.page([], page) }
+            return statuses.page(try statuses.statuses(try TimelineEndpoints.stream(page, userID: id, statuses: statuses)), page)
+        }
+        router.add(.get, "/api/v2/search", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            let type = call.parameters.string("type")
+            let accounts = type == nil || type == "accounts" ? try Self.accounts(matching: call.parameters, statuses: statuses) : []
+            let found = type == nil || type == "statuses" ? try Self.photos(matching: call.parameters, statuses: statuses) : []
+            var json = PHPJSONWriter()
+            json.raw("{\"accounts\":")
+            json.raw(json: String(decoding: AccountList.json(accounts, links: statuses.links), as: UTF8.self))
+            json.raw(",\"statuses\":")
+            json.raw(json: String(decoding: StatusEntity.list(found, links: statuses.links), as: UTF8.self))
+            json.raw(",\"hashtags\":[]}")
+            return .json(json.bytes)
+        }
+    }
+
+    /// The account with its counts (`person`); 404 when there is none.
+    static func account(_ id: Int64, statuses: MastodonStatuses) throws -> AccountEntity {
+        guard let summary = try statuses.run("person", ["IdUser": String(id)]) as? PersonSummary else { throw MastodonError.notFound }
+        return AccountEntity(person: summary.person, followersCount: summary.counts.followers, followingCount: summary.counts.following)
+    }
+
+    /// The account whose username is `acct` (`name` or `name@our-host`), as logging in finds it.
+    static func userID(named acct: [UInt8], services: AppServices) throws -> Int64? {
+        let name = acct.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false).first.map(Array.init) ?? acct
+        return try services.users.accounts(named: acct.first == UInt8(ascii: "@") ? Array(acct.dropFirst()) : name).first?.id
+    }
+
+    /// `q`'s account: the one with that exact username (no prefix search here).
+    static func accounts(matching parameters: MastodonParameters, statuses: MastodonStatuses) throws -> [AccountEntity] {
+        guard let query = parameters.bytes("q"), let id = try userID(named: query, services: statuses.services) else { return [] }
+        return [try account(id, statuses: statuses)]
+    }
+
+    /// `search`'s photos for `q`, newest first (`max_id` its `before`, `limit` its `count`).
+    static func photos(matching parameters: MastodonParameters, statuses: MastodonStatuses) throws -> [StatusEntity] {
+        guard let query = parameters.bytes("q") else { return [] }
+        let page = try TimelinePage(parameters)
+        var arguments = CommandArguments(fields: ["q": query, "count": Array(String(page.limit).utf8)])
+        if let before = page.maxID { arguments.fields["before"] = Array(String(before).utf8) }
+        return try statuses.statuses(try statuses.photoRows("search", arguments))
+    }
+}

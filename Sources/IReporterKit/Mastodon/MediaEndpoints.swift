@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `/api/v1/media` and `/api/v2/media`: a photo is checked when it
+/// arrives, by `upload`'s own code (`PhotoIntake`: decoded whole, within
+/// the pixel and memory limits, its metadata stripped; a PNG or HEIC made
+/// a JPEG first), and kept as a pending media (`MediaStore`, its file in
+/// the upload folder's spool area) until a status posts it through
+/// `upload` (`publish`). Media never posted are swept after a day, as
+/// Mastodon sweeps them. The description is the photo's alt text.
+///
+/// A media's id: a photo's IdPhoto once posted; a pending one's is
+/// `pendingBase` + its row's id, so that the two never meet.
+struct MediaEndpoints: MastodonEndpoints {
+    static let pendingBase: Int64 = 1_000_000_000_000_000
+    /// How many media one person may have waiting (each was a decode).
+    static let maxPending = 20
+    /// How long a media waits for its status before it is swept.
+    static let pendingSeconds: Int64 = 86_400
+    /// Mastodon's limit of a description (alt text), in characters; here bytes of UTF-8.
+    static let maxDescriptionBytes = 1500
+
+    func register(in router: inout MastodonRouter, api: MastodonAPI) {
+        for path in ["/api/v1/media", "/api/v2/media"] {
+            router.add(.post, path, scope: OAuthScope("write:media")) { call in try upload(call, api: api) }
+        }
+        router.add(.get, "/api/v1/media/:id", scope: OAuthScope("write:media")) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            return .json(try media(call, statuses: statuses).json(links: statuses.links))
+        }
+        router.add(.put, "/api/v1/media/:id", scope: OAuthScope("write:media")) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            let found = try media(call, statuses: statuses)
+            let description = try Self.description(call.parameters)
+            let focus = try Self.focus(call.parameters) ?? found.focus
+            let user = try call.user()
+            if found.source == .pending {
+                try api.services.media.updatePending(id: found.id - Self.pendingBase, userID: user.id,
+                                                     description: description ?? found.description, focusX: focus?.x, focusY: focus?.y)
+            } else if let description {
+                try api.services.media.setDescription(description, ofPhoto: found.id)
+            }
+            return .json(try media(call, statuses: statuses).json(links: statuses.links))
+        }
+    }
+
+    /// The caller's media the path names: pending, or a photo of theirs.
+    private func media(_ call: MastodonCall, statuses: MastodonStatuses) throws -> MediaAttachmentEntity {
+        let user = try call.user()
+        let id = try call.id()
+        if id > Self.pendingBase {
+            guard let pending = try statuses.services.media.pending(id: id - Self.pendingBase, userID: user.id) else {
+                throw MastodonError.notFound
+            }
+            return Self.entity(pending)
+        }
+        guard let photo = try statuses.photo(id), photo.account.id == user.id, let media = photo.media else { throw MastodonError.notFound }
+        return media
+    }
+
+    static func entity(_ pending: PendingMedia) -> MediaAttachmentEntity {
+        MediaAttachmentEntity(id: pendingBase + pending.id, source: .pending, width: pending.width, height: pending.height,
+                              description: pending.description,
+                              focus: pending.focusX.flatMap { x in pending.focusY.map { (x: x, y: $0) } })
+    }
+
+    private func upload(_ call: MastodonCall, api: MastodonAPI) throws -> MastodonAnswer {
+        let user = try call.user()
+        let services = api.services
+        guard let file = call.parameters.file("file"), let spool = file.spoolPath else {
+            throw MastodonError(status: 422, message: "Validation failed: File can't be blank")
+        }
+        let description = try Self.description(call.parameters)
+        let focus = try Self.focus(call.parameters)
+        try sweep(services)
+        guard try services.media.pendingCount(userID: user.id) < Self.maxPending else {
+            throw MastodonError(status: 422, message: "Validation failed: \(Self.maxPending) photos are waiting for a post already")
+        }
+        let context = call.commandContext()
+        defer { context.removeTemporaryFiles() }
+        let jpeg = try jpegFile(spool, services: services, context: context)
+        let prepared: PhotoIntake.Prepared
+        do {
+            prepared = try PhotoIntake(services).prepare(spool: jpeg, effect: nil, in: context)
+        } catch {
+            throw MastodonError(error)
+        }
+        let directory = try spoolDirectory(services)
+        let name = ".media-\(PhotoSecret.random())\(PhotoSecret.random())"
+        do {
+            guard rename(prepared.photoPath, "\(directory)/\(name)") == 0 else { throw SystemError("rename to \(directory)/\(name)") }
+            context.keep(prepared.photoPath)
+            try PhotoTree.sync("\(directory)/\(name)")
+            try PhotoTree.sync(directory)
+        } catch {
+            Log.error("media upload: \(error)")
+            throw MastodonError.unavailable
+        }
+        let pending = PendingMedia(userID: user.id, file: name, width: prepared.width, height: prepared.height,
+                                   description: description, focusX: focus?.x, focusY: focus?.y, created: services.now())
+        var kept = pending
+        kept.id = try services.media.addPending(pending)
+        return .json(Self.entity(kept).json(links: MastodonLinks(siteURL: call.request.siteURL)))
+    }
+
+    /// The upload as a JPEG file: itself, or a PNG or HEIC converted into a spool file.
+    private func jpegFile(_ spool: String, services: AppServices, context: CommandContext) throws -> String {
+        guard let bytes = readFile(spool) else { throw MastodonError.unavailable }
+        let format = UploadedImage.format(of: bytes)
+        if format == .jpeg { return spool }
+        let jpeg: [UInt8]
+        do {
+            jpeg = try UploadedImage.jpeg(of: bytes, format: format, maxPixels: services.policy.maxImagePixels)
+        } catch {
+            let message = switch error {
+            case .tooManyPixels: "Validation failed: the photo has too many pixels (the limit is \(services.policy.maxImagePixels / 1_000_000) megapixels)"
+            case .heicUnsupported: "Validation failed: HEIC photos cannot be read by this server: send a JPEG"
+            case .unreadable(.other), .unreadable(.jpeg): "Validation failed: File content type is invalid (JPEG, PNG or HEIC expected)"
+            case .unreadable: "Validation failed: the photo cannot be read"
+            }
+            throw MastodonError(status: 422, message: message)
+        }
+        let converted = try services.photoFiles.makeSpool()
+        context.removeWhenAnswered(converted.path)
+        if jpeg.withUnsafeBytes({ converted.write($0) }) != nil || converted.close() != nil {
+            Log.error("media upload: cannot write \(converted.path)")
+            throw MastodonError.unavailable
+        }
+        return converted.path
+    }
+
+    /// The folder of the upload store's spool files, where pending media wait.
+    private func spoolDirectory(_ services: AppServices) throws -> String {
+        let probe = try services.photoFiles.makeSpool()
+        probe.discard()
+        return String(probe.path[..<probe.path.lastIndex(of: "/")!])
+    }
+
+    /// Removes a few media left waiting longer than a day, with their files.
+    private func sweep(_ services: AppServices) throws {
+        let stale = try services.media.pendingCreated(before: services.now() - Self.pendingSeconds, limit: 8)
+        guard !stale.isEmpty else { return }
+        let directory = try spoolDirectory(services)
+        for media in stale {
+            unlink("\(directory)/\(media.file)")
+            try services.media.removePending(id: media.id)
+        }
+    }
+
+    /// Posts the pending media `mediaID` through `upload` with `title`:
+    /// the new photo's id. Its file is claimed first (renamed: a second
+    /// post of the same media finds nothing) and put back if `upload` refuses.
+    static func publish(mediaID: String, title: [UInt8], as user: SignedInUser, statuses: MastodonStatuses) throws -> Int64 {
+        let services = statuses.services
+        guard let id = Int64(mediaID), id > pendingBase, let pending = try services.media.pending(id: id - pendingBase, userID: user.id)
+        else { throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is not waiting for a post of yours") }
+        let directory = try MediaEndpoints().spoolDirectory(services)
+        let waiting = "\(directory)/\(pending.file)"
+        let claimed = "\(directory)/.spool-\(pending.file)"
+        guard rename(waiting, claimed) == 0 else {
+            throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is posted already")
+        }
+        let file = UploadedFile(filename: Array("photo.jpg".utf8), contentType: Array("image/jpeg".utf8), spoolPath: claimed,
+                                size: 0)
+        let uploaded: Uploaded
+        defer { statuses.context.removeTemporaryFiles() }
+        do {
+            guard let output = try statuses.run("upload", CommandArguments(fields: ["title": title], files: ["file": file])) as? Uploaded
+            else { throw MastodonError.unavailable }
+            uploaded = output
+        } catch {
+            _ = rename(claimed, waiting)
+            throw error
+        }
+        try services.media.removePending(id: pending.id)
+        if let description = pending.description { try services.media.setDescription(description, ofPhoto: uploaded.photoID) }
+        return uploaded.photoID
+    }
+
+    /// `description`: UTF-8, at most 1500 bytes; nil when not sent.
+    static func description(_ parameters: MastodonParameters) throws(MastodonError) -> [UInt8]? {
+        guard let bytes = parameters.bytes("description") else { return nil }
+        guard String(validating: bytes, as: UTF8.self) != nil, bytes.count <= maxDescriptionBytes else {
+            throw MastodonError(status: 422, message: "Validation failed: Description is too long (maximum is \(maxDescriptionBytes) bytes of UTF-8)")
+        }
+        return bytes
+    }
+
+    /// `focus`: `x,y`, each from -1 to 1; nil when not sent.
+    static func focus(_ parameters: MastodonParameters) throws(MastodonError) -> (x: Double, y: Double)? {
+        guard let text = parameters.string("focus") else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard parts.count == 2, let x = parts[0], let y = parts[1], (-1...1).contains(x), (-1...1).contains(y) else {
+            throw MastodonError(status: 422, message: "Validation failed: focus must be x,y, each from -1.0 to 1.0")
+        }
+        return (x, y)
+    }
+}

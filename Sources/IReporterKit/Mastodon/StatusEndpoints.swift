@@ -1,0 +1,139 @@
+/// `/api/v1/statuses`: a status is a photo (posted with its one media
+/// attachment, the caption its title, through `upload`) or a comment (a
+/// reply to a photo's status, through `comment`); deleted through `delete`
+/// or `uncomment`, favourited through `like` and `unvote`. What a Mastodon
+/// server has and we do not (boosts, bookmarks, pins, mutes, edits, polls,
+/// scheduled posts) answers as Pixelfed does: docs/API.md lists it.
+struct StatusEndpoints: MastodonEndpoints {
+    func register(in router: inout MastodonRouter, api: MastodonAPI) {
+        router.add(.post, "/api/v1/statuses", scope: OAuthScope("write:statuses")) { call in
+            try post(call, api: api)
+        }
+        router.add(.get, "/api/v1/statuses/:id", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            return statuses.answer(try statuses.status(of: call))
+        }
+        router.add(.delete, "/api/v1/statuses/:id", scope: OAuthScope("write:statuses")) { call in
+            _ = try call.user()
+            let statuses = MastodonStatuses(call, api: api)
+            let status = try statuses.status(of: call)
+            switch status.id {
+            case .photo(let id): _ = try statuses.run("delete", ["IdPhoto": String(id)])
+            case .comment(let id): _ = try statuses.run("uncomment", ["IdComment": String(id)])
+            }
+            return statuses.answer(status)
+        }
+        router.add(.get, "/api/v1/statuses/:id/context", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            let status = try statuses.status(of: call)
+            let context = switch status.id {
+            case .photo: ContextEntity(ancestors: [], descendants: try statuses.replies(to: status))
+            case .comment: ContextEntity(ancestors: try statuses.photo(status.photoID).map { [$0] } ?? [], descendants: [])
+            }
+            return .json(context.json(links: statuses.links))
+        }
+        router.add(.post, "/api/v1/statuses/:id/favourite", scope: OAuthScope("write:favourites")) { call in
+            try vote(call, api: api, like: true)
+        }
+        router.add(.post, "/api/v1/statuses/:id/unfavourite", scope: OAuthScope("write:favourites")) { call in
+            try vote(call, api: api, like: false)
+        }
+        router.add(.get, "/api/v1/statuses/:id/favourited_by", scope: nil) { call in
+            let statuses = MastodonStatuses(call, api: api)
+            let status = try statuses.status(of: call)
+            guard case .photo(let id) = status.id else { return .emptyList }
+            let limit = try TimelinePage(call.parameters).limit
+            let likers = try api.services.votes.likers(of: id, limit: limit).map { AccountEntity(id: $0.userID, username: $0.username) }
+            return .json(AccountList.json(likers, links: statuses.links))
+        }
+        router.add(.get, "/api/v1/statuses/:id/reblogged_by", scope: nil) { call in
+            _ = try MastodonStatuses(call, api: api).status(of: call)
+            return .emptyList
+        }
+        router.add(.get, "/api/v1/statuses/:id/source", scope: OAuthScope("read:statuses")) { call in
+            let status = try MastodonStatuses(call, api: api).status(of: call)
+            var json = PHPJSONWriter()
+            json.raw("{")
+            json.member("id", status.id.description)
+            json.member("text", text: status.text)
+            json.member("spoiler_text", "")
+            json.raw("}")
+            return .json(json.bytes)
+        }
+        router.add(.get, "/api/v1/statuses/:id/history", scope: nil) { call in
+            _ = try MastodonStatuses(call, api: api).status(of: call)
+            return .emptyList
+        }
+        for (action, scope, what) in Self.refused {
+            router.add(.post, "/api/v1/statuses/:id/\(action)", scope: OAuthScope(scope)) { call in
+                _ = try MastodonStatuses(call, api: api).status(of: call)
+                throw MastodonError(status: 422, message: "\(what) not supported by this server")
+            }
+        }
+        router.add(.put, "/api/v1/statuses/:id", scope: OAuthScope("write:statuses")) { call in
+            _ = try MastodonStatuses(call, api: api).status(of: call)
+            throw MastodonError(status: 422, message: "Editing a post is not supported by this server")
+        }
+    }
+
+    /// What a status cannot have done to it here (Pixelfed's answer: 422).
+    static let refused: [(action: String, scope: String, what: String)] = [
+        ("reblog", "write:statuses", "Boosts are"), ("unreblog", "write:statuses", "Boosts are"),
+        ("bookmark", "write:bookmarks", "Bookmarks are"), ("unbookmark", "write:bookmarks", "Bookmarks are"),
+        ("pin", "write:accounts", "Pinned posts are"), ("unpin", "write:accounts", "Pinned posts are"),
+        ("mute", "write:mutes", "Muting conversations is"), ("unmute", "write:mutes", "Muting conversations is"),
+    ]
+
+    /// A photo (one media attachment) or a reply to one; text alone is
+    /// refused, as Pixelfed refuses it.
+    private func post(_ call: MastodonCall, api: MastodonAPI) throws -> MastodonAnswer {
+        let user = try call.user()
+        let parameters = call.parameters
+        if parameters.bytes("poll[expires_in]") != nil || !parameters.strings("poll[options]").isEmpty {
+            throw MastodonError(status: 422, message: "Polls are not supported by this server")
+        }
+        if parameters.bytes("scheduled_at") != nil {
+            throw MastodonError(status: 422, message: "Scheduled posts are not supported by this server")
+        }
+        if let visibility = parameters.string("visibility"), !["public", "unlisted"].contains(visibility) {
+            throw MastodonError(status: 422, message: "Every post here is public: visibility \(visibility) is not supported")
+        }
+        let statuses = MastodonStatuses(call, api: api)
+        let text = parameters.bytes("status") ?? []
+        let mediaIDs = parameters.strings("media_ids")
+        if let reply = parameters.string("in_reply_to_id") {
+            guard mediaIDs.isEmpty else { throw MastodonError(status: 422, message: "A reply is a comment: it cannot carry a photo") }
+            guard let id = StatusID(reply), let target = try statuses.status(id) else { throw MastodonError.notFound }
+            // A reply to a comment is one more comment on its photo.
+            let output = try statuses.run("comment", CommandArguments(fields: ["IdPhoto": Array(String(target.photoID).utf8), "text": text]))
+            guard let comment = (output as? CommentList)?.comments.first,
+                  let photo = try statuses.photo(target.photoID) else { throw MastodonError.notFound }
+            return statuses.answer(StatusEntity(comment: comment, photoOwner: photo.account.id, viewer: true))
+        }
+        guard !mediaIDs.isEmpty else {
+            throw MastodonError(status: 422, message: "Validation failed: a post needs a photo (text alone is not supported by this server)")
+        }
+        guard mediaIDs.count == 1 else { throw MastodonError(status: 422, message: "Validation failed: a post carries exactly one photo") }
+        let photoID = try MediaEndpoints.publish(mediaID: mediaIDs[0], title: text, as: user, statuses: statuses)
+        guard let status = try statuses.photo(photoID) else { throw MastodonError.notFound }
+        return statuses.answer(status)
+    }
+
+    /// `like` or, for a photo the viewer likes, `unvote`; the status after.
+    private func vote(_ call: MastodonCall, api: MastodonAPI, like: Bool) throws -> MastodonAnswer {
+        _ = try call.user()
+        let statuses = MastodonStatuses(call, api: api)
+        let status = try statuses.status(of: call)
+        guard case .photo(let id) = status.id else {
+            throw MastodonError(status: 422, message: "Only photos can be favourited here, not comments")
+        }
+        if like {
+            _ = try statuses.run("like", ["IdPhoto": String(id)])
+        } else if status.favourited == true {
+            // A dislike (the 2012 app's) is no favourite: unfavouriting leaves it.
+            _ = try statuses.run("unvote", ["IdPhoto": String(id)])
+        }
+        guard let after = try statuses.photo(id) else { throw MastodonError.notFound }
+        return statuses.answer(after)
+    }
+}

@@ -1,0 +1,47 @@
+/// Mastodon's paging of a list (a timeline, an account's statuses):
+/// `max_id`, `since_id`, `min_id` and `limit` (20 by default, at most 40),
+/// read as the declared commands' cursors (`before`, `since`, `count`),
+/// and the `Link` header Mastodon sends with a page:
+/// `<…?max_id=LAST>; rel="next", <…?min_id=FIRST>; rel="prev"`.
+///
+/// `min_id` asks for the statuses just after it and `since_id` for the
+/// newest after it; the commands page newest first, so both are `since`
+/// here: the same answer whenever the newer statuses fit in one page.
+struct TimelinePage {
+    static let defaultLimit = 20
+    static let maxLimit = 40
+
+    let maxID: Int64?
+    let sinceID: Int64?
+    let limit: Int
+    /// `limit` as sent: the links carry it on.
+    private let sentLimit: Int64?
+
+    init(_ parameters: MastodonParameters) throws(MastodonError) {
+        let maxID = try parameters.integer("max_id")
+        self.maxID = maxID == 0 ? nil : maxID
+        if let minID = try parameters.integer("min_id") { sinceID = minID } else { sinceID = try parameters.integer("since_id") }
+        sentLimit = try parameters.integer("limit")
+        limit = sentLimit.map { Int(min(max($0, 1), Int64(Self.maxLimit))) } ?? Self.defaultLimit
+    }
+
+    /// Neither cursor: the newest, which `stream` answers from its cache.
+    var isNewest: Bool { maxID == nil && sinceID == nil }
+
+    /// `arguments` with the page's cursor (`since`, `before`, `count`).
+    func cursor(_ arguments: CommandArguments, count: Int? = nil) -> CommandArguments {
+        var arguments = arguments
+        if let maxID { arguments.fields["before"] = Array(String(maxID).utf8) }
+        if let sinceID { arguments.fields["since"] = Array(String(sinceID).utf8) }
+        arguments.fields["count"] = Array(String(count ?? limit).utf8)
+        return arguments
+    }
+
+    /// The `Link` header for a page of `ids` (newest first) at `path`; none for an empty page.
+    func link(siteURL: String, path: String, ids: [Int64]) -> (name: String, value: String)? {
+        guard let newest = ids.first, let oldest = ids.last else { return nil }
+        let base = (siteURL.hasSuffix("/") ? String(siteURL.dropLast()) : siteURL) + path + "?"
+            + (sentLimit == nil ? "" : "limit=\(limit)&")
+        return ("Link", "<\(base)max_id=\(oldest)>; rel=\"next\", <\(base)min_id=\(newest)>; rel=\"prev\"")
+    }
+}

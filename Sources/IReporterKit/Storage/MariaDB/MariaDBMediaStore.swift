@@ -1,0 +1,76 @@
+/// `media_attachments` and `photo_descriptions` (sql/migrations/011).
+public final class MariaDBMediaStore: MediaStore {
+    let database: DatabaseConnection
+
+    public init(database: DatabaseConnection) { self.database = database }
+
+    private static let columns = "SELECT IdMedia, IdUser, file, width, height, description, focus, created FROM media_attachments"
+
+    public func addPending(_ media: PendingMedia) throws -> Int64 {
+        Int64(try database.execute(
+            "INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.int(media.userID), .bytes(Array(media.file.utf8)), .int(Int64(media.width)), .int(Int64(media.height)),
+             .bytes(media.description ?? []), Self.focus(media.focusX, media.focusY), .int(media.created)]).insertID)
+    }
+
+    public func pending(id: Int64, userID: Int64) throws -> PendingMedia? {
+        guard PhotoCountsRow.isStorable(id) else { return nil }
+        return try database.query("\(Self.columns) WHERE IdMedia = ? AND IdUser = ?", [.int(id), .int(userID)]).first.flatMap(Self.media)
+    }
+
+    public func pendingCount(userID: Int64) throws -> Int {
+        Int(try database.query("SELECT COUNT(*) AS n FROM media_attachments WHERE IdUser = ?", [.int(userID)]).first?.int64("n") ?? 0)
+    }
+
+    public func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws {
+        guard PhotoCountsRow.isStorable(id) else { return }
+        try database.execute("UPDATE media_attachments SET description = ?, focus = ? WHERE IdMedia = ? AND IdUser = ?",
+                             [.bytes(description ?? []), Self.focus(focusX, focusY), .int(id), .int(userID)])
+    }
+
+    public func removePending(id: Int64) throws {
+        try database.execute("DELETE FROM media_attachments WHERE IdMedia = ?", [.int(id)])
+    }
+
+    public func pendingCreated(before time: Int64, limit: Int) throws -> [PendingMedia] {
+        try database.query("\(Self.columns) WHERE created < ? ORDER BY IdMedia LIMIT ?", [.int(time), .int(Int64(limit))])
+            .compactMap(Self.media)
+    }
+
+    public func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]] {
+        var found: [Int64: [UInt8]] = [:]
+        for group in IDList.groups(ids.filter(PhotoCountsRow.isStorable)) {
+            for row in try database.query("SELECT IdPhoto, description FROM photo_descriptions WHERE IdPhoto IN (\(IDList.marks(group.count)))",
+                                          group.map { .int($0) }) {
+                if let id = row.int64("IdPhoto"), let description = row["description"] { found[id] = description }
+            }
+        }
+        return found
+    }
+
+    public func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws {
+        guard let description, !description.isEmpty else {
+            try database.execute("DELETE FROM photo_descriptions WHERE IdPhoto = ?", [.int(id)])
+            return
+        }
+        try database.execute("INSERT INTO photo_descriptions (IdPhoto, description) VALUES (?, ?) "
+                             + "ON DUPLICATE KEY UPDATE description = VALUES(description)", [.int(id), .bytes(description)])
+    }
+
+    /// `x,y`, or empty for none.
+    private static func focus(_ x: Double?, _ y: Double?) -> DatabaseValue {
+        guard let x, let y else { return .bytes([]) }
+        return .bytes(Array("\(x),\(y)".utf8))
+    }
+
+    private static func media(_ row: Row) -> PendingMedia? {
+        guard let id = row.int64("IdMedia"), let userID = row.int64("IdUser"), let file = row["file"], let width = row.int64("width"),
+              let height = row.int64("height"), let created = row.int64("created") else { return nil }
+        let focus = String(decoding: row["focus"] ?? [], as: UTF8.self).split(separator: ",").compactMap { Double($0) }
+        let description = row["description"].flatMap { $0.isEmpty ? nil : $0 }
+        return PendingMedia(id: id, userID: userID, file: String(decoding: file, as: UTF8.self), width: Int(width), height: Int(height),
+                            description: description, focusX: focus.count == 2 ? focus[0] : nil,
+                            focusY: focus.count == 2 ? focus[1] : nil, created: created)
+    }
+}

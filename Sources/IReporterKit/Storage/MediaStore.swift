@@ -1,0 +1,42 @@
+/// A photo sent to the Mastodon API's media endpoint, checked as `upload`
+/// checks one, waiting for the status that posts it.
+public struct PendingMedia: Sendable, Equatable {
+    public var id: Int64
+    public var userID: Int64
+    /// The file's name in the upload folder's spool area.
+    public var file: String
+    public var width: Int
+    public var height: Int
+    public var description: [UInt8]?
+    /// Mastodon's focal point (each -1...1); nil: none set.
+    public var focusX: Double?
+    public var focusY: Double?
+    /// Unix seconds.
+    public var created: Int64
+
+    public init(id: Int64 = 0, userID: Int64, file: String, width: Int, height: Int, description: [UInt8]?, focusX: Double?,
+                focusY: Double?, created: Int64) {
+        (self.id, self.userID, self.file, self.width, self.height) = (id, userID, file, width, height)
+        (self.description, self.focusX, self.focusY, self.created) = (description, focusX, focusY, created)
+    }
+}
+
+/// The media waiting for a status (sql/migrations/011) and the photos'
+/// descriptions (alt text).
+public protocol MediaStore: AnyObject {
+    /// Keeps `media` (its `id` is not read) and answers its new id.
+    func addPending(_ media: PendingMedia) throws -> Int64
+    /// `userID`'s pending media `id`; nil: none, or someone else's.
+    func pending(id: Int64, userID: Int64) throws -> PendingMedia?
+    /// How many media `userID` has waiting.
+    func pendingCount(userID: Int64) throws -> Int
+    func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws
+    /// Forgets a pending media (posted, or swept with its file).
+    func removePending(id: Int64) throws
+    /// Media uploaded before `time` and never posted, oldest first, at most `limit`.
+    func pendingCreated(before time: Int64, limit: Int) throws -> [PendingMedia]
+    /// The descriptions of those of `ids` that have one.
+    func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]]
+    /// Sets (nil or empty: removes) a photo's description.
+    func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws
+}

@@ -1,0 +1,42 @@
+/// `MediaStore` in memory: the App's unit tests.
+public final class InMemoryMediaStore: MediaStore {
+    private var media: [Int64: PendingMedia] = [:]
+    private var nextID: Int64 = 1
+    public private(set) var photoDescriptions: [Int64: [UInt8]] = [:]
+
+    public init() {}
+
+    public func addPending(_ media: PendingMedia) throws -> Int64 {
+        var media = media
+        media.id = nextID
+        nextID += 1
+        self.media[media.id] = media
+        return media.id
+    }
+
+    public func pending(id: Int64, userID: Int64) throws -> PendingMedia? {
+        media[id].flatMap { $0.userID == userID ? $0 : nil }
+    }
+
+    public func pendingCount(userID: Int64) throws -> Int { media.values.count { $0.userID == userID } }
+
+    public func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws {
+        guard media[id]?.userID == userID else { return }
+        media[id]!.description = description
+        (media[id]!.focusX, media[id]!.focusY) = (focusX, focusY)
+    }
+
+    public func removePending(id: Int64) throws { media[id] = nil }
+
+    public func pendingCreated(before time: Int64, limit: Int) throws -> [PendingMedia] {
+        Array(media.values.filter { $0.created < time }.sorted { $0.id < $1.id }.prefix(limit))
+    }
+
+    public func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]] {
+        photoDescriptions.filter { ids.contains($0.key) }
+    }
+
+    public func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws {
+        photoDescriptions[id] = description.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

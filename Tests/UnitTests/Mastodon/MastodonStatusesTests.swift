@@ -1,0 +1,238 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+/// The statuses, media, timelines and accounts endpoints on the in-memory
+/// stores: each runs the declared commands (what the form API sees, the
+/// Mastodon API sees, and back), pages as Mastodon pages, refuses what we
+/// do not have in Mastodon's shape.
+struct MastodonStatusesTests {
+    let harness: AppHarness
+    let mastodon: MastodonAPI
+    let media = InMemoryMediaStore()
+
+    /// bob (1) and alice (2).
+    init() throws {
+        harness = try AppHarness(hashesPasswords: false)
+        var services = harness.services
+        services.media = media
+        mastodon = MastodonAPI(api: IReporterAPI(services: services))
+        try harness.send([("command", "register"), ("username", "bob"), ("password", "p")])
+        try harness.send([("command", "register"), ("username", "alice"), ("password", "p")])
+    }
+
+    func token(_ scopes: String = "read write follow", user: Int64 = 2) -> String {
+        harness.tokens.issue(AccessGrant(userID: user, appID: 1, scopes: OAuthScopes(parsing: scopes)!))
+    }
+
+    func call(_ method: HTTPMethod, _ path: String, token: String? = nil, _ fields: [(String, String)] = [],
+              file: [UInt8]? = nil) -> MastodonAnswer {
+        var body = FormData()
+        for (name, value) in fields { body.setField(Array(name.utf8), Array(value.utf8)) }
+        if let file {
+            let path = harness.scratch.write(".upload-\(file.count)", file)
+            body.addFile(Array("file".utf8), UploadedFile(filename: Array("p".utf8), contentType: Array("image/jpeg".utf8),
+                                                          spoolPath: path, size: file.count))
+        }
+        let answer = mastodon.answer(MastodonRequest(method: method, path: path, parameters: MastodonParameters(query: FormData(), body: body),
+                                                     authorization: token.map { "Bearer \($0)" }, siteURL: "http://example.com/"))
+        for path in body.spooledPaths { unlink(path) }
+        return answer
+    }
+
+    func json(_ answer: MastodonAnswer, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+        try JSONParser.parse(answer.body)
+    }
+
+    func string(_ value: JSONValue?) -> String? {
+        if case .string(let bytes)? = value { String(decoding: bytes, as: UTF8.self) } else { nil }
+    }
+
+    func ids(_ answer: MastodonAnswer) throws -> [String] {
+        guard case .array(let statuses) = try json(answer) else { return [] }
+        return statuses.compactMap { string($0["id"]) }
+    }
+
+    /// Posts a photo through media + statuses as alice: its status.
+    func post(_ caption: String, token: String? = nil, description: String? = nil) throws -> JSONValue {
+        let token = token ?? self.token()
+        let uploaded = call(.post, "/api/v2/media", token: token, description.map { [("description", $0)] } ?? [],
+                            file: makeJPEG(width: 64, height: 48))
+        #expect(uploaded.status == 200, "\(String(decoding: uploaded.body, as: UTF8.self))")
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let posted = call(.post, "/api/v1/statuses", token: token, [("status", caption), ("media_ids[]", mediaID)])
+        #expect(posted.status == 200, "\(String(decoding: posted.body, as: UTF8.self))")
+        return try json(posted)
+    }
+
+    @Test func aPhotoPostedWithItsMediaIsInEveryDoor() throws {
+        let status = try post("Sunset", description: "The sun over the sea")
+        let id = try #require(string(status["id"]))
+        #expect(string(status["content"]) == "<p>Sunset</p>")
+        #expect(string(status["account"]?["acct"]) == "alice")
+        guard case .array(let attachments)? = status["media_attachments"], let attachment = attachments.first else {
+            Issue.record("no attachment"); return
+        }
+        #expect(string(attachment["id"]) == id, "once posted, a media's id is its photo's")
+        #expect(string(attachment["description"]) == "The sun over the sea")
+        #expect(string(attachment["url"])?.hasPrefix("http://example.com/iReporter/photos/000000/\(id)_") == true)
+        // The form API's stream has it, with its title.
+        #expect(try harness.body([("command", "stream")]).contains(#""IdPhoto":"\#(id)","title":"Sunset""#))
+        #expect(media.photoDescriptions[Int64(id)!] == Array("The sun over the sea".utf8))
+        // The media is used up.
+        let again = call(.post, "/api/v1/statuses", token: token(), [("status", "x"), ("media_ids[]", "1000000000000001")])
+        #expect(again.status == 422)
+    }
+
+    @Test func aPNGIsMadeAJPEGAndAnythingElseRefusedClearly() throws {
+        let png = call(.post, "/api/v1/media", token: token(), file: makePNG(width: 40, height: 30))
+        #expect(png.status == 200, "\(String(decoding: png.body, as: UTF8.self))")
+        #expect(try json(png)["meta"]?["original"]?["size"] == .string(Array("40x30".utf8)))
+        #expect(try json(png)["url"] == .null, "no URL before a status publishes it")
+        let text = call(.post, "/api/v1/media", token: token(), file: Array("hello".utf8))
+        #expect(text.status == 422)
+        #expect(string(try json(text)["error"]) == "Validation failed: File content type is invalid (JPEG, PNG or HEIC expected)")
+        let broken = call(.post, "/api/v1/media", token: token(), file: Array(makeJPEG(width: 64, height: 48).prefix(200)))
+        #expect(broken.status == 422)
+        #expect(string(try json(broken)["error"]) == "The photo is not a valid JPEG image", "upload's own check and message")
+    }
+
+    @Test func textAloneIsRefusedAndAReadTokenCannotPost() throws {
+        let text = call(.post, "/api/v1/statuses", token: token(), [("status", "Just words")])
+        #expect(text.status == 422)
+        #expect(string(try json(text)["error"])?.contains("a post needs a photo") == true)
+        #expect(call(.post, "/api/v1/statuses", token: token("read"), [("status", "x")]).status == 403)
+        #expect(call(.post, "/api/v2/media", token: token("read"), file: makeJPEG(width: 8, height: 8)).status == 403)
+        #expect(call(.post, "/api/v1/statuses", [("status", "x")]).status == 401)
+    }
+
+    @Test func theCaptionHasTheTitlesRules() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let refused = call(.post, "/api/v1/statuses", token: token(), [("status", "a\u{7}b"), ("media_ids[]", mediaID)])
+        #expect(refused.status == 422)
+        #expect(string(try json(refused)["error"]) == "Titles cannot contain control characters")
+        // Refused, the media still waits for its post.
+        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "ab"), ("media_ids[]", mediaID)]).status == 200)
+    }
+
+    @Test func repliesAreCommentsBothWays() throws {
+        let photo = try #require(string(try post("Dog")["id"]))
+        let reply = try json(call(.post, "/api/v1/statuses", token: token(user: 1), [("status", "Nice <b>dog</b>"), ("in_reply_to_id", photo)]))
+        let replyID = try #require(string(reply["id"]))
+        #expect(replyID == "1000000000000001")
+        #expect(string(reply["in_reply_to_id"]) == photo)
+        #expect(string(reply["in_reply_to_account_id"]) == "2")
+        #expect(string(reply["content"]) == "<p>Nice &lt;b&gt;dog&lt;/b&gt;</p>")
+        // The form API's comments show it; one made there shows in the context.
+        #expect(try harness.body([("command", "comments"), ("IdPhoto", photo)]).contains(#""text":"Nice <b>dog<\/b>""#))
+        try harness.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        try harness.send([("command", "comment"), ("IdPhoto", photo), ("text", "From the app")])
+        let context = try json(call(.get, "/api/v1/statuses/\(photo)/context"))
+        guard case .array(let descendants)? = context["descendants"] else { Issue.record("no descendants"); return }
+        #expect(descendants.compactMap { string($0["content"]) } == ["<p>Nice &lt;b&gt;dog&lt;/b&gt;</p>", "<p>From the app</p>"],
+                "oldest first")
+        #expect(try json(call(.get, "/api/v1/statuses/\(replyID)/context"))["ancestors"]?.arrayCount == 1)
+        #expect(string(try json(call(.get, "/api/v1/statuses/\(replyID)"))["in_reply_to_id"]) == photo)
+        #expect(try json(call(.get, "/api/v1/statuses/\(photo)"))["replies_count"] == .number(Array("2".utf8)))
+        // Removing the reply is `uncomment`.
+        #expect(call(.delete, "/api/v1/statuses/\(replyID)", token: token(user: 1)).status == 200)
+        #expect(call(.get, "/api/v1/statuses/\(replyID)").status == 404)
+    }
+
+    @Test func favouritesAreLikes() throws {
+        let photo = try #require(string(try post("Cat")["id"]))
+        let bob = token(user: 1)
+        let liked = try json(call(.post, "/api/v1/statuses/\(photo)/favourite", token: bob))
+        #expect(liked["favourited"] == .bool(true))
+        #expect(liked["favourites_count"] == .number(Array("1".utf8)))
+        #expect(try harness.body([("command", "stream"), ("extras", "likes")]).contains(#""likes":"1""#))
+        guard case .array(let likers) = try json(call(.get, "/api/v1/statuses/\(photo)/favourited_by")) else { return }
+        #expect(likers.compactMap { string($0["username"]) } == ["bob"])
+        #expect(try json(call(.get, "/api/v1/statuses/\(photo)", token: token()))["favourited"] == .bool(false), "alice's view")
+        let unliked = try json(call(.post, "/api/v1/statuses/\(photo)/unfavourite", token: bob))
+        #expect(unliked["favourited"] == .bool(false))
+        #expect(unliked["favourites_count"] == .number(Array("0".utf8)))
+        #expect(call(.post, "/api/v1/statuses/\(photo)/reblog", token: bob).status == 422)
+    }
+
+    @Test func deletingAStatusDeletesThePhoto() throws {
+        let photo = try #require(string(try post("Gone soon")["id"]))
+        #expect(call(.delete, "/api/v1/statuses/\(photo)", token: token(user: 1)).status == 403, "not bob's")
+        let deleted = call(.delete, "/api/v1/statuses/\(photo)", token: token())
+        #expect(deleted.status == 200)
+        #expect(string(try json(deleted)["id"]) == photo)
+        #expect(call(.get, "/api/v1/statuses/\(photo)").status == 404)
+        #expect(try harness.body([("command", "stream")]) == #"{"result":[]}"#)
+    }
+
+    @Test func timelinesPageAsMastodonPages() throws {
+        for n in 1...5 { _ = try harness.photos.add(userID: Int64(n % 2 + 1), title: Array("p\(n)".utf8), publish: { _ in }, unpublish: { _ in }) }
+        // ids 2...6, newest first; alice (2) has 2, 4, 6.
+        #expect(try ids(call(.get, "/api/v1/timelines/public")) == ["6", "5", "4", "3", "2"])
+        let first = call(.get, "/api/v1/timelines/public", [("limit", "2")])
+        #expect(try ids(first) == ["6", "5"])
+        #expect(first.headers.first { $0.name == "Link" }?.value
+                == #"<http://example.com/api/v1/timelines/public?limit=2&max_id=5>; rel="next", <http://example.com/api/v1/timelines/public?limit=2&min_id=6>; rel="prev""#)
+        #expect(try ids(call(.get, "/api/v1/timelines/public", [("limit", "2"), ("max_id", "5")])) == ["4", "3"])
+        #expect(try ids(call(.get, "/api/v1/timelines/public", [("since_id", "4")])) == ["6", "5"])
+        #expect(try ids(call(.get, "/api/v1/timelines/public", [("min_id", "4")])) == ["6", "5"])
+        #expect(call(.get, "/api/v1/timelines/public", [("max_id", "2")]).headers.isEmpty, "an empty page has no links")
+        #expect(try ids(call(.get, "/api/v1/timelines/public", [("limit", "1000")])).count == 5, "at most 40")
+        #expect(try ids(call(.get, "/api/v1/accounts/2/statuses", [("limit", "2")])) == ["6", "4"])
+        #expect(try ids(call(.get, "/api/v1/accounts/2/statuses", [("pinned", "true")])) == [])
+        #expect(call(.get, "/api/v1/accounts/99/statuses").status == 404)
+        #expect(try ids(call(.get, "/api/v1/timelines/tag/sunset")) == [])
+        // Home: alice's own, then bob's once she follows him.
+        #expect(try ids(call(.get, "/api/v1/timelines/home", token: token())) == ["6", "4", "2"])
+        try harness.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        try harness.send([("command", "follow"), ("IdUser", "1")])
+        #expect(try ids(call(.get, "/api/v1/timelines/home", token: token(), [("limit", "4")])) == ["6", "5", "4", "3"])
+        #expect(call(.get, "/api/v1/timelines/home").status == 401)
+    }
+
+    @Test func accountsHaveTheirCounts() throws {
+        _ = try post("One")
+        let alice = try json(call(.get, "/api/v1/accounts/verify_credentials", token: token()))
+        #expect(string(alice["username"]) == "alice")
+        #expect(alice["statuses_count"] == .number(Array("1".utf8)))
+        #expect(string(alice["source"]?["privacy"]) == "public")
+        #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "bob")]))["id"]) == "1")
+        #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "@alice")]))["id"]) == "2")
+        #expect(call(.get, "/api/v1/accounts/lookup", [("acct", "nobody")]).status == 404)
+        #expect(string(try json(call(.get, "/api/v1/accounts/1"))["acct"]) == "bob")
+        #expect(call(.get, "/api/v1/accounts/99").status == 404)
+        let found = try json(call(.get, "/api/v2/search", [("q", "alice")]))
+        #expect(found["accounts"]?.arrayCount == 1)
+        #expect(found["statuses"]?.arrayCount == 1, "search finds photos by their author's name too")
+        #expect(found["hashtags"] == .array([]))
+    }
+
+    @Test func aMediasDescriptionIsEditableAndAnotherOnesIsNotFound() throws {
+        let uploaded = try json(call(.post, "/api/v1/media", token: token(), file: makeJPEG(width: 64, height: 48)))
+        let id = try #require(string(uploaded["id"]))
+        let edited = try json(call(.put, "/api/v1/media/\(id)", token: token(), [("description", "A red and blue square"),
+                                                                                 ("focus", "0.5,-0.5")]))
+        #expect(string(edited["description"]) == "A red and blue square")
+        #expect(call(.get, "/api/v1/media/\(id)", token: token(user: 1)).status == 404)
+        #expect(call(.put, "/api/v1/media/\(id)", token: token(), [("focus", "2,0")]).status == 422)
+        let posted = try json(call(.post, "/api/v1/statuses", token: token(), [("status", "Squares"), ("media_ids[]", id)]))
+        let photo = try #require(string(posted["id"]))
+        #expect(string(posted["media_attachments"]?[0]?["description"]) == "A red and blue square")
+        let changed = try json(call(.put, "/api/v1/media/\(photo)", token: token(), [("description", "Two squares")]))
+        #expect(string(changed["description"]) == "Two squares")
+        #expect(string(try json(call(.get, "/api/v1/statuses/\(photo)"))["media_attachments"]?[0]?["description"]) == "Two squares")
+    }
+}
+
+extension JSONValue {
+    var arrayCount: Int? { if case .array(let items) = self { items.count } else { nil } }
+
+    subscript(_ index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+}
