@@ -13,6 +13,7 @@ public final class MastodonAPI {
     static let endpointGroups: [any MastodonEndpoints] = [
         UnsupportedEndpoints(),
         StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
+        FollowEndpoints(), NotificationEndpoints(),
     ]
 
     public init(api: IReporterAPI) {
