@@ -12,8 +12,10 @@ public final class MastodonAPI {
     /// Every group of endpoints, one file each.
     static let endpointGroups: [any MastodonEndpoints] = [
         UnsupportedEndpoints(),
-        StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
+        // Before AccountEndpoints: the first route that matches answers, and
+        // /accounts/relationships is no /accounts/:id.
         FollowEndpoints(), NotificationEndpoints(),
+        StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
     ]
 
     public init(api: IReporterAPI) {
