@@ -12,6 +12,9 @@ public final class MastodonAPI {
     /// Every group of endpoints, one file each.
     static let endpointGroups: [any MastodonEndpoints] = [
         UnsupportedEndpoints(),
+        // Before AccountEndpoints: the first route that matches answers, and
+        // /accounts/relationships is no /accounts/:id.
+        FollowEndpoints(), NotificationEndpoints(),
         StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
         OAuthEndpoints(), InstanceEndpoints(),
     ]

@@ -35,6 +35,8 @@ public protocol FollowStore: AnyObject {
     /// Those `userID` follows, newest edge first.
     func following(of userID: Int64, page: PageCursor) throws -> [FollowRecord]
     func counts(of userID: Int64, viewer: Int64?) throws -> FollowCounts
+    /// Whether `follower` follows `followee`.
+    func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool
     /// The ids of a page of `userID`'s home feed: the photos of those they
     /// follow and their own, newest first.
     func feed(of userID: Int64, page: PageCursor) throws -> [Int64]

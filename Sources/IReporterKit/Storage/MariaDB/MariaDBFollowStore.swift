@@ -61,6 +61,11 @@ public final class MariaDBFollowStore: FollowStore {
                             followedByViewer: viewer.map { _ in (row?.int64("followed") ?? 0) > 0 })
     }
 
+    /// A point of `follower_followee`.
+    public func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool {
+        !(try reads.query("SELECT 1 FROM follows WHERE follower = ? AND followee = ?", [.int(follower), .int(followee)]).isEmpty)
+    }
+
     /// The people (their followees and themselves), then each one's photos
     /// in the page's range on `IdUser_IdPhoto` (migration 004), ids only
     /// (the index covers them), the newest of all kept: the cost is the

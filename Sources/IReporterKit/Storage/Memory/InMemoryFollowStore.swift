@@ -47,6 +47,10 @@ public final class InMemoryFollowStore: FollowStore {
                      followedByViewer: viewer.map { viewer in edges.contains { $0.follower == viewer && $0.followee == userID } })
     }
 
+    public func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool {
+        edges.contains { $0.follower == follower && $0.followee == followee }
+    }
+
     public func feed(of userID: Int64, page: PageCursor) throws -> [Int64] {
         let people = Set(edges.filter { $0.follower == userID }.map(\.followee)).union([userID])
         return Array(photos.rows.reversed().lazy.filter { page.contains($0.id) && people.contains($0.userID) }.map(\.id).prefix(page.count))

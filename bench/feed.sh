@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench/feed.sh - the home `feed` (issue 28) at PHOTOS photos (default
+# 1,000,000) of USERS people (10,000), each following FOLLOWS / USERS others
+# (100,000 edges: 10 each), side by side with the public `stream`, one run:
+# (1) seed with MariaDB's sequence engine (the first VIEWERS accounts
+# registered through the API, for their session cookies; the others and
+# every photo and edge in SQL), (2) wrk through nginx, CONNS connections,
+# DUR each, every request another viewer's in turn (bench/lua/feed.lua):
+# `stream`, `feed`, `feed` with extras, each with the workers' answer caches
+# (the default) and without (stream_cache_ms = 0: every request queries
+# MariaDB). Results: $RES/feed.md, feed.jsonl, explain.txt (the feed
+# query's plan), loadavg.txt (the machine may be shared). Run as root; it
+# starts its own stack (RUN_DIR /tmp/ireporter-feed-bench, nginx
+# 127.0.0.1:8098, MariaDB port 3398) and stops it at the end.
+# Environment: PHOTOS, USERS, FOLLOWS, VIEWERS (64), CONNS (32), DUR (10s),
+# WARMUP (3s), BUFFER_POOL (1 GiB), SKIP_BUILD=1, RES, FEED_RUN_DIR,
+# FEED_PORT, FEED_DB_PORT.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$HERE/../scripts/stack.sh"
+LOG_TAG=feed-bench
+stack_private "${FEED_RUN_DIR:-/tmp/ireporter-feed-bench}" "${FEED_PORT:-8098}" "${FEED_DB_PORT:-3398}"
+PHOTOS="${PHOTOS:-1000000}"
+USERS="${USERS:-10000}"
+FOLLOWS="${FOLLOWS:-100000}"
+VIEWERS="${VIEWERS:-64}"
+CONNS="${CONNS:-32}"
+DUR="${DUR:-10s}"
+WARMUP="${WARMUP:-3s}"
+bench_results feed
+COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
+[ "$VIEWERS" -le "$USERS" ] && [ "$FOLLOWS" -le $((USERS * (USERS - 1))) ] || die "VIEWERS <= USERS and FOLLOWS <= USERS * (USERS - 1)"
+trap 'stack_down >/dev/null 2>&1 || true' EXIT
+LOADS="$RES/loadavg.txt"
+: > "$LOADS"
+loadavg() { echo "$1: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$LOADS"; }
+stack_up >/dev/null
+$MYSQL_ROOT_CMD -e "SET GLOBAL innodb_buffer_pool_size = ${BUFFER_POOL:-1073741824}"
+
+log "registering $VIEWERS viewers"
+{ echo "DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments, photo_words, photo_words_backfill, photo_secrets, follows, notifications;"
+  cat "$IREPORTER_REPO/sql/schema.sql" "$IREPORTER_REPO"/sql/migrations/*.sql; } | $MYSQL_ROOT_CMD
+COOKIES="$RUN_DIR/cookies.txt"
+: > "$COOKIES"
+for i in $(seq 1 "$VIEWERS"); do
+  cookie=$(curl -s -D - -o /dev/null --data "command=register&username=viewer$i&password=$(printf 'feed%s' "$i" | sha1sum | cut -c1-40)" "$API_URL" \
+           | tr -d '\r' | sed -n 's/^Set-Cookie: \(PHPSESSID=[^;]*\).*/\1/Ip' | tail -n 1)
+  [ -n "$cookie" ] || die "registering viewer$i gave no session"
+  echo "$cookie" >> "$COOKIES"
+done
+
+log "seeding $USERS people, $PHOTOS photos, $FOLLOWS follows"
+seconds() { date +%s.%N; }
+t0=$(seconds)
+# Person n's photos: every USERS-th; person n follows 1 + (n + k * 997) mod
+# USERS for k = 0, 1, ... (never themselves while 997 * k is no multiple of USERS).
+$MYSQL_ROOT_CMD <<SQL
+INSERT INTO login (username, pass) SELECT CONCAT('person', seq), 'x' FROM seq_$((VIEWERS + 1))_to_${USERS};
+INSERT INTO photos (IdUser, title) SELECT 1 + seq % ${USERS}, CONCAT('Photo ', seq) FROM seq_1_to_${PHOTOS};
+INSERT IGNORE INTO follows (follower, followee, created)
+  SELECT 1 + seq % ${USERS}, 1 + (seq % ${USERS} + 1 + (seq DIV ${USERS}) * 997) % ${USERS}, 0 FROM seq_0_to_$((FOLLOWS - 1));
+DELETE FROM follows WHERE follower = followee;
+ANALYZE TABLE login, photos, follows;
+SQL
+t1=$(seconds)
+edges=$($MYSQL_ROOT_CMD -N -B -e "SELECT COUNT(*) FROM follows")
+$MYSQL_ROOT_CMD -t > "$RES/explain.txt" <<'SQL'
+SELECT 'the feed page''s ids (MariaDBFollowStore.feedSQL), viewer 1' AS statement;
+EXPLAIN SELECT p.IdPhoto FROM (SELECT followee AS IdUser FROM follows WHERE follower = 1 UNION SELECT 1) people JOIN photos p ON (p.IdUser = people.IdUser) WHERE p.IdPhoto > 0 AND p.IdPhoto < 9223372036854775807 ORDER BY p.IdPhoto DESC LIMIT 50;
+SELECT 'how many people viewer 1 follows, and their photos' AS statement;
+SELECT COUNT(*) AS followed, (SELECT COUNT(*) FROM photos WHERE IdUser IN (SELECT followee FROM follows WHERE follower = 1) OR IdUser = 1) AS photos FROM follows WHERE follower = 1;
+SQL
+
+run_wrk() { # NAME COMMAND FORM
+  log "wrk $1 ($CONNS connections, $DUR)" >&2
+  COOKIES="$COOKIES" COMMAND="$2" FORM="$3" wrk -t2 -c"$CONNS" -d"$WARMUP" -s "$HERE/lua/feed.lua" "$API_URL" >/dev/null
+  loadavg "before $1"
+  COOKIES="$COOKIES" COMMAND="$2" FORM="$3" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/feed.lua" "$API_URL" \
+    | grep '^WRKJSON ' | sed "s/^WRKJSON /{\"name\":\"$1\",\"wrk\":/; s/\$/}/"
+  loadavg "after $1"
+}
+runs() { # SUFFIX
+  run_wrk "stream$1" stream ""
+  run_wrk "feed$1" feed ""
+  run_wrk "feed extras$1" feed "&extras=likes,comments,myvote"
+}
+{ runs ""
+  log "again without the answer caches (stream_cache_ms = 0)" >&2
+  echo "stream_cache_ms = 0" >> "$SRV_CONF"
+  stack_start_server >/dev/null
+  runs ", no cache"; } > "$RES/feed.jsonl"
+
+python3 - "$RES" "$COMMAND" "$PHOTOS" "$USERS" "$edges" "$VIEWERS" "$(awk "BEGIN{print $t1 - $t0}")" <<'PY'
+import json, sys
+res, command, photos, users, edges, viewers, seed_s = sys.argv[1:8]
+rows = []
+for line in open(f"{res}/feed.jsonl"):
+    run = json.loads(line)
+    w = run["wrk"]
+    bad = w["bad_status"] + w["bad_body"] + w["err_status"] + w["err_timeout"]
+    rows.append(f"| `{run['name']}` | {w['requests']} | {w['requests'] / (w['duration_us'] / 1e6):.0f} | "
+                f"{w['p50_us'] / 1000:.2f} | {w['p99_us'] / 1000:.2f} | {'**' + str(bad) + '**' if bad else 0} |")
+text = f"""# The home feed at {int(photos):,} photos, {int(edges):,} follows
+
+Command: `{command}` (one run; {int(users):,} people, {viewers} signed-in
+viewers asking in turn, each following about {int(edges) // int(users)} people; seeded in {float(seed_s):.0f} s;
+the feed query's plan: explain.txt; the load average before and after each
+run: loadavg.txt, the machine being shared).
+
+| wrk (32 connections, through nginx) | requests | rate (req/s) | p50 ms | p99 ms | bad |
+|---|---|---|---|---|---|
+{chr(10).join(rows)}
+
+`stream` is the public timeline, the same for everyone; `feed` each
+viewer's own. "no cache": `stream_cache_ms = 0`, every request asks MariaDB.
+Target (issue 28): the home timeline's p99 <= 20 ms at 32 connections.
+"""
+open(f"{res}/feed.md", "w").write(text)
+print(text)
+PY
