@@ -51,7 +51,8 @@ final class APIResponder {
         self.operatorPages = operatorPages
         pipeline = GatewayPipeline(middlewares: [
             AccessLogMiddleware(), RequestIDMiddleware(), TimingMiddleware(databaseMicros: api.services.databaseMicros),
-            ReplicaReadsMiddleware(reads: api.services.readYourWrites, sessions: api.services.sessions),
+            ReplicaReadsMiddleware(reads: api.services.readYourWrites, sessions: api.services.sessions,
+                                   tokens: api.services.accessTokens),
         ])
     }
 

@@ -112,16 +112,23 @@ struct TimingMiddleware: GatewayMiddleware {
 }
 
 /// With replicas, whose writes an API request's reads must show: the user
-/// of its session (read only if a read or a write asks; Flickr's callers
-/// have none), from its start to its answer.
+/// of its session, or of its access token for the Mastodon-compatible API
+/// (read only if a read or a write asks; Flickr's callers have none), from
+/// its start to its answer.
 struct ReplicaReadsMiddleware: GatewayMiddleware {
     let reads: (any ReadYourWrites)?
     let sessions: any SessionStore
+    let tokens: any AccessTokens
 
     func handle(_ context: GatewayContext, next: (GatewayContext) -> GatewayAnswer) -> GatewayAnswer {
         guard let reads, context.route.isAPI else { return next(context) }
-        let (session, sessions) = (context.session, sessions)
-        reads.beginRequest { try? session.user(in: sessions)?.id }
+        let (session, sessions, tokens) = (context.session, sessions, tokens)
+        if context.route == .mastodon {
+            let token = MastodonRequest.bearer(context.request.param("HTTP_AUTHORIZATION"))
+            reads.beginRequest { try? token.flatMap(tokens.grant(forToken:))?.userID }
+        } else {
+            reads.beginRequest { try? session.user(in: sessions)?.id }
+        }
         defer { reads.endRequest() }
         return next(context)
     }
