@@ -5,6 +5,7 @@ timelines paged with fetch_next (the Link header), favourites, replies that
 are the form API's comments both ways, delete removing every size."""
 from __future__ import annotations
 
+import os
 import subprocess
 import urllib.error
 import urllib.request
@@ -196,3 +197,21 @@ def test_an_iphones_heic_becomes_a_jpeg(alice, images, tmp_path):
     status = post_photo(alice, heic.read_bytes(), "From an iPhone", mime_type="image/heic")
     code, original = fetch(status.media_attachments[0].url)
     assert code == 200 and jpeg_size(original) == (48, 32)
+
+
+def test_toot_posts_a_photo_and_shows_it(site, people, bob, images, tmp_path):
+    environment = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path), "HOME": str(tmp_path)}
+
+    def toot(*arguments, typed=None):
+        done = subprocess.run(["toot", *arguments], input=typed, capture_output=True, text=True, timeout=60, env=environment)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    toot("login_cli", "--instance", site, "--email", "bob", typed="bobsecret\n")
+    photo = tmp_path / "stripes.jpg"
+    photo.write_bytes(images.stripes)
+    toot("post", "--media", str(photo), "--description", "Three stripes", "Posted from toot")
+    assert "Posted from toot" in toot("timeline", "--public", "--once", "--count", "5")
+    [latest] = bob.account_statuses(bob.me().id, limit=1)
+    assert latest.content == "<p>Posted from toot</p>"
+    assert latest.media_attachments[0].description == "Three stripes"
