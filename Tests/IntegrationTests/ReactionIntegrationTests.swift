@@ -53,9 +53,10 @@ extension DatabaseTests {
             let engines = try phone.database.query("""
                 SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
                 """).map { "\(String(decoding: $0[0]!, as: UTF8.self))=\(String(decoding: $0[1]!, as: UTF8.self))" }.sorted()
-            #expect(engines == ["comments=InnoDB", "login=MyISAM", "photo_counts=InnoDB", "photo_details=InnoDB",
-                                "photo_secrets=InnoDB", "photo_words=InnoDB", "photo_words_backfill=InnoDB", "photos=MyISAM",
-                                "votes=InnoDB", "follows=InnoDB", "notifications=InnoDB"].sorted())
+            // The original two as they were; every migration's table InnoDB beside them.
+            #expect(engines.filter { !$0.hasSuffix("=InnoDB") } == ["login=MyISAM", "photos=MyISAM"])
+            #expect(Set(["comments", "photo_counts", "photo_details", "photo_secrets", "photo_words", "photo_words_backfill",
+                         "votes", "follows", "notifications"].map { $0 + "=InnoDB" }).isSubset(of: engines), "\(engines)")
             try flow(phone)
             try TestServices.resetTables(phone.database)
         }
