@@ -27,6 +27,9 @@ public final class IReporterAPI {
         router.register(EffectsCommand())
         router.register(PreviewCommand(services))
         router.register(SearchCommand(services))
+        router.register(ChangePasswordCommand(services))
+        router.register(ExportCommand(services))
+        router.register(DeleteAccountCommand(services))
         self.router = router
         rpc = JSONRPCService(router: router)
     }

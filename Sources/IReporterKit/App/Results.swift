@@ -207,6 +207,18 @@ public enum ResultShape: Sendable {
     case effects
     /// `JPEGImage` (a form command only)
     case jpeg
+    /// `ExportArchive`, a zip (a form command only)
+    case zip
+
+    /// The media type of a result that is a file rather than JSON, which a
+    /// JSON-RPC result cannot carry; nil for JSON.
+    public var fileType: String? {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .zip: "application/zip"
+        case .signedIn, .photos, .successful, .nothing, .voteTally, .comments, .effects: nil
+        }
+    }
 
     /// The JSON Schema of the JSON-RPC result.
     public var schema: String {
@@ -234,7 +246,7 @@ public enum ResultShape: Sendable {
         case .effects:
             return list(#""effect":{"enum":[\#(PhotoEffect.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]},"summary":{"type":"string"}"#,
                         required: #""effect","summary""#)
-        case .jpeg: return #"{"type":"string","contentMediaType":"image/jpeg"}"#
+        case .jpeg, .zip: return #"{"type":"string","contentMediaType":"\#(fileType!)"}"#
         }
     }
 }

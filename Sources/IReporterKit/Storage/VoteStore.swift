@@ -13,4 +13,7 @@ public protocol VoteStore: AnyObject {
     func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras?
     /// `userID`'s votes on these photos (those without one are absent).
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
+    /// `userID`'s votes on the photos after `photoID`, by photo id, at most
+    /// `limit` (`export`, `delete_account`: rare, so no index of its own).
+    func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)]
 }
