@@ -1,5 +1,5 @@
 // The iReporter app in the browser: the stream, a photo, posting, search,
-// a person's photos, log in / register / log out. Plain ES modules, no
+// a person's photos, log in / register / log out, the account's settings. Plain ES modules, no
 // build step. Everything people typed is shown with textContent, never as
 // markup.
 import { API_URL, APIError, call, callForImage, upload, rows } from './api.js';
@@ -14,7 +14,7 @@ const PAGE = 50;
 const state = {
   user: loadUser(),
   features: { extras: false, sizes: false, search: false, effects: [] },
-  view: { kind: 'stream' },   // stream | user | search
+  view: { kind: 'stream' },   // stream | user | search | settings
   photos: [],                 // what the grid shows, newest first
   current: null,              // the photo open in the view
   unfollow: null,             // stops the stream's live updates
@@ -44,7 +44,10 @@ function renderAccount() {
     me.textContent = state.user.username;
     const post = button('Post', () => openPost());
     post.className = 'primary';
-    nav.append(me, post, button('Log out', logout));
+    const settings = document.createElement('a');
+    settings.href = '#/settings';
+    settings.textContent = 'Settings';
+    nav.append(me, post, settings, button('Log out', logout));
   } else {
     nav.append(button('Log in', () => openLogin()));
   }
@@ -698,6 +701,76 @@ async function submitPost(event) {
   }
 }
 
+// --------------------------------------------------------------- settings --
+
+/** The account's page: change the password, download everything, delete the account. */
+function showSettings() {
+  unfollow();
+  ++state.shown; // an answer for the photos left is dropped
+  state.view = { kind: 'settings' };
+  state.photos = [];
+  $('heading').textContent = 'Settings';
+  renderHead();
+  notify('');
+  for (const id of ['grid', 'results', 'more']) $(id).hidden = true;
+  for (const id of ['password-error', 'password-done']) $(id).hidden = true;
+  if (!state.user) openLogin();
+}
+
+async function changePassword(event) {
+  event.preventDefault();
+  const [error, done] = [$('password-error'), $('password-done')];
+  error.hidden = done.hidden = true;
+  $('password-button').disabled = true;
+  try {
+    await signedIn('change_password', { password: appPassword($('current-password').value),
+                                        new_password: appPassword($('new-password').value) });
+    $('password-form').reset();
+    done.textContent = 'Your password is changed. Your other sessions are logged out.';
+    done.hidden = false;
+  } catch (failure) {
+    showError(error, failure);
+  } finally {
+    $('password-button').disabled = false;
+  }
+}
+
+/** The confirmation says what goes, with the number of photos where the server counts them. */
+async function confirmDeletion() {
+  if (!state.user) { openLogin(); return; }
+  $('delete-error').hidden = true;
+  $('delete-form').reset();
+  const what = $('delete-what');
+  const describe = (count) => {
+    const photos = count === null ? 'All your photos' : `Your ${count} ${count === 1 ? 'photo' : 'photos'}`;
+    what.textContent = `${photos} (in every size), your comments and your votes, and the account ${state.user.username} itself will be deleted. This cannot be undone.`;
+  };
+  describe(null);
+  $('delete-dialog').showModal();
+  $('delete-password').focus();
+  const person = await aboutPerson(state.user.IdUser);
+  if (person?.photos !== null && person?.photos !== undefined && $('delete-dialog').open) describe(person.photos);
+}
+
+async function deleteAccount(event) {
+  event.preventDefault();
+  const error = $('delete-error');
+  error.hidden = true;
+  $('delete-confirm').disabled = true;
+  try {
+    await signedIn('delete_account', { password: appPassword($('delete-password').value) });
+    $('delete-dialog').close();
+    setUser(null);
+    history.replaceState(null, '', '#/');
+    route();
+    notify('Your account and everything in it are deleted.');
+  } catch (failure) {
+    showError(error, failure);
+  } finally {
+    $('delete-confirm').disabled = false;
+  }
+}
+
 // --------------------------------------------------------------- routing --
 
 function route() {
@@ -708,6 +781,11 @@ function route() {
     return;
   }
   closeViewer();
+  $('settings').hidden = kind !== 'settings';
+  if (kind === 'settings') {
+    showSettings();
+    return;
+  }
   if (kind === 'search' && value !== undefined && state.features.search) {
     state.view = { kind: 'search', query: value };
     $('heading').textContent = `Photos matching “${value}”`;
@@ -817,6 +895,9 @@ function start() {
   $('effect-row').addEventListener('change', chooseEffect);
   $('post-dialog').addEventListener('close', forgetPhoto); // no more previews asked for a photo let go
   $('comment-form').addEventListener('submit', submitComment);
+  $('password-form').addEventListener('submit', changePassword);
+  $('delete-account').addEventListener('click', confirmDeletion);
+  $('delete-form').addEventListener('submit', deleteAccount);
   $('comment-text').addEventListener('keydown', commentKey);
   $('like').addEventListener('click', () => vote('like'));
   $('dislike').addEventListener('click', () => vote('dislike'));
