@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from selenium.webdriver.common.keys import Keys
 
 import browser
 from appclient import jpeg_size
+from e2e import app_password
 from browser import (accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
                      log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
@@ -655,3 +657,78 @@ def tiles_now(web_site) -> list:
                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     with urllib.request.urlopen(request, timeout=10) as r:
         return json.loads(r.read())["result"]
+
+
+def test_settings_change_the_password_download_the_data_and_delete_the_account(web_site, desktop, phone, client, images,
+                                                                                tmp_path):
+    """Issue 29's account settings as a person finds them (Settings, Change
+    password, Download my data, Delete account): the download is the zip the
+    server writes, saved by the browser; the confirmation names what goes
+    and offers the download first; afterwards the account is gone."""
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(images.photo)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    desktop.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    log_in(desktop, web_site, "settler", "first one", register=True)
+    post_photo(desktop, photo, "Kept in the zip")
+    wait_for(lambda: tiles(desktop)[:1] == ["Kept in the zip"], what="the photo in the grid")
+    link(desktop, "Settings").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Settings", what="the Settings view")
+    assert not desktop.find_element(By.ID, "grid").is_displayed()
+
+    by_label(desktop, "Current password").send_keys("wrong")
+    by_label(desktop, "New password").send_keys("second one")
+    named(desktop, "Change password").click()
+    wait_for(lambda: desktop.find_element(By.ID, "password-error").text == "Wrong password", what="the refusal")
+    by_label(desktop, "Current password").clear()
+    by_label(desktop, "Current password").send_keys("first one")
+    by_label(desktop, "New password").clear()
+    by_label(desktop, "New password").send_keys("second one")
+    named(desktop, "Change password").click()
+    wait_for(lambda: "password is changed" in desktop.find_element(By.ID, "password-done").text, what="the change")
+
+    named(desktop, "Download my data").click()
+    saved = wait_for(lambda: [p for p in downloads.iterdir() if p.suffix == ".zip"], timeout=20, what="the download")
+    archive = zipfile.ZipFile(saved[0])
+    assert [name for name in archive.namelist() if name.startswith("photos/")] and "ireporter.json" in archive.namelist()
+    assert [p["title"] for p in json.loads(archive.read("ireporter.json"))["photos"]] == ["Kept in the zip"]
+    assert desktop.find_element(By.ID, "heading").text == "Settings", "the download leaves the page where it was"
+
+    named(desktop, "Delete account").click()
+    dialog = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "dialog[open]"), what="the confirmation")
+    what = wait_for(lambda: (lambda text: "1 photo" in text and text)(desktop.find_element(By.ID, "delete-what").text),
+                    what="the photo count in the confirmation")
+    assert "settler" in what and "comments" in what and "votes" in what, what
+    offered = [b for b in dialog.find_elements(By.TAG_NAME, "button") if accessible_name(b) == "Download my data"]
+    assert offered and offered[0].is_displayed(), "the download is offered in the confirmation"
+    by_label(desktop, "Password").send_keys("second one")
+    button(desktop, "Delete everything").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    wait_for(lambda: "deleted" in desktop.find_element(By.ID, "notice").text, what="the farewell")
+    assert "Kept in the zip" not in [photo["title"] for photo in tiles_now(web_site)]
+    assert client().login("settler", app_password("second one")).body == b'{"error":"Authorization failed"}'
+    assert console_errors(desktop) == []
+
+    # docs/web/: the Settings view and its confirmation on both screens.
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, driver in (("phone", phone), ("desktop", desktop)):
+        log_in(driver, web_site, f"settings-{name}", "pw", register=True)
+        link(driver, "Settings").click()
+        wait_for(lambda: driver.find_element(By.ID, "heading").text == "Settings", what=f"Settings on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-settings.png", images)
+        named(driver, "Delete account").click()
+        wait_for(lambda: f"settings-{name}" in driver.find_element(By.ID, "delete-what").text,
+                 what=f"the confirmation on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-delete-account.png", images)
+        button(driver, "Cancel").click()
+        button(driver, "Log out").click()
+        wait_for(lambda: button(driver, "Log in"), what="logged out")
+
+
+def link(driver, name: str):
+    """The visible link whose accessible name is exactly `name`."""
+    for element in driver.find_elements(By.TAG_NAME, "a"):
+        if element.is_displayed() and accessible_name(element) == name:
+            return element
+    raise AssertionError(f"no visible link whose accessible name is {name!r}")

@@ -742,8 +742,9 @@ async function confirmDeletion() {
   $('delete-form').reset();
   const what = $('delete-what');
   const describe = (count) => {
-    const photos = count === null ? 'All your photos' : `Your ${count} ${count === 1 ? 'photo' : 'photos'}`;
-    what.textContent = `${photos} (in every size), your comments and your votes, and the account ${state.user.username} itself will be deleted. This cannot be undone.`;
+    const photos = count === 0 ? '' : `${count === null ? 'All your photos' : `Your ${count} ${count === 1 ? 'photo' : 'photos'}`} (in every size), `;
+    const rest = `${photos ? 'your' : 'Your'} comments and your votes, and the account ${state.user.username} itself will be deleted.`;
+    what.textContent = `${photos}${rest} This cannot be undone.`;
   };
   describe(null);
   $('delete-dialog').showModal();
