@@ -16,10 +16,11 @@ from appclient import Endpoint
 class Subscriber:
     """An EventSource subscriber to /iReporter/live, its headers read."""
 
-    def __init__(self, endpoint: Endpoint, timeout: float = 10, source: str | None = None):
+    def __init__(self, endpoint: Endpoint, timeout: float = 10, source: str | None = None, path: str | None = None):
+        """`path`: another channel than the photos' (a person's notifications)."""
         self.sock = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout,
                                              source_address=(source, 0) if source else None)
-        self.sock.sendall((f"GET {endpoint.path('live')} HTTP/1.1\r\nHost: {endpoint.host_header}\r\n"
+        self.sock.sendall((f"GET {path or endpoint.path('live')} HTTP/1.1\r\nHost: {endpoint.host_header}\r\n"
                            "Accept: text/event-stream\r\n\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:
@@ -29,8 +30,8 @@ class Subscriber:
         assert b" 200 " in head.split(b"\r\n", 1)[0] and b"text/event-stream" in head.lower(), head
         self.pending = head.split(b"\r\n\r\n", 1)[1].replace(b"\r\n", b"\n")
 
-    def next_photo(self, deadline: float) -> dict:
-        """The next message's photo (SSE: `data:` lines; an empty line ends an event)."""
+    def next_row(self, deadline: float) -> dict:
+        """The next message's first row: a photo, or a notification (SSE: `data:` lines; an empty line ends an event)."""
         while True:
             while b"\n\n" in self.pending:
                 event, self.pending = self.pending.split(b"\n\n", 1)
@@ -98,7 +99,7 @@ def photo_reaches_every_host(upload_url: str, subscriber_urls: list[str], redis_
             started = time.monotonic()
             assert phone.upload(servers.photo(), title).json() == {"successful": 1}
         for subscriber in subscribers:
-            got = subscriber.next_photo(started + 5)
+            got = subscriber.next_row(started + 5)
             assert (got["title"], got["username"]) == (title, user), got
     finally:
         for subscriber in subscribers:

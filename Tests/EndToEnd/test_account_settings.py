@@ -22,7 +22,7 @@ NEW_PASS = app_password("a new one")
 @pytest.fixture
 def people(env, db, client, images):
     """On a fresh database: alice (1) with photos 2 and 3, bob (2) with photo 4;
-    each comments on and votes on the other's. Returns (alice, bob), signed in."""
+    each comments on and votes on the other's, and follows the other. Returns (alice, bob), signed in."""
     reset_state(env, db)
     alice, bob = client(), client()
     check_api(alice.register("alice", ALICE_PASS), R_ALICE, "new")
@@ -33,6 +33,9 @@ def people(env, db, client, images):
     for phone, command, photo, text in ((alice, "comment", "4", "alice on bob's"), (alice, "like", "4", None),
                                         (bob, "comment", "2", "bob on alice's"), (bob, "dislike", "3", None)):
         r = phone.call({"command": command, "IdPhoto": photo, **({"text": text} if text else {})})
+        assert r.status == 200 and b'"error"' not in r.body, r
+    for phone, whom in ((alice, "2"), (bob, "1")):
+        r = phone.call({"command": "follow", "IdUser": whom})
         assert r.status == 200 and b'"error"' not in r.body, r
     return alice, bob
 
@@ -91,6 +94,8 @@ def test_deleting_an_account_leaves_nothing_of_it(people, env, db, client):
     assert db.run("SELECT IdPhoto, IdUser FROM votes") == []
     assert db.run("SELECT IdPhoto, IdUser FROM comments") == []
     assert db.run("SELECT IdPhoto, likes, dislikes, comments FROM photo_counts") == [["4", "0", "0", "0"]]
+    assert db.run("SELECT follower, followee FROM follows") == []
+    assert db.run("SELECT recipient, actor FROM notifications") == []
     for table in ("photo_details", "photo_secrets"):
         assert db.run(f"SELECT IdPhoto FROM {table}") == [["4"]], table
     if env.upload_dir:

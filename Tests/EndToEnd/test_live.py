@@ -37,7 +37,7 @@ def test_a_new_photo_reaches_every_subscriber_at_once(endpoint):
             started = time.monotonic()
             assert phone.upload(photo(), "live one").body == b'{"successful":1}'
             for s in subscribers:
-                got = s.next_photo(started + 2)
+                got = s.next_row(started + 2)
                 assert (got["title"], got["username"]) == ("live one", user), got
             assert time.monotonic() - started < 2
             rows = check_json(phone.stream(), "stream")["result"]
@@ -82,7 +82,7 @@ def test_photos_reach_subscribers_across_an_nginx_reload(endpoint, env):
             titles = [f"after {n}" for n in range(8)]
             for title in titles:
                 assert phone.upload(photo(), title).body == b'{"successful":1}'
-            got = [subscriber.next_photo(time.monotonic() + 5)["title"] for _ in titles]
+            got = [subscriber.next_row(time.monotonic() + 5)["title"] for _ in titles]
             assert got == titles
         finally:
             subscriber.close()
@@ -144,7 +144,7 @@ def test_only_the_server_publishes(endpoint, base_url):
             check_json(phone.register(unique_name("pub"), app_password("p")), "register")
             started = time.monotonic()
             assert phone.upload(photo(), "real one").body == b'{"successful":1}'
-            assert subscriber.next_photo(started + 3)["title"] == "real one"
+            assert subscriber.next_row(started + 3)["title"] == "real one"
     finally:
         subscriber.close()
 

@@ -49,7 +49,9 @@ final class APIHarness {
         var services = AppServices(users: MariaDBUserStore(database: database), photos: MariaDBPhotoStore(database: database),
                                    photoFiles: photoFiles ?? UploadFolder(directory: uploadDirectory),
                                    comments: MariaDBCommentStore(database: database),
-                                   votes: MariaDBVoteStore(database: database), search: MariaDBPhotoSearch(database: database),
+                                   votes: MariaDBVoteStore(database: database), follows: MariaDBFollowStore(database: database),
+                                   notifications: MariaDBNotificationStore(database: database),
+                                   search: MariaDBPhotoSearch(database: database),
                                    sessions: sessions, counters: counters, policy: policy)
         services.clock = clock
         return services

@@ -29,7 +29,9 @@ extension DatabaseTests {
         phone.cookie = bob
         try phone.send([("command", "comment"), ("IdPhoto", "3"), ("text", "bob on alice's")])
         try phone.send([("command", "like"), ("IdPhoto", "3")])
+        try phone.send([("command", "follow"), ("IdUser", "2")])
         phone.cookie = alice
+        try phone.send([("command", "follow"), ("IdUser", "1")])
         return (phone, bob)
     }
 
@@ -66,6 +68,8 @@ extension DatabaseTests {
         #expect(try rows(phone, "SELECT IdPhoto FROM photo_details") == ["2"])
         #expect(try rows(phone, "SELECT IdPhoto FROM photo_secrets") == ["2"])
         #expect(try rows(phone, "SELECT DISTINCT IdPhoto FROM photo_words") == ["2"])
+        #expect(try rows(phone, "SELECT follower, followee FROM follows") == [])
+        #expect(try rows(phone, "SELECT recipient, actor FROM notifications") == [])
         #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg", "photos"])
         #expect(try ScratchDirectory.names(in: "\(phone.uploads.path)/photos/000/000").allSatisfy { $0.hasPrefix("2_") },
                 "every file of alice's photos in the tree went (as `delete` removes them)")

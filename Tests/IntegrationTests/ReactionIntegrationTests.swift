@@ -55,7 +55,7 @@ extension DatabaseTests {
                 """).map { "\(String(decoding: $0[0]!, as: UTF8.self))=\(String(decoding: $0[1]!, as: UTF8.self))" }.sorted()
             #expect(engines == ["comments=InnoDB", "login=MyISAM", "photo_counts=InnoDB", "photo_details=InnoDB",
                                 "photo_secrets=InnoDB", "photo_words=InnoDB", "photo_words_backfill=InnoDB", "photos=MyISAM",
-                                "votes=InnoDB"])
+                                "votes=InnoDB", "follows=InnoDB", "notifications=InnoDB"].sorted())
             try flow(phone)
             try TestServices.resetTables(phone.database)
         }
@@ -174,7 +174,7 @@ extension DatabaseTests {
                     (MariaDBCommentStore.pageSQL, [.int(7), .int(0), .int(4000), .int(50)], "IdPhoto_IdComment"),
                 ]
                 for (sql, parameters, key) in plans {
-                    let first = try #require(try explain(sql, parameters, phone.database).first)
+                    let first = try #require(try TestServices.explain(sql, parameters, phone.database).first)
                     let extra = first["Extra"].map { String(decoding: $0, as: UTF8.self) } ?? ""
                     #expect(first["type"] == Array("range".utf8), "\(schema) \(sql): \(extra)")
                     #expect(first["key"] == Array(key.utf8), "\(schema) \(sql)")
@@ -182,17 +182,6 @@ extension DatabaseTests {
                 }
             }
             try TestServices.resetTables(APIHarness().database)
-        }
-
-        /// The plan of a query with its parameters written in (EXPLAIN does not take them).
-        func explain(_ sql: String, _ parameters: [DatabaseValue], _ database: DatabaseConnection) throws -> [Row] {
-            var text = ""
-            var values = parameters.makeIterator()
-            for character in sql {
-                guard character == "?", case .int(let value)? = values.next() else { text.append(character); continue }
-                text += String(value)
-            }
-            return try database.query("EXPLAIN " + text)
         }
 
         @Test func aDeletionCutShortOnMyISAMIsRepaired() throws {

@@ -22,7 +22,8 @@ struct AccountRemoval {
         sessions = services.sessions
         users = services.users
         parts = [VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
-                 PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services))]
+                 PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
+                 FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications)]
     }
 
     func remove(_ userID: Int64) throws {
@@ -73,4 +74,19 @@ struct PhotosOfAccount: AccountPart {
             before = last.id
         }
     }
+}
+
+/// Whom the account follows and who follows it.
+struct FollowsOfAccount: AccountPart {
+    let follows: any FollowStore
+
+    func removeAll(of userID: Int64) throws { try follows.forget(userID: userID) }
+}
+
+/// The notifications to the account and those its likes, follows and
+/// comments gave others (last: the parts before may have told some).
+struct NotificationsOfAccount: AccountPart {
+    let notifications: any NotificationStore
+
+    func removeAll(of userID: Int64) throws { try notifications.forget(userID: userID) }
 }

@@ -46,6 +46,8 @@ public struct AppServices {
     public var photoFiles: any PhotoFileStore
     public var comments: any CommentStore
     public var votes: any VoteStore
+    public var follows: any FollowStore
+    public var notifications: any NotificationStore
     public var search: any PhotoSearch
     public var sessions: any SessionStore
     public var counters: any SharedCounters
@@ -67,7 +69,8 @@ public struct AppServices {
     public var readYourWrites: (any ReadYourWrites)?
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
-                comments: any CommentStore, votes: any VoteStore, search: any PhotoSearch, sessions: any SessionStore,
+                comments: any CommentStore, votes: any VoteStore, follows: any FollowStore, notifications: any NotificationStore,
+                search: any PhotoSearch, sessions: any SessionStore,
                 counters: any SharedCounters, policy: Policy = Policy(), hashingGate: HashingGate? = nil,
                 decodeGate: DecodeGate? = nil, databaseMicros: @escaping () -> Int64 = { 0 }) {
         self.users = users
@@ -75,6 +78,8 @@ public struct AppServices {
         self.photoFiles = photoFiles
         self.comments = comments
         self.votes = votes
+        self.follows = follows
+        self.notifications = notifications
         self.search = search
         self.sessions = sessions
         self.counters = counters
@@ -90,6 +95,8 @@ public struct AppServices {
         let users = InMemoryUserStore()
         let photos = InMemoryPhotoStore(users: users)
         return AppServices(users: users, photos: photos, photoFiles: try InMemoryPhotoFiles(), comments: photos, votes: photos,
+                           follows: InMemoryFollowStore(users: users, photos: photos),
+                           notifications: InMemoryNotificationStore(users: users, photos: photos),
                            search: InMemoryPhotoSearch(photos: photos),
                            sessions: InMemorySessionStore(), counters: InMemoryCounters(), policy: policy)
     }

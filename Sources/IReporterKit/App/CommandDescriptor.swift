@@ -201,6 +201,8 @@ extension CommandParameter {
 
     /// The photo a command is about.
     static let photo = id("IdPhoto", "the photo")
+    /// The account a command is about.
+    static let account = id("IdUser", "the account")
 
     /// A page of a list, newest first, as `stream` and `comments` take it.
     static let since = Self("since", .integer(0...Int64.max), "only newer than this id (what a client polls with)")

@@ -24,7 +24,7 @@ public enum FailureKind: Sendable, CaseIterable {
         case .invalidParameters: "Invalid params: a parameter's value is refused (the message says which)"
         case .other: "the command's own failure (its text as the form API answers it)"
         case .authorization: "Authorization required"
-        case .notFound: "no such photo or comment"
+        case .notFound: "no such photo, comment, account or notification"
         case .notAllowed: "not allowed (someone else's, or a request from another web site)"
         case .rateLimited: "too many requests, try again later"
         case .unavailable: "the service is temporarily unavailable, or busy: try again"

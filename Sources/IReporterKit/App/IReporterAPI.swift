@@ -30,6 +30,15 @@ public final class IReporterAPI {
         router.register(ChangePasswordCommand(services))
         router.register(ExportCommand(services))
         router.register(DeleteAccountCommand(services))
+        router.register(FollowCommand(services, follows: true))
+        router.register(FollowCommand(services, follows: false))
+        router.register(FollowListCommand(services, .followers))
+        router.register(FollowListCommand(services, .following))
+        router.register(PersonCommand(services))
+        router.register(FeedCommand(services))
+        router.register(NotificationsCommand(services))
+        router.register(DismissCommand(services))
+        router.register(NotificationChannelCommand(services))
         self.router = router
         rpc = JSONRPCService(router: router)
     }

@@ -130,6 +130,98 @@ public struct CommentList: CommandOutput {
     }
 }
 
+/// `{"result":[{"IdFollow":…,"IdUser":…,"username":…},…]}`: a person's
+/// followers or following; `IdFollow` is the cursor (`before`).
+public struct FollowList: CommandOutput {
+    public let rows: [FollowRecord]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter(capacity: 60 * rows.count + 16)
+        json.raw("{\"result\":[")
+        for (index, row) in rows.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"IdFollow\":")
+            json.string(String(row.id))
+            json.number("IdUser", row.userID)
+            json.raw(",\"username\":")
+            json.string(row.username)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+/// `{"result":[{"IdUser":…,"username":…,"photos":…,"followers":…,"following":…,"followed":…}]}`:
+/// an account's counts; `followed` is whether the viewer follows it ("1"
+/// or "0"), null without a session.
+public struct PersonSummary: CommandOutput {
+    public let person: PersonRecord
+    public let counts: FollowCounts
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[{\"IdUser\":")
+        json.string(String(person.id))
+        json.raw(",\"username\":")
+        json.string(person.username)
+        json.number("photos", person.photoCount)
+        json.number("followers", counts.followers)
+        json.number("following", counts.following)
+        json.number("followed", counts.followedByViewer.map { $0 ? 1 : 0 })
+        json.raw("}]}")
+        return json.bytes
+    }
+}
+
+/// `{"result":[{"id":…,"type":…,"IdUser":…,"username":…,"IdPhoto":…,"IdComment":…,"text":…,"created":…},…]}`:
+/// `IdUser` and `username` are who did it; `IdPhoto` null for a follow,
+/// `IdComment` and `text` null but for a mention.
+public struct NotificationList: CommandOutput {
+    public let notifications: [NotificationRecord]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter(capacity: 140 * notifications.count + 16)
+        json.raw("{\"result\":[")
+        for (index, notification) in notifications.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"id\":")
+            json.string(String(notification.id))
+            json.text("type", notification.event.kind.rawValue)
+            json.number("IdUser", notification.event.actor)
+            json.raw(",\"username\":")
+            json.string(notification.actorName)
+            json.number("IdPhoto", notification.event.photoID)
+            json.number("IdComment", notification.event.commentID)
+            json.raw(",\"text\":")
+            json.nullableString(notification.text)
+            json.number("created", notification.created)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+/// `{"result":[{"channel":"/iReporter/live/notifications-…"}]}`: where the
+/// signed-in user's notifications arrive live; `{"result":[]}` without a
+/// live feed.
+public struct LiveChannel: CommandOutput {
+    public let path: String?
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[")
+        if let path {
+            json.raw("{\"channel\":")
+            json.string(path)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
 extension PHPJSONWriter {
     /// `{"IdPhoto":…,"title":…,"IdUser":…,"username":…` (the object left open).
     mutating func photoFields(_ photo: PhotoRecord) {
@@ -209,6 +301,14 @@ public enum ResultShape: Sendable {
     case jpeg
     /// `ExportArchive`, a zip (a form command only)
     case zip
+    /// `FollowList`
+    case follows
+    /// `PersonSummary`
+    case person
+    /// `NotificationList`
+    case notifications
+    /// `LiveChannel`
+    case channel
 
     /// The media type of a result that is a file rather than JSON, which a
     /// JSON-RPC result cannot carry; nil for JSON.
@@ -216,7 +316,7 @@ public enum ResultShape: Sendable {
         switch self {
         case .jpeg: "image/jpeg"
         case .zip: "application/zip"
-        case .signedIn, .photos, .successful, .nothing, .voteTally, .comments, .effects: nil
+        case .signedIn, .photos, .successful, .nothing, .voteTally, .comments, .effects, .follows, .person, .notifications, .channel: nil
         }
     }
 
@@ -247,6 +347,19 @@ public enum ResultShape: Sendable {
             return list(#""effect":{"enum":[\#(PhotoEffect.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]},"summary":{"type":"string"}"#,
                         required: #""effect","summary""#)
         case .jpeg, .zip: return #"{"type":"string","contentMediaType":"\#(fileType!)"}"#
+        case .follows:
+            return list(#""IdFollow":\#(id),"IdUser":\#(id),"username":{"type":"string"}"#, required: #""IdFollow","IdUser","username""#)
+        case .person:
+            let counts = ["photos", "followers", "following"].map { #",""# + $0 + #"":\#(id)"# }.joined()
+            return list(#""IdUser":\#(id),"username":{"type":"string"}"# + counts + #","followed":{"enum":["1","0",null]}"#,
+                        required: #""IdUser","username","photos","followers","following","followed""#)
+        case .notifications:
+            let nullableID = #"{"type":["string","null"],"pattern":"^[0-9]+$"}"#
+            let kinds = NotificationKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+            return list(#""id":\#(id),"type":{"enum":[\#(kinds)]},"IdUser":\#(id),"username":{"type":"string"},"IdPhoto":\#(nullableID),"#
+                        + #""IdComment":\#(nullableID),"text":\#(text),"created":\#(id)"#,
+                        required: #""id","type","IdUser","username","IdPhoto","IdComment","text","created""#)
+        case .channel: return list(#""channel":{"type":"string"}"#, required: #""channel""#)
         }
     }
 }

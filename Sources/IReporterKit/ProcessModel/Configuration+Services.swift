@@ -86,6 +86,8 @@ extension Configuration {
                     photoFiles: photoFiles,
                     comments: MariaDBCommentStore(database: database, reads: reads),
                     votes: MariaDBVoteStore(database: database),
+                    follows: MariaDBFollowStore(database: database, reads: reads),
+                    notifications: MariaDBNotificationStore(database: database),
                     search: CachedPhotoSearch(MariaDBPhotoSearch(database: reads), counters: counters,
                                               maxAgeMillis: Int64(apiPolicy.searchCacheMillis)),
                     sessions: sessionStore,

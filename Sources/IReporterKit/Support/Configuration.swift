@@ -55,6 +55,7 @@ public struct Configuration: Sendable {
     public var searchCacheMillis = 60000
     public var commentRateLimit = 120
     public var voteRateLimit = 600
+    public var followRateLimit = 200
     /// The Nchan publisher location new photos are posted to; empty: none.
     public var livePublishURL = ""
     /// `public_url`, ending in `/`; empty: the web server's name for the site.
@@ -197,6 +198,8 @@ public struct Configuration: Sendable {
                 "comments per user per hour; 0 = no limit."),
         Setting("vote_rate_limit", .number(\.voteRateLimit, 0...1_000_000),
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
+        Setting("follow_rate_limit", .number(\.followRateLimit, 0...1_000_000),
+                "follows and unfollows per user per hour (each new follow notifies its followee); 0 = no limit."),
         Setting("live_publish_url", .text(\.livePublishURL),
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
         Setting("public_url", .publicURL,

@@ -8,6 +8,7 @@
 /// threads.
 public final class NchanPublisher: LiveFeed {
     private let url: String
+    private let key: String
     private let timeoutMillis: Int
     private let headers: [String]
     private let transfer = CurlTransfer(direct: true)
@@ -21,6 +22,7 @@ public final class NchanPublisher: LiveFeed {
               let parts = CurlTransfer.parts(of: url), parts.scheme == "http"
         else { return nil }
         self.url = url
+        self.key = key
         self.timeoutMillis = Int(timeoutMillis)
         // `X-IReporter-Publish-Key`: nginx lets only the holder of the key
         // publish. No `Expect: 100-continue`: nginx would take the message
@@ -28,7 +30,22 @@ public final class NchanPublisher: LiveFeed {
         headers = ["Content-Type: application/json", "X-IReporter-Publish-Key: \(key)", "Expect:"]
     }
 
-    public func publish(_ message: [UInt8]) {
+    public func publish(_ message: [UInt8]) { post(message, to: url) }
+
+    /// `live_publish_url`/CHANNEL: nginx's publisher location for the
+    /// notification channels (deploy/nginx/ireporter-live.conf).
+    public func publish(_ message: [UInt8], toNotificationsOf userID: Int64) {
+        post(message, to: url + "/" + notificationChannel(of: userID))
+    }
+
+    /// `notifications-` and 128 bits of HMAC-SHA-256 of the user's id under
+    /// the publish key: no one without the key can name another's channel,
+    /// and every worker and host with the key names the same one.
+    public func notificationChannel(of userID: Int64) -> String {
+        "notifications-" + Digest.sha256.hmacHex(key: Array(key.utf8), Array("notifications:\(userID)".utf8)).prefix(32)
+    }
+
+    private func post(_ message: [UInt8], to url: String) {
         do throws(CurlError) {
             let status = try transfer.perform(method: "POST", url: url, headers: headers, body: message,
                                               timeoutMillis: timeoutMillis).status

@@ -29,16 +29,16 @@ enum TestServices {
 
     /// Migration 003 (photo details, counts, votes, comments), 004 (an index
     /// for one person's photos), 005 (the search index), 006 (the photos'
-    /// secrets) and 008 (photos by upload time).
+    /// secrets), 008 (photos by upload time) and 009 (follows, notifications).
     static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql",
                                       "migrations/005-photo-words.sql", "migrations/006-photo-secrets.sql",
-                                      "migrations/008-index-photo-upload-time.sql"]
+                                      "migrations/008-index-photo-upload-time.sql", "migrations/009-follows-notifications.sql"]
 
     /// Drops every table and creates them again from a schema file in
-    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006 and 008.
+    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006, 008 and 009.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
         try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments, "
-                             + "photo_words, photo_words_backfill, photo_secrets, photos_removed")
+                             + "photo_words, photo_words_backfill, photo_secrets, photos_removed, follows, notifications")
         try runSQLFile(database, schema)
         if migrated { try reactionsMigrations.forEach { try runSQLFile(database, $0) } }
     }
@@ -50,6 +50,20 @@ enum TestServices {
         for statement in withoutComments.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
             try database.command(String(statement))
         }
+    }
+
+    /// The plan of a query with its parameters written in (EXPLAIN does not take them).
+    static func explain(_ sql: String, _ parameters: [DatabaseValue], _ database: DatabaseConnection) throws -> [Row] {
+        var text = ""
+        var values = parameters.makeIterator()
+        for character in sql {
+            guard character == "?", let value = values.next() else { text.append(character); continue }
+            switch value {
+            case .int(let number): text += String(number)
+            case .bytes(let bytes): text += "'" + String(decoding: bytes, as: UTF8.self) + "'"
+            }
+        }
+        return try database.query("EXPLAIN " + text)
     }
 
     static func readText(_ path: String) throws -> String {

@@ -76,7 +76,9 @@ struct AccountSettingsTests {
         try phone.send([("command", "upload"), ("title", "bob's")], file: photo)         // 4
         try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "bob on alice's")])
         try phone.send([("command", "like"), ("IdPhoto", "2")])
+        try phone.send([("command", "follow"), ("IdUser", "2")])
         phone.cookie = alice
+        try phone.send([("command", "follow"), ("IdUser", "1")])
         try phone.send([("command", "comment"), ("IdPhoto", "4"), ("text", "alice on bob's")])
         try phone.send([("command", "dislike"), ("IdPhoto", "4")])
         try phone.send([("command", "like"), ("IdPhoto", "3")])
@@ -93,6 +95,8 @@ struct AccountSettingsTests {
         #expect(Set(phone.files.photos.keys) == [4], "the photos' files went")
         #expect(phone.photos.commentRows.isEmpty, "bob's comment went with alice's photo, alice's on bob's photo went")
         #expect(phone.photos.votes.isEmpty)
+        #expect(phone.follows.edges.isEmpty, "neither whom alice followed nor who followed her")
+        #expect(phone.notifications.rows.isEmpty, "neither those told to alice nor those her like, follow and comment told bob")
         phone.cookie = bob
         #expect(try phone.body([("command", "stream"), ("extras", "likes,dislikes,comments")]).contains(
             #""IdPhoto":"4","title":"bob's","IdUser":"1","username":"bob","likes":"0","dislikes":"0","comments":"0""#),

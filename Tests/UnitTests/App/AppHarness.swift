@@ -12,6 +12,8 @@ final class AppHarness {
     let users: InMemoryUserStore
     let photos: InMemoryPhotoStore
     let search: InMemoryPhotoSearch
+    let follows: InMemoryFollowStore
+    let notifications: InMemoryNotificationStore
     let files: InMemoryPhotoFiles
     let sessions: InMemorySessionStore
     let counters: InMemoryCounters
@@ -29,8 +31,10 @@ final class AppHarness {
         files = try InMemoryPhotoFiles()
         sessions = InMemorySessionStore()
         counters = InMemoryCounters(clock: clock)
+        follows = InMemoryFollowStore(users: users, photos: photos)
+        notifications = InMemoryNotificationStore(users: users, photos: photos)
         var services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
-                                   search: search,
+                                   follows: follows, notifications: notifications, search: search,
                                    sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate,
                                    decodeGate: decodeGate)
         services.clock = clock

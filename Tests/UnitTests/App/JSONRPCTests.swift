@@ -210,7 +210,7 @@ struct JSONRPCTests {
             return String(decoding: name, as: UTF8.self)
         }
         #expect(Set(names) == Set(phone.api.router.descriptors.filter(\.isJSONRPCMethod).map(\.name)))
-        // 15: the 18 commands but upload and preview, which take a file (multipart only), and export, which answers one.
-        #expect(names.count == 15)
+        // 24: the 27 commands but upload and preview, which take a file (multipart only), and export, which answers one.
+        #expect(names.count == 24)
     }
 }

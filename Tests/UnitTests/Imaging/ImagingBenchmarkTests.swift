@@ -161,6 +161,8 @@ extension ImagingBenchmarkTests {
         var policy = AppServices.Policy()
         policy.uploadRateLimit = 0
         let services = AppServices(users: users, photos: photos, photoFiles: files, comments: photos, votes: photos,
+                                   follows: InMemoryFollowStore(users: users, photos: photos),
+                                   notifications: InMemoryNotificationStore(users: users, photos: photos),
                                    search: InMemoryPhotoSearch(photos: photos), sessions: InMemorySessionStore(),
                                    counters: InMemoryCounters(), policy: policy)
         let api = IReporterAPI(services: services)

@@ -2,7 +2,8 @@
 /// The text is stored as sent, its line breaks as LF; the rules are
 /// `TextRules`' (no control or invisible characters, something visible, at
 /// most `TextRules.maxCommentLines` lines), plus a length limit, UTF-8 (so
-/// it can be shown) and a per-user rate.
+/// it can be shown) and a per-user rate. The photo's owner is told
+/// (`notifications`, as a mention).
 public struct CommentCommand: SignedInCommand {
     public let descriptor = CommandDescriptor(
         "comment", "Comment on a photo.", parameters: [.photo, Input.text], rateLimit: CommentCommand.rateLimit,
@@ -60,12 +61,16 @@ public struct CommentCommand: SignedInCommand {
     public static let maxTextBytes = 1000
 
     private let comments: any CommentStore
+    private let photos: any PhotoStore
+    private let notifier: Notifier
     private let counters: any SharedCounters
     private let perHour: Int
     private let now: () -> Int64
 
     public init(_ services: AppServices) {
         comments = services.comments
+        photos = services.photos
+        notifier = Notifier(services)
         counters = services.counters
         perHour = Self.rateLimit.perHour(services.policy)
         now = services.now
@@ -90,6 +95,7 @@ public struct CommentCommand: SignedInCommand {
         guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: text,
                                                     created: now()) else { throw Failure.noSuchPhoto }
         counters.noteStreamChanged() // the counts of cached streams
+        if let photo = try photos.photo(id: input.photoID) { notifier.tell(.mention(comment, on: photo)) }
         return CommentList(comments: [comment])
     }
 }

@@ -1,5 +1,5 @@
 /// `delete`: removes the logged-in user's photo `IdPhoto` with its
-/// comments and votes, then its files. The row goes first, in one
+/// comments, votes and notifications, then its files. The row goes first, in one
 /// transaction: a crash after it leaves files without a row, which
 /// `ireporter repair` (and every start) removes; never a row without its
 /// files.
@@ -47,17 +47,20 @@ struct PhotoRemoval {
     private let photos: any PhotoStore
     private let files: any PhotoFileStore
     private let counters: any SharedCounters
+    private let notifier: Notifier
 
     init(_ services: AppServices) {
         photos = services.photos
         files = services.photoFiles
         counters = services.counters
+        notifier = Notifier(services)
     }
 
     func remove(id: Int64, by userID: Int64) throws -> PhotoDeletion {
         let outcome = try photos.deleteOwned(id: id, by: userID)
         guard outcome == .deleted else { return outcome }
         counters.noteStreamChanged()
+        notifier.withdrawAll(photoID: id)
         do {
             try files.discard(id: id)
         } catch {

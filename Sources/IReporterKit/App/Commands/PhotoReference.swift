@@ -6,3 +6,12 @@ public struct PhotoReference: CommandInput {
         photoID = try CommandParameter.photo.requiredInteger(parameters)
     }
 }
+
+/// The input of a command that takes one account by its id (`IdUser`, required).
+public struct AccountReference: CommandInput {
+    public let userID: Int64
+
+    public init(from parameters: any RequestParameters) throws {
+        userID = try CommandParameter.account.requiredInteger(parameters)
+    }
+}

@@ -1,5 +1,5 @@
 /// `uncomment`: removes the comment `IdComment`, if the logged-in user
-/// wrote it or owns the photo it is on.
+/// wrote it or owns the photo it is on, with the notification it gave.
 public struct UncommentCommand: SignedInCommand {
     public let descriptor = CommandDescriptor(
         "uncomment", "Remove your comment, or one on your photo.", parameters: [Input.comment],
@@ -35,16 +35,19 @@ public struct UncommentCommand: SignedInCommand {
 
     private let comments: any CommentStore
     private let counters: any SharedCounters
+    private let notifier: Notifier
 
     public init(_ services: AppServices) {
         comments = services.comments
         counters = services.counters
+        notifier = Notifier(services)
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         switch try comments.removeComment(id: input.commentID, by: user.id) {
         case .removed:
             counters.noteStreamChanged() // the counts of cached streams
+            notifier.withdrawMention(commentID: input.commentID)
             return Successful()
         case .notFound: throw Failure.noSuchComment
         case .notAllowed: throw Failure.notAllowed

@@ -1,7 +1,8 @@
 /// `like`, `dislike` and `unvote` (one handler, registered once for each
 /// with its vote): the logged-in user's one vote on the photo `IdPhoto`,
 /// set or removed; sending the same again changes nothing. Answers the
-/// photo's counts and the vote.
+/// photo's counts and the vote. A like tells the photo's owner
+/// (`notifications`); a dislike or unvote takes that back.
 public struct VoteCommand: SignedInCommand {
     public let descriptor: CommandDescriptor
 
@@ -28,6 +29,8 @@ public struct VoteCommand: SignedInCommand {
 
     private let vote: Vote?
     private let votes: any VoteStore
+    private let photos: any PhotoStore
+    private let notifier: Notifier
     private let counters: any SharedCounters
     private let perHour: Int
 
@@ -42,6 +45,8 @@ public struct VoteCommand: SignedInCommand {
         descriptor = CommandDescriptor(name, summary, parameters: [.photo], rateLimit: Self.rateLimit, failures: [.notFound],
                                        result: .voteTally)
         votes = services.votes
+        photos = services.photos
+        notifier = Notifier(services)
         counters = services.counters
         perHour = Self.rateLimit.perHour(services.policy)
     }
@@ -50,6 +55,10 @@ public struct VoteCommand: SignedInCommand {
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
         counters.noteStreamChanged() // the counts of cached streams
+        if let photo = try photos.photo(id: input.photoID) {
+            let event = NotificationEvent.favourite(of: photo, by: user.id)
+            if vote == .like { notifier.tell(event) } else { notifier.withdraw(event) }
+        }
         return VoteTally(photoID: input.photoID, extras: tally)
     }
 }

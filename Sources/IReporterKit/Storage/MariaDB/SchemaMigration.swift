@@ -116,11 +116,30 @@ struct SchemaMigration: Sendable {
     static let indexPhotoUploadTime = index(file: "008-index-photo-upload-time.sql", named: MariaDBPhotoSearch.uploadTimeIndex,
                                             on: "photo_details", columns: "`created`, `IdPhoto`")
 
+    static let followsNotifications = SchemaMigration(
+        file: "009-follows-notifications.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `follows` ( `id` int(11) NOT NULL AUTO_INCREMENT, `follower` int(11) NOT NULL, "
+                + "`followee` int(11) NOT NULL, `created` bigint NOT NULL, PRIMARY KEY (`id`), "
+                + "UNIQUE KEY `follower_followee` (`follower`, `followee`), KEY `follower_id` (`follower`, `id`), "
+                + "KEY `followee_id` (`followee`, `id`) ) ENGINE=InnoDB DEFAULT CHARSET=utf8",
+            "CREATE TABLE IF NOT EXISTS `notifications` ( `id` int(11) NOT NULL AUTO_INCREMENT, `recipient` int(11) NOT NULL, "
+                + "`kind` enum('favourite','follow','mention') NOT NULL, `actor` int(11) NOT NULL, "
+                + "`IdPhoto` int(11) NOT NULL DEFAULT 0, `IdComment` int(11) NOT NULL DEFAULT 0, `created` bigint NOT NULL, "
+                + "PRIMARY KEY (`id`), KEY `recipient_id` (`recipient`, `id`), "
+                + "UNIQUE KEY `subject` (`IdPhoto`, `kind`, `actor`, `IdComment`, `recipient`), KEY `IdComment` (`IdComment`) ) "
+                + "ENGINE=InnoDB DEFAULT CHARSET=utf8",
+        ],
+        // The last statement's table: the one before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'notifications'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
-                      uniqueUsername, indexPhotoUploadTime]
+                      uniqueUsername, indexPhotoUploadTime, followsNotifications]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

@@ -1,0 +1,63 @@
+/// `feed`: the signed-in user's home: the photos of the people they follow
+/// and their own, newest first, paged with `since`, `before` and `count`
+/// (50 by default) and with `stream`'s `extras`, in `stream`'s shape.
+///
+/// Each worker keeps its recent answers (`AnswerCache`, by viewer, page
+/// and fields) under `stream`'s discipline: served only for the stream
+/// generation they were made under, which every upload, deletion, vote,
+/// comment, follow and unfollow bumps, and for at most `stream_cache_ms`.
+/// A phone polling its unchanged home costs no query.
+public struct FeedCommand: SignedInCommand {
+    public let descriptor = CommandDescriptor(
+        "feed", "Photos of the people you follow and your own, newest first.",
+        parameters: CommandParameter.cursor + [.extras()], readOnly: true, result: .photos)
+
+    public struct Input: CommandInput {
+        public let page: PageCursor
+        public let extras: [StreamExtra]
+
+        public init(from parameters: any RequestParameters) throws {
+            page = try ParameterRules.cursor(parameters) ?? PageCursor(count: StreamCommand.length)
+            extras = try CommandParameter.extras().list(parameters)
+        }
+    }
+
+    /// One viewer's question.
+    struct Question: Hashable {
+        var viewer: Int64
+        var since: Int64
+        var before: Int64
+        var count: Int
+        var extras: [StreamExtra]
+    }
+
+    private let graph: any FollowStore
+    private let photos: any PhotoStore
+    private let cache: AnswerCache<Question>
+
+    public init(_ services: AppServices) {
+        graph = services.follows
+        photos = services.photos
+        cache = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis),
+                            clock: services.clock)
+    }
+
+    public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> RenderedJSON {
+        let question = Question(viewer: user.id, since: input.page.since, before: input.page.before, count: input.page.count,
+                                extras: input.extras)
+        return RenderedJSON(json: try cache.answer(for: question) { (try answer(input, viewer: user.id), true) })
+    }
+
+    /// The page's ids from the graph, then their rows (and extras) by id:
+    /// three point queries at most, whatever the feed's size.
+    private func answer(_ input: Input, viewer: Int64) throws -> [UInt8] {
+        let ids = try graph.feed(of: viewer, page: input.page)
+        let found = try photos.photos(ids: Set(ids))
+        let page = ids.compactMap { found[$0] }
+        guard !input.extras.isEmpty else { return PhotoList(photos: page).json }
+        let extras = try photos.extras(of: page.map(\.id), viewer: viewer)
+        let withExtras = page.map { ($0, extras[$0.id] ?? PhotoExtras()) }
+        return PhotoListWithExtras(photos: StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(withExtras) : withExtras,
+                                   fields: input.extras, hasViewer: true).json
+    }
+}

@@ -1,0 +1,72 @@
+/// `follow` and `unfollow` (one handler, registered once for each): the
+/// signed-in user follows the account `IdUser`, or no longer does; sending
+/// the same again changes nothing. A new follow notifies its followee (an
+/// unfollow takes the notification back). Answers the account as `person`
+/// does, its counts after the change.
+public struct FollowCommand: SignedInCommand {
+    public let descriptor: CommandDescriptor
+
+    public enum Failure: APIFailure {
+        case noSuchAccount
+        case yourself
+        case tooManyFollows
+
+        public var message: String {
+            switch self {
+            case .noSuchAccount: "No such account"
+            case .yourself: "You cannot follow yourself"
+            case .tooManyFollows: "Too many follows, please try again later"
+            }
+        }
+
+        public var kind: FailureKind {
+            switch self {
+            case .noSuchAccount: .notFound
+            case .yourself: .other
+            case .tooManyFollows: .rateLimited
+            }
+        }
+    }
+
+    static let rateLimit = RateLimit("follow_rate_limit", \.followRateLimit, counter: "follow", failure: Failure.tooManyFollows)
+
+    private let follows: Bool
+    private let graph: any FollowStore
+    private let photos: any PhotoStore
+    private let counters: any SharedCounters
+    private let notifier: Notifier
+    private let perHour: Int
+    private let now: () -> Int64
+
+    /// `follows` false: the command that unfollows.
+    public init(_ services: AppServices, follows: Bool) {
+        self.follows = follows
+        descriptor = CommandDescriptor(follows ? "follow" : "unfollow",
+                                       follows ? "Follow an account: its photos join your `feed`." : "Stop following an account.",
+                                       parameters: [.account], rateLimit: Self.rateLimit, failures: [.notFound, .other],
+                                       result: .person)
+        graph = services.follows
+        photos = services.photos
+        counters = services.counters
+        notifier = Notifier(services)
+        perHour = Self.rateLimit.perHour(services.policy)
+        now = services.now
+    }
+
+    public func run(_ input: AccountReference, as user: SignedInUser, in context: CommandContext) throws -> PersonSummary {
+        if input.userID == user.id { throw Failure.yourself }
+        guard let person = try photos.person(id: input.userID) else { throw Failure.noSuchAccount }
+        try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
+        let event = NotificationEvent.follow(of: person.id, by: user.id)
+        if follows {
+            if try graph.follow(person.id, by: user.id, created: now()) {
+                counters.noteStreamChanged() // the follower's cached feeds
+                notifier.tell(event)
+            }
+        } else if try graph.unfollow(person.id, by: user.id) {
+            counters.noteStreamChanged()
+            notifier.withdraw(event)
+        }
+        return PersonSummary(person: person, counts: try graph.counts(of: person.id, viewer: user.id))
+    }
+}

@@ -1,0 +1,81 @@
+/// `follows` (migration 009): the edges by id, read through either side's
+/// index (`follower_id`, `followee_id`), each row joined with the other
+/// account.
+public final class MariaDBFollowStore: FollowStore {
+    let database: DatabaseConnection
+    /// The lists' and the feed's reads (a replica's, with `db_replicas`).
+    let reads: any DatabaseReading
+
+    public init(database: DatabaseConnection, reads: (any DatabaseReading)? = nil) {
+        self.database = database
+        self.reads = reads ?? database
+    }
+
+    public func follow(_ followee: Int64, by follower: Int64, created: Int64) throws -> Bool {
+        try database.execute("INSERT IGNORE INTO follows (follower, followee, created) VALUES (?, ?, ?)",
+                             [.int(follower), .int(followee), .int(created)]).affectedRows == 1
+    }
+
+    public func unfollow(_ followee: Int64, by follower: Int64) throws -> Bool {
+        try database.execute("DELETE FROM follows WHERE follower = ? AND followee = ?",
+                             [.int(follower), .int(followee)]).affectedRows == 1
+    }
+
+    /// One side's list: `side` is the column that names the person, the
+    /// other column the accounts listed. The index is pinned: for a person
+    /// with few edges MariaDB would read `follower_followee` and sort.
+    private static func listSQL(of side: String, showing other: String) -> String {
+        """
+        SELECT STRAIGHT_JOIN f.id, l.IdUser, l.username FROM follows f FORCE INDEX (\(side)_id) \
+        JOIN login l ON (l.IdUser = f.\(other)) \
+        WHERE f.\(side) = ? AND f.id > ? AND f.id < ? ORDER BY f.id DESC LIMIT ?
+        """
+    }
+
+    static let followersSQL = listSQL(of: "followee", showing: "follower")
+    static let followingSQL = listSQL(of: "follower", showing: "followee")
+
+    public func followers(of userID: Int64, page: PageCursor) throws -> [FollowRecord] {
+        try list(Self.followersSQL, userID, page)
+    }
+
+    public func following(of userID: Int64, page: PageCursor) throws -> [FollowRecord] {
+        try list(Self.followingSQL, userID, page)
+    }
+
+    private func list(_ sql: String, _ userID: Int64, _ page: PageCursor) throws -> [FollowRecord] {
+        try reads.query(sql, [.int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))]).compactMap { row in
+            guard let id = row.int64("id"), let userID = row.int64("IdUser") else { return nil }
+            return FollowRecord(id: id, userID: userID, username: row["username"] ?? [])
+        }
+    }
+
+    /// Index ranges on `followee_id`, `follower_id` and one point of `follower_followee`.
+    public func counts(of userID: Int64, viewer: Int64?) throws -> FollowCounts {
+        let row = try reads.query("""
+            SELECT (SELECT COUNT(*) FROM follows WHERE followee = ?) AS followers, \
+            (SELECT COUNT(*) FROM follows WHERE follower = ?) AS following, \
+            (SELECT COUNT(*) FROM follows WHERE follower = ? AND followee = ?) AS followed
+            """, [.int(userID), .int(userID), .int(viewer ?? 0), .int(userID)]).first
+        return FollowCounts(followers: row?.int64("followers") ?? 0, following: row?.int64("following") ?? 0,
+                            followedByViewer: viewer.map { _ in (row?.int64("followed") ?? 0) > 0 })
+    }
+
+    /// The people (their followees and themselves), then each one's photos
+    /// in the page's range on `IdUser_IdPhoto` (migration 004), ids only
+    /// (the index covers them), the newest of all kept: the cost is the
+    /// followed accounts' photos in the range, not the whole table's.
+    static let feedSQL = """
+        SELECT p.IdPhoto FROM (SELECT followee AS IdUser FROM follows WHERE follower = ? UNION SELECT ?) people \
+        JOIN photos p ON (p.IdUser = people.IdUser) WHERE p.IdPhoto > ? AND p.IdPhoto < ? ORDER BY p.IdPhoto DESC LIMIT ?
+        """
+
+    public func feed(of userID: Int64, page: PageCursor) throws -> [Int64] {
+        try reads.query(Self.feedSQL, [.int(userID), .int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))])
+            .compactMap { $0.int64("IdPhoto") }
+    }
+
+    public func forget(userID: Int64) throws {
+        try database.execute("DELETE FROM follows WHERE follower = ? OR followee = ?", [.int(userID), .int(userID)])
+    }
+}
