@@ -22,7 +22,7 @@ import browser
 from appclient import jpeg_size
 from e2e import app_password
 from browser import (accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
-                     log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
+                     link, log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -726,9 +726,69 @@ def test_settings_change_the_password_download_the_data_and_delete_the_account(w
         wait_for(lambda: button(driver, "Log in"), what="logged out")
 
 
-def link(driver, name: str):
-    """The visible link whose accessible name is exactly `name`."""
-    for element in driver.find_elements(By.TAG_NAME, "a"):
-        if element.is_displayed() and accessible_name(element) == name:
-            return element
-    raise AssertionError(f"no visible link whose accessible name is {name!r}")
+def test_follow_home_explore_and_live_notifications(web_site, desktop, phone, client, images):
+    """Issue 29's follow graph in the page: a person's header with Follow /
+    Unfollow and the followers and following counts, Home (the people you
+    follow) and Explore (everyone), and Notifications whose count rises by
+    itself when someone follows you (the live channel through Nchan)."""
+    bob = client()
+    assert bob.register("bob-follows", app_password("pw")).status == 200
+    assert bob.upload(images.photo, "Bob's harbour").body == b'{"successful":1}'
+    bob_id = next(p["IdUser"] for p in tiles_now(web_site) if p["title"] == "Bob's harbour")
+    log_in(desktop, web_site, "alice-follows", "pw", register=True)
+    me = desktop.execute_script("return JSON.parse(localStorage.getItem('ireporter.user')).IdUser")
+    for name in ("Home", "Explore", "Notifications"):
+        assert link(desktop, name), name
+
+    link(desktop, "Home").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text.startswith("Home"), what="Home")
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "No photos yet.", what="an empty home")
+    link(desktop, "Explore").click()
+    wait_for(lambda: "Bob's harbour" in tiles(desktop), what="everyone's photos in Explore")
+
+    desktop.get(f"{web_site}#/user/{bob_id}")
+    wait_for(lambda: desktop.find_element(By.ID, "stats").text == "1 photo · 0 followers · 0 following", what="bob's counts")
+    named(desktop, "Follow").click()
+    wait_for(lambda: named(desktop, "Unfollow"), what="Unfollow")
+    assert desktop.find_element(By.ID, "stats").text == "1 photo · 1 follower · 0 following"
+    link(desktop, "Home").click()
+    wait_for(lambda: tiles(desktop) == ["Bob's harbour"], what="bob's photo at home")
+
+    # bob follows back: alice's count rises by itself, then her list says who.
+    assert desktop.find_element(By.ID, "notification-count").is_displayed() is False
+    assert bob.call({"command": "follow", "IdUser": me}).body == b'{"successful":1}'
+    wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", timeout=15, what="the live count")
+    assert accessible_name(link(desktop, "Notifications")) == "Notifications", "the count is beside the name, not in it"
+    link(desktop, "Notifications").click()
+    wait_for(lambda: "bob-follows followed you" in desktop.find_element(By.ID, "notification-list").text, what="the follow")
+    assert not desktop.find_element(By.ID, "notification-count").is_displayed(), "seen"
+
+    desktop.get(f"{web_site}#/user/{bob_id}")
+    wait_for(lambda: named(desktop, "Unfollow"), what="Unfollow").click()
+    wait_for(lambda: named(desktop, "Follow"), what="Follow again")
+    link(desktop, "Home").click()
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "No photos yet.", what="home empty again")
+    assert console_errors(desktop) == []
+
+    # docs/web/: Home and Notifications on both screens.
+    assert bob.call({"command": "follow", "IdUser": me}).status == 200
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, driver in (("phone", phone), ("desktop", desktop)):
+        if name == "phone":
+            log_in(driver, web_site, "alice-follows", "pw", register=False)
+        driver.get(f"{web_site}#/user/{bob_id}")
+        wait_for(lambda: named(driver, "Follow"), what=f"Follow on the {name}").click()
+        wait_for(lambda: named(driver, "Unfollow"), what=f"Unfollow on the {name}")
+        wait_for(lambda: all_thumbnails_loaded(driver), what=f"bob's photos on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-person-follow.png", images)
+        link(driver, "Home").click()
+        wait_for(lambda: tiles(driver) == ["Bob's harbour"] and all_thumbnails_loaded(driver), what=f"home on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-home.png", images)
+        link(driver, "Notifications").click()
+        wait_for(lambda: "followed you" in driver.find_element(By.ID, "notification-list").text, what=f"the list on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-notifications.png", images)
+        driver.get(f"{web_site}#/user/{bob_id}")
+        wait_for(lambda: named(driver, "Unfollow"), what=f"Unfollow on the {name}").click()
+        wait_for(lambda: named(driver, "Follow"), what=f"Follow on the {name}")
+        button(driver, "Log out").click()
+        wait_for(lambda: button(driver, "Log in"), what="logged out")

@@ -88,59 +88,45 @@ public struct ExportCommand: SignedInCommand {
         json.string(String(account.id))
         json.raw(",\"username\":")
         json.string(account.username)
-        json.raw("},\"exported\":")
-        json.string(String(exported))
+        json.raw("}")
+        json.number("exported", exported)
         json.raw(",\"photos\":[")
-        var first = true
+        var list = JSONList()
         try forEachPage(of: account.id) { page in
             let details = try photos.details(ids: Set(page.map(\.id)))
             for photo in page {
-                if !first { json.raw(",") }
-                first = false
-                json.raw("{\"IdPhoto\":")
-                json.string(String(photo.id))
+                list.open(&json, "{\"IdPhoto\":", photo.id)
                 json.raw(",\"title\":")
                 json.nullableString(photo.title)
-                json.raw(",\"created\":")
-                json.nullableString(details[photo.id].map { Array(String($0.created).utf8) })
-                json.raw(",\"file\":")
-                json.nullableString(photoFiles.contains(photo.id) ? Array("photos/\(photo.id).jpg".utf8) : nil)
+                json.number("created", details[photo.id]?.created)
+                json.text("file", photoFiles.contains(photo.id) ? "photos/\(photo.id).jpg" : nil)
                 json.raw("}")
             }
             try flush(&json, to: &zip)
         }
         json.raw("],\"comments\":[")
-        first = true
+        list = JSONList()
         var before = Int64.max
         while case let page = try comments.comments(byUser: account.id, page: PageCursor(before: before, count: Self.pageSize)),
               let last = page.last {
             for comment in page {
-                if !first { json.raw(",") }
-                first = false
-                json.raw("{\"IdComment\":")
-                json.string(String(comment.id))
-                json.raw(",\"IdPhoto\":")
-                json.string(String(comment.photoID))
+                list.open(&json, "{\"IdComment\":", comment.id)
+                json.number("IdPhoto", comment.photoID)
                 json.raw(",\"text\":")
                 json.string(comment.text)
-                json.raw(",\"created\":")
-                json.string(String(comment.created))
+                json.number("created", comment.created)
                 json.raw("}")
             }
             before = last.id
             try flush(&json, to: &zip)
         }
         json.raw("],\"votes\":[")
-        first = true
+        list = JSONList()
         var after: Int64 = 0
         while case let page = try votes.votes(byUser: account.id, after: after, limit: Self.pageSize), let last = page.last {
             for vote in page {
-                if !first { json.raw(",") }
-                first = false
-                json.raw("{\"IdPhoto\":")
-                json.string(String(vote.photoID))
-                json.raw(",\"vote\":")
-                json.string(String(vote.vote.rawValue))
+                list.open(&json, "{\"IdPhoto\":", vote.photoID)
+                json.number("vote", vote.vote.rawValue)
                 json.raw("}")
             }
             after = last.photoID
@@ -153,6 +139,19 @@ public struct ExportCommand: SignedInCommand {
     private func flush(_ json: inout PHPJSONWriter, to zip: inout ZipWriter) throws {
         try zip.write(json.bytes)
         json = PHPJSONWriter()
+    }
+}
+
+/// The elements of a JSON array written across pages: a comma before all but the first.
+private struct JSONList {
+    private var empty = true
+
+    /// Starts an element: `opening` (`{"IdPhoto":`) and its id, as a string.
+    mutating func open(_ json: inout PHPJSONWriter, _ opening: StaticString, _ id: Int64) {
+        if !empty { json.raw(",") }
+        empty = false
+        json.raw(opening)
+        json.string(String(id))
     }
 }
 
