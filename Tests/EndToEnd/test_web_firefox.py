@@ -91,6 +91,8 @@ def test_follow_notifications_and_settings_in_firefox(web_site, firefox, client,
     assert "result" in bob.register("foxbob", app_password("pw")).json()
     assert bob.upload(images.photo, title="Bob by fox").json() == {"successful": 1}
     bob_id = next(p["IdUser"] for p in tiles_through_api(client) if p["title"] == "Bob by fox")
+    firefox.get(web_site)
+    wait_for(lambda: button(firefox, "Log out"), what="the journey's person, signed in").click()
     log_in(firefox, web_site, "foxfollower", "first", register=True)
     me = firefox.execute_script("return JSON.parse(localStorage.getItem('ireporter.user')).IdUser")
     firefox.get(f"{web_site}#/user/{bob_id}")
@@ -99,7 +101,7 @@ def test_follow_notifications_and_settings_in_firefox(web_site, firefox, client,
     wait_for(lambda: named(firefox, "Unfollow"), what="Unfollow")
     link(firefox, "Home").click()
     wait_for(lambda: tiles(firefox) == ["Bob by fox"], what="home")
-    assert bob.call({"command": "follow", "IdUser": me}).json() == {"successful": 1}
+    assert bob.call({"command": "follow", "IdUser": me}).json()["result"][0]["followed"] == "1"
     wait_for(lambda: firefox.find_element("id", "notification-number").text == "1", timeout=15, what="the live count")
     assert accessible_name(link(firefox, "Notifications")) == "Notifications"
     link(firefox, "Notifications").click()

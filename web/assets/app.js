@@ -14,7 +14,7 @@ const PAGE = 50;
 
 const state = {
   user: loadUser(),
-  features: { extras: false, sizes: false, search: false, graph: false, effects: [] },
+  features: { extras: false, sizes: false, search: false, graph: null, effects: [] }, // graph: null until known
   view: { kind: 'stream' },   // stream | home | user | search | notifications | settings
   photos: [],                 // what the grid shows, newest first
   current: null,              // the photo open in the view
@@ -57,11 +57,14 @@ function renderAccount() {
   renderViews();
 }
 
-/** Home and Notifications are a signed-in person's; Explore is everyone's (where the server has follows). */
+/**
+ * Home and Notifications are a signed-in person's, where the server has
+ * follows (taken for granted until known otherwise: the bar keeps its
+ * layout as the page starts); Explore is everyone's.
+ */
 function renderViews() {
-  $('views').hidden = !state.features.graph;
-  $('home-link').hidden = !state.user;
-  $('notifications-item').hidden = !state.user;
+  $('home-link').hidden = !state.user || state.features.graph === false;
+  $('notifications-item').hidden = !state.user || state.features.graph === false;
   const current = { home: 'home-link', stream: 'explore-link', notifications: 'notifications-link' }[state.view.kind];
   for (const id of ['home-link', 'explore-link', 'notifications-link']) {
     if (id === current) $(id).setAttribute('aria-current', 'page'); else $(id).removeAttribute('aria-current');
@@ -829,7 +832,9 @@ function notificationItem(item) {
   const date = new Date(Number(item.created) * 1000);
   when.dateTime = date.toISOString();
   when.textContent = date.toLocaleString();
-  li.append(who, what, when);
+  const sentence = document.createElement('p');
+  sentence.append(who, what);
+  li.append(sentence, when);
   return li;
 }
 
@@ -957,7 +962,7 @@ function renderHead() {
   const person = view.kind === 'user';
   $('page-head').classList.toggle('profile', person);
   $('avatar').hidden = !person;
-  if (!person) { $('stats').hidden = true; return; }
+  if (!person) { $('stats').hidden = $('follow-button').hidden = true; return; }
   const shown = view.loaded && state.photos.length > 0 && String(state.photos[0].IdUser) === String(view.userID);
   const name = view.person?.username ?? (shown ? state.photos[0].username : null);
   if (name !== null && name !== undefined) {
