@@ -141,6 +141,10 @@ stack_render_nginx() {
       && grep -qx 'real_ip_header X-Forwarded-For;' "$NGX_DIR/ireporter.conf" \
       && grep -qx 'real_ip_recursive off;' "$NGX_DIR/ireporter.conf"; } \
     || die "rendering deploy/nginx/ireporter.conf did not switch on its realip lines"
+  sed -e "s#/run/ireporter/fcgi\.sock#$SRV_SOCK#g" \
+      "$IREPORTER_REPO/deploy/nginx/ireporter-mastodon.conf" | write_file "$NGX_DIR/ireporter-mastodon.conf"
+  grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter-mastodon.conf" \
+    || die "rendering deploy/nginx/ireporter-mastodon.conf did not replace its socket path"
   # The snippet says `include fastcgi_params;`, which nginx resolves next to
   # the main config file.
   write_file "$NGX_DIR/fastcgi_params" < /etc/nginx/fastcgi_params
@@ -184,7 +188,7 @@ stack_render_nginx() {
   fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
-  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
+  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-mastodon.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
 }
 
 # The live stream publisher's key, made once for this RUN_DIR (root's, 0600).

@@ -4,6 +4,7 @@ an operator installs (rendered with the test's paths), on a private Apache
 
   127.0.0.1:8095  mod_proxy_fcgi -> our own running server on a unix socket
                   deploy/apache/ireporter-proxy-fcgi.conf, deploy/ireporter.conf.example
+                  (with the Mastodon-compatible API at the host's root)
   127.0.0.1:8096  mod_fcgid LAMP drop-in: iReporter/index.fcgi (the binary)
                   deploy/apache/lamp/{.htaccess,ireporter.conf.example},
                   deploy/apache/ireporter-fcgid.conf
@@ -261,6 +262,26 @@ def test_proxy_fcgi_operator_pages_and_redirect(stack):
         (stack["server"].upload_dir / ".spool-test").write_bytes(b"partial upload")
         r = c.get(path="/iReporter/upload/.spool-test")
         assert r.status in (403, 404), r
+
+
+def test_proxy_fcgi_mastodon_door(stack):
+    """The Mastodon-compatible API at the host's root through Apache, its
+    bearer token passed on (CGIPassAuth): a bad one on a public endpoint is
+    refused, which only a server that saw it can do."""
+    import http.client, json
+    def get(path, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", PROXY_PORT, timeout=10)
+        try:
+            connection.request("GET", path, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+    assert get("/api/v1/custom_emojis") == (200, b"[]"), stack["logs"]()
+    status, body = get("/api/v1/custom_emojis", {"Authorization": "Bearer made-up"})
+    assert (status, json.loads(body)) == (401, {"error": "The access token is invalid"}), stack["logs"]()
+    status, body = get("/api/v1/no-such-thing")
+    assert (status, json.loads(body)) == (404, {"error": "Record not found"})
 
 
 def test_proxy_fcgi_body_limits(stack):

@@ -67,6 +67,8 @@ public struct AppServices {
     public var live: (any LiveFeed)?
     /// Told of each request when reads may go to a replica; nil: one database.
     public var readYourWrites: (any ReadYourWrites)?
+    /// The Mastodon-compatible API's access tokens.
+    public var accessTokens: any AccessTokens = InMemoryAccessTokens()
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, follows: any FollowStore, notifications: any NotificationStore,

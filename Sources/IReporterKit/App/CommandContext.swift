@@ -74,6 +74,12 @@ public final class RequestSession {
 
     public init(cookie: [UInt8]?) { self.cookie = cookie }
 
+    /// A request whose user is known already (an access token's): no cookie.
+    init(signedIn user: SignedInUser?) {
+        cookie = nil
+        loaded = .some(user)
+    }
+
     func user(in sessions: any SessionStore) throws -> SignedInUser? {
         if let loaded { return loaded }
         let user = try SignedInUser.load(cookie, in: sessions)

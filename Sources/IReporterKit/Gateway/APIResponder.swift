@@ -32,23 +32,27 @@ final class APIResponder {
     private let operatorPages: OperatorPages?
     private let flickr: FlickrResponder?
     private let sizes: PhotoSizeResponder?
+    private let mastodon: MastodonResponder?
     private let cookieSecureAlways: Bool
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
     /// Every request's steps, outermost first.
     let pipeline: GatewayPipeline
 
     init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, cookieSecureAlways: Bool = false,
-         operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil, sizes: PhotoSizeResponder? = nil) {
+         operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil, sizes: PhotoSizeResponder? = nil,
+         mastodon: MastodonResponder? = nil) {
         self.api = api
         self.flickr = flickr
         self.sizes = sizes
+        self.mastodon = mastodon
         self.cookieSecureAlways = cookieSecureAlways
         self.uploadDirectory = uploadDirectory
         self.maxUploadBytes = maxUploadBytes
         self.operatorPages = operatorPages
         pipeline = GatewayPipeline(middlewares: [
             AccessLogMiddleware(), RequestIDMiddleware(), TimingMiddleware(databaseMicros: api.services.databaseMicros),
-            ReplicaReadsMiddleware(reads: api.services.readYourWrites, sessions: api.services.sessions),
+            ReplicaReadsMiddleware(reads: api.services.readYourWrites, sessions: api.services.sessions,
+                                   tokens: api.services.accessTokens),
         ])
     }
 
@@ -68,6 +72,7 @@ final class APIResponder {
             else if let sizes, sizes.handles(request) { .photoSize }
             else if Self.isJSONRPC(request.param("REQUEST_URI") ?? "-") { .jsonRPC }
             else if flickr != nil && FlickrResponder.isRESTPath(request) { .flickr }
+            else if mastodon != nil && MastodonResponder.handles(request) { .mastodon }
             else { .form }
         let context = GatewayContext(request, route: route)
         let answer = pipeline.run(context) { context in
@@ -80,6 +85,7 @@ final class APIResponder {
                 return GatewayAnswer(body: sizes?.answer(request) ?? [])
             case .jsonRPC: return answerJSONRPC(context)
             case .flickr: return answerFlickr(context)
+            case .mastodon: return answerMastodon(context)
             case .form: return answerForm(context)
             }
         }
@@ -128,6 +134,68 @@ final class APIResponder {
         return GatewayAnswer(body: answer.bytes)
     }
 
+    /// The Mastodon-compatible API: the query string and the body (a form,
+    /// multipart with its files spooled as the form API's, or JSON) as its
+    /// parameters; the spool files removed once it is answered, unless an
+    /// endpoint moved one into place.
+    private func answerMastodon(_ context: GatewayContext) -> GatewayAnswer {
+        guard let mastodon else { return answerForm(context) }
+        let request = context.request
+        let path = MastodonResponder.path(request)
+        context.record.command = "mastodon"
+        let started = monotonicMicros()
+        let answer: MastodonAnswer
+        if let method = MastodonResponder.method(request) {
+            var spooled: [String] = []
+            defer { for path in spooled { unlink(path) } }
+            switch readMastodonParameters(request, method: method) {
+            case .success(let (parameters, paths)):
+                spooled = paths
+                context.record.parseMicros = monotonicMicros() - started
+                answer = mastodon.answer(request, method: method, parameters: parameters, clientAddress: context.record.client,
+                                         isSecure: isSecure(request))
+            case .failure(let error):
+                answer = error.answer
+            }
+        } else if request.param("REQUEST_METHOD") == "OPTIONS" {
+            answer = mastodon.preflight(request)
+        } else {
+            answer = MastodonError(status: 405, message: "Method not allowed").answer
+        }
+        context.record.call = AccessLog.field(String(path.prefix(64)))
+        context.record.outcome = answer.status < 400 ? "ok" : "http-\(answer.status)"
+        return GatewayAnswer(head: mastodon.head(answer, path: path), body: answer.body)
+    }
+
+    /// The query string's and the body's parameters, and the spool files of the body's file parts.
+    private func readMastodonParameters(_ request: GatewayRequest,
+                                        method: HTTPMethod) -> Result<(MastodonParameters, [String]), MastodonError> {
+        let query = URLEncodedForm.parse(Array((request.param("QUERY_STRING") ?? "").utf8))
+        guard method != .get else { return .success((MastodonParameters(query: query), [])) }
+        let contentType = (request.param("CONTENT_TYPE") ?? "").lowercased()
+        if contentType.hasPrefix("application/json") {
+            var body: [UInt8] = []
+            guard readBody(request, limit: Self.formOverhead, { body.append(contentsOf: $0) }) else {
+                return .failure(MastodonError(status: 413, message: "The body is over \(Self.formOverhead / 1024) KiB"))
+            }
+            do {
+                let json = try JSONParser.parse(body)
+                return .success((try MastodonParameters(query: query, json: json), []))
+            } catch let error as MastodonError {
+                return .failure(error)
+            } catch {
+                return .failure(MastodonError(status: 400, message: "The body is no JSON: \(error)"))
+            }
+        }
+        switch readForm(request, anyMethod: true) {
+        case .success(let form): return .success((MastodonParameters(query: query, body: form), form.spooledPaths))
+        case .failure(let error):
+            let failure = Self.failure(for: error)
+            let status = if case .fileTooLarge = error { 413 } else if case .spoolFailed = error { 503 } else { 400 }
+            return .failure(MastodonError(status: status, message: failure.message))
+        }
+    }
+
     /// A body that could not be read as a form: answered before any command runs.
     enum RequestFailure: APIFailure {
         case malformed
@@ -154,9 +222,13 @@ final class APIResponder {
     /// What the command needs to know of the request besides its parameters.
     private func apiRequest(_ context: GatewayContext, parameters: any RequestParameters) -> APIRequest {
         let request = context.request
-        return APIRequest(parameters: parameters, session: context.session,
-                          isSecure: cookieSecureAlways || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false,
+        return APIRequest(parameters: parameters, session: context.session, isSecure: isSecure(request),
                           clientAddress: context.record.client, isCrossOrigin: Self.isCrossOrigin(request))
+    }
+
+    /// Whether the request came over HTTPS (or the operator says every request does).
+    private func isSecure(_ request: GatewayRequest) -> Bool {
+        cookieSecureAlways || request.param("HTTPS").map { !$0.isEmpty && $0 != "off" } ?? false
     }
 
     /// Whether a browser says the request comes from another origin (`WebOrigin`).
@@ -224,8 +296,9 @@ final class APIResponder {
 
     /// `$_POST` and `$_FILES`: multipart streamed to spool files, urlencoded
     /// read into memory (bounded), anything else (a GET) an empty form.
-    private func readForm(_ request: GatewayRequest) -> Result<FormData, FormDataError> {
-        guard request.param("REQUEST_METHOD") == "POST" else { return .success(FormData()) }
+    /// `anyMethod`: a PUT's or PATCH's body too (the Mastodon-compatible API's).
+    private func readForm(_ request: GatewayRequest, anyMethod: Bool = false) -> Result<FormData, FormDataError> {
+        guard request.param("REQUEST_METHOD") == "POST" || anyMethod else { return .success(FormData()) }
         let contentType = request.param("CONTENT_TYPE") ?? ""
         if let boundary = MultipartParser.boundary(fromContentType: contentType) {
             let parser = MultipartParser(boundary: boundary, limits: MultipartLimits(maxFileBytes: maxUploadBytes),

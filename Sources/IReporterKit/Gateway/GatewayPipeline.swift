@@ -17,9 +17,11 @@ enum GatewayRoute: Equatable {
     case flickr
     /// The 2012 form API, `POST /iReporter/`.
     case form
+    /// The Mastodon-compatible API at the host's root (`MastodonResponder`).
+    case mastodon
 
     /// Whether the route reads the stores for an API caller (the replica reads' scope).
-    var isAPI: Bool { self == .jsonRPC || self == .flickr || self == .form }
+    var isAPI: Bool { self == .jsonRPC || self == .flickr || self == .form || self == .mastodon }
 }
 
 /// What the pipeline knows of one request: the request, its route, the
@@ -34,7 +36,8 @@ final class GatewayContext {
     init(_ request: any GatewayRequest, route: GatewayRoute) {
         self.request = request
         self.route = route
-        session = RequestSession(cookie: route == .flickr ? nil : Cookies.sessionID(request.param("HTTP_COOKIE")))
+        // Flickr's callers and the Mastodon API's (tokens) are never a cookie's session.
+        session = RequestSession(cookie: route == .flickr || route == .mastodon ? nil : Cookies.sessionID(request.param("HTTP_COOKIE")))
         // Copied now: libfcgi frees the parameters when the request is finished.
         record = APIResponder.Record(client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
                                      uri: request.param("REQUEST_URI") ?? "-")
@@ -112,16 +115,23 @@ struct TimingMiddleware: GatewayMiddleware {
 }
 
 /// With replicas, whose writes an API request's reads must show: the user
-/// of its session (read only if a read or a write asks; Flickr's callers
-/// have none), from its start to its answer.
+/// of its session, or of its access token for the Mastodon-compatible API
+/// (read only if a read or a write asks; Flickr's callers have none), from
+/// its start to its answer.
 struct ReplicaReadsMiddleware: GatewayMiddleware {
     let reads: (any ReadYourWrites)?
     let sessions: any SessionStore
+    let tokens: any AccessTokens
 
     func handle(_ context: GatewayContext, next: (GatewayContext) -> GatewayAnswer) -> GatewayAnswer {
         guard let reads, context.route.isAPI else { return next(context) }
-        let (session, sessions) = (context.session, sessions)
-        reads.beginRequest { try? session.user(in: sessions)?.id }
+        let (session, sessions, tokens) = (context.session, sessions, tokens)
+        if context.route == .mastodon {
+            let token = MastodonRequest.bearer(context.request.param("HTTP_AUTHORIZATION"))
+            reads.beginRequest { try? token.flatMap(tokens.grant(forToken:))?.userID }
+        } else {
+            reads.beginRequest { try? session.user(in: sessions)?.id }
+        }
         defer { reads.endRequest() }
         return next(context)
     }

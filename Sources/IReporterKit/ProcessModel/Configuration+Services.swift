@@ -108,13 +108,15 @@ extension Configuration {
     func makeResponder(database: DatabaseConnection, shared: SharedState, operatorPages: OperatorPages?) -> APIResponder {
         let photoFiles = photoFileStore()
         let services = services(database: database, shared: shared, photoFiles: photoFiles)
-        return APIResponder(api: IReporterAPI(services: services),
+        let api = IReporterAPI(services: services)
+        return APIResponder(api: api,
                             uploadDirectory: uploadDirectory, maxUploadBytes: maxUploadBytes,
                             cookieSecureAlways: cookieSecureAlways, operatorPages: operatorPages,
                             flickr: FlickrResponder(api: FlickrAPI(services: services, apiKeys: flickrAPIKeySet), publicURL: publicURL),
                             sizes: PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos, files: photoFiles,
                                                                         policy: services.policy, decodeGate: services.decodeGate),
                                                       // The folder's 2012 names are the web server's to serve.
-                                                      bucket: photoFiles as? S3PhotoFileStore))
+                                                      bucket: photoFiles as? S3PhotoFileStore),
+                            mastodon: MastodonResponder(api: MastodonAPI(api: api), publicURL: publicURL))
     }
 }

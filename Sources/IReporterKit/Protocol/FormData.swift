@@ -7,6 +7,9 @@ public struct FormData: Sendable {
     /// Names sent PHP-array style (`file[]`): PHP turns them into arrays, which
     /// are never a usable string or file.
     public private(set) var arrayNames: Set<String> = []
+    /// The values of `name[]` fields, in the order sent (what the
+    /// Mastodon-compatible API's lists are: `media_ids[]`, `id[]`).
+    public private(set) var arrayValues: [String: [[UInt8]]] = [:]
 
     public init() {}
 
@@ -24,7 +27,12 @@ public struct FormData: Sendable {
     mutating func setField(_ rawName: [UInt8], _ value: [UInt8]) {
         let (name, isArray) = Self.phpName(rawName)
         guard !name.isEmpty else { return }
-        if isArray { arrayNames.insert(name) } else { fields[name] = value }
+        if isArray {
+            arrayNames.insert(name)
+            arrayValues[name, default: []].append(value)
+        } else {
+            fields[name] = value
+        }
     }
 
     mutating func addFile(_ rawName: [UInt8], _ file: UploadedFile) {

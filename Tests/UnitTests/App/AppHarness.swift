@@ -17,6 +17,8 @@ final class AppHarness {
     let files: InMemoryPhotoFiles
     let sessions: InMemorySessionStore
     let counters: InMemoryCounters
+    /// The Mastodon-compatible API's tokens (`mastodonToken`).
+    let tokens = InMemoryAccessTokens()
     /// The counters' and the caches' clock: throttling and caching tests step it, never sleep.
     let clock = ManualClock()
     let scratch = ScratchDirectory("app-uploads")
@@ -38,6 +40,7 @@ final class AppHarness {
                                    sessions: sessions, counters: counters, policy: policy, hashingGate: hashingGate,
                                    decodeGate: decodeGate)
         services.clock = clock
+        services.accessTokens = tokens
         self.services = services
         api = IReporterAPI(services: services)
     }

@@ -2,9 +2,9 @@ import Testing
 @testable import IReporterKit
 import TestSupport
 
-/// With replicas, each request (form, JSON-RPC, Flickr) tells the reads
-/// whose writes they must show: the signed-in user of its session, or
-/// nobody; and closes again, answered or not.
+/// With replicas, each request (form, JSON-RPC, Flickr, Mastodon) tells the
+/// reads whose writes they must show: the signed-in user of its session or
+/// token, or nobody; and closes again, answered or not.
 struct ReadYourWritesTests {
     final class Recorder: ReadYourWrites {
         var readers: [Int64?] = []
@@ -25,8 +25,10 @@ struct ReadYourWritesTests {
         var services = phone.services
         services.readYourWrites = recorder
         // The scope is the gateway's (`ReplicaReadsMiddleware`): requests go through it.
-        let gateway = APIResponder(api: IReporterAPI(services: services), uploadDirectory: "/nonexistent", maxUploadBytes: 1 << 20,
-                                   flickr: FlickrResponder(api: FlickrAPI(services: services)))
+        let api = IReporterAPI(services: services)
+        let gateway = APIResponder(api: api, uploadDirectory: "/nonexistent", maxUploadBytes: 1 << 20,
+                                   flickr: FlickrResponder(api: FlickrAPI(services: services)),
+                                   mastodon: MastodonResponder(api: MastodonAPI(api: api)))
         func send(_ fields: [(String, String)]) -> String {
             let request = BodyRequest(form: fields, cookie: phone.cookie)
             gateway.respond(to: request)
@@ -50,5 +52,14 @@ struct ReadYourWritesTests {
                                          "QUERY_STRING": "method=flickr.photos.getRecent",
                                          "HTTP_COOKIE": "PHPSESSID=" + String(decoding: phone.cookie ?? [], as: UTF8.self)]))
         #expect(recorder.readers.count == 5 && recorder.readers[4] == nil && !recorder.open, "Flickr's callers have no session")
+
+        // The Mastodon-compatible API's user is its token's, never a cookie's.
+        let token = phone.tokens.issue(AccessGrant(userID: 7, appID: 1, scopes: OAuthScopes([.read])))
+        gateway.respond(to: BodyRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": "/api/v1/lists", "HTTP_AUTHORIZATION": "Bearer \(token)",
+                                         "HTTP_COOKIE": "PHPSESSID=" + String(decoding: phone.cookie ?? [], as: UTF8.self)]))
+        gateway.respond(to: BodyRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": "/api/v1/custom_emojis",
+                                         "HTTP_COOKIE": "PHPSESSID=" + String(decoding: phone.cookie ?? [], as: UTF8.self)]))
+        #expect(recorder.readers.count == 7 && !recorder.open)
+        #expect(recorder.readers[5] == 7 && recorder.readers[6] == nil)
     }
 }

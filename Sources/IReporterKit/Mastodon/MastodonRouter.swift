@@ -1,0 +1,167 @@
+/// The Mastodon-compatible API's routes: method and path pattern
+/// (`/api/v1/statuses/:id/favourite`) to handler, with the scope a token
+/// must cover. The router answers what every endpoint shares: an unknown
+/// path, a missing or bad token, a scope the token lacks.
+public struct MastodonRouter {
+    public typealias Handler = (MastodonCall) throws -> MastodonAnswer
+
+    private struct Route {
+        let method: HTTPMethod
+        let segments: [Substring]
+        let scope: OAuthScope?
+        let handler: Handler
+    }
+
+    private var routes: [Route] = []
+    private let tokens: any AccessTokens
+    private let commands: CommandRouter
+
+    public init(tokens: any AccessTokens, commands: CommandRouter) {
+        self.tokens = tokens
+        self.commands = commands
+    }
+
+    /// Adds a route. `scope` nil: public (a token is optional, but one that
+    /// is sent must be valid, as Mastodon has it); else a valid token whose
+    /// scopes cover it.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, scope: OAuthScope?, _ handler: @escaping Handler) {
+        precondition(pattern.hasPrefix("/"), "\(pattern): a route is an absolute path")
+        routes.append(Route(method: method, segments: pattern.split(separator: "/"), scope: scope, handler: handler))
+    }
+
+    /// Whether some route has this path (any method): what CORS's preflight may allow.
+    public func knows(path: String) -> Bool { routes.contains { Self.match($0.segments, path) != nil } }
+
+    /// The answer to `request`: its route's, or the error in Mastodon's shape.
+    public func answer(_ request: MastodonRequest) -> MastodonAnswer {
+        do {
+            for route in routes where route.method == request.method {
+                guard let parameters = Self.match(route.segments, request.path) else { continue }
+                let grant = try authorize(request, scope: route.scope)
+                return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant,
+                                                      commands: commands))
+            }
+            throw MastodonError.notFound
+        } catch let error as MastodonError {
+            return error.answer
+        } catch {
+            Log.error("\(request.method.rawValue) \(request.path.prefix(64)): \(error)")
+            return MastodonError.unavailable.answer
+        }
+    }
+
+    /// The request's token's grant, checked against `scope`.
+    private func authorize(_ request: MastodonRequest, scope: OAuthScope?) throws -> AccessGrant? {
+        guard let token = request.bearerToken else {
+            if scope == nil { return nil }
+            throw MastodonError.invalidToken
+        }
+        guard let grant = try tokens.grant(forToken: token) else { throw MastodonError.invalidToken }
+        if let scope, !grant.scopes.cover(scope) { throw MastodonError.outsideScopes }
+        return grant
+    }
+
+    /// The path's `:name` segments by name, nil when it does not match.
+    private static func match(_ segments: [Substring], _ path: String) -> [String: String]? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            if segment.first == ":" {
+                parameters[String(segment.dropFirst())] = String(part)
+            } else if segment != part {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
+/// A request matched to its route: what a handler works with.
+public struct MastodonCall {
+    public let request: MastodonRequest
+    public let pathParameters: [String: String]
+    /// The token's grant; nil on a public route called without one.
+    public let grant: AccessGrant?
+    private let commands: CommandRouter
+
+    init(request: MastodonRequest, pathParameters: [String: String], grant: AccessGrant?, commands: CommandRouter) {
+        (self.request, self.pathParameters, self.grant, self.commands) = (request, pathParameters, grant, commands)
+    }
+
+    public var parameters: MastodonParameters { request.parameters }
+
+    public func pathParameter(_ name: String) -> String? { pathParameters[name] }
+
+    /// A path id as a number; 404 for anything else (as Mastodon answers
+    /// an id it has no record of).
+    public func id(_ name: String = "id") throws(MastodonError) -> Int64 {
+        guard let text = pathParameters[name], let id = CommandParameter.wholeNumber(Array(text.utf8), in: 1...Int64.max)
+        else { throw MastodonError.notFound }
+        return id
+    }
+
+    /// The token's user; 422 for an app's own token (client credentials).
+    public func user() throws(MastodonError) -> SignedInUser {
+        guard let id = grant?.userID else { throw MastodonError.userRequired }
+        return SignedInUser(token: id)
+    }
+
+    /// A context in which the declared commands run as the token's user
+    /// (no one, without a user token).
+    public func commandContext() -> CommandContext {
+        CommandContext(session: RequestSession(signedIn: grant?.userID.map(SignedInUser.init(token:))),
+                       isSecure: request.isSecure, clientAddress: request.clientAddress)
+    }
+
+    /// Runs the declared command `name` as the token's user, in
+    /// `context` (a fresh one when nil): its output, or its failure as
+    /// Mastodon's error (`MastodonError.init(_:)`).
+    public func run(_ name: String, _ arguments: CommandArguments,
+                    in context: CommandContext? = nil) throws(MastodonError) -> any CommandOutput {
+        switch commands.invoke(name, arguments, in: context ?? commandContext()) {
+        case .output(let output)?: return output
+        case .failure(let failure)?: throw MastodonError(failure)
+        case nil: preconditionFailure("\(name) is no declared command")
+        }
+    }
+}
+
+extension MastodonError {
+    /// A declared command's failure, with the status Mastodon gives its kind.
+    public init(_ failure: any APIFailure) {
+        let status = switch failure.kind {
+        case .invalidParameters, .other: 422
+        case .authorization: 401
+        case .notFound: 404
+        case .notAllowed: 403
+        case .rateLimited: 429
+        case .unavailable: 503
+        }
+        self.init(status: status, message: failure.kind == .notFound ? "Record not found" : failure.message)
+    }
+}
+
+/// A declared command's parameters, given by an endpoint (`IdPhoto`, a spooled `file`).
+public struct CommandArguments: RequestParameters, ExpressibleByDictionaryLiteral {
+    public var fields: [String: [UInt8]]
+    public var files: [String: UploadedFile] = [:]
+
+    public init(fields: [String: [UInt8]] = [:], files: [String: UploadedFile] = [:]) {
+        (self.fields, self.files) = (fields, files)
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = Dictionary(elements.map { ($0, Array($1.utf8)) }, uniquingKeysWith: { _, last in last })
+    }
+
+    public func field(_ name: String) -> [UInt8]? { fields[name] }
+    public func file(_ name: String) -> UploadedFile? { files[name] }
+}
+
+extension SignedInUser {
+    /// An access token's user: no PHP session holds it.
+    init(token userID: Int64) {
+        self.init(id: userID, session: Session(id: "", entries: [("IdUser", .string(Array(String(userID).utf8)))]))
+    }
+}
