@@ -98,8 +98,8 @@ def _jsonrpc_flow(base_url: str) -> None:
                                 "id": None})
         assert answer["result"][0]["likes"] == "0" and answer["id"] is None, answer
         _, document = rpc(phone, {"jsonrpc": "2.0", "method": "rpc.discover", "id": 1})
-        # 13: every command but upload and preview (they take a file: multipart forms only), search included.
-        assert document["result"]["openrpc"].startswith("1.") and len(document["result"]["methods"]) == 13
+        # 24: every command but upload and preview (they take a file: multipart forms only) and export (it answers one).
+        assert document["result"]["openrpc"].startswith("1.") and len(document["result"]["methods"]) == 24
         for body, content_type, code in ((b'{"jsonrpc":"2.0",', "application/json", -32700),
                                          (b'{"jsonrpc":"2.0","method":"stream","id":1}', "text/plain", -32600),
                                          (b"[" + b'{"jsonrpc":"2.0","method":"effects","id":1},' * 20 + b"1]",

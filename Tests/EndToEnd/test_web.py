@@ -460,6 +460,8 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
                     cls: shifts.reduce((s, e) => s + e.value, 0), codeBytes: code + nav.transferSize,
                     thumbnailsFetched: resources.filter(r => /-thumb\\.jpg$|_[sqnz]\\.jpg$/.test(r.name)).length};""")
         report[name] = metrics
+        # After the measures: the thumbnails in view drawn (sizes are made on demand, slowly on a busy machine).
+        wait_for(lambda: all_thumbnails_loaded(driver), timeout=30, what=f"the thumbnails in view on the {name}")
         screenshot(driver, SCREENSHOTS / f"{name}.png", images)
         browser.open_newest(driver)
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
