@@ -191,7 +191,7 @@ def test_search_index_shows_progress_stops_and_goes_on(site):
     done = int(db.sql("SELECT COUNT(DISTINCT IdPhoto) FROM photo_words"))
     assert 0 < done < INDEXED, f"{done} photos indexed before the stop\n{out}"
     # (the first photo is IdPhoto 2)
-    assert int(db.sql("SELECT next_row FROM photo_words_backfill")) == done + 2, "each batch whole, and where it stopped"
+    assert int(db.sql("SELECT next_photo FROM photo_words_backfill")) == done + 2, "each batch whole, and where it stopped"
 
     p = run(site, "search-index")
     assert p.returncode == 0, p.stdout + p.stderr
