@@ -104,6 +104,14 @@ def named(driver, name: str):
     raise AssertionError(f"no visible button whose accessible name is {name!r}")
 
 
+def link(driver, name: str):
+    """The visible link whose accessible name is exactly `name`."""
+    for element in driver.find_elements(By.TAG_NAME, "a"):
+        if element.is_displayed() and accessible_name(element) == name:
+            return element
+    raise AssertionError(f"no visible link whose accessible name is {name!r}")
+
+
 def no_dialog(driver) -> bool:
     """True when no JavaScript alert/confirm/prompt is open."""
     try:

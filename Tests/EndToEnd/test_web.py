@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,9 @@ from selenium.webdriver.common.keys import Keys
 
 import browser
 from appclient import jpeg_size
+from e2e import app_password
 from browser import (accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
-                     log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
+                     link, log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -139,10 +141,10 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
                  what=f"{remaining} comment(s) left")
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(lambda: not viewer.is_displayed(), what="the view to close")
-    # The author's page: a header with the name and the photo count, then the photos.
+    # The author's page: a header with the name, the photo count and the follow counts, then the photos.
     desktop.get(web_site + "#/user/1")
     wait_for(lambda: tiles(desktop) == ["Harbour at dawn"], what="the author's page")
-    wait_for(lambda: desktop.find_element(By.ID, "stats").text == "1 photo", what="the photo count")
+    wait_for(lambda: desktop.find_element(By.ID, "stats").text == "1 photo · 0 followers · 0 following", what="the photo count")
     assert desktop.find_element(By.ID, "heading").text == "webalice"
     assert desktop.find_element(By.ID, "avatar").text == "W"
     # Search finds it by the start of a word, whatever the case: a list of thumbnails with titles.
@@ -458,6 +460,8 @@ def test_layouts_and_budgets(web_site, desktop, phone, client, images, capsys):
                     cls: shifts.reduce((s, e) => s + e.value, 0), codeBytes: code + nav.transferSize,
                     thumbnailsFetched: resources.filter(r => /-thumb\\.jpg$|_[sqnz]\\.jpg$/.test(r.name)).length};""")
         report[name] = metrics
+        # After the measures: the thumbnails in view drawn (sizes are made on demand, slowly on a busy machine).
+        wait_for(lambda: all_thumbnails_loaded(driver), timeout=30, what=f"the thumbnails in view on the {name}")
         screenshot(driver, SCREENSHOTS / f"{name}.png", images)
         browser.open_newest(driver)
         wait_for(lambda: driver.find_element(By.ID, "viewer-title").text, what="the photo view")
@@ -499,7 +503,7 @@ def test_screenshots_of_a_persons_page_and_of_posting(web_site, desktop, phone, 
     for name, driver in (("phone", phone), ("desktop", desktop)):
         console_errors(driver)  # read: what the page before logged (a photo lost on purpose) is not this test's
         driver.get(f"{web_site}#/user/{author['IdUser']}")
-        wait_for(lambda: driver.find_element(By.ID, "stats").text.endswith("photos"), what=f"the photo count on the {name}")
+        wait_for(lambda: " photos · " in driver.find_element(By.ID, "stats").text, what=f"the photo count on the {name}")
         assert driver.find_element(By.ID, "heading").text == author["username"]
         wait_for(lambda: all_thumbnails_loaded(driver), what=f"the person's photos on the {name}")
         screenshot(driver, SCREENSHOTS / f"{name}-person.png", images)
@@ -655,3 +659,138 @@ def tiles_now(web_site) -> list:
                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     with urllib.request.urlopen(request, timeout=10) as r:
         return json.loads(r.read())["result"]
+
+
+def test_settings_change_the_password_download_the_data_and_delete_the_account(web_site, desktop, phone, client, images,
+                                                                                tmp_path):
+    """Issue 29's account settings as a person finds them (Settings, Change
+    password, Download my data, Delete account): the download is the zip the
+    server writes, saved by the browser; the confirmation names what goes
+    and offers the download first; afterwards the account is gone."""
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(images.photo)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    desktop.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    log_in(desktop, web_site, "settler", "first one", register=True)
+    post_photo(desktop, photo, "Kept in the zip")
+    wait_for(lambda: tiles(desktop)[:1] == ["Kept in the zip"], what="the photo in the grid")
+    link(desktop, "Settings").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Settings", what="the Settings view")
+    assert not desktop.find_element(By.ID, "grid").is_displayed()
+
+    by_label(desktop, "Current password").send_keys("wrong")
+    by_label(desktop, "New password").send_keys("second one")
+    named(desktop, "Change password").click()
+    wait_for(lambda: desktop.find_element(By.ID, "password-error").text == "Wrong password", what="the refusal")
+    by_label(desktop, "Current password").clear()
+    by_label(desktop, "Current password").send_keys("first one")
+    by_label(desktop, "New password").clear()
+    by_label(desktop, "New password").send_keys("second one")
+    named(desktop, "Change password").click()
+    wait_for(lambda: "password is changed" in desktop.find_element(By.ID, "password-done").text, what="the change")
+
+    named(desktop, "Download my data").click()
+    saved = wait_for(lambda: [p for p in downloads.iterdir() if p.suffix == ".zip"], timeout=20, what="the download")
+    archive = zipfile.ZipFile(saved[0])
+    assert [name for name in archive.namelist() if name.startswith("photos/")] and "ireporter.json" in archive.namelist()
+    assert [p["title"] for p in json.loads(archive.read("ireporter.json"))["photos"]] == ["Kept in the zip"]
+    assert desktop.find_element(By.ID, "heading").text == "Settings", "the download leaves the page where it was"
+
+    named(desktop, "Delete account").click()
+    dialog = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "dialog[open]"), what="the confirmation")
+    what = wait_for(lambda: (lambda text: "1 photo" in text and text)(desktop.find_element(By.ID, "delete-what").text),
+                    what="the photo count in the confirmation")
+    assert "settler" in what and "comments" in what and "votes" in what, what
+    offered = [b for b in dialog.find_elements(By.TAG_NAME, "button") if accessible_name(b) == "Download my data"]
+    assert offered and offered[0].is_displayed(), "the download is offered in the confirmation"
+    by_label(desktop, "Password").send_keys("second one")
+    button(desktop, "Delete everything").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    wait_for(lambda: "deleted" in desktop.find_element(By.ID, "notice").text, what="the farewell")
+    assert "Kept in the zip" not in [photo["title"] for photo in tiles_now(web_site)]
+    assert client().login("settler", app_password("second one")).body == b'{"error":"Authorization failed"}'
+    assert console_errors(desktop) == []
+
+    # docs/web/: the Settings view and its confirmation on both screens.
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, driver in (("phone", phone), ("desktop", desktop)):
+        log_in(driver, web_site, f"settings-{name}", "pw", register=True)
+        link(driver, "Settings").click()
+        wait_for(lambda: driver.find_element(By.ID, "heading").text == "Settings", what=f"Settings on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-settings.png", images)
+        named(driver, "Delete account").click()
+        wait_for(lambda: f"settings-{name}" in driver.find_element(By.ID, "delete-what").text,
+                 what=f"the confirmation on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-delete-account.png", images)
+        button(driver, "Cancel").click()
+        button(driver, "Log out").click()
+        wait_for(lambda: button(driver, "Log in"), what="logged out")
+
+
+def test_follow_home_explore_and_live_notifications(web_site, desktop, phone, client, images):
+    """Issue 29's follow graph in the page: a person's header with Follow /
+    Unfollow and the followers and following counts, Home (the people you
+    follow) and Explore (everyone), and Notifications whose count rises by
+    itself when someone follows you (the live channel through Nchan)."""
+    bob = client()
+    assert bob.register("bob-follows", app_password("pw")).status == 200
+    assert bob.upload(images.photo, "Bob's harbour").body == b'{"successful":1}'
+    bob_id = next(p["IdUser"] for p in tiles_now(web_site) if p["title"] == "Bob's harbour")
+    log_in(desktop, web_site, "alice-follows", "pw", register=True)
+    me = desktop.execute_script("return JSON.parse(localStorage.getItem('ireporter.user')).IdUser")
+    for name in ("Home", "Explore", "Notifications"):
+        assert link(desktop, name), name
+
+    link(desktop, "Home").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text.startswith("Home"), what="Home")
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "No photos yet.", what="an empty home")
+    link(desktop, "Explore").click()
+    wait_for(lambda: "Bob's harbour" in tiles(desktop), what="everyone's photos in Explore")
+
+    desktop.get(f"{web_site}#/user/{bob_id}")
+    wait_for(lambda: desktop.find_element(By.ID, "stats").text == "1 photo · 0 followers · 0 following", what="bob's counts")
+    named(desktop, "Follow").click()
+    wait_for(lambda: named(desktop, "Unfollow"), what="Unfollow")
+    assert desktop.find_element(By.ID, "stats").text == "1 photo · 1 follower · 0 following"
+    link(desktop, "Home").click()
+    wait_for(lambda: tiles(desktop) == ["Bob's harbour"], what="bob's photo at home")
+
+    # bob follows back: alice's count rises by itself, then her list says who.
+    assert desktop.find_element(By.ID, "notification-count").is_displayed() is False
+    assert b'"followed":"1"' in bob.call({"command": "follow", "IdUser": me}).body
+    wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", timeout=15, what="the live count")
+    assert accessible_name(link(desktop, "Notifications")) == "Notifications", "the count is beside the name, not in it"
+    link(desktop, "Notifications").click()
+    wait_for(lambda: "bob-follows followed you" in desktop.find_element(By.ID, "notification-list").text, what="the follow")
+    assert not desktop.find_element(By.ID, "follow-button").is_displayed(), "a person's button is theirs alone"
+    assert not desktop.find_element(By.ID, "notification-count").is_displayed(), "seen"
+
+    desktop.get(f"{web_site}#/user/{bob_id}")
+    wait_for(lambda: named(desktop, "Unfollow"), what="Unfollow").click()
+    wait_for(lambda: named(desktop, "Follow"), what="Follow again")
+    link(desktop, "Home").click()
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "No photos yet.", what="home empty again")
+    assert console_errors(desktop) == []
+
+    # docs/web/: Home and Notifications on both screens.
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, driver in (("phone", phone), ("desktop", desktop)):
+        if name == "phone":
+            log_in(driver, web_site, "alice-follows", "pw", register=False)
+        driver.get(f"{web_site}#/user/{bob_id}")
+        wait_for(lambda: named(driver, "Follow"), what=f"Follow on the {name}").click()
+        wait_for(lambda: named(driver, "Unfollow"), what=f"Unfollow on the {name}")
+        wait_for(lambda: all_thumbnails_loaded(driver), what=f"bob's photos on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-person-follow.png", images)
+        link(driver, "Home").click()
+        wait_for(lambda: tiles(driver) == ["Bob's harbour"] and all_thumbnails_loaded(driver), what=f"home on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-home.png", images)
+        link(driver, "Notifications").click()
+        wait_for(lambda: "followed you" in driver.find_element(By.ID, "notification-list").text, what=f"the list on the {name}")
+        screenshot(driver, SCREENSHOTS / f"{name}-notifications.png", images)
+        driver.get(f"{web_site}#/user/{bob_id}")
+        wait_for(lambda: named(driver, "Unfollow"), what=f"Unfollow on the {name}").click()
+        wait_for(lambda: named(driver, "Follow"), what=f"Follow on the {name}")
+        button(driver, "Log out").click()
+        wait_for(lambda: button(driver, "Log in"), what="logged out")

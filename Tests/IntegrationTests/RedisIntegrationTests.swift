@@ -114,6 +114,18 @@ struct RedisIntegrationTests {
         #expect(try store.load(id: Array(sessions[2].id.utf8)) != nil)
     }
 
+    @Test(arguments: [0, 5])
+    func aUsersSessionsEndButTheOneKept(maxPerUser: Int) throws {
+        let store = Self.sessionStore(RedisTestServer.shared.freshDatabase(), maxPerUser: maxPerUser)
+        let fives = try (0..<3).map { _ in try store.create([("IdUser", .string(Array("5".utf8)))], user: 5) }
+        let six = try store.create([("IdUser", .string(Array("6".utf8)))], user: 6)
+        try store.endSessions(of: 5, except: fives[1].id)
+        #expect(try store.load(id: Array(fives[0].id.utf8)) == nil && store.load(id: Array(fives[2].id.utf8)) == nil)
+        #expect(try store.load(id: Array(fives[1].id.utf8)) != nil && store.load(id: Array(six.id.utf8)) != nil)
+        try store.endSessions(of: 5, except: nil)
+        #expect(try store.load(id: Array(fives[1].id.utf8)) == nil && store.load(id: Array(six.id.utf8)) != nil)
+    }
+
     @Test func withLockingALoadWaitsForAPHPRequestsLockAndADestroyTakesIt() throws {
         let settings = RedisTestServer.shared.freshDatabase()
         let store = Self.sessionStore(settings, locking: true, lockWaitMillis: 1000)

@@ -1,5 +1,6 @@
 // The iReporter app in the browser: the stream, a photo, posting, search,
-// a person's photos, log in / register / log out. Plain ES modules, no
+// a person's photos (follow them), your home (the people you follow), your
+// notifications (live), log in / register / log out, the account's settings. Plain ES modules, no
 // build step. Everything people typed is shown with textContent, never as
 // markup.
 import { API_URL, APIError, call, callForImage, upload, rows } from './api.js';
@@ -13,13 +14,14 @@ const PAGE = 50;
 
 const state = {
   user: loadUser(),
-  features: { extras: false, sizes: false, search: false, effects: [] },
-  view: { kind: 'stream' },   // stream | user | search
+  features: { extras: false, sizes: false, search: false, graph: null, effects: [] }, // graph: null until known
+  view: { kind: 'stream' },   // stream | home | user | search | notifications | settings
   photos: [],                 // what the grid shows, newest first
   current: null,              // the photo open in the view
   unfollow: null,             // stops the stream's live updates
   shown: 0,                   // counts the pages drawn: an answer for one no longer shown is dropped
   loadingOlder: false,        // one older page at a time
+  alerts: { stop: null, unread: 0 }, // the live notifications: how to stop them, how many unseen
 };
 
 // ---------------------------------------------------------------- account --
@@ -33,6 +35,7 @@ function setUser(user) {
   if (user) localStorage.setItem('ireporter.user', JSON.stringify(user));
   else localStorage.removeItem('ireporter.user');
   renderAccount();
+  listenForNotifications();
 }
 
 function renderAccount() {
@@ -44,9 +47,27 @@ function renderAccount() {
     me.textContent = state.user.username;
     const post = button('Post', () => openPost());
     post.className = 'primary';
-    nav.append(me, post, button('Log out', logout));
+    const settings = document.createElement('a');
+    settings.href = '#/settings';
+    settings.textContent = 'Settings';
+    nav.append(me, post, settings, button('Log out', logout));
   } else {
     nav.append(button('Log in', () => openLogin()));
+  }
+  renderViews();
+}
+
+/**
+ * Home and Notifications are a signed-in person's, where the server has
+ * follows (taken for granted until known otherwise: the bar keeps its
+ * layout as the page starts); Explore is everyone's.
+ */
+function renderViews() {
+  $('home-link').hidden = !state.user || state.features.graph === false;
+  $('notifications-item').hidden = !state.user || state.features.graph === false;
+  const current = { home: 'home-link', stream: 'explore-link', notifications: 'notifications-link' }[state.view.kind];
+  for (const id of ['home-link', 'explore-link', 'notifications-link']) {
+    if (id === current) $(id).setAttribute('aria-current', 'page'); else $(id).removeAttribute('aria-current');
   }
 }
 
@@ -144,6 +165,7 @@ async function fetchPage(before) {
   const view = state.view;
   const paging = state.features.extras ? { count: PAGE, before } : {};
   if (view.kind === 'search') return rows(await call('search', { q: view.query, extras: extras(), ...paging }));
+  if (view.kind === 'home') return rows(await signedIn('feed', { extras: extras(), ...paging }));
   if (view.kind === 'user') {
     const photos = rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
     // The original has no IdUser (it answers the newest 50 of everyone): theirs among them.
@@ -698,6 +720,202 @@ async function submitPost(event) {
   }
 }
 
+// ---------------------------------------------------------- notifications --
+
+/** The newest notification seen, per person (the count is of those after it). */
+const seenKey = () => `ireporter.seen.${state.user?.IdUser}`;
+
+/**
+ * Keeps the unread count: those since the newest seen, then each one the
+ * live channel brings (nginx's Nchan: `notification_channel` names it);
+ * where there is none, asked again every 30 s.
+ */
+async function listenForNotifications() {
+  state.alerts.stop?.();
+  state.alerts.stop = null;
+  setUnread(0);
+  if (!state.user || !state.features.graph) return;
+  const user = state.user;
+  let stopped = false;
+  let source = null;
+  let timer = 0;
+  state.alerts.stop = () => { stopped = true; source?.close(); clearTimeout(timer); };
+  const count = async () => {
+    const since = Number(localStorage.getItem(seenKey())) || 0;
+    const unseen = rows(await call('notifications', { since: since || undefined, count: 100 }));
+    if (!stopped) setUnread(unseen.length);
+  };
+  try {
+    await count();
+    const [channel] = rows(await call('notification_channel'));
+    if (stopped || state.user !== user) return;
+    if (channel && typeof channel.channel === 'string' && 'EventSource' in window) {
+      source = new EventSource(channel.channel);
+      source.onopen = () => count().catch(() => {});
+      source.onmessage = (event) => {
+        let news = [];
+        try { news = rows(JSON.parse(event.data)); } catch { return; }
+        if (state.view.kind === 'notifications') { addNotifications(news, true); markSeen(); } else setUnread(state.alerts.unread + news.length);
+      };
+    } else {
+      const poll = () => { timer = setTimeout(() => count().catch(() => {}).finally(() => { if (!stopped) poll(); }), 30000); };
+      poll();
+    }
+  } catch { /* no count shown: the view still lists them */ }
+}
+
+function setUnread(count) {
+  state.alerts.unread = count;
+  $('notification-number').textContent = count > 99 ? '99+' : String(count);
+  $('notification-count').hidden = count === 0;
+}
+
+async function showNotifications() {
+  unfollow();
+  const shown = ++state.shown;
+  state.view = { kind: 'notifications', items: [] };
+  state.photos = [];
+  $('heading').textContent = 'Notifications';
+  renderViews();
+  renderHead();
+  notify('');
+  for (const id of ['grid', 'results', 'more']) $(id).hidden = true;
+  const list = $('notification-list');
+  list.replaceChildren();
+  list.hidden = false;
+  try {
+    const items = rows(await signedIn('notifications', { count: PAGE }));
+    if (shown !== state.shown) return;
+    addNotifications(items, false);
+    markSeen();
+    if (items.length === 0) notify('No notifications yet: likes, comments and follows of yours show here.');
+  } catch (failure) {
+    if (shown === state.shown) notify(failure instanceof APIError ? failure.message : 'The notifications could not be loaded.');
+  }
+}
+
+/** Items into the list: newer ones at its top, a page at its end. */
+function addNotifications(items, newer) {
+  const view = state.view;
+  if (view.kind !== 'notifications') return;
+  const fresh = items.filter((item) => !view.items.some((known) => known.id === item.id));
+  view.items = newer ? [...fresh, ...view.items] : [...view.items, ...fresh];
+  const elements = fresh.map(notificationItem);
+  if (newer) $('notification-list').prepend(...elements); else $('notification-list').append(...elements);
+  if (view.items.length > 0) notify('');
+}
+
+/** "bob liked your photo", "bob followed you", "bob commented: …", each a link to what it is about. */
+function notificationItem(item) {
+  const li = document.createElement('li');
+  const who = document.createElement('a');
+  who.href = `#/user/${encodeURIComponent(item.IdUser)}`;
+  who.textContent = item.username;
+  const what = document.createElement('span');
+  const link = (text) => {
+    const photo = document.createElement('a');
+    photo.href = `#/photo/${encodeURIComponent(item.IdPhoto)}`;
+    photo.textContent = text;
+    return photo;
+  };
+  if (item.type === 'follow') what.append(' followed you');
+  else if (item.type === 'favourite') what.append(' liked ', link('your photo'));
+  else {
+    what.append(' commented on ', link('your photo'));
+    const said = document.createElement('span');
+    said.className = 'said';
+    said.textContent = item.text ?? '';
+    what.append(said);
+  }
+  const when = document.createElement('time');
+  when.className = 'when';
+  const date = new Date(Number(item.created) * 1000);
+  when.dateTime = date.toISOString();
+  when.textContent = date.toLocaleString();
+  const sentence = document.createElement('p');
+  sentence.append(who, what);
+  li.append(sentence, when);
+  return li;
+}
+
+function markSeen() {
+  const newest = Math.max(0, ...state.view.items.map((item) => Number(item.id)));
+  if (newest > (Number(localStorage.getItem(seenKey())) || 0)) localStorage.setItem(seenKey(), String(newest));
+  setUnread(0);
+}
+
+// --------------------------------------------------------------- settings --
+
+/** The account's page: change the password, download everything, delete the account. */
+function showSettings() {
+  unfollow();
+  ++state.shown; // an answer for the photos left is dropped
+  state.view = { kind: 'settings' };
+  state.photos = [];
+  $('heading').textContent = 'Settings';
+  renderViews();
+  renderHead();
+  notify('');
+  for (const id of ['grid', 'results', 'more', 'notification-list']) $(id).hidden = true;
+  for (const id of ['password-error', 'password-done']) $(id).hidden = true;
+  if (!state.user) openLogin();
+}
+
+async function changePassword(event) {
+  event.preventDefault();
+  const [error, done] = [$('password-error'), $('password-done')];
+  error.hidden = done.hidden = true;
+  $('password-button').disabled = true;
+  try {
+    await signedIn('change_password', { password: appPassword($('current-password').value),
+                                        new_password: appPassword($('new-password').value) });
+    $('password-form').reset();
+    done.textContent = 'Your password is changed. Your other sessions are logged out.';
+    done.hidden = false;
+  } catch (failure) {
+    showError(error, failure);
+  } finally {
+    $('password-button').disabled = false;
+  }
+}
+
+/** The confirmation says what goes, with the number of photos where the server counts them. */
+async function confirmDeletion() {
+  if (!state.user) { openLogin(); return; }
+  $('delete-error').hidden = true;
+  $('delete-form').reset();
+  const what = $('delete-what');
+  const describe = (count) => {
+    const photos = count === 0 ? '' : `${count === null ? 'All your photos' : `Your ${count} ${count === 1 ? 'photo' : 'photos'}`} (in every size), `;
+    const rest = `${photos ? 'your' : 'Your'} comments and your votes, and the account ${state.user.username} itself will be deleted.`;
+    what.textContent = `${photos}${rest} This cannot be undone.`;
+  };
+  describe(null);
+  $('delete-dialog').showModal();
+  $('delete-password').focus();
+  const person = await aboutPerson(state.user.IdUser);
+  if (person?.photos !== null && person?.photos !== undefined && $('delete-dialog').open) describe(person.photos);
+}
+
+async function deleteAccount(event) {
+  event.preventDefault();
+  const error = $('delete-error');
+  error.hidden = true;
+  $('delete-confirm').disabled = true;
+  try {
+    await signedIn('delete_account', { password: appPassword($('delete-password').value) });
+    $('delete-dialog').close();
+    setUser(null);
+    history.replaceState(null, '', '#/');
+    route();
+    notify('Your account and everything in it are deleted.');
+  } catch (failure) {
+    showError(error, failure);
+  } finally {
+    $('delete-confirm').disabled = false;
+  }
+}
+
 // --------------------------------------------------------------- routing --
 
 function route() {
@@ -708,6 +926,11 @@ function route() {
     return;
   }
   closeViewer();
+  $('settings').hidden = kind !== 'settings';
+  if (kind === 'settings') {
+    showSettings();
+    return;
+  }
   if (kind === 'search' && value !== undefined && state.features.search) {
     state.view = { kind: 'search', query: value };
     $('heading').textContent = `Photos matching “${value}”`;
@@ -715,10 +938,18 @@ function route() {
   } else if (kind === 'user' && value) {
     state.view = { kind: 'user', userID: value, person: null };
     $('heading').textContent = 'Photos by this person';
+  } else if (kind === 'home' && state.user && state.features.graph) {
+    state.view = { kind: 'home' };
+    $('heading').textContent = 'Home: the people you follow';
+  } else if (kind === 'notifications' && state.user && state.features.graph) {
+    showNotifications();
+    return;
   } else {
     state.view = { kind: 'stream' };
-    $('heading').textContent = 'Newest photos';
+    $('heading').textContent = state.features.graph ? 'Explore: everyone’s newest photos' : 'Newest photos';
   }
+  $('notification-list').hidden = true;
+  renderViews();
   renderHead();
   const view = state.view;
   if (view.kind === 'user') aboutPerson(view.userID).then((person) => { view.person = person; renderHead(); });
@@ -731,7 +962,7 @@ function renderHead() {
   const person = view.kind === 'user';
   $('page-head').classList.toggle('profile', person);
   $('avatar').hidden = !person;
-  if (!person) { $('stats').hidden = true; return; }
+  if (!person) { $('stats').hidden = $('follow-button').hidden = true; return; }
   const shown = view.loaded && state.photos.length > 0 && String(state.photos[0].IdUser) === String(view.userID);
   const name = view.person?.username ?? (shown ? state.photos[0].username : null);
   if (name !== null && name !== undefined) {
@@ -743,13 +974,43 @@ function renderHead() {
 
 function renderStats() {
   const view = state.view;
+  const follow = $('follow-button');
+  follow.hidden = true;
   if (view.kind !== 'user') return;
   // The server's count; or, where it gives none, the photos shown once they are all there
   // (not from the original, which shows only the newest 50 of everyone's).
   const all = view.loaded && state.features.extras && $('more').hidden;
   const count = view.person?.photos ?? (all ? state.photos.length : null);
-  $('stats').textContent = count === null ? '' : `${count} ${count === 1 ? 'photo' : 'photos'}`;
-  $('stats').hidden = count === null;
+  const counts = count === null ? [] : [`${count} ${count === 1 ? 'photo' : 'photos'}`];
+  const person = view.person;
+  if (person && person.followers !== undefined) {
+    counts.push(`${person.followers} ${person.followers === 1 ? 'follower' : 'followers'}`, `${person.following} following`);
+  }
+  $('stats').textContent = counts.join(' · ');
+  $('stats').hidden = counts.length === 0;
+  // Follow / Unfollow: on someone else's page, signed in, where the server has follows.
+  if (person && person.followed !== undefined && state.user && String(state.user.IdUser) !== String(view.userID)) {
+    follow.textContent = person.followed ? 'Unfollow' : 'Follow';
+    follow.className = person.followed ? '' : 'primary';
+    follow.hidden = false;
+  }
+}
+
+async function toggleFollow() {
+  const view = state.view;
+  if (view.kind !== 'user' || !view.person) return;
+  const button = $('follow-button');
+  button.disabled = true;
+  try {
+    await signedIn(view.person.followed ? 'unfollow' : 'follow', { IdUser: view.userID });
+    const person = await aboutPerson(view.userID);
+    if (state.view === view && person) { view.person = person; renderStats(); }
+  } catch (failure) {
+    notify(failure instanceof APIError ? failure.message : 'Something went wrong. Try again.');
+  } finally {
+    button.disabled = false;
+    $('follow-button').focus();
+  }
 }
 
 /** The letter standing for a person where a picture of them would be. */
@@ -764,6 +1025,18 @@ function initial(name) {
  */
 async function aboutPerson(userID) {
   if (!state.features.extras) return null; // the 2012 server: no such API
+  if (state.features.graph) {
+    // {"IdUser","username","photos","followers","following","followed"}: followed is null without a session.
+    try {
+      const [person] = rows(await call('person', { IdUser: userID }));
+      if (!person) return null;
+      const followed = person.followed === null ? undefined : String(person.followed) === '1';
+      return { username: person.username, photos: Number(person.photos), followers: Number(person.followers),
+               following: Number(person.following), followed };
+    } catch {
+      return null;
+    }
+  }
   const query = new URLSearchParams({ method: 'flickr.people.getInfo', user_id: userID, format: 'json', nojsoncallback: '1' });
   try {
     const response = await fetch(`${API_URL}services/rest/?${query}`, { credentials: 'same-origin' });
@@ -785,19 +1058,22 @@ async function aboutPerson(userID) {
  * cursors (`before`, `since`, `count`), a person's photos, `delete`.
  */
 async function detectFeatures() {
-  const [extras, sizes, effects, search] = await Promise.all([
+  const [extras, sizes, effects, search, person] = await Promise.all([
     // A server with `extras` refuses an unknown one; the original ignores the field.
     call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => failure instanceof APIError
       && !failure.message.startsWith('The server')),
     // One that has the photos' sizes names them (a photo without a secret still keeps the 2012 URLs).
     call('stream', { count: 1, extras: 'secret,server' }).then(() => true, () => false),
-    probe('effects'), probe('search', { q: 'a' })]);
+    probe('effects'), probe('search', { q: 'a' }), probe('person', { IdUser: 1 })]);
   state.features.extras = extras;
   state.features.sizes = extras && sizes;
   state.features.search = search !== null;
+  state.features.graph = person !== null;
   // {"effect":"sepia","summary":"brown-toned black and white …"}, …
   state.features.effects = rows(effects).filter((effect) => typeof effect.effect === 'string' && effect.effect !== '');
   $('search-form').hidden = !state.features.search;
+  renderViews();
+  listenForNotifications();
 }
 
 /** The command's answer; {} for an error answer (the command exists), null when absent. */
@@ -817,6 +1093,10 @@ function start() {
   $('effect-row').addEventListener('change', chooseEffect);
   $('post-dialog').addEventListener('close', forgetPhoto); // no more previews asked for a photo let go
   $('comment-form').addEventListener('submit', submitComment);
+  $('password-form').addEventListener('submit', changePassword);
+  $('delete-account').addEventListener('click', confirmDeletion);
+  $('delete-form').addEventListener('submit', deleteAccount);
+  $('follow-button').addEventListener('click', toggleFollow);
   $('comment-text').addEventListener('keydown', commentKey);
   $('like').addEventListener('click', () => vote('like'));
   $('dislike').addEventListener('click', () => vote('dislike'));

@@ -7,6 +7,8 @@ public struct APIResponse: Equatable, Sendable {
     public var contentType = "application/json"
     /// 200, except for a JSON-RPC batch of notifications only (204: no body at all).
     public var status = 200
+    /// Sent after `body` (then empty), a download (`export`).
+    public var file: AnswerFile?
     /// For the access log: `ok` or the failure's name (each call's, for a JSON-RPC batch).
     public var outcome = "-"
     /// For the access log: the JSON-RPC method(s) called.
@@ -25,6 +27,7 @@ public struct APIResponse: Equatable, Sendable {
     /// The same answer to the client (what the access log is told aside).
     public static func == (lhs: APIResponse, rhs: APIResponse) -> Bool {
         (lhs.body, lhs.setCookie, lhs.contentType, lhs.status) == (rhs.body, rhs.setCookie, rhs.contentType, rhs.status)
+            && lhs.file === rhs.file
     }
 
     /// `{"error":"…"}`

@@ -8,10 +8,13 @@ public protocol CommandOutput {
     var json: [UInt8] { get }
     /// `application/json` unless the output is something else (an image).
     var contentType: String { get }
+    /// A file sent after `json` (then empty), for an answer too large to hold.
+    var file: AnswerFile? { get }
 }
 
 extension CommandOutput {
     public var contentType: String { "application/json" }
+    public var file: AnswerFile? { nil }
 }
 
 /// A command anyone may send: its `descriptor` (name, parameters, …)

@@ -1,6 +1,7 @@
 /// A command as every door sees it, declared once in the command's own file
 /// (its `descriptor`). From it: the router's registration under `name`;
-/// the JSON-RPC method (a command with file parts is a form command only);
+/// the JSON-RPC method (a command with file parts, or whose answer is a
+/// file, is a form command only);
 /// its `rpc.discover` entry (typed parameters, result, errors); the
 /// cross-site rule (a read-only command may be sent from another web site);
 /// docs/API.md's parameter tables (`CommandDescriptorTests` compares them).
@@ -34,8 +35,16 @@ public struct CommandDescriptor: Sendable {
         self.result = result
     }
 
-    /// A JSON-RPC method: it takes no file.
-    public var isJSONRPCMethod: Bool { fileParts.isEmpty }
+    /// Why it is a form command only (nil: a JSON-RPC method too): JSON
+    /// carries no file, in or out. docs/API.md's JSON-RPC column says it.
+    public var formOnlyReason: String? {
+        if !fileParts.isEmpty { return "file part " + fileParts.map { "`\($0)`" }.joined(separator: ", ") }
+        if let type = result.fileType { return "answers `\(type)`" }
+        return nil
+    }
+
+    /// A JSON-RPC method: it takes no file and answers none.
+    public var isJSONRPCMethod: Bool { formOnlyReason == nil }
 
     /// Every kind of failure it may answer, in code order.
     public var errors: [FailureKind] {
@@ -220,7 +229,7 @@ extension CommandDescriptor {
         text += "|---|---|---|---|---|---|\n"
         for command in descriptors {
             let limit = command.rateLimit.map { "`\($0.setting)`" } ?? "none"
-            let rpc = command.isJSONRPCMethod ? "yes" : "no: file part " + command.fileParts.map { "`\($0)`" }.joined(separator: ", ")
+            let rpc = command.formOnlyReason.map { "no: " + $0 } ?? "yes"
             let errors = command.errors.map { String($0.code) }.joined(separator: " ")
             text += "| `\(command.name)` | \(command.signIn ? "yes" : "no") | \(command.readOnly ? "yes" : "no") | \(limit) | \(rpc) | \(errors) |\n"
         }

@@ -41,7 +41,9 @@ public struct CommandRouter {
         }
         var response: APIResponse
         switch outcome {
-        case .output(let output): response = APIResponse(body: output.json, contentType: output.contentType)
+        case .output(let output):
+            response = APIResponse(body: output.json, contentType: output.contentType)
+            response.file = output.file
         case .failure(let failure): response = .failure(failure)
         }
         response.setCookie += Self.cookies(for: context)

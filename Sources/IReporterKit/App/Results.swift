@@ -333,6 +333,8 @@ public enum ResultShape: Sendable {
     case effects
     /// `JPEGImage` (a form command only)
     case jpeg
+    /// `ExportArchive`, a zip (a form command only)
+    case zip
     /// `FollowList`
     case follows
     /// `PersonSummary`
@@ -343,6 +345,17 @@ public enum ResultShape: Sendable {
     case channel
     /// `AuthorizedAppList`
     case authorizedApps
+
+    /// The media type of a result that is a file rather than JSON, which a
+    /// JSON-RPC result cannot carry; nil for JSON.
+    public var fileType: String? {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .zip: "application/zip"
+        case .signedIn, .photos, .successful, .nothing, .voteTally, .comments, .effects, .follows, .person, .notifications, .channel,
+             .authorizedApps: nil
+        }
+    }
 
     /// The JSON Schema of the JSON-RPC result.
     public var schema: String {
@@ -370,7 +383,7 @@ public enum ResultShape: Sendable {
         case .effects:
             return list(#""effect":{"enum":[\#(PhotoEffect.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]},"summary":{"type":"string"}"#,
                         required: #""effect","summary""#)
-        case .jpeg: return #"{"type":"string","contentMediaType":"image/jpeg"}"#
+        case .jpeg, .zip: return #"{"type":"string","contentMediaType":"\#(fileType!)"}"#
         case .follows:
             return list(#""IdFollow":\#(id),"IdUser":\#(id),"username":{"type":"string"}"#, required: #""IdFollow","IdUser","username""#)
         case .person:

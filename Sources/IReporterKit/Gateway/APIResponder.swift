@@ -89,7 +89,9 @@ final class APIResponder {
             case .form: return answerForm(context)
             }
         }
-        request.write(answer.head + answer.body)
+        if request.write(answer.head + answer.body), let file = answer.file {
+            _ = file.send { request.write($0) }
+        }
         return context.record
     }
 
@@ -116,7 +118,7 @@ final class APIResponder {
             context.record.outcome = failure.outcome
         }
         let status = refusedByWebServer ? Array("Status: 200 OK\r\n".utf8) : []
-        return GatewayAnswer(head: status + Self.head(for: response), body: response.body)
+        return GatewayAnswer(head: status + Self.head(for: response), body: response.body, file: response.file)
     }
 
     /// Flickr's REST: the query string's and the form's parameters.
@@ -285,7 +287,8 @@ final class APIResponder {
     /// cache headers), plus Content-Length and our cookie.
     static func head(for response: APIResponse) -> [UInt8] {
         var head = response.status == 204 ? "Status: 204 No Content\r\n" : ""
-        head += "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
+        head += "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count + (response.file?.size ?? 0))\r\n"
+        if let file = response.file { head += "Content-Disposition: attachment; filename=\"\(file.downloadName)\"\r\n" }
         for cookie in response.setCookie { head += "Set-Cookie: \(cookie)\r\n" }
         head += "Expires: Thu, 19 Nov 1981 08:52:00 GMT\r\nCache-Control: no-store, no-cache, must-revalidate\r\nPragma: no-cache\r\n\r\n"
         return Array(head.utf8)

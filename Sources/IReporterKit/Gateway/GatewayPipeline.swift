@@ -49,10 +49,13 @@ final class GatewayContext {
 struct GatewayAnswer {
     var head: [UInt8]
     var body: [UInt8]
+    /// Sent in chunks after the body (a download).
+    var file: AnswerFile?
     var loggedBytes: Int
 
-    init(head: [UInt8] = [], body: [UInt8], loggedBytes: Int? = nil) {
-        (self.head, self.body, self.loggedBytes) = (head, body, loggedBytes ?? body.count)
+    init(head: [UInt8] = [], body: [UInt8], file: AnswerFile? = nil, loggedBytes: Int? = nil) {
+        (self.head, self.body, self.file) = (head, body, file)
+        self.loggedBytes = loggedBytes ?? body.count + (file?.size ?? 0)
     }
 }
 

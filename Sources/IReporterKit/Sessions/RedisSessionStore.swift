@@ -75,16 +75,30 @@ public final class RedisSessionStore: SessionStore {
                                  Array("NX".utf8), Array("EX".utf8), Array(String(idleTimeout).utf8)]) == .null {
             id = SessionID.new()
         }
-        if maxPerUser > 0 {
-            try redis.command("EVAL", Self.keepNewestScript, "1", Self.userIndexPrefix + String(user),
-                              id, String(maxPerUser), String(absoluteTimeout), Self.keyPrefix)
-        }
+        try redis.command("EVAL", Self.keepNewestScript, "1", Self.userIndexPrefix + String(user),
+                          id, String(maxPerUser), String(absoluteTimeout), Self.keyPrefix)
         return Session(id: id, entries: entries)
     }
 
+    public func endSessions(of user: Int64, except kept: String?) throws(RedisError) {
+        try redis.command("EVAL", Self.endSessionsScript, "1", Self.userIndexPrefix + String(user), kept ?? "", Self.keyPrefix)
+    }
+
+    /// Deletes every session the user's set (KEYS[1]) lists but ARGV[1],
+    /// and leaves that one alone in the set.
+    private static let endSessionsScript = """
+        for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+          if id ~= ARGV[1] then
+            redis.call('DEL', ARGV[2] .. id)
+            redis.call('ZREM', KEYS[1], id)
+          end
+        end
+        return 0
+        """
+
     /// Adds ARGV[1] to the user's set (KEYS[1]) after every id in it (at
     /// Redis's time in µs, or later), forgets the ids whose session is gone
-    /// and deletes the oldest beyond ARGV[2].
+    /// and deletes the oldest beyond ARGV[2] (0: none).
     private static let keepNewestScript = """
         local now = redis.call('TIME')
         local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
@@ -95,7 +109,7 @@ public final class RedisSessionStore: SessionStore {
         for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
           if redis.call('EXISTS', ARGV[4] .. id) == 1 then table.insert(live, id) else redis.call('ZREM', KEYS[1], id) end
         end
-        local excess = #live - tonumber(ARGV[2])
+        local excess = tonumber(ARGV[2]) > 0 and #live - tonumber(ARGV[2]) or 0
         for i = 1, excess do
           redis.call('DEL', ARGV[4] .. live[i])
           redis.call('ZREM', KEYS[1], live[i])

@@ -15,7 +15,8 @@ import Glibc
 /// Each user's live sessions are listed, oldest first, in an index file
 /// `ireporter-sessions-<IdUser>` beside them (PHP's clean-up only touches
 /// `sess_*`), so that a login finds that user's sessions without reading the
-/// folder and drops the oldest beyond `maxPerUser`.
+/// folder and drops the oldest beyond `maxPerUser`, and a new password ends
+/// the others.
 public struct SessionFiles: SessionStore, Sendable {
     public let directory: String
     public let idleTimeout: Int
@@ -88,8 +89,23 @@ public struct SessionFiles: SessionStore, Sendable {
     /// then ends the user's oldest sessions beyond `maxPerUser`.
     public func create(_ variables: [(String, PHPValue)], user: Int64) throws(SystemError) -> Session {
         let session = try create(variables)
-        if maxPerUser > 0 { try keepNewest(of: user, adding: session.id) }
+        _ = try updateIndex(of: user) { live in
+            live.append(session.id)
+            if maxPerUser > 0 && live.count > maxPerUser {
+                for old in live.prefix(live.count - maxPerUser) { destroy(id: old) }
+                live.removeFirst(live.count - maxPerUser)
+            }
+        }
         return session
+    }
+
+    public func endSessions(of user: Int64, except kept: String?) throws(SystemError) {
+        let updated = try updateIndex(of: user) { live in
+            for id in live where id != kept { destroy(id: id) }
+            live.removeAll { $0 != kept }
+        }
+        // A planted index: the sessions it should list may live on.
+        guard updated else { throw SystemError("end the sessions of user \(user): their index is not ours", code: EPERM) }
     }
 
     private func create(_ variables: [(String, PHPValue)]) throws(SystemError) -> Session {
@@ -113,10 +129,11 @@ public struct SessionFiles: SessionStore, Sendable {
         }
     }
 
-    /// Adds `id` to the user's index (under its lock, so concurrent logins
-    /// each see the others), forgets the sessions that ended, and destroys
-    /// the oldest beyond `maxPerUser`.
-    private func keepNewest(of user: Int64, adding id: String) throws(SystemError) {
+    /// Rewrites the user's index (under its lock, so concurrent logins each
+    /// see the others) with `change` made to its live sessions, oldest
+    /// first (those that ended are forgotten); false when the index is not
+    /// ours to trust (then untouched).
+    private func updateIndex(of user: Int64, _ change: (inout [String]) -> Void) throws(SystemError) -> Bool {
         let index = indexPath(user: user)
         let fd = open(index, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SystemError("open \(index)") }
@@ -126,7 +143,7 @@ public struct SessionFiles: SessionStore, Sendable {
         guard fstat(fd, &info) == 0 else { throw SystemError("stat \(index)") }
         guard Self.isOwnFile(info), info.st_size <= 1 << 20 else {
             Log.warning("ignoring \(index): not a file of uid \(geteuid()) that only it may write; sessions are not capped")
-            return
+            return false
         }
         var text = [UInt8](repeating: 0, count: Int(info.st_size))
         let count = text.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
@@ -135,16 +152,14 @@ public struct SessionFiles: SessionStore, Sendable {
             var entry = stat()
             return SessionID.isWellFormed(Array(line))
                 && lstat(path(for: String(decoding: line, as: UTF8.self)), &entry) == 0
-        }.map { String(decoding: $0, as: UTF8.self) } + [id]
-        if live.count > maxPerUser {
-            for old in live.prefix(live.count - maxPerUser) { destroy(id: old) }
-            live.removeFirst(live.count - maxPerUser)
-        }
+        }.map { String(decoding: $0, as: UTF8.self) }
+        change(&live)
         let updated = Array(live.map { $0 + "\n" }.joined().utf8)
         guard ftruncate(fd, 0) == 0,
               updated.withUnsafeBytes({ pwrite(fd, $0.baseAddress, $0.count, 0) }) == updated.count else {
             throw SystemError("write \(index)")
         }
+        return true
     }
 
     /// Sets the file's times to `now` (on the clock its age is read on).

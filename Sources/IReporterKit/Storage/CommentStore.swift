@@ -38,4 +38,7 @@ public protocol CommentStore: AnyObject {
     func comment(id: Int64) throws -> CommentRecord?
     /// Removes a comment if `userID` wrote it or owns its photo.
     func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval
+    /// The comments `userID` wrote, on any photo, newest first (`export`,
+    /// `delete_account`: rare, so no index of its own).
+    func comments(byUser userID: Int64, page: PageCursor) throws -> [CommentRecord]
 }

@@ -64,4 +64,6 @@ public protocol NotificationStore: AnyObject {
     func dismiss(id: Int64, for recipient: Int64) throws -> Bool
     /// Removes all of `recipient`'s; how many.
     func dismissAll(for recipient: Int64) throws -> Int
+    /// Removes every notification to or by `userID` (the account was deleted).
+    func forget(userID: Int64) throws
 }

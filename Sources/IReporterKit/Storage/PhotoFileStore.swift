@@ -15,6 +15,9 @@ public protocol PhotoFileStore {
     func remove(id: Int64)
     /// Removes a deleted photo's files, every size of it, durably.
     func discard(id: Int64) throws
+    /// The photo as stored (in the tree under its secret, else under its
+    /// 2012 name); nil when it has no file.
+    func original(id: Int64, secret: PhotoSecret?) throws -> [UInt8]?
 }
 
 /// What the size route (`PhotoSizes`) needs of the photo store: a size

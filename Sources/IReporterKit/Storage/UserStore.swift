@@ -40,4 +40,8 @@ public protocol UserStore: AnyObject {
     /// Replaces a stored password, unless it changed meanwhile or does not fit; true when replaced.
     @discardableResult
     func replacePassword(userID: Int64, old: [UInt8], new: [UInt8]) throws -> Bool
+    /// The account with this id, nil when there is none.
+    func account(id: Int64) throws -> UserRecord?
+    /// Removes the account's row (`delete_account`'s last step).
+    func removeAccount(id: Int64) throws
 }

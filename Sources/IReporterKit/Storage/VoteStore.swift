@@ -15,4 +15,7 @@ public protocol VoteStore: AnyObject {
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
     /// Who likes the photo (the Mastodon API's `favourited_by`), by IdUser, at most `limit`.
     func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])]
+    /// `userID`'s votes on the photos after `photoID`, by photo id, at most
+    /// `limit` (`export`, `delete_account`: rare, so no index of its own).
+    func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)]
 }

@@ -124,14 +124,15 @@ struct CommandDescriptorTests {
     @Test func theServicesCommandsAreDescribedTruly() throws {
         let api = IReporterAPI(services: try AppServices.inMemory())
         let commands = Dictionary(uniqueKeysWithValues: api.router.descriptors.map { ($0.name, $0) })
-        #expect(commands.count == 26)
+        #expect(commands.count == 29)
         #expect(Set(commands.values.filter(\.readOnly).map(\.name))
                 == ["stream", "comments", "effects", "search", "followers", "following", "person", "feed", "notifications",
                     "notification_channel", "authorized_apps"])
         #expect(Set(commands.values.filter(\.signIn).map(\.name))
                 == ["upload", "comment", "uncomment", "like", "dislike", "unvote", "delete", "preview", "follow", "unfollow", "feed",
-                    "notifications", "dismiss", "notification_channel", "authorized_apps", "revoke_app"])
-        #expect(Set(commands.values.filter { !$0.isJSONRPCMethod }.map(\.name)) == ["upload", "preview"])
+                    "notifications", "dismiss", "notification_channel", "authorized_apps", "revoke_app", "change_password", "export",
+                    "delete_account"])
+        #expect(Set(commands.values.filter { !$0.isJSONRPCMethod }.map(\.name)) == ["upload", "preview", "export"])
         let preview = try #require(commands["preview"])
         #expect(preview.errors.map(\.code) == [-32602, -32000, -32001, -32003, -32004, -32005], "busy and the rate limit included")
         #expect(commands["search"]?.errors.map(\.code) == [-32602, -32000, -32005])

@@ -38,6 +38,7 @@ struct GatewayPipelineTests {
         }
         func create(_ variables: [(String, PHPValue)], user: Int64) throws -> Session { try inner.create(variables, user: user) }
         func destroy(id: String) { inner.destroy(id: id) }
+        func endSessions(of user: Int64, except kept: String?) { inner.endSessions(of: user, except: kept) }
         func sweep() -> Int { inner.sweep() }
     }
 

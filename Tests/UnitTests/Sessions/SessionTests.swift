@@ -154,6 +154,29 @@ final class SessionFilesTests {
         #expect(index == [sevens[2], sevens[4], next].map { $0.id + "\n" }.joined())
     }
 
+    /// `change_password` and `delete_account`: with or without a cap, the
+    /// index lists every session of the user, and all of them but one end.
+    @Test(arguments: [0, 5])
+    func aUsersSessionsEndButTheOneKept(maxPerUser: Int) throws {
+        let files = SessionFiles(directory: directory, idleTimeout: 3600, maxPerUser: maxPerUser)
+        let sevens = try (0..<3).map { _ in try files.create([("IdUser", .string(Array("7".utf8)))], user: 7) }
+        let eight = try files.create([("IdUser", .string(Array("8".utf8)))], user: 8)
+        try files.endSessions(of: 7, except: sevens[1].id)
+        #expect(!exists("\(directory)/sess_\(sevens[0].id)") && !exists("\(directory)/sess_\(sevens[2].id)"))
+        #expect(exists("\(directory)/sess_\(sevens[1].id)") && exists("\(directory)/sess_\(eight.id)"))
+        try files.endSessions(of: 7, except: nil)
+        #expect(!exists("\(directory)/sess_\(sevens[1].id)") && exists("\(directory)/sess_\(eight.id)"))
+    }
+
+    @Test func sessionsAreNotEndedThroughAnIndexSomeoneElseWrote() throws {
+        let files = SessionFiles(directory: directory, idleTimeout: 3600)
+        let victim = try files.create([("IdUser", .string(Array("8".utf8)))], user: 8)
+        write("ireporter-sessions-7", victim.id + "\n")
+        #expect(chmod("\(directory)/ireporter-sessions-7", 0o666) == 0)
+        #expect(throws: SystemError.self) { try files.endSessions(of: 7, except: nil) }
+        #expect(exists("\(directory)/sess_\(victim.id)"))
+    }
+
     @Test func anIndexSomeoneElseWroteIsIgnored() throws {
         let capped = SessionFiles(directory: directory, idleTimeout: 3600, maxPerUser: 1)
         let victim = try capped.create([("IdUser", .string(Array("8".utf8)))], user: 8)

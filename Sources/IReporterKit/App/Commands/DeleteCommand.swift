@@ -27,32 +27,46 @@ public struct DeleteCommand: SignedInCommand {
         }
     }
 
+    private let removal: PhotoRemoval
+
+    public init(_ services: AppServices) { removal = PhotoRemoval(services) }
+
+    public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> Successful {
+        switch try removal.remove(id: input.photoID, by: user.id) {
+        case .notFound: throw Failure.noSuchPhoto
+        case .notOwner: throw Failure.notOwner
+        case .deleted: return Successful()
+        }
+    }
+}
+
+/// A photo's removal by its owner, the one way (`delete`, and
+/// `delete_account` for each photo): its row with its comments and votes in
+/// one transaction, then its files, every size of them.
+struct PhotoRemoval {
     private let photos: any PhotoStore
     private let files: any PhotoFileStore
     private let counters: any SharedCounters
     private let notifier: Notifier
 
-    public init(_ services: AppServices) {
+    init(_ services: AppServices) {
         photos = services.photos
         files = services.photoFiles
         counters = services.counters
         notifier = Notifier(services)
     }
 
-    public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> Successful {
-        switch try photos.deleteOwned(id: input.photoID, by: user.id) {
-        case .notFound: throw Failure.noSuchPhoto
-        case .notOwner: throw Failure.notOwner
-        case .deleted:
-            counters.noteStreamChanged()
-            notifier.withdrawAll(photoID: input.photoID)
-            do {
-                try files.discard(id: input.photoID)
-            } catch {
-                // The photo is gone for every reader; its files are debris now.
-                Log.error("delete \(input.photoID): \(error); `ireporter repair` removes the files")
-            }
-            return Successful()
+    func remove(id: Int64, by userID: Int64) throws -> PhotoDeletion {
+        let outcome = try photos.deleteOwned(id: id, by: userID)
+        guard outcome == .deleted else { return outcome }
+        counters.noteStreamChanged()
+        notifier.withdrawAll(photoID: id)
+        do {
+            try files.discard(id: id)
+        } catch {
+            // The photo is gone for every reader; its files are debris now.
+            Log.error("delete \(id): \(error); `ireporter repair` removes the files")
         }
+        return outcome
     }
 }

@@ -155,7 +155,8 @@ final class JSONRPCService {
         }
         // Not one of rpc.discover's methods; answered so, rather than "not found", for the form command it is.
         guard descriptor.isJSONRPCMethod else {
-            return .failure(CallError(.invalidParams, "\(method) takes a file: send it as multipart/form-data to /iReporter/"))
+            let file = descriptor.fileParts.isEmpty ? "answers a file: send it as a form" : "takes a file: send it as multipart/form-data"
+            return .failure(CallError(.invalidParams, "\(method) \(file) to /iReporter/"))
         }
         guard let outcome = router.invoke(method, parameters, in: context) else {
             return .failure(CallError(.methodNotFound, method))

@@ -13,6 +13,10 @@ extension UploadFolder: PhotoSizeFiles {
         return storedSize(.original, id: id, secret: secret)
     }
 
+    public func original(id: Int64, secret: PhotoSecret?) -> [UInt8]? {
+        secret.flatMap { storedSize(.original, id: id, secret: $0) } ?? readFile(photoPath(id: id))
+    }
+
     public func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
                                    _ render: (String) throws -> Result) throws -> Result? {
         try source(for: size, id: id, secret: secret).map(render)

@@ -43,6 +43,12 @@ public final class MariaDBCommentStore: CommentStore {
         return try reads.query("\(Self.columns) WHERE c.IdComment = ?", [.int(id)]).first.flatMap(Self.record)
     }
 
+    /// The primary key backwards: all the pages together read the table once.
+    public func comments(byUser userID: Int64, page: PageCursor) throws -> [CommentRecord] {
+        try database.query("\(Self.columns) WHERE c.IdUser = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment DESC LIMIT ?",
+                           [.int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))]).compactMap(Self.record)
+    }
+
     public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {
         guard PhotoCountsRow.isStorable(id),
               let photoID = try database.query("SELECT IdPhoto FROM comments WHERE IdComment = ?", [.int(id)])

@@ -69,4 +69,8 @@ public final class MariaDBNotificationStore: NotificationStore {
         Int(try database.execute("DELETE FROM notifications WHERE recipient = ?", [.int(recipient)]).affectedRows)
     }
 
+    public func forget(userID: Int64) throws {
+        try database.execute("DELETE FROM notifications WHERE recipient = ? OR actor = ?", [.int(userID), .int(userID)])
+    }
+
 }

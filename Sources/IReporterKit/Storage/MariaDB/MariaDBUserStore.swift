@@ -37,6 +37,16 @@ public final class MariaDBUserStore: UserStore {
             }
     }
 
+    public func account(id: Int64) throws -> UserRecord? {
+        try database.query("SELECT IdUser, username, pass FROM login WHERE IdUser = ?", [.int(id)]).first.map { row in
+            UserRecord(id: id, username: row["username"] ?? [], password: row["pass"] ?? [])
+        }
+    }
+
+    public func removeAccount(id: Int64) throws {
+        try database.execute("DELETE FROM login WHERE IdUser = ?", [.int(id)])
+    }
+
     /// The name's weight string in the column's collation (latin1_swedish_ci,
     /// as both schemas declare `username`), without trailing spaces (the
     /// collation pads): equal exactly when `username = ?` finds the same

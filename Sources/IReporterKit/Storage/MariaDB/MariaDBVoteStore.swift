@@ -54,6 +54,16 @@ public final class MariaDBVoteStore: VoteStore {
         return mine
     }
 
+    /// The primary key (IdPhoto, IdUser) in order: all the pages together
+    /// read the table once.
+    public func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)] {
+        try database.query("SELECT IdPhoto, vote FROM votes WHERE IdUser = ? AND IdPhoto > ? ORDER BY IdPhoto LIMIT ?",
+                           [.int(userID), .int(photoID), .int(Int64(limit))]).compactMap { row in
+            guard let id = row.int64("IdPhoto"), let vote = row.int64("vote").flatMap(Vote.init(rawValue:)) else { return nil }
+            return (id, vote)
+        }
+    }
+
     /// What a change of vote does to one count: +1, -1 or 0.
     private static func change(of kind: Vote, from old: Vote?, to new: Vote?) -> Int64 {
         (new == kind ? 1 : 0) - (old == kind ? 1 : 0)

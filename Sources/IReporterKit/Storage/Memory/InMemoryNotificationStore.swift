@@ -43,6 +43,10 @@ public final class InMemoryNotificationStore: NotificationStore {
         return rows.count < before
     }
 
+    public func forget(userID: Int64) throws {
+        rows.removeAll { $0.event.recipient == userID || $0.event.actor == userID }
+    }
+
     public func dismissAll(for recipient: Int64) throws -> Int {
         let before = rows.count
         rows.removeAll { $0.event.recipient == recipient }

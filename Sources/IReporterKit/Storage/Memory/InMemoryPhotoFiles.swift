@@ -37,6 +37,8 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
 
     public func discard(id: Int64) throws(SystemError) { photos[id] = nil }
 
+    public func original(id: Int64, secret: PhotoSecret?) -> [UInt8]? { photos[id]?.photo }
+
     /// The spool files not yet removed (a test checks that none is left).
     public var spoolFiles: [String] { ((try? directoryEntries(spoolDirectory)) ?? []).map(\.name) }
 }

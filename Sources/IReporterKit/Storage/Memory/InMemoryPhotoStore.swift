@@ -135,6 +135,11 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return mine
     }
 
+    public func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)] {
+        Array(votes.filter { $0.key.userID == userID && $0.key.photoID > photoID }.map { ($0.key.photoID, $0.value) }
+            .sorted { $0.photoID < $1.photoID }.prefix(limit))
+    }
+
     // MARK: - CommentStore
 
     public func addComment(photoID: Int64, userID: Int64, text: [UInt8], created: Int64) throws -> CommentRecord? {
@@ -148,6 +153,10 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     public func comments(photoID: Int64, page: PageCursor) throws -> [CommentRecord] {
         Array(commentRows.reversed().lazy.filter { $0.photoID == photoID && page.contains($0.id) }
             .prefix(page.count).map(comment))
+    }
+
+    public func comments(byUser userID: Int64, page: PageCursor) throws -> [CommentRecord] {
+        Array(commentRows.reversed().lazy.filter { $0.userID == userID && page.contains($0.id) }.prefix(page.count).map(comment))
     }
 
     public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {

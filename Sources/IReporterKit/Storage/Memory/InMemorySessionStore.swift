@@ -29,6 +29,11 @@ public final class InMemorySessionStore: SessionStore {
 
     public func destroy(id: String) { sessions[id] = nil }
 
+    public func endSessions(of user: Int64, except kept: String?) {
+        for id in byUser[user] ?? [] where id != kept { sessions[id] = nil }
+        byUser[user] = byUser[user]?.filter { $0 == kept }
+    }
+
     /// Nothing expires in memory.
     @discardableResult
     public func sweep() -> Int { 0 }

@@ -26,7 +26,7 @@ public final class InMemoryUserStore: UserStore {
     public func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
         if try !accounts(named: username).isEmpty { return .nameTaken }
         guard password.count <= passwordCapacity else { return .passwordDoesNotFit }
-        let account = UserRecord(id: Int64(accounts.count + 1), username: username, password: password)
+        let account = UserRecord(id: (accounts.map(\.id).max() ?? 0) + 1, username: username, password: password)
         accounts.append(account)
         return .created(account)
     }
@@ -38,4 +38,8 @@ public final class InMemoryUserStore: UserStore {
         accounts[index].password = new
         return true
     }
+
+    public func account(id: Int64) throws -> UserRecord? { accounts.first { $0.id == id } }
+
+    public func removeAccount(id: Int64) throws { accounts.removeAll { $0.id == id } }
 }

@@ -99,6 +99,10 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
         try client.get(Self.treeKey(id: id, secret: secret, size: size))
     }
 
+    public func original(id: Int64, secret: PhotoSecret?) throws -> [UInt8]? {
+        try secret.flatMap { try storedSize(.original, id: id, secret: $0) } ?? client.get(Self.photoKey(id: id))
+    }
+
     public func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
         if let original = try storedSize(.original, id: id, secret: secret) { return original }
         guard let legacy = try client.get(Self.photoKey(id: id)) else { return nil }

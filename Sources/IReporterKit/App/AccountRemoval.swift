@@ -1,0 +1,92 @@
+/// What one store holds of an account, removed when the account is deleted
+/// (`delete_account`). Each part goes through its store's own way of
+/// removing one row (so counts and files stay right), and may run again:
+/// a deletion cut short is finished by asking again.
+protocol AccountPart {
+    func removeAll(of userID: Int64) throws
+}
+
+/// An account's deletion: its sessions end first (no request of it lands
+/// meanwhile), then every store's part, and its `login` row last, so that
+/// until the end the person can still log in and ask again.
+struct AccountRemoval {
+    /// Rows a step reads at once.
+    static let pageSize = 500
+
+    private let sessions: any SessionStore
+    private let users: any UserStore
+    /// A store added later (follows, tokens, …) adds its part here.
+    private let parts: [any AccountPart]
+
+    init(_ services: AppServices) {
+        sessions = services.sessions
+        users = services.users
+        parts = [VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
+                 PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
+                 FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications)]
+    }
+
+    func remove(_ userID: Int64) throws {
+        try sessions.endSessions(of: userID, except: nil)
+        for part in parts { try part.removeAll(of: userID) }
+        try users.removeAccount(id: userID)
+    }
+}
+
+/// The account's votes on others' photos (those on its own go with them),
+/// each taken back as `vote`'s `clear` does: the counts follow.
+struct VotesOfAccount: AccountPart {
+    let votes: any VoteStore
+
+    func removeAll(of userID: Int64) throws {
+        var after: Int64 = 0
+        while case let page = try votes.votes(byUser: userID, after: after, limit: AccountRemoval.pageSize), let last = page.last {
+            for vote in page { _ = try votes.setVote(nil, photoID: vote.photoID, userID: userID) }
+            after = last.photoID
+        }
+    }
+}
+
+/// The account's comments, each removed as `uncomment` does.
+struct CommentsOfAccount: AccountPart {
+    let comments: any CommentStore
+
+    func removeAll(of userID: Int64) throws {
+        var before = Int64.max
+        while case let page = try comments.comments(byUser: userID, page: PageCursor(before: before, count: AccountRemoval.pageSize)),
+              let last = page.last {
+            for comment in page { _ = try comments.removeComment(id: comment.id, by: userID) }
+            before = last.id
+        }
+    }
+}
+
+/// The account's photos, each removed as `delete` does (every size of it).
+struct PhotosOfAccount: AccountPart {
+    let photos: any PhotoStore
+    let removal: PhotoRemoval
+
+    func removeAll(of userID: Int64) throws {
+        var before = Int64.max
+        while case let page = try photos.photos(in: PageCursor(before: before, count: AccountRemoval.pageSize), userID: userID),
+              let last = page.last {
+            for photo in page { _ = try removal.remove(id: photo.id, by: userID) }
+            before = last.id
+        }
+    }
+}
+
+/// Whom the account follows and who follows it.
+struct FollowsOfAccount: AccountPart {
+    let follows: any FollowStore
+
+    func removeAll(of userID: Int64) throws { try follows.forget(userID: userID) }
+}
+
+/// The notifications to the account and those its likes, follows and
+/// comments gave others (last: the parts before may have told some).
+struct NotificationsOfAccount: AccountPart {
+    let notifications: any NotificationStore
+
+    func removeAll(of userID: Int64) throws { try notifications.forget(userID: userID) }
+}

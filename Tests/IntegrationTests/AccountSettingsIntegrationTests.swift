@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import IReporterKit
+import TestSupport
+
+/// `change_password`, `export` and `delete_account` against the real
+/// MariaDB, the upload folder and session files.
+extension DatabaseTests {
+@Suite struct AccountSettingsIntegrationTests {
+    let photo = makeJPEG(width: 320, height: 240)
+
+    /// bob (1) with a photo (2), alice (2) with two (3, 4); each comments and
+    /// votes on the other's. The harness is signed in as alice.
+    func twoPeople() throws -> (phone: APIHarness, bob: [UInt8]) {
+        let phone = try APIHarness(hashedPasswords: true)
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "b")])
+        try phone.send([("command", "upload"), ("title", "bob's")], file: photo)
+        let bob = try #require(phone.cookie)
+        phone.cookie = nil
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "old")])
+        try phone.send([("command", "upload"), ("title", "Sunset é")], file: photo)
+        try phone.send([("command", "upload"), ("title", "pier")], file: photo)
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "alice on bob's")])
+        try phone.send([("command", "like"), ("IdPhoto", "2")])
+        try phone.send([("command", "dislike"), ("IdPhoto", "4")])
+        let alice = try #require(phone.cookie)
+        phone.cookie = bob
+        try phone.send([("command", "comment"), ("IdPhoto", "3"), ("text", "bob on alice's")])
+        try phone.send([("command", "like"), ("IdPhoto", "3")])
+        try phone.send([("command", "follow"), ("IdUser", "2")])
+        phone.cookie = alice
+        try phone.send([("command", "follow"), ("IdUser", "1")])
+        return (phone, bob)
+    }
+
+    func rows(_ phone: APIHarness, _ sql: String) throws -> [String] {
+        try phone.database.query(sql).map { row in row.values.map { String(decoding: $0 ?? Array("NULL".utf8), as: UTF8.self) }.joined(separator: ",") }
+    }
+
+    @Test func aNewPasswordIsHashedAndEndsTheOtherSessions() throws {
+        let (phone, bob) = try twoPeople()
+        let current = try #require(phone.cookie)
+        let other = try phone.api.services.sessions.create([("IdUser", .string(Array("2".utf8)))], user: 2)
+        #expect(try phone.body([("command", "change_password"), ("password", "wrong"), ("new_password", "new")]) == #"{"error":"Wrong password"}"#)
+        #expect(try phone.body([("command", "change_password"), ("password", "old"), ("new_password", "new")]) == #"{"successful":1}"#)
+        #expect(try rows(phone, "SELECT pass LIKE '$argon2id$%' FROM login WHERE IdUser = 2") == ["1"])
+        #expect(try phone.sessions.load(id: current) != nil && phone.sessions.load(id: bob) != nil)
+        #expect(try phone.sessions.load(id: Array(other.id.utf8)) == nil)
+        phone.cookie = nil
+        #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "new")]).contains(#""IdUser":"2""#))
+    }
+
+    @Test func theAccountsRowsAndFilesGoAndTheOthersCountsFollow() throws {
+        let (phone, bob) = try twoPeople()
+        #expect(try rows(phone, "SELECT IdPhoto FROM photo_secrets ORDER BY IdPhoto") == ["2", "3", "4"])
+        #expect(try phone.body([("command", "delete_account"), ("password", "wrong")]) == #"{"error":"Wrong password"}"#)
+        #expect(try phone.rowCount("photos") == 3)
+        let answer = try phone.send([("command", "delete_account"), ("password", "old")])
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"successful":1}"#)
+        #expect(phone.cookie == nil)
+        #expect(try rows(phone, "SELECT IdUser, username FROM login") == ["1,bob"])
+        #expect(try rows(phone, "SELECT IdPhoto FROM photos") == ["2"])
+        #expect(try rows(phone, "SELECT IdPhoto, IdUser FROM votes") == [])
+        #expect(try rows(phone, "SELECT IdPhoto, IdUser FROM comments") == [])
+        #expect(try rows(phone, "SELECT IdPhoto, likes, dislikes, comments FROM photo_counts") == ["2,0,0,0"], "bob's counts follow")
+        #expect(try rows(phone, "SELECT IdPhoto FROM photo_details") == ["2"])
+        #expect(try rows(phone, "SELECT IdPhoto FROM photo_secrets") == ["2"])
+        #expect(try rows(phone, "SELECT DISTINCT IdPhoto FROM photo_words") == ["2"])
+        #expect(try rows(phone, "SELECT follower, followee FROM follows") == [])
+        #expect(try rows(phone, "SELECT recipient, actor FROM notifications") == [])
+        #expect(phone.uploads.entries == ["2-thumb.jpg", "2.jpg", "photos"])
+        #expect(try ScratchDirectory.names(in: "\(phone.uploads.path)/photos/000/000").allSatisfy { $0.hasPrefix("2_") },
+                "every file of alice's photos in the tree went (as `delete` removes them)")
+        #expect(try phone.sessions.load(id: bob) != nil, "bob's session stays")
+        #expect(phone.sessionFiles.entries.filter { $0.hasPrefix("sess_") } == ["sess_" + String(decoding: bob, as: UTF8.self)])
+    }
+
+    @Test func theExportHoldsTheOriginalsAsStored() throws {
+        let (phone, _) = try twoPeople()
+        let answer = try phone.send([("command", "export")])
+        let file = try #require(answer.file)
+        var zip: [UInt8] = []
+        #expect(file.send { zip += $0; return true })
+        let path = phone.uploads.path + "/../export-\(getpid()).zip"
+        defer { unlink(path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        _ = zip.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        #expect(phone.uploads.entries.allSatisfy { !$0.hasPrefix(".spool") }, "the spool file is gone once answered")
+        #expect(try SpawnedProgram(["python3", "-c", """
+            import json, sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            assert z.testzip() is None
+            assert z.namelist() == ["photos/4.jpg", "photos/3.jpg", "ireporter.json"], z.namelist()
+            assert z.read("photos/3.jpg") == open(sys.argv[2] + "/3.jpg", "rb").read()
+            d = json.loads(z.read("ireporter.json"))
+            assert [p["title"] for p in d["photos"]] == ["pier", "Sunset é"], d
+            assert all(p["created"].isdigit() for p in d["photos"]), d
+            assert [(c["IdPhoto"], c["text"]) for c in d["comments"]] == [("2", "alice on bob's")], d
+            assert d["votes"] == [{"IdPhoto": "2", "vote": "1"}, {"IdPhoto": "4", "vote": "-1"}], d
+            """, path, phone.uploads.path]).exitStatus() == 0)
+    }
+}
+}
