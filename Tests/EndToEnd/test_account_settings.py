@@ -9,6 +9,7 @@ import json
 import zipfile
 
 import pytest
+from mastodon import Mastodon, MastodonUnauthorizedError
 
 from conftest import reset_state
 from e2e import ALICE_PASS, AUTH_FAILED, AUTH_REQUIRED, OURS, R_ALICE, SUCCESS, app_password, check_api
@@ -83,8 +84,15 @@ def test_export_is_a_form_command_only(people):
     assert json.loads(r.body)["error"]["code"] == -32602, r.body
 
 
-def test_deleting_an_account_leaves_nothing_of_it(people, env, db, client):
+def test_deleting_an_account_leaves_nothing_of_it(people, env, db, client, web_site, images):
     alice, bob = people
+    # An app of alice's, through the Mastodon-compatible API: its token, and a photo it sent but never posted.
+    client_id, client_secret = Mastodon.create_app("Settings E2E", scopes=["read", "write"], api_base_url=web_site.rstrip("/"))
+    app = Mastodon(client_id=client_id, client_secret=client_secret, api_base_url=web_site.rstrip("/"),
+                   version_check_mode="none")
+    app.log_in("alice", "secret", scopes=["read", "write"], allow_http=True)
+    app.media_post(images.photo, mime_type="image/jpeg", description="never posted")
+    assert db.count("media_attachments") == 1 and db.count("oauth_tokens") == 1
     check_api(alice.call({"command": "delete_account", "password": app_password("wrong")}), b'{"error":"Wrong password"}')
     assert db.count("photos") == 3
     r = alice.call({"command": "delete_account", "password": ALICE_PASS})
@@ -96,6 +104,9 @@ def test_deleting_an_account_leaves_nothing_of_it(people, env, db, client):
     assert db.run("SELECT IdPhoto, likes, dislikes, comments FROM photo_counts") == [["4", "0", "0", "0"]]
     assert db.run("SELECT follower, followee FROM follows") == []
     assert db.run("SELECT recipient, actor FROM notifications") == []
+    assert db.count("oauth_tokens") == 0 and db.count("oauth_codes") == 0 and db.count("media_attachments") == 0
+    with pytest.raises(MastodonUnauthorizedError):
+        app.account_verify_credentials()
     for table in ("photo_details", "photo_secrets"):
         assert db.run(f"SELECT IdPhoto FROM {table}") == [["4"]], table
     if env.upload_dir:

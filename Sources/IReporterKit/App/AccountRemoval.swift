@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What one store holds of an account, removed when the account is deleted
 /// (`delete_account`). Each part goes through its store's own way of
 /// removing one row (so counts and files stay right), and may run again:
@@ -23,7 +27,8 @@ struct AccountRemoval {
         users = services.users
         parts = [VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
                  PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
-                 FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications)]
+                 FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications),
+                 TokensOfAccount(oauth: services.oauth), MediaOfAccount(media: services.media, files: services.photoFiles)]
     }
 
     func remove(_ userID: Int64) throws {
@@ -89,4 +94,27 @@ struct NotificationsOfAccount: AccountPart {
     let notifications: any NotificationStore
 
     func removeAll(of userID: Int64) throws { try notifications.forget(userID: userID) }
+}
+
+/// The Mastodon API's tokens and codes of the account: no app keeps access.
+struct TokensOfAccount: AccountPart {
+    let oauth: any OAuthStore
+
+    func removeAll(of userID: Int64) throws { try oauth.forget(userID: userID) }
+}
+
+/// The media it uploaded through the Mastodon API and never posted, with their files.
+struct MediaOfAccount: AccountPart {
+    let media: any MediaStore
+    let files: any PhotoFileStore
+
+    func removeAll(of userID: Int64) throws {
+        let waiting = try media.pending(ofUser: userID)
+        guard !waiting.isEmpty else { return }
+        let directory = try MediaEndpoints.spoolDirectory(files)
+        for pending in waiting {
+            unlink("\(directory)/\(pending.file)")
+            try media.removePending(id: pending.id)
+        }
+    }
 }

@@ -53,6 +53,7 @@ struct InstanceEndpoints: MastodonEndpoints {
         json.raw(",\"version\":")
         json.string(version)
         if v2 {
+            json.raw(",\"api_versions\":{\"mastodon\":2}")
             json.raw(",\"usage\":{\"users\":{\"active_month\":")
             json.raw(json: "\(try api.services.usage.counts().users)}}")
             json.raw(",\"thumbnail\":{\"url\":")

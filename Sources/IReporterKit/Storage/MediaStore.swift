@@ -30,6 +30,8 @@ public protocol MediaStore: AnyObject {
     func pending(id: Int64) throws -> PendingMedia?
     /// How many media `userID` has waiting.
     func pendingCount(userID: Int64) throws -> Int
+    /// The media `userID` has waiting (at most `MediaEndpoints.maxPending`).
+    func pending(ofUser userID: Int64) throws -> [PendingMedia]
     func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws
     /// Forgets a pending media (posted, or swept with its file).
     func removePending(id: Int64) throws

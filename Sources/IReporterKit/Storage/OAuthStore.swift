@@ -157,6 +157,8 @@ public protocol OAuthStore: AnyObject {
     func revokeToken(hash: String, appID: Int64, at now: Int64) throws -> Bool
     /// Revokes every token `userID` gave `appID`; how many were live.
     func revokeTokens(userID: Int64, appID: Int64, at now: Int64) throws -> Int
+    /// Forgets every token and code of `userID` (a deleted account).
+    func forget(userID: Int64) throws
     /// The apps holding a live token of `userID`, most recently authorized first.
     func authorizedApps(userID: Int64, at now: Int64) throws -> [AuthorizedApp]
 

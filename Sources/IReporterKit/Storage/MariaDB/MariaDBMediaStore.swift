@@ -23,6 +23,10 @@ public final class MariaDBMediaStore: MediaStore {
         Int(try database.query("SELECT COUNT(*) AS n FROM media_attachments WHERE IdUser = ?", [.int(userID)]).first?.int64("n") ?? 0)
     }
 
+    public func pending(ofUser userID: Int64) throws -> [PendingMedia] {
+        try database.query("\(Self.columns) WHERE IdUser = ? ORDER BY IdMedia", [.int(userID)]).compactMap(Self.media)
+    }
+
     public func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws {
         guard PhotoCountsRow.isStorable(id) else { return }
         try database.execute("UPDATE media_attachments SET description = ?, focus = ? WHERE IdMedia = ? AND IdUser = ?",

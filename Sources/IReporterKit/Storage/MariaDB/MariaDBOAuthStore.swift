@@ -65,6 +65,12 @@ public final class MariaDBOAuthStore: OAuthStore {
                                  [.int(now), .int(userID), .int(appID)]).affectedRows)
     }
 
+    public func forget(userID: Int64) throws {
+        guard userID > 0 else { return } // 0 is every app's own token
+        try database.execute("DELETE FROM oauth_tokens WHERE IdUser = ?", [.int(userID)])
+        try database.execute("DELETE FROM oauth_codes WHERE IdUser = ?", [.int(userID)])
+    }
+
     public func authorizedApps(userID: Int64, at now: Int64) throws -> [AuthorizedApp] {
         // One row per live token (a person has a few), folded here: scopes
         // are sets, which SQL would only concatenate.

@@ -18,6 +18,10 @@ public final class InMemoryMediaStore: MediaStore {
 
     public func pendingCount(userID: Int64) throws -> Int { media.values.count { $0.userID == userID } }
 
+    public func pending(ofUser userID: Int64) throws -> [PendingMedia] {
+        media.values.filter { $0.userID == userID }.sorted { $0.id < $1.id }
+    }
+
     public func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws {
         guard media[id]?.userID == userID else { return }
         media[id]!.description = description

@@ -20,7 +20,7 @@ public final class InMemoryOAuthStore: OAuthStore {
     public func app(id: Int64) throws -> OAuthApp? { apps.first { $0.id == id } }
 
     public func addToken(_ token: NewAccessToken) throws -> Int64 {
-        let id = Int64(tokens.count + 1)
+        let id = (tokens.map(\.token.id).max() ?? 0) + 1 // ids never come back, as AUTO_INCREMENT's
         tokens.append((token.hash, StoredAccessToken(id: id, appID: token.appID, userID: token.userID, scopes: token.scopes,
                                                      created: token.created, expires: token.expires, lastUsed: 0, revoked: 0)))
         return id
@@ -50,6 +50,11 @@ public final class InMemoryOAuthStore: OAuthStore {
             revoked += 1
         }
         return revoked
+    }
+
+    public func forget(userID: Int64) throws {
+        tokens.removeAll { $0.token.userID == userID }
+        codes = codes.filter { $0.value.code.userID != userID }
     }
 
     public func authorizedApps(userID: Int64, at now: Int64) throws -> [AuthorizedApp] {
