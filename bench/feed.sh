@@ -6,9 +6,12 @@
 # registered through the API, for their session cookies; the others and
 # every photo and edge in SQL), (2) wrk through nginx, CONNS connections,
 # DUR each, every request another viewer's in turn (bench/lua/feed.lua):
-# `stream`, `feed`, `feed` with extras, each with the workers' answer caches
-# (the default) and without (stream_cache_ms = 0: every request queries
-# MariaDB). Results: $RES/feed.md, feed.jsonl, explain.txt (the feed
+# `stream`, `feed`, `feed` with extras, and the Mastodon-compatible API's
+# home and public timelines (each viewer's access token from the password
+# grant; 20 statuses a page, Mastodon's default), each with the workers'
+# answer caches (the default) and without (stream_cache_ms = 0: every
+# request queries MariaDB). The Mastodon API's rate limit is off
+# (mastodon_rate_limit = 0), as the upload limit is in bench/run.sh. Results: $RES/feed.md, feed.jsonl, explain.txt (the feed
 # query's plan), loadavg.txt (the machine may be shared). Run as root; it
 # starts its own stack (RUN_DIR /tmp/ireporter-feed-bench, nginx
 # 127.0.0.1:8098, MariaDB port 3398) and stops it at the end.
@@ -31,6 +34,7 @@ bench_results feed
 COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
 [ "$VIEWERS" -le "$USERS" ] && [ "$FOLLOWS" -le $((USERS * (USERS - 1))) ] || die "VIEWERS <= USERS and FOLLOWS <= USERS * (USERS - 1)"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
+export STACK_EXTRA_CONFIG="mastodon_rate_limit = 0"
 LOADS="$RES/loadavg.txt"
 : > "$LOADS"
 loadavg() { echo "$1: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$LOADS"; }
@@ -47,6 +51,19 @@ for i in $(seq 1 "$VIEWERS"); do
            | tr -d '\r' | sed -n 's/^Set-Cookie: \(PHPSESSID=[^;]*\).*/\1/Ip' | tail -n 1)
   [ -n "$cookie" ] || die "registering viewer$i gave no session"
   echo "$cookie" >> "$COOKIES"
+done
+
+log "an access token for each viewer (an app, then the password grant)"
+SITE="http://$HTTP_ADDR"
+TOKENS="$RUN_DIR/tokens.txt"
+json_field() { python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
+app=$(curl -s --data 'client_name=feed-bench&redirect_uris=urn:ietf:wg:oauth:2.0:oob&scopes=read' "$SITE/api/v1/apps")
+client_id=$(json_field client_id <<< "$app") && client_secret=$(json_field client_secret <<< "$app") \
+  || die "registering the bench's app answered: $app"
+: > "$TOKENS"
+for i in $(seq 1 "$VIEWERS"); do
+  answer=$(curl -s --data "grant_type=password&scope=read&client_id=$client_id&client_secret=$client_secret&username=viewer$i&password=$(printf 'feed%s' "$i" | sha1sum | cut -c1-40)" "$SITE/oauth/token")
+  json_field access_token <<< "$answer" >> "$TOKENS" || die "the password grant for viewer$i answered: $answer"
 done
 
 log "seeding $USERS people, $PHOTOS photos, $FOLLOWS follows"
@@ -79,10 +96,20 @@ run_wrk() { # NAME COMMAND FORM
     | grep '^WRKJSON ' | sed "s/^WRKJSON /{\"name\":\"$1\",\"wrk\":/; s/\$/}/"
   loadavg "after $1"
 }
+run_timeline() { # NAME PATH
+  log "wrk $1 ($CONNS connections, $DUR)" >&2
+  TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$WARMUP" -s "$HERE/lua/timeline.lua" "$SITE" >/dev/null
+  loadavg "before $1"
+  TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/timeline.lua" "$SITE" \
+    | grep '^WRKJSON ' | sed "s/^WRKJSON /{\"name\":\"$1\",\"wrk\":/; s/\$/}/"
+  loadavg "after $1"
+}
 runs() { # SUFFIX
   run_wrk "stream$1" stream ""
   run_wrk "feed$1" feed ""
   run_wrk "feed extras$1" feed "&extras=likes,comments,myvote"
+  run_timeline "timelines/home$1" /api/v1/timelines/home
+  run_timeline "timelines/public$1" /api/v1/timelines/public
 }
 { runs ""
   log "again without the answer caches (stream_cache_ms = 0)" >&2
@@ -112,7 +139,8 @@ run: loadavg.txt, the machine being shared).
 {chr(10).join(rows)}
 
 `stream` is the public timeline, the same for everyone; `feed` each
-viewer's own. "no cache": `stream_cache_ms = 0`, every request asks MariaDB.
+viewer's own; `timelines/home` and `timelines/public` the same through the
+Mastodon-compatible API (20 statuses a page, rendered as Mastodon's JSON). "no cache": `stream_cache_ms = 0`, every request asks MariaDB.
 Target (issue 28): the home timeline's p99 <= 20 ms at 32 connections.
 """
 open(f"{res}/feed.md", "w").write(text)
