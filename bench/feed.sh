@@ -101,7 +101,7 @@ run_timeline() { # NAME PATH
   TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$WARMUP" -s "$HERE/lua/timeline.lua" "$SITE" >/dev/null
   loadavg "before $1"
   TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/timeline.lua" "$SITE" \
-    | grep '^WRKJSON ' | sed "s/^WRKJSON /{\"name\":\"$1\",\"wrk\":/; s/\$/}/"
+    | grep '^WRKJSON ' | sed "s|^WRKJSON |{\"name\":\"$1\",\"wrk\":|; s|\$|}|"
   loadavg "after $1"
 }
 runs() { # SUFFIX
@@ -117,9 +117,9 @@ runs() { # SUFFIX
   stack_start_server >/dev/null
   runs ", no cache"; } > "$RES/feed.jsonl"
 
-python3 - "$RES" "$COMMAND" "$PHOTOS" "$USERS" "$edges" "$VIEWERS" "$(awk "BEGIN{print $t1 - $t0}")" <<'PY'
+python3 - "$RES" "$COMMAND" "$PHOTOS" "$USERS" "$edges" "$VIEWERS" "$(awk "BEGIN{print $t1 - $t0}")" "$CONNS" <<'PY'
 import json, sys
-res, command, photos, users, edges, viewers, seed_s = sys.argv[1:8]
+res, command, photos, users, edges, viewers, seed_s, conns = sys.argv[1:9]
 rows = []
 for line in open(f"{res}/feed.jsonl"):
     run = json.loads(line)
@@ -134,7 +134,7 @@ viewers asking in turn, each following about {int(edges) // int(users)} people; 
 the feed query's plan: explain.txt; the load average before and after each
 run: loadavg.txt, the machine being shared).
 
-| wrk (32 connections, through nginx) | requests | rate (req/s) | p50 ms | p99 ms | bad |
+| wrk ({conns} connections, through nginx) | requests | rate (req/s) | p50 ms | p99 ms | bad |
 |---|---|---|---|---|---|
 {chr(10).join(rows)}
 
