@@ -111,7 +111,7 @@ struct MediaOfAccount: AccountPart {
     func removeAll(of userID: Int64) throws {
         let waiting = try media.pending(ofUser: userID)
         guard !waiting.isEmpty else { return }
-        let directory = try MediaEndpoints.spoolDirectory(files)
+        let directory = files.spoolDirectory
         for pending in waiting {
             unlink("\(directory)/\(pending.file)")
             try media.removePending(id: pending.id)

@@ -37,7 +37,7 @@ struct MediaEndpoints: MastodonEndpoints {
             let id = try call.id()
             guard id > Self.pendingBase, let pending = try api.services.media.pending(id: id - Self.pendingBase),
                   call.pathParameter("file") == Self.key(of: pending) + ".jpg",
-                  let jpeg = readFile("\(try Self.spoolDirectory(api.services.photoFiles))/\(pending.file)") else { throw MastodonError.notFound }
+                  let jpeg = readFile("\(api.services.photoFiles.spoolDirectory)/\(pending.file)") else { throw MastodonError.notFound }
             return MastodonAnswer(contentType: "image/jpeg",
                                   headers: [("Cache-Control", "private, max-age=86400"), ("X-Content-Type-Options", "nosniff"),
                                             ("Content-Security-Policy", "default-src 'none'; sandbox")], body: jpeg)
@@ -103,7 +103,7 @@ struct MediaEndpoints: MastodonEndpoints {
         } catch {
             throw MastodonError(error)
         }
-        let directory = try Self.spoolDirectory(services.photoFiles)
+        let directory = services.photoFiles.spoolDirectory
         let name = Self.filePrefix + "\(PhotoSecret.random())\(PhotoSecret.random())"
         do {
             guard rename(prepared.photoPath, "\(directory)/\(name)") == 0 else { throw SystemError("rename to \(directory)/\(name)") }
@@ -152,18 +152,11 @@ struct MediaEndpoints: MastodonEndpoints {
         return converted.path
     }
 
-    /// The folder of the upload store's spool files, where pending media wait.
-    static func spoolDirectory(_ files: any PhotoFileStore) throws -> String {
-        let probe = try files.makeSpool()
-        probe.discard()
-        return String(probe.path[..<probe.path.lastIndex(of: "/")!])
-    }
-
     /// Removes a few media left waiting longer than a day, with their files.
     private func sweep(_ services: AppServices) throws {
         let stale = try services.media.pendingCreated(before: services.now() - Self.pendingSeconds, limit: 8)
         guard !stale.isEmpty else { return }
-        let directory = try Self.spoolDirectory(services.photoFiles)
+        let directory = services.photoFiles.spoolDirectory
         for media in stale {
             unlink("\(directory)/\(media.file)")
             try services.media.removePending(id: media.id)
@@ -177,7 +170,7 @@ struct MediaEndpoints: MastodonEndpoints {
         let services = statuses.services
         guard let id = Int64(mediaID), id > pendingBase, let pending = try services.media.pending(id: id - pendingBase),
               pending.userID == user.id else { throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is not waiting for a post of yours") }
-        let directory = try MediaEndpoints.spoolDirectory(services.photoFiles)
+        let directory = services.photoFiles.spoolDirectory
         let waiting = "\(directory)/\(pending.file)"
         let claimed = "\(directory)/.spool-\(pending.file)"
         guard rename(waiting, claimed) == 0 else {

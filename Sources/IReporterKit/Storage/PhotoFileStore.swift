@@ -6,6 +6,8 @@ public protocol PhotoFileStore {
     /// own, so that publishing is a rename); the caller removes it unless
     /// it was published.
     func makeSpool() throws(SystemError) -> SpoolFile
+    /// Where `makeSpool` makes them (the Mastodon API's waiting media are kept there too).
+    var spoolDirectory: String { get }
     /// Makes the photo (a spool file, consumed) and its thumbnail visible
     /// under the photo's id (and, with a secret, in the photos' tree),
     /// durably: stored when it returns, before the row commits. A

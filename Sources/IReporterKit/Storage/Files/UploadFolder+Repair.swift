@@ -13,7 +13,6 @@ extension UploadFolder: RepairablePhotoStore {
 
     var place: String { directory }
     var placeSetting: String { "upload_dir" }
-    var spoolDirectory: String { directory }
 
     func forEachPhotoFile(_ body: (StoredPhotoFile) -> Void) throws {
         try forEachDirectoryEntry(directory) { name, _ in

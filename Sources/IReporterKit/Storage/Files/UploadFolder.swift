@@ -20,7 +20,9 @@ public struct UploadFolder: PhotoFileStore, Sendable {
         tree = PhotoTree(uploadDirectory: directory)
     }
 
-    public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: directory) }
+    public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
+    /// The folder itself: publishing a spool file is a rename.
+    public var spoolDirectory: String { directory }
 
     public func photoPath(id: Int64) -> String { "\(directory)/\(id).jpg" }
     public func thumbnailPath(id: Int64) -> String { "\(directory)/\(id)-thumb.jpg" }

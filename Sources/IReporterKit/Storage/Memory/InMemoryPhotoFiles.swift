@@ -9,7 +9,7 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
     public private(set) var photos: [Int64: (photo: [UInt8], thumbnail: [UInt8])] = [:]
     /// The file each photo was published from (a test tells the upload's own spool from a copy).
     public private(set) var publishedFrom: [Int64: String] = [:]
-    private let spoolDirectory: String
+    public let spoolDirectory: String
 
     public init() throws(SystemError) {
         var template = Array("/tmp/ireporter-memory-XXXXXX".utf8CString)
