@@ -28,7 +28,7 @@ struct AccountRemoval {
         parts = [VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
                  PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
                  FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications),
-                 TokensOfAccount(oauth: services.oauth), MediaOfAccount(media: services.media, files: services.photoFiles)]
+                 TokensOfAccount(oauth: services.oauth, counters: services.counters), MediaOfAccount(media: services.media, files: services.photoFiles)]
     }
 
     func remove(_ userID: Int64) throws {
@@ -99,8 +99,12 @@ struct NotificationsOfAccount: AccountPart {
 /// The Mastodon API's tokens and codes of the account: no app keeps access.
 struct TokensOfAccount: AccountPart {
     let oauth: any OAuthStore
+    let counters: any SharedCounters
 
-    func removeAll(of userID: Int64) throws { try oauth.forget(userID: userID) }
+    func removeAll(of userID: Int64) throws {
+        try oauth.forget(userID: userID)
+        counters.noteGrantsRevoked()
+    }
 }
 
 /// The media it uploaded through the Mastodon API and never posted, with their files.

@@ -97,7 +97,7 @@ extension Configuration {
         services.readYourWrites = replicaReads
         services.media = MariaDBMediaStore(database: database)
         services.oauth = MariaDBOAuthStore(database: database)
-        services.accessTokens = OAuthAccessTokens(server: services.oauthServer)
+        services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: counters, clock: services.clock)
         services.usage = CachedUsageStatistics(MariaDBUsageStatistics(database: reads), clock: services.clock)
         if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start
             services.live = NchanPublisher(url: livePublishURL, key: livePublishKey)

@@ -28,7 +28,8 @@ public protocol SharedCounters: AnyObject, Sendable {
     /// Counts one event in a fixed window; refused once `limit` events
     /// happened in the current `windowSeconds` (or it cannot be counted now).
     func use(_ key: String, limit: Int64, windowSeconds: Int64, at now: Instant) throws -> WindowUse
-    /// Changes whenever a photo is added through any process.
+    /// Changes whenever a photo is added through any process (and whenever
+    /// anything else a worker keeps changes: an access token's revocation).
     var streamGeneration: Int64 { get throws }
     func bumpStreamGeneration() throws
 }
@@ -43,6 +44,12 @@ extension SharedCounters {
     /// answered (the change stands; streams show it within `stream_cache_ms`).
     public func noteStreamChanged() {
         do { try bumpStreamGeneration() } catch { Log.error("stream generation: \(error)") }
+    }
+    /// After an access token is revoked: the workers' kept tokens are
+    /// checked against the stream generation (`OAuthAccessTokens`). A
+    /// failure to bump is logged: the revocation stands in the database.
+    public func noteGrantsRevoked() {
+        do { try bumpStreamGeneration() } catch { Log.error("stream generation (a token revoked): \(error)") }
     }
     public func forgive(_ key: String) throws { try forgive(key, at: clock.now) }
     public func use(_ key: String, limit: Int64, windowSeconds: Int64) throws -> WindowUse {

@@ -216,6 +216,25 @@ struct MastodonStatusesTests {
         #expect(try ids(call(.get, "/api/v1/timelines/public")) == [String(Int64(photo)! + 1), photo], "a vote is a change")
     }
 
+    @Test func theNewestHomePageIsKeptForEachViewer() throws {
+        let photo = try #require(string(try post("Kept", description: "one")["id"]))
+        func shown(to token: String) throws -> String? {
+            string(try json(call(.get, "/api/v1/timelines/home", token: token))[0]?["media_attachments"]?[0]?["description"])
+        }
+        let alice = token(), bob = token(user: 1)
+        #expect(try shown(to: alice) == "one")
+        try media.setDescription(Array("two".utf8), ofPhoto: Int64(photo)!) // behind the API's back
+        #expect(try shown(to: alice) == "one", "kept")
+        try harness.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        try harness.send([("command", "follow"), ("IdUser", "2")])
+        #expect(try shown(to: bob) == "two" && shown(to: alice) == "two", "a follow is a change")
+        try media.setDescription(Array("three".utf8), ofPhoto: Int64(photo)!)
+        #expect(try shown(to: alice) == "two" && shown(to: bob) == "two", "each viewer's page kept")
+        harness.clock.advance(byMillis: Int64(harness.services.policy.streamCacheMillis))
+        #expect(try shown(to: alice) == "three", "for stream_cache_ms at most")
+        #expect(try ids(call(.get, "/api/v1/timelines/home", token: alice, [("max_id", photo)])) == [], "older pages are not the newest")
+    }
+
     @Test func accountsHaveTheirCounts() throws {
         _ = try post("One")
         let alice = try json(call(.get, "/api/v1/accounts/verify_credentials", token: token()))

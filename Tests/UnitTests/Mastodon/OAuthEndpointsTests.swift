@@ -15,7 +15,7 @@ struct OAuthEndpointsTests {
         var services = harness.services
         services.wallClock = wallClock
         services.oauth = InMemoryOAuthStore(users: harness.users)
-        services.accessTokens = OAuthAccessTokens(server: services.oauthServer)
+        services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: services.counters)
         services.policy.mastodonRateLimit = rateLimit
         mastodon = MastodonAPI(api: IReporterAPI(services: services))
         // bob's typed password is "pw": every client sends the app's value of it.

@@ -167,7 +167,7 @@ struct OAuthServerTests {
         let (app, _) = try app()
         let token = try server.issueToken(app: app, userID: 1, scope: nil)
         let first = clock.unixSeconds
-        #expect(try server.token(presented: Array(token.secret.utf8))?.lastUsed == 0, "the token as it was before this use")
+        #expect(try server.token(presented: Array(token.secret.utf8))?.lastUsed == first, "this use, recorded")
         clock.advance(bySeconds: 60)
         _ = try server.token(presented: Array(token.secret.utf8))
         #expect(try store.token(hash: OAuthSecret.hash(token.secret))?.lastUsed == first)

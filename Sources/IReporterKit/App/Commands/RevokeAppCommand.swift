@@ -22,15 +22,18 @@ public struct RevokeAppCommand: SignedInCommand {
     }
 
     private let oauth: any OAuthStore
+    private let counters: any SharedCounters
     private let now: () -> Int64
 
     public init(_ services: AppServices) {
         oauth = services.oauth
+        counters = services.counters
         now = services.now
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> Successful {
         guard try oauth.revokeTokens(userID: user.id, appID: input.appID, at: now()) > 0 else { throw Failure.noSuchApp }
+        counters.noteGrantsRevoked()
         return Successful()
     }
 }

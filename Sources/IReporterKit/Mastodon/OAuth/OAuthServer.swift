@@ -11,11 +11,15 @@ public struct OAuthServer {
     let clock: any WallClock
     /// 0: tokens do not expire (Mastodon's way); else their lifetime.
     let tokenLifetimeSeconds: Int64
+    /// Told of every revocation: workers keep the tokens they found (`OAuthAccessTokens`).
+    let counters: (any SharedCounters)?
 
-    public init(store: any OAuthStore, clock: any WallClock, tokenLifetimeSeconds: Int64 = 0) {
+    public init(store: any OAuthStore, clock: any WallClock, tokenLifetimeSeconds: Int64 = 0,
+                counters: (any SharedCounters)? = nil) {
         self.store = store
         self.clock = clock
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
+        self.counters = counters
     }
 
     /// A token as the token endpoint hands it out: the secret itself, once.
@@ -170,6 +174,7 @@ public struct OAuthServer {
             (token, secret) = newToken(app: app, userID: stored.userID, scopes: stored.scopes, now: now)
             return token
         }
+        if redemption == .replayed { counters?.noteGrantsRevoked() }
         guard case .issued(_, let stored) = redemption else { throw refusal }
         return IssuedToken(secret: secret, scopes: stored.scopes, created: now)
     }
@@ -194,7 +199,9 @@ public struct OAuthServer {
     /// another app's) is left as it is, and the answer is the same.
     public func revoke(token: String?, app: OAuthApp) throws {
         guard let token, !token.isEmpty else { throw OAuthError.missing("token") }
-        _ = try store.revokeToken(hash: OAuthSecret.hash(token), appID: app.id, at: clock.unixSeconds)
+        if try store.revokeToken(hash: OAuthSecret.hash(token), appID: app.id, at: clock.unixSeconds) {
+            counters?.noteGrantsRevoked()
+        }
     }
 
     /// Tokens are marked used at most once an hour: a read-mostly client
@@ -203,10 +210,24 @@ public struct OAuthServer {
 
     /// The live token the client holds, if it is one; its use recorded.
     public func token(presented secret: [UInt8]) throws -> StoredAccessToken? {
-        guard !secret.isEmpty, let token = try store.token(hash: OAuthSecret.hash(secret)) else { return nil }
+        guard !secret.isEmpty else { return nil }
+        return try token(hash: OAuthSecret.hash(secret))
+    }
+
+    /// The live token with this hash, if there is one; its use recorded.
+    func token(hash: String) throws -> StoredAccessToken? {
+        guard let token = try store.token(hash: hash) else { return nil }
+        return try checked(token)
+    }
+
+    /// `token` if it is live now, its use recorded (in `lastUsed` too).
+    func checked(_ token: StoredAccessToken) throws -> StoredAccessToken? {
         let now = clock.unixSeconds
         guard token.isValid(at: now) else { return nil }
-        if now - token.lastUsed >= Self.useRecordedEverySeconds { try store.noteUse(tokenID: token.id, at: now) }
-        return token
+        guard now - token.lastUsed >= Self.useRecordedEverySeconds else { return token }
+        try store.noteUse(tokenID: token.id, at: now)
+        var used = token
+        used.lastUsed = now
+        return used
     }
 }
