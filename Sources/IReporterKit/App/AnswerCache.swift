@@ -8,9 +8,9 @@
 ///   for the generation read before it was made.
 /// - Changes behind our back show within `maxAgeMillis` (0: off).
 /// - At most `maxBytes` of answers; when full, the older half goes.
-final class AnswerCache<Key: Hashable> {
+final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     private struct Entry {
-        var body: [UInt8]
+        var body: Answer
         var madeAt: Int64
         var order: Int
     }
@@ -33,7 +33,7 @@ final class AnswerCache<Key: Hashable> {
 
     /// The answer kept for `key`, else `make`'s; kept when `make` says so
     /// (a failure is not).
-    func answer(for key: Key, _ make: () throws -> (body: [UInt8], keep: Bool)) rethrows -> [UInt8] {
+    func answer(for key: Key, _ make: () throws -> (body: Answer, keep: Bool)) rethrows -> Answer {
         guard maxAgeMillis > 0 else { return try make().body }
         // Counters out of reach (Redis down): nothing kept is trusted, nothing new kept.
         guard let now = try? counters.streamGeneration else {
@@ -47,18 +47,18 @@ final class AnswerCache<Key: Hashable> {
             return entry.body
         }
         let answer = try make()
-        if answer.keep, answer.body.count <= maxBytes / 8 { keep(answer.body, for: key) }
+        if answer.keep, answer.body.keptBytes <= maxBytes / 8 { keep(answer.body, for: key) }
         return answer.body
     }
 
-    private func keep(_ body: [UInt8], for key: Key) {
-        if bytes + body.count > maxBytes {
+    private func keep(_ body: Answer, for key: Key) {
+        if bytes + body.keptBytes > maxBytes {
             let middle = entries.values.map(\.order).sorted()[entries.count / 2]
             entries = entries.filter { $0.value.order >= middle }
-            bytes = entries.values.reduce(0) { $0 + $1.body.count }
+            bytes = entries.values.reduce(0) { $0 + $1.body.keptBytes }
         }
         made += 1
-        bytes += body.count - (entries[key]?.body.count ?? 0)
+        bytes += body.keptBytes - (entries[key]?.body.keptBytes ?? 0)
         entries[key] = Entry(body: body, madeAt: clock.now.millis, order: made)
     }
 
@@ -67,4 +67,13 @@ final class AnswerCache<Key: Hashable> {
         bytes = 0
         generation = -1
     }
+}
+
+/// What an `AnswerCache` keeps: its bytes count against the cache's bound.
+protocol KeptAnswer {
+    var keptBytes: Int { get }
+}
+
+extension Array: KeptAnswer where Element == UInt8 {
+    var keptBytes: Int { count }
 }

@@ -6,13 +6,19 @@ public struct MastodonRouter {
     public typealias Handler = (MastodonCall) throws -> MastodonAnswer
 
     private struct Route {
-        let method: HTTPMethod
         let segments: [Substring]
         let scope: OAuthScope?
         let handler: Handler
     }
 
-    private var routes: [Route] = []
+    /// Which routes a request may match: of its method and its number of
+    /// path segments, in the order they were added (the first match wins).
+    private struct Shape: Hashable {
+        let method: HTTPMethod
+        let segmentCount: Int
+    }
+
+    private var routes: [Shape: [Route]] = [:]
     private let tokens: any AccessTokens
     private let commands: CommandRouter
     private let rateLimit: MastodonRateLimit?
@@ -28,11 +34,18 @@ public struct MastodonRouter {
     /// scopes cover it.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, scope: OAuthScope?, _ handler: @escaping Handler) {
         precondition(pattern.hasPrefix("/"), "\(pattern): a route is an absolute path")
-        routes.append(Route(method: method, segments: pattern.split(separator: "/"), scope: scope, handler: handler))
+        let segments = pattern.split(separator: "/")
+        routes[Shape(method: method, segmentCount: segments.count), default: []]
+            .append(Route(segments: segments, scope: scope, handler: handler))
     }
 
     /// Whether some route has this path (any method): what CORS's preflight may allow.
-    public func knows(path: String) -> Bool { routes.contains { Self.match($0.segments, path) != nil } }
+    public func knows(path: String) -> Bool {
+        let parts = Self.segments(of: path)
+        return routes.contains { shape, routes in
+            shape.segmentCount == parts.count && routes.contains { Self.match($0.segments, parts) != nil }
+        }
+    }
 
     /// The answer to `request`: its route's, or the error in Mastodon's shape.
     public func answer(_ request: MastodonRequest) -> MastodonAnswer {
@@ -52,8 +65,9 @@ public struct MastodonRouter {
     }
 
     private func routed(_ request: MastodonRequest, limitHeaders: inout [(name: String, value: String)]) throws -> MastodonAnswer {
-        for route in routes where route.method == request.method {
-            guard let parameters = Self.match(route.segments, request.path) else { continue }
+        let parts = Self.segments(of: request.path)
+        for route in routes[Shape(method: request.method, segmentCount: parts.count)] ?? [] {
+            guard let parameters = Self.match(route.segments, parts) else { continue }
             let grant = try authorize(request, scope: route.scope)
             if let rateLimit {
                 let (allowed, headers) = try rateLimit.use(request, grant: grant)
@@ -76,10 +90,11 @@ public struct MastodonRouter {
         return grant
     }
 
-    /// The path's `:name` segments by name, nil when it does not match.
-    private static func match(_ segments: [Substring], _ path: String) -> [String: String]? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count == segments.count else { return nil }
+    /// A path's segments, split once for every route it is matched against.
+    private static func segments(of path: String) -> [Substring] { path.split(separator: "/", omittingEmptySubsequences: true) }
+
+    /// The path's (`parts`, as many as `segments`) `:name` segments by name, nil when it does not match.
+    private static func match(_ segments: [Substring], _ parts: [Substring]) -> [String: String]? {
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
             if segment.first == ":" {

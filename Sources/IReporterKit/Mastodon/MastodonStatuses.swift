@@ -29,9 +29,14 @@ struct MastodonStatuses {
 
     /// The rows of `stream`, `feed` or `search` asked for with the status extras.
     func photoRows(_ command: String, _ arguments: CommandArguments) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
+        try StreamRows.decode(try photoAnswer(command, arguments))
+    }
+
+    /// The answer of `stream`, `feed` or `search` asked for with the status extras, as the command rendered it.
+    func photoAnswer(_ command: String, _ arguments: CommandArguments) throws -> [UInt8] {
         var arguments = arguments
         arguments.fields["extras"] = Array(StreamRows.extras.utf8)
-        return try StreamRows.decode(try run(command, arguments).json)
+        return try run(command, arguments).json
     }
 
     func statuses(_ rows: [(photo: PhotoRecord, extras: PhotoExtras)]) throws -> [StatusEntity] {

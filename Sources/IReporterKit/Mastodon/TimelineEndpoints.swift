@@ -11,57 +11,72 @@
 /// no database query.
 struct TimelineEndpoints: MastodonEndpoints {
     /// One rendering of the newest page: for whom (their favourites), at
-    /// which address, of which photos.
+    /// which address, how long, of which command answer (as the command
+    /// rendered it, kept by the command while nothing changed: it is not
+    /// read back for a page kept here).
     struct NewestPage: Hashable {
         let viewer: Int64?
         let siteURL: String
+        let limit: Int
+        let answer: [UInt8]
+    }
+
+    /// A page as rendered, with the ids its `Link` header names.
+    struct RenderedPage: KeptAnswer {
+        let body: [UInt8]
         let ids: [Int64]
+        var keptBytes: Int { body.count + ids.count * 8 }
     }
 
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
         let services = api.services
-        let newest = AnswerCache<NewestPage>(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis),
-                                             clock: services.clock)
-        let newestHome = AnswerCache<NewestPage>(counters: services.counters,
-                                                 maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock)
+        let newest = AnswerCache<NewestPage, RenderedPage>(counters: services.counters,
+                                                           maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock)
+        let newestHome = AnswerCache<NewestPage, RenderedPage>(counters: services.counters,
+                                                               maxAgeMillis: Int64(services.policy.streamCacheMillis),
+                                                               clock: services.clock)
         router.add(.get, "/api/v1/timelines/public", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
             let page = try TimelinePage(call.parameters)
             // Remote statuses: we have none.
             if call.parameters.bool("remote") == true { return statuses.page([], page) }
-            return try Self.page(of: try Self.stream(page, statuses: statuses), page, statuses: statuses, newest: newest)
+            guard page.isNewest, page.limit <= StreamCommand.length else {
+                return statuses.page(try statuses.statuses(try Self.stream(page, statuses: statuses)), page)
+            }
+            // `stream`'s newest 50 from its cache, of which the page shows `limit`.
+            return try Self.newestPage(of: statuses.photoAnswer("stream", [:]), page, statuses: statuses, kept: newest)
         }
         router.add(.get, "/api/v1/timelines/home", scope: OAuthScope("read:statuses")) { call in
             _ = try call.user()
             let statuses = MastodonStatuses(call, api: api)
             let page = try TimelinePage(call.parameters)
-            return try Self.page(of: try statuses.photoRows("feed", page.cursor([:])), page, statuses: statuses, newest: newestHome)
+            let arguments = page.cursor([:])
+            guard page.isNewest else { return statuses.page(try statuses.statuses(try statuses.photoRows("feed", arguments)), page) }
+            return try Self.newestPage(of: statuses.photoAnswer("feed", arguments), page, statuses: statuses, kept: newestHome)
         }
         router.add(.get, "/api/v1/timelines/tag/:hashtag", scope: nil) { _ in .emptyList }
         router.add(.get, "/api/v1/timelines/list/:id", scope: OAuthScope("read:lists")) { _ in throw MastodonError.notFound }
     }
 
-    /// The page of `rows`; the newest as kept in `newest` (by viewer, site and photos).
-    private static func page(of rows: [(photo: PhotoRecord, extras: PhotoExtras)], _ page: TimelinePage,
-                             statuses: MastodonStatuses, newest: AnswerCache<NewestPage>) throws -> MastodonAnswer {
-        guard page.isNewest else { return statuses.page(try statuses.statuses(rows), page) }
-        let ids = rows.map(\.photo.id)
-        let body = try newest.answer(for: NewestPage(viewer: statuses.call.grant?.userID, siteURL: statuses.call.request.siteURL,
-                                                     ids: ids)) {
-            (StatusEntity.list(try statuses.statuses(rows), links: statuses.links), true)
+    /// The newest page: the first `limit` photos of `answer`, rendered once
+    /// for each viewer while nothing changed (`kept`).
+    private static func newestPage(of answer: [UInt8], _ page: TimelinePage, statuses: MastodonStatuses,
+                                   kept: AnswerCache<NewestPage, RenderedPage>) throws -> MastodonAnswer {
+        let key = NewestPage(viewer: statuses.call.grant?.userID, siteURL: statuses.call.request.siteURL, limit: page.limit,
+                             answer: answer)
+        let rendered = try kept.answer(for: key) {
+            let rows = Array(try StreamRows.decode(answer).prefix(page.limit))
+            return (RenderedPage(body: StatusEntity.list(try statuses.statuses(rows), links: statuses.links), ids: rows.map(\.photo.id)),
+                    true)
         }
-        return statuses.page(body: body, ids: ids, page)
+        return statuses.page(body: rendered.body, ids: rendered.ids, page)
     }
 
-    /// A page of `stream` (one person's with `userID`); the newest from its
-    /// cache (its 50 newest photos, answered from memory while nothing changed).
+    /// A page of `stream` (one person's with `userID`) at the page's cursor.
     static func stream(_ page: TimelinePage, userID: Int64? = nil,
                        statuses: MastodonStatuses) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
         var arguments: CommandArguments = [:]
         if let userID { arguments.fields["IdUser"] = Array(String(userID).utf8) }
-        guard page.isNewest, userID == nil, page.limit <= StreamCommand.length else {
-            return try statuses.photoRows("stream", page.cursor(arguments))
-        }
-        return Array(try statuses.photoRows("stream", arguments).prefix(page.limit))
+        return try statuses.photoRows("stream", page.cursor(arguments))
     }
 }

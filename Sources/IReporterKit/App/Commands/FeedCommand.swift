@@ -33,7 +33,7 @@ public struct FeedCommand: SignedInCommand {
 
     private let graph: any FollowStore
     private let photos: any PhotoStore
-    private let cache: AnswerCache<Question>
+    private let cache: AnswerCache<Question, [UInt8]>
 
     public init(_ services: AppServices) {
         graph = services.follows

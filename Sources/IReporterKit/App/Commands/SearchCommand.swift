@@ -80,7 +80,7 @@ public struct SearchCommand: Command {
     private let search: any PhotoSearch
     private let photos: any PhotoStore
     private let sessions: any SessionStore
-    private let answers: AnswerCache<AnswerKey>
+    private let answers: AnswerCache<AnswerKey, [UInt8]>
 
     /// What an answer depends on: whose votes `myvote` shows (nil: no one's).
     private struct AnswerKey: Hashable {

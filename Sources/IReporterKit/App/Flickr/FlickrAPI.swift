@@ -20,7 +20,7 @@ public final class FlickrAPI {
     private let comments: any CommentStore
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
-    private let answers: AnswerCache<ListQuestion>
+    private let answers: AnswerCache<ListQuestion, [UInt8]>
     /// The last request's error, if it failed (the access log's outcome).
     public private(set) var lastFailure: FlickrError?
 
