@@ -30,7 +30,7 @@
 #   8. stops what it started, removes the session files and uploaded photos
 #      the runs made (the seeded DB stays)
 #
-# Scenarios (ONLY=...): stream ceiling_fcgi ceiling_static stream_id login
+# Scenarios (ONLY=...): stream ceiling_fcgi ceiling_fcgi_keep ceiling_static stream_id login
 #   login_indexed login_hashed upload_small_1s upload_small_64s upload_big_64s
 #   (extra, not in the default set: upload_big_1s stream_c64)
 #
@@ -71,7 +71,7 @@ export CHECK="${CHECK:-1}"
 USERS=1000
 PHOTOS=10000
 LAST_ID=$((PHOTOS + 1))            # seeded IdPhoto 2..LAST_ID
-DEFAULT_SET="stream ceiling_fcgi ceiling_static stream_id login login_indexed login_hashed upload_small_1s upload_small_64s upload_big_64s"
+DEFAULT_SET="stream ceiling_fcgi ceiling_fcgi_keep ceiling_static stream_id login login_indexed login_hashed upload_small_1s upload_small_64s upload_big_64s"
 if [ -z "$ONLY" ]; then SET="$DEFAULT_SET"; UPDATE_README="${UPDATE_README:-1}"; else SET="$ONLY"; UPDATE_README="${UPDATE_README:-0}"; fi
 
 . "$ROOT/scripts/lib.sh"
@@ -116,6 +116,7 @@ SRV_CONF="$RUN_DIR/ireporter.conf"
 NGX_PID="$RUN_DIR/nginx/nginx.pid"
 FCGI_DIR="$W/fcgi"
 FCGI_PID="$FCGI_DIR/fixed.pid"
+KEEP_PID="$FCGI_DIR/keep.pid"
 mkdir -p "$W" "$W/static"
 chmod 755 "$W" "$W/static"
 touch "$W/run.marker"
@@ -180,9 +181,11 @@ cleanup() {
   trap - EXIT INT TERM
   set +e
   log "cleaning up"
-  if [ "$FCGI_STARTED" = 1 ] && p="$(pid_of "$FCGI_PID")" && pid_matches "$p" fcgi_fixed; then
-    kill -TERM "$p"; for _ in $(seq 1 50); do [ -e "/proc/$p" ] || break; sleep 0.1; done
-  fi
+  for f in "$FCGI_PID" "$KEEP_PID"; do
+    if [ "$FCGI_STARTED" = 1 ] && p="$(pid_of "$f")" && pid_matches "$p" fcgi_fixed; then
+      kill -TERM "$p"; for _ in $(seq 1 50); do [ -e "/proc/$p" ] || break; sleep 0.1; done
+    fi
+  done
   if [ -s "$W/hashed.flag" ]; then   # interrupted during login_hashed: plain rows back
     python3 "$HERE/seed.py" --mysql "$DBCMD" --restore-plain && rm -f "$W/hashed.flag"
   fi
@@ -264,6 +267,11 @@ sed -e "s#@W@#$W#g" "$HERE/nginx-bench.conf.in" > "$W/nginx-bench.conf"
 grep -qF "include $W/nginx-bench.conf;" "$RUN_DIR/nginx/nginx.conf" \
   || sed -i "s#^\([[:space:]]*\)include $RUN_DIR/nginx/ireporter.conf;#&\n\1include $W/nginx-bench.conf;#" "$RUN_DIR/nginx/nginx.conf"
 grep -qF "include $W/nginx-bench.conf;" "$RUN_DIR/nginx/nginx.conf" || die "could not add the bench locations to $RUN_DIR/nginx/nginx.conf"
+# ... and their upstream (kept FastCGI connections), at the http level
+sed -e "s#@W@#$W#g" "$HERE/nginx-bench-http.conf.in" > "$W/nginx-bench-http.conf"
+grep -qF "include $W/nginx-bench-http.conf;" "$RUN_DIR/nginx/nginx.conf" \
+  || sed -i "0,/^\([[:space:]]*\)server {/s##\1include $W/nginx-bench-http.conf;\n&#" "$RUN_DIR/nginx/nginx.conf"
+grep -qF "include $W/nginx-bench-http.conf;" "$RUN_DIR/nginx/nginx.conf" || die "could not add the bench upstream to $RUN_DIR/nginx/nginx.conf"
 
 # ------------------------------------------------ 4. images, ceiling app --
 log "test images"
@@ -285,19 +293,25 @@ chmod 644 "$W/static/stream.json"
 log "ceiling responder: cc bench/ceiling/fcgi_fixed.c -lfcgi"
 install -d -m 755 -o www-data -g www-data "$FCGI_DIR"
 cc -O2 -o "$FCGI_DIR/fcgi_fixed" "$HERE/ceiling/fcgi_fixed.c" -lfcgi
-if p="$(pid_of "$FCGI_PID")" && pid_matches "$p" fcgi_fixed; then kill -TERM "$p"; sleep 0.5; fi
-rm -f "$FCGI_PID"
-( cd / && exec setsid -f runuser -u www-data -- "$FCGI_DIR/fcgi_fixed" "$FCGI_DIR/fixed.sock" \
-    "$W/static/stream.json" "$WORKERS" "$FCGI_PID" >> "$FCGI_DIR/fcgi_fixed.log" 2>&1 < /dev/null )
-FCGI_STARTED=1
-for _ in $(seq 1 50); do [ -S "$FCGI_DIR/fixed.sock" ] && [ -s "$FCGI_PID" ] && break; sleep 0.1; done
+# Two of them: one connection per request (fixed.sock), and kept connections
+# served side by side in poll() (keep.sock, ceiling_fcgi_keep).
+for mode in fixed keep; do
+  pidf="$FCGI_DIR/$mode.pid"
+  if p="$(pid_of "$pidf")" && pid_matches "$p" fcgi_fixed; then kill -TERM "$p"; sleep 0.5; fi
+  rm -f "$pidf"
+  ( cd / && exec setsid -f runuser -u www-data -- "$FCGI_DIR/fcgi_fixed" "$FCGI_DIR/$mode.sock" \
+      "$W/static/stream.json" "$WORKERS" "$pidf" "$mode" >> "$FCGI_DIR/fcgi_fixed.log" 2>&1 < /dev/null )
+  FCGI_STARTED=1
+  for _ in $(seq 1 50); do [ -S "$FCGI_DIR/$mode.sock" ] && [ -s "$pidf" ] && break; sleep 0.1; done
+done
 nginx_in "$RUN_DIR/nginx" -t -q || die "nginx config test failed"
 nginx_in "$RUN_DIR/nginx" -s reload
 for _ in $(seq 1 50); do curl -sf -o /dev/null "$OURS_URL/bench/nginx_status" && break; sleep 0.1; done
 cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/fcgi_fixed") "$W/static/stream.json" || die "/bench/fcgi_fixed does not answer the stream bytes"
+cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/fcgi_keep") "$W/static/stream.json" || die "/bench/fcgi_keep does not answer the stream bytes"
 if [ "$NICE" != 0 ]; then
   log "benchmarked processes at nice $NICE (both stacks, MariaDB, the ceiling responder; wrk is started with it)"
-  set_nice "$NICE" "$SRV_PID" "$NGX_PID" "$FCGI_PID" "$REF_NGX_PID" "$REF_FPM_PID" "$REF_DB_PID"
+  set_nice "$NICE" "$SRV_PID" "$NGX_PID" "$FCGI_PID" "$KEEP_PID" "$REF_NGX_PID" "$REF_FPM_PID" "$REF_DB_PID"
   echo $$ > "$W/self.pid"; set_nice "$NICE" "$W/self.pid"   # this script's session: wrk and wrkrun.py
   NICED=1
 fi
@@ -366,6 +380,8 @@ bench_one() {
             groups=(--group "php-fpm=$REF_FPM_PID" --group "nginx=$REF_NGX_PID" --group "mariadbd=$REF_DB_PID") ;;
     fcgi)   url="$OURS_URL/bench/fcgi_fixed"; status="$OURS_URL/bench/nginx_status"
             groups=(--group "fcgi_fixed=$FCGI_PID" --group "nginx=$NGX_PID") ;;
+    keep)   url="$OURS_URL/bench/fcgi_keep"; status="$OURS_URL/bench/nginx_status"
+            groups=(--group "fcgi_fixed=$KEEP_PID" --group "nginx=$NGX_PID") ;;
     static) url="$OURS_URL/bench/stream.json"; status="$OURS_URL/bench/nginx_status"
             groups=(--group "nginx=$NGX_PID") ;;
   esac
@@ -433,6 +449,7 @@ log "runs: $SET (REPS=$REPS, DUR=$DUR, -c$CONNS, -t$THREADS, response checks: $(
 scenario stream "ours php" "$CONNS" stream.lua
 scenario stream_c64 "ours php" 64 stream.lua
 scenario ceiling_fcgi "fcgi" "$CONNS" stream.lua
+scenario ceiling_fcgi_keep "keep" "$CONNS" stream.lua
 scenario ceiling_static "static" "$CONNS" common.lua
 scenario stream_id "ours php" "$CONNS" stream_id.lua
 scenario login "ours php" "$CONNS" login.lua

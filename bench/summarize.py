@@ -28,9 +28,10 @@ SCENARIOS = {  # name -> description (order = report order)
     "upload_big_64s": "`upload` 4032x3024 JPEG (3.3 MB), 64 logged-in sessions in turn",
     "upload_big_1s": "`upload` 4032x3024 JPEG (3.3 MB), one logged-in session",
     "ceiling_fcgi": "ceiling: minimal libfcgi responder (bench/ceiling/fcgi_fixed.c) answering the stream bytes, behind the same nginx",
+    "ceiling_fcgi_keep": "ceiling: the same responder serving the FastCGI connections nginx keeps open (fastcgi_keep_conn, upstream keepalive 8), side by side in poll()",
     "ceiling_static": "ceiling: nginx serving the stream bytes as a static file (GET)",
 }
-APP = {"ours": "ours", "php": "php-fpm", "fcgi": "fcgi_fixed", "static": None}
+APP = {"ours": "ours", "php": "php-fpm", "fcgi": "fcgi_fixed", "keep": "fcgi_fixed", "static": None}
 
 
 def load(path):
@@ -198,7 +199,7 @@ def main():
         w("| ceiling | req/s | p50 / p99 / p99.9 ms | CPU/request | ours `stream` / ceiling |")
         w("|---|---:|---|---|---:|")
         st = med.get(("stream", "ours"))
-        for n, s in (("ceiling_fcgi", "fcgi"), ("ceiling_static", "static")):
+        for n, s in (("ceiling_fcgi", "fcgi"), ("ceiling_fcgi_keep", "keep"), ("ceiling_static", "static")):
             r = med.get((n, s))
             if not r:
                 continue
@@ -287,15 +288,17 @@ def main():
         return text
 
     s_o, s_p, fc = rr("stream", "ours"), rr("stream", "php"), rr("ceiling_fcgi", "fcgi")
+    # The best FastCGI ceiling measured: with kept connections when the run has it (issue 30).
+    fk = rr("ceiling_fcgi_keep", "keep") or fc
     if s_o and s_p:
         x = s_o["rps"] / s_p["rps"]
-        why = (f"8x PHP is {8 * s_p['rps']:.0f} req/s; the do-nothing libfcgi responder behind the same nginx made "
-               f"{fc['rps']:.0f} req/s on this machine (ours: {100 * s_o['rps'] / fc['rps']:.0f} % of it), so nginx, wrk and "
-               f"loopback TCP on the 2 cores set the figure, not the server" if fc and 8 * s_p["rps"] > fc["rps"] else "")
-        target("stream ≥ 8x PHP req/s", f"{x:.1f}x", x >= 8, f"{s_o['rps']:.0f} vs {s_p['rps']:.0f} req/s", why)
+        why = (f"20x PHP is {20 * s_p['rps']:.0f} req/s; the do-nothing libfcgi responder behind the same nginx made "
+               f"{fk['rps']:.0f} req/s on this machine (ours: {100 * s_o['rps'] / fk['rps']:.0f} % of it), so no FastCGI "
+               f"server behind this nginx reaches it: only nginx answering without the server can" if fk and 20 * s_p["rps"] > fk["rps"] else "")
+        target("stream ≥ 20x PHP req/s (issue 30)", f"{x:.1f}x", x >= 20, f"{s_o['rps']:.0f} vs {s_p['rps']:.0f} req/s", why)
         y = s_o["p99_us"] / s_p["p99_us"]
-        why = (f"the do-nothing responder's own p99 is {ms(fc['p99_us'])} ms = 1/{s_p['p99_us'] / fc['p99_us']:.1f} of "
-               f"PHP's: no FastCGI server behind this nginx on this machine reaches 1/8" if fc and fc["p99_us"] > s_p["p99_us"] / 8 else "")
+        why = (f"the do-nothing responder's own p99 is {ms(fk['p99_us'])} ms = 1/{s_p['p99_us'] / fk['p99_us']:.1f} of "
+               f"PHP's: no FastCGI server behind this nginx on this machine reaches 1/8" if fk and fk["p99_us"] > s_p["p99_us"] / 8 else "")
         target("stream p99 ≤ 1/8 of PHP's", f"{y:.3f} (1/{1 / y:.1f})", y <= 0.125,
                f"{ms(s_o['p99_us'])} vs {ms(s_p['p99_us'])} ms", why)
     if s_o and fc:

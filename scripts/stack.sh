@@ -137,6 +137,10 @@ stack_render_nginx() {
       "$IREPORTER_REPO/deploy/nginx/ireporter.conf" | write_file "$NGX_DIR/ireporter.conf"
   grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter.conf" && grep -qF "alias $UPLOAD_DIR/" "$NGX_DIR/ireporter.conf" \
     || die "rendering deploy/nginx/ireporter.conf did not replace its socket / upload paths"
+  # Its http-level upstream (kept FastCGI connections), from its header.
+  sed -n -e 's/^#   \(upstream ireporter_fcgi .*\)$/\1/p' "$NGX_DIR/ireporter.conf" | write_file "$NGX_DIR/ireporter-upstream.conf"
+  grep -qF "server unix:$SRV_SOCK;" "$NGX_DIR/ireporter-upstream.conf" \
+    || die "rendering deploy/nginx/ireporter.conf's upstream did not replace its socket path"
   [ -z "${REAL_IP_FROM:-}" ] || { grep -qxF "set_real_ip_from $REAL_IP_FROM;" "$NGX_DIR/ireporter.conf" \
       && grep -qx 'real_ip_header X-Forwarded-For;' "$NGX_DIR/ireporter.conf" \
       && grep -qx 'real_ip_recursive off;' "$NGX_DIR/ireporter.conf"; } \
@@ -188,7 +192,7 @@ stack_render_nginx() {
   fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
-  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-mastodon.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
+  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-upstream.conf" "$NGX_DIR/ireporter-mastodon.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
 }
 
 # The live stream publisher's key, made once for this RUN_DIR (root's, 0600).

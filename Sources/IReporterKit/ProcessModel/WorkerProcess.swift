@@ -39,7 +39,20 @@ enum WorkerProcess {
         operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database), clock: clock)
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let metrics = RequestMetrics(table: shared.metrics, commands: responder.commandNames)
-        let request = FastCGIRequest(listenFD: listenFD)
+        // Connections nginx keeps open (`fastcgi_keep_conn on` with an
+        // upstream `keepalive`) stay with the worker that accepted them; it
+        // serves them and the listening socket side by side, one request at
+        // a time, whichever poll() finds ready. Taking new connections
+        // whenever it is between two requests is what keeps a connection
+        // nginx opened from waiting in the backlog while every worker holds
+        // kept ones. Only nginx closes a kept connection (the worker cannot
+        // close one without racing a request nginx may be writing to it,
+        // which nginx answers with a 502 for a POST): a worker that stops
+        // accepting on a reload or at max_requests serves its kept
+        // connections until nginx has closed them (the upstream's
+        // keepalive_timeout and keepalive_time bound that), then leaves.
+        var acceptor = FastCGIRequest(listenFD: listenFD)
+        var kept: [FastCGIRequest] = []
         var served = 0
         // A stopping supervisor has removed its socket's path: what is still
         // queued is served. (A socket someone else owns keeps its backlog for
@@ -53,14 +66,12 @@ enum WorkerProcess {
         // Non-blocking accept: when another worker took the connection first,
         // back to poll() instead of waiting in accept() with signals blocked.
         _ = fcntl(listenFD, F_SETFL, fcntl(listenFD, F_GETFL) | O_NONBLOCK)
-        while !stopRequested || (drainOnStop && !retiring && hasQueuedConnection(listenFD)) {
-            if csystem_take_signal(SIGUSR1) != 0 {
-                if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
-                accessLog.reopen()
-            }
-            scoreboard.markIdle(slot)
-            guard waitForConnection(listenFD) else { continue }
+
+        /// Accepts the next request on `request` (a new connection or a kept
+        /// one) and answers it; false when there was none.
+        func serve(_ request: FastCGIRequest) -> Bool {
             pthread_sigmask(SIG_BLOCK, &requestSignals, nil)
+            defer { pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil) }
             // Timed from accept on: the watchdog also ends a client that
             // stalls while sending the parameters. Counted as a request only
             // once accepted: the other workers woken for the same connection
@@ -72,14 +83,13 @@ enum WorkerProcess {
             if configuration.requestTimeout > 0 { alarm(UInt32(configuration.requestTimeout) + 5) }
             guard request.accept() else {
                 alarm(0)
-                pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
-                continue
+                return false
             }
             guard configuration.listenAllowedClients.allows(connection: request.connectionFD) else {
                 Log.warning("closed a connection from a peer not in listen_allowed_clients")
-                request.finish()
-                pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
-                continue
+                request.finishAndClose()
+                alarm(0)
+                return true
             }
             scoreboard.markBusy(slot, startedMillis: started)
             let record = responder.respond(to: request)
@@ -96,21 +106,55 @@ enum WorkerProcess {
                 Log.warning("slow request: " + AccessLog.describe(record))
             }
             served += 1
-            if configuration.maxRequests > 0 && served >= configuration.maxRequests { break }
-            pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+            return true
+        }
+
+        while true {
+            if csystem_take_signal(SIGUSR1) != 0 {
+                if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+                accessLog.reopen()
+            }
+            let recycled = configuration.maxRequests > 0 && served >= configuration.maxRequests
+            // Stopping (not a reload's or a dead supervisor's SIGQUIT): the
+            // kept connections' requests already sent are served, then the
+            // worker leaves without waiting for nginx to close them.
+            let stopping = stopRequested && !retiring
+            let accepting: Bool
+            if stopRequested {
+                accepting = drainOnStop && !retiring && hasQueuedConnection(listenFD)
+            } else {
+                accepting = !recycled
+            }
+            if !accepting && kept.isEmpty { break }
+            scoreboard.markIdle(slot)
+            var descriptors = kept.map { pollfd(fd: $0.connectionFD, events: Int16(POLLIN), revents: 0) }
+            if accepting { descriptors.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)) }
+            // A signal (stop, reopen) wakes the wait: the loop looks again.
+            let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), stopping ? 0 : -1)
+            if ready == 0 && stopping { break }
+            guard ready > 0 else { continue }
+            let newConnection = accepting && descriptors[kept.count].revents != 0
+            var closed = false
+            for (index, connection) in kept.enumerated() where descriptors[index].revents != 0 {
+                // Readable with no request: nginx closed it (libfcgi has too).
+                if !serve(connection) || !connection.isKept { closed = true }
+            }
+            if closed { kept.removeAll { !$0.isKept } }
+            if newConnection {
+                if serve(acceptor) && acceptor.isKept {
+                    acceptor.keepConnectionOnly()
+                    kept.append(acceptor)
+                    acceptor = FastCGIRequest(listenFD: listenFD)
+                }
+            }
         }
         database.disconnect()
         exit(0)
     }
 
-    private static func hasQueuedConnection(_ fd: Int32) -> Bool { poll(fd, timeoutMillis: 0) }
-
-    /// Waits for a connection to accept; false when a signal came first.
-    private static func waitForConnection(_ fd: Int32) -> Bool { poll(fd, timeoutMillis: -1) }
-
-    private static func poll(_ fd: Int32, timeoutMillis: Int32) -> Bool {
+    private static func hasQueuedConnection(_ fd: Int32) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return Glibc.poll(&descriptor, 1, timeoutMillis) == 1 && descriptor.revents & Int16(POLLIN) != 0
+        return Glibc.poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLIN) != 0
     }
 
     /// SIGQUIT: replaced by a new worker (reload: the socket stays open, so
