@@ -308,6 +308,38 @@ private func expectJPEGError(_ body: () throws -> some Any, _ check: (JPEGImageE
         #expect(ir_resample_triangle(image, 1, 0, Int32(from), Int32(from), 10, 10) == nil, "a rectangle outside the image")
     }
 
+    @Test func resamplingGivesThePixelsOfThePlainLoops() throws {
+        // Noise through seven rectangles and ratios, hashed (FNV-1a over each
+        // pixel's bytes). The hash is the plain C loops' (before the SSE2
+        // passes, and still what other targets compile): the vector passes
+        // must sum the same integers, not merely look alike.
+        let cases: [(side: Int32, to: Int32, x: Int32, y: Int32, w: Int32, h: Int32)] = [
+            (240, 180, 0, 0, 240, 240), (377, 180, 3, 1, 371, 370), (180, 180, 0, 0, 180, 180), (100, 180, 0, 0, 100, 100),
+            (5, 3, 0, 0, 5, 5), (641, 97, 1, 2, 633, 629), (300, 181, 0, 0, 300, 250)]
+        var state: UInt32 = 12345
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        for (index, c) in cases.enumerated() {
+            let image = try #require(gdImageCreateTrueColor(c.side + 3, c.side + 3))
+            defer { gdImageDestroy(image) }
+            gdImageAlphaBlending(image, 0)
+            for y in 0..<(c.side + 3) {
+                for x in 0..<(c.side + 3) {
+                    state = state &* 1_664_525 &+ 1_013_904_223
+                    gdImageSetPixel(image, x, y, Int32(bitPattern: (state >> 1) & 0x7FFF_FFFF))
+                }
+            }
+            let scaled = try #require(ir_resample_triangle(image, c.x, c.y, c.w, c.h, c.to, c.to + Int32(index)))
+            defer { gdImageDestroy(scaled) }
+            for y in 0..<ir_gd_sy(scaled) {
+                for x in 0..<ir_gd_sx(scaled) {
+                    let pixel = UInt32(bitPattern: ir_gd_truecolor_pixel(scaled, x, y))
+                    for byte in 0..<4 { hash = (hash ^ UInt64((pixel >> (8 * byte)) & 0xFF)) &* 1_099_511_628_211 }
+                }
+            }
+        }
+        #expect(String(hash, radix: 16) == "f0b6a5e05f110608")
+    }
+
     @Test func progressiveJPEGWorks() throws {
         let c = quadrantPicture(800, 600)
         let dir = ITTempDir()
