@@ -35,24 +35,29 @@ final class AccessLog {
     static func line(_ record: APIResponder.Record, format: Log.Format, time: String) -> String {
         switch format {
         case .text: time + " " + describe(record) + "\n"
-        case .json: Log.json([("time", time)] + fields(record).map { ($0.0, $0.1) })
+        case .json: Log.json([("time", .text(time))] + fields(record))
         }
     }
 
     static func describe(_ record: APIResponder.Record) -> String {
-        fields(record).map { key, value in "\(key)=\((value as? Log.Decimal)?.text ?? "\(value)")" }.joined(separator: " ")
+        var line = ""
+        for (index, (key, value)) in fields(record).enumerated() {
+            if index > 0 { line += " " }
+            line += key + "=" + value.plain
+        }
+        return line
     }
 
-    private static func fields(_ record: APIResponder.Record) -> [(String, any Sendable)] {
-        func millis(_ micros: Int64) -> Log.Decimal {
+    private static func fields(_ record: APIResponder.Record) -> [(String, Log.Value)] {
+        func millis(_ micros: Int64) -> Log.Value {
             let tenths = (micros + 50) / 100
-            return Log.Decimal(text: "\(tenths / 10).\(tenths % 10)")
+            return .decimal(String(tenths / 10) + "." + String(tenths % 10))
         }
-        return [("client", record.client), ("method", record.method), ("uri", record.uri), ("command", record.command),
-                ("call", record.call), ("outcome", record.outcome), ("bytes", record.bytes),
-                ("total_ms", millis(record.totalMicros)), ("parse_ms", millis(record.parseMicros)),
+        return [("client", .text(record.client)), ("method", .text(record.method)), ("uri", .text(record.uri)),
+                ("command", .text(record.command)), ("call", .text(record.call)), ("outcome", .text(record.outcome)),
+                ("bytes", .number(record.bytes)), ("total_ms", millis(record.totalMicros)), ("parse_ms", millis(record.parseMicros)),
                 ("db_ms", millis(record.databaseMicros)), ("image_ms", millis(record.imageMicros)),
-                ("request_id", record.requestID), ("pid", Int(getpid()))]
+                ("request_id", .text(record.requestID)), ("pid", .number(Int(getpid())))]
     }
 
     /// A value the client chose (a command, a method, a request id), as one
