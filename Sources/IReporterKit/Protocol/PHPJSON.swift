@@ -13,16 +13,21 @@ public struct PHPJSONWriter {
 
     /// JSON made elsewhere (a schema), as it is.
     public mutating func raw(json text: String) { bytes.append(contentsOf: text.utf8) }
+    public mutating func raw(json text: [UInt8]) { bytes.append(contentsOf: text) }
 
     public mutating func string<C: Collection>(_ value: C) where C.Element == UInt8 {
         let mark = bytes.count
-        if !appendEscaped(value) {
+        let valid = value.withContiguousStorageIfAvailable { appendEscaped($0) } ?? Array(value).withUnsafeBufferPointer { appendEscaped($0) }
+        if !valid {
             bytes.removeSubrange(mark...)
             raw("null")
         }
     }
 
-    public mutating func string(_ value: String) { string(Array(value.utf8)) }
+    public mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { string($0) }
+    }
 
     /// A database value: NULL is `null`.
     public mutating func nullableString(_ value: [UInt8]?) {
@@ -30,19 +35,31 @@ public struct PHPJSONWriter {
     }
 
     /// Appends `"…"`; false (with partial output left behind) on invalid UTF-8.
-    private mutating func appendEscaped<C: Collection>(_ value: C) -> Bool where C.Element == UInt8 {
+    /// Runs of printable ASCII that need no escape are copied as they are
+    /// (most of what is written: names, URLs, numbers as text); the rest is
+    /// decoded a scalar at a time.
+    private mutating func appendEscaped(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.append(UInt8(ascii: "\""))
-        var iterator = value.makeIterator()
-        var decoder = UTF8()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): appendScalar(scalar)
-            case .emptyInput: break loop
-            case .error: return false
-            }
+        var index = 0
+        while index < value.count {
+            var end = index
+            while end < value.count, Self.isPlain(value[end]) { end += 1 }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[index..<end]))
+            index = end
+            guard index < value.count else { break }
+            var iterator = value[index...].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return false }
+            appendScalar(scalar)
+            index += UTF8.width(scalar)
         }
         bytes.append(UInt8(ascii: "\""))
         return true
+    }
+
+    /// Printable ASCII that PHP writes as it is: not `"`, the backslash or `/`.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x80 && byte != 0x22 && byte != 0x5C && byte != 0x2F
     }
 
     private mutating func appendScalar(_ scalar: Unicode.Scalar) {

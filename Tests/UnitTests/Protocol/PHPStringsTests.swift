@@ -42,6 +42,21 @@ struct PHPJSONTests {
         #expect(encoded([0x08, 0x0C, 0x0A, 0x0D, 0x09, 0x00, 0x1F, 0x7F]) == #""\b\f\n\r\t\u0000\u001f"# + "\u{7F}\"")
     }
 
+    @Test func everyKindOfInputWritesTheSame() {
+        // Plain runs copied whole, escapes and non-ASCII between them, and an
+        // invalid byte after a long valid run still voids the whole value.
+        let text = "https://h/p/12 \"é\" \\ ☕" + String(repeating: "a", count: 300) + "🌅/"
+        let expected = #""https:\/\/h\/p\/12 \"\u00e9\" \\ \u2615"# + String(repeating: "a", count: 300) + #"\ud83c\udf05\/""#
+        #expect(encoded(Array(text.utf8)) == expected)
+        var fromString = PHPJSONWriter()
+        fromString.string(text)
+        #expect(String(decoding: fromString.bytes, as: UTF8.self) == expected)
+        var fromNonContiguous = PHPJSONWriter()
+        fromNonContiguous.string(text.utf8.lazy.map { $0 })
+        #expect(String(decoding: fromNonContiguous.bytes, as: UTF8.self) == expected)
+        #expect(encoded(Array(text.utf8) + [0x80]) == "null")
+    }
+
     @Test func invalidUTF8BecomesNull() {
         // A title cut inside a character by the 100-byte latin1 column.
         #expect(encoded(Array(repeating: UInt8(ascii: "x"), count: 99) + [0xC3]) == "null")
