@@ -39,9 +39,9 @@ struct AccountEndpoints: MastodonEndpoints {
             let found = type == nil || type == "statuses" ? try Self.photos(matching: call.parameters, statuses: statuses) : []
             var json = PHPJSONWriter()
             json.raw("{\"accounts\":")
-            json.raw(json: String(decoding: AccountList.json(accounts, links: statuses.links), as: UTF8.self))
+            json.raw(json: AccountList.json(accounts, links: statuses.links))
             json.raw(",\"statuses\":")
-            json.raw(json: String(decoding: StatusEntity.list(found, links: statuses.links), as: UTF8.self))
+            json.raw(json: statuses.list(found))
             json.raw(",\"hashtags\":[]}")
             return .json(json.bytes)
         }

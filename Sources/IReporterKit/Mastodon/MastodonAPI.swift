@@ -8,6 +8,8 @@ public final class MastodonAPI {
     /// The declared commands, run as a token's user (`MastodonCall.run`).
     public let commands: CommandRouter
     private var router: MastodonRouter
+    /// The statuses this worker rendered, for the lists that show them again.
+    let renderedStatuses = RenderedStatuses()
 
     /// Every group of endpoints, one file each.
     static let endpointGroups: [any MastodonEndpoints] = [

@@ -13,12 +13,14 @@ struct MastodonStatuses {
     let links: MastodonLinks
     /// One context for the call: the token's user is read once.
     let context: CommandContext
+    private let renderedStatuses: RenderedStatuses
 
     init(_ call: MastodonCall, api: MastodonAPI) {
         self.call = call
         services = api.services
         links = MastodonLinks(siteURL: call.request.siteURL)
         context = call.commandContext()
+        renderedStatuses = api.renderedStatuses
     }
 
     private var hasViewer: Bool { call.grant?.userID != nil }
@@ -89,9 +91,12 @@ struct MastodonStatuses {
         }
     }
 
+    /// `[status,…]`, each status rendered once per worker while it shows the same.
+    func list(_ statuses: [StatusEntity]) -> [UInt8] { renderedStatuses.list(statuses, links: links) }
+
     /// A page of statuses as Mastodon answers it, with its `Link`.
     func page(_ statuses: [StatusEntity], _ page: TimelinePage) -> MastodonAnswer {
-        self.page(body: StatusEntity.list(statuses, links: links), ids: statuses.map(\.id.value), page)
+        self.page(body: list(statuses), ids: statuses.map(\.id.value), page)
     }
 
     /// A page already rendered (`body`, the statuses `ids`).

@@ -221,6 +221,28 @@ struct MastodonEntityTests {
         #expect(JSONValue.object(members)["ancestors"] == .array([]))
     }
 
+    @Test func aListOfKeptRenderingsReadsAsOneWrittenAfresh() {
+        func written(_ statuses: [StatusEntity], links: MastodonLinks) -> [UInt8] {
+            var json = PHPJSONWriter()
+            StatusEntity.writeList(statuses, into: &json, links: links)
+            return json.bytes
+        }
+        let comment = StatusEntity(comment: CommentRecord(id: 3, photoID: 42, userID: 8, username: Array("bob".utf8), text: Array("x".utf8),
+                                                          created: 1), photoOwner: 7, viewer: true)
+        let rendered = RenderedStatuses(capacity: 2)
+        let page = [photoStatus(viewer: true), comment]
+        #expect(rendered.list([], links: links) == Array("[]".utf8))
+        #expect(rendered.list(page, links: links) == written(page, links: links))
+        #expect(rendered.list(page, links: links) == written(page, links: links), "from what was kept")
+        // What differs in anything shown is rendered anew: the viewer's vote,
+        // another site address, and past the capacity.
+        let disliked = [photoStatus(viewer: true, myVote: .dislike), comment]
+        #expect(rendered.list(disliked, links: links) == written(disliked, links: links))
+        let elsewhere = MastodonLinks(siteURL: "https://photos.example.org/")
+        #expect(rendered.list(page, links: elsewhere) == written(page, links: elsewhere))
+        #expect(rendered.list([photoStatus(viewer: false)] + page, links: links) == written([photoStatus(viewer: false)] + page, links: links))
+    }
+
     @Test func theStreamsRowsReadBackAsRendered() throws {
         var withSecret = PhotoExtras(likes: 2, dislikes: 1, comments: 4, myVote: .like, details: PhotoDetails(created: 99, width: 10, height: 20))
         withSecret.secret = secret

@@ -102,13 +102,6 @@ public struct StatusEntity: Sendable, Equatable {
         return json.bytes
     }
 
-    /// `[status,…]`: a timeline's answer.
-    public static func list(_ statuses: [StatusEntity], links: MastodonLinks) -> [UInt8] {
-        var json = PHPJSONWriter(capacity: 1800 * statuses.count + 2)
-        writeList(statuses, into: &json, links: links)
-        return json.bytes
-    }
-
     static func writeList(_ statuses: [StatusEntity], into json: inout PHPJSONWriter, links: MastodonLinks) {
         json.raw("[")
         for (index, status) in statuses.enumerated() {
