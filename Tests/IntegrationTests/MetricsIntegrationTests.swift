@@ -7,11 +7,11 @@ extension DatabaseTests {
     /// them (the status page's `?openmetrics`), by kind.
     @Suite struct MetricsIntegrationTests {
         /// `body` with a fresh table as the process's; the table afterwards.
-        private func counting(_ body: () throws -> Void) rethrows -> MetricsTable {
+        private func counting(_ body: () -> Void) -> MetricsTable {
             let table = MetricsTable()
             Metrics.table = table
             defer { Metrics.table = nil }
-            try body()
+            body()
             return table
         }
 
@@ -19,7 +19,7 @@ extension DatabaseTests {
             let database = DatabaseConnection(settings: try TestServices.settings())
             defer { database.disconnect() }
             _ = try database.query("SELECT 1")
-            let table = try counting {
+            let table = counting {
                 #expect(throws: DatabaseError.self) { try database.query("SELEKT 1") }
                 #expect(throws: DatabaseError.self) { try database.query("SELECT * FROM no_such_table WHERE IdUser = ?", [.int(1)]) }
             }
@@ -29,7 +29,7 @@ extension DatabaseTests {
             unreachable.port = 1
             unreachable.host = "127.0.0.1"
             unreachable.socket = nil
-            let refused = try counting {
+            let refused = counting {
                 #expect(throws: DatabaseError.self) { try DatabaseConnection(settings: unreachable).query("SELECT 1") }
             }
             #expect(refused.value(.databaseConnectionErrors) >= 1)
@@ -38,7 +38,7 @@ extension DatabaseTests {
         @Test func redisAndS3ErrorsAreCounted() throws {
             let redis = RedisConnection(settings: try RedisSettings(url: "redis://127.0.0.1:1"))
             let bucket = S3Client(settings: try S3Settings(url: "http://key:secret@127.0.0.1:1/photos"))
-            let table = try counting {
+            let table = counting {
                 #expect(throws: RedisError.self) { try redis.command("PING") }
                 #expect(throws: S3Error.self) { try bucket.exists("a") }
             }
