@@ -11,7 +11,9 @@ on`), our server behind it.
   - max_requests recycling under load: no request lost, every first worker
     replaced;
   - SIGTERM with idle kept connections: the server leaves at once;
-  - a stream right after an upload shows it, whichever worker answers.
+  - a stream right after an upload shows it, whichever worker answers;
+  - the Mastodon-compatible API (deploy/nginx/ireporter-mastodon.conf) over
+    the same kept connections, none of its requests lost to a reload.
 
 Load: 8 clients x 2 s of stream/login requests, bounded in count and time,
 loopback only.
@@ -20,10 +22,12 @@ loopback only.
 """
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -47,6 +51,7 @@ def module_env():
         probe = servers.OurServer(server_dir, binary, space.db.url)
         nginx = space.start(servers.Nginx(space.base / "web", PORT, probe.socket_path, probe.upload_dir))
         assert "fastcgi_keep_conn on;" in (nginx.dir / "ireporter.conf").read_text()
+        assert "fastcgi_keep_conn on;" in (nginx.dir / "ireporter-mastodon.conf").read_text()
         yield {"binary": binary, "db": space.db, "dir": server_dir, "nginx": nginx}
 
 
@@ -165,3 +170,46 @@ def test_a_stream_after_an_upload_shows_it_on_every_worker(start_server):
             # Many phones at once, over the kept connections of all workers.
             for _, answer in streams(6, rounds=3):
                 assert answer["result"][0]["title"] == title
+
+
+def instance_answers(clients: int, seconds: float, during=None, at: float = 0.0) -> list[int | str]:
+    """`clients` apps asking /api/v1/instance for `seconds` (at most 200
+    requests each): the HTTP status of each answer, or what went wrong."""
+    results, lock = [], threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def app():
+        for _ in range(200):
+            if time.monotonic() >= deadline:
+                return
+            try:
+                with urllib.request.urlopen(BASE + "api/v1/instance", timeout=10) as answer:
+                    outcome = answer.status if "uri" in json.load(answer) else "no uri"
+            except Exception as error:  # noqa: BLE001 - reported by the assertion
+                outcome = repr(error)
+            with lock:
+                results.append(outcome)
+
+    threads = [threading.Thread(target=app, daemon=True) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    if during:
+        time.sleep(at)
+        during()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads), "an app hung"
+    return results
+
+
+def test_the_mastodon_api_over_kept_connections_through_a_reload(start_server, module_env):
+    # The API's rate limit (per address) off: every app here is 127.0.0.1.
+    server = start_server(workers=1, mastodon_rate_limit=0)
+    assert set(instance_answers(1, 0.5)) == {200}
+    assert connections(server) >= 1, "no FastCGI connection kept after the API's requests"
+    before = set(server.workers())
+    server.write_config(workers=2, mastodon_rate_limit=0)
+    outcomes = instance_answers(6, 2.0, during=lambda: server.signal(signal.SIGUSR2), at=0.7)
+    assert len(outcomes) >= 30 and set(outcomes) == {200}, [o for o in outcomes if o != 200][:5]
+    servers.wait_for(lambda: not any(servers.proc_alive(w) for w in before), KEEPALIVE_TIME + 5,
+                     what="the old worker to leave")
