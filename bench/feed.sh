@@ -17,7 +17,8 @@
 # 127.0.0.1:8098, MariaDB port 3398) and stops it at the end.
 # Environment: PHOTOS, USERS, FOLLOWS, VIEWERS (64), CONNS (32), DUR (10s),
 # WARMUP (3s), BUFFER_POOL (1 GiB), SKIP_BUILD=1, RES, FEED_RUN_DIR,
-# FEED_PORT, FEED_DB_PORT.
+# FEED_PORT, FEED_DB_PORT; KEEP_CONN_AB=1 and ROUNDS (2) for the A/B of
+# nginx's kept FastCGI connections instead of the runs above.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
@@ -31,7 +32,7 @@ CONNS="${CONNS:-32}"
 DUR="${DUR:-10s}"
 WARMUP="${WARMUP:-3s}"
 bench_results feed
-COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
+COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD KEEP_CONN_AB ROUNDS RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
 [ "$VIEWERS" -le "$USERS" ] && [ "$FOLLOWS" -le $((USERS * (USERS - 1))) ] || die "VIEWERS <= USERS and FOLLOWS <= USERS * (USERS - 1)"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
 # Every run registers VIEWERS accounts from 127.0.0.1, and the run folder's
@@ -114,11 +115,29 @@ runs() { # SUFFIX
   run_timeline "timelines/home$1" /api/v1/timelines/home
   run_timeline "timelines/public$1" /api/v1/timelines/public
 }
-{ runs ""
-  log "again without the answer caches (stream_cache_ms = 0)" >&2
-  echo "stream_cache_ms = 0" >> "$SRV_CONF"
-  stack_start_server >/dev/null
-  runs ", no cache"; } > "$RES/feed.jsonl"
+# KEEP_CONN_AB=1: instead, nginx's kept FastCGI connections on and off in
+# turn (the same stack and binary; both API locations' fastcgi_keep_conn
+# changed and nginx reloaded), ROUNDS times: `feed` and the home timeline.
+keep_conn_ab() {
+  for round in $(seq 1 "${ROUNDS:-2}"); do
+    for mode in on off; do
+      sed -i "s/fastcgi_keep_conn o[nf]*;/fastcgi_keep_conn $mode;/" "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-mastodon.conf"
+      nginx_in "$NGX_DIR" -s reload
+      sleep 2
+      run_wrk "feed, keep_conn $mode ($round)" feed ""
+      run_timeline "timelines/home, keep_conn $mode ($round)" /api/v1/timelines/home
+    done
+  done
+}
+if [ "${KEEP_CONN_AB:-0}" = 1 ]; then
+  keep_conn_ab > "$RES/feed.jsonl"
+else
+  { runs ""
+    log "again without the answer caches (stream_cache_ms = 0)" >&2
+    echo "stream_cache_ms = 0" >> "$SRV_CONF"
+    stack_start_server >/dev/null
+    runs ", no cache"; } > "$RES/feed.jsonl"
+fi
 
 python3 - "$RES" "$COMMAND" "$PHOTOS" "$USERS" "$edges" "$VIEWERS" "$(awk "BEGIN{print $t1 - $t0}")" "$CONNS" <<'PY'
 import json, sys
