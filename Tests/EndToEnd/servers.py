@@ -923,8 +923,9 @@ class Outcome:
 class Load:
     """`clients` phones, each sending requests back to back for `seconds`
     (at most `max_requests` each): by default stream, and a login every
-    fourth request; with `uploads`, logged-in phones uploading photos.
-    Every answer must be exactly the expected one."""
+    fourth request; with `uploads`, logged-in phones uploading photos; with
+    `get_path`, GETs of that path (expected["get"]). Every answer must be
+    exactly the expected one."""
     base_url: str
     user: str
     password: str
@@ -936,9 +937,12 @@ class Load:
     # stopped, Apache answers 503 at once: no point hammering it).
     stop_on_failure: bool = False
     uploads: bool = False
+    get_path: Optional[str] = None
     outcomes: list[Outcome] = field(default_factory=list)
 
     def _send(self, phone: AppClient, i: int) -> tuple[str, object]:
+        if self.get_path is not None:
+            return "get", phone.get(path=self.get_path)
         if self.uploads:
             return "upload", phone.upload(small_photo(), f"{self.user} load {threading.get_ident()} {i}")
         kind = "login" if i % 4 == 3 else "stream"

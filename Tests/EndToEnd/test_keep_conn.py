@@ -22,12 +22,10 @@ loopback only.
 """
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import threading
 import time
-import urllib.request
 
 import pytest
 
@@ -172,44 +170,18 @@ def test_a_stream_after_an_upload_shows_it_on_every_worker(start_server):
                 assert answer["result"][0]["title"] == title
 
 
-def instance_answers(clients: int, seconds: float, during=None, at: float = 0.0) -> list[int | str]:
-    """`clients` apps asking /api/v1/instance for `seconds` (at most 200
-    requests each): the HTTP status of each answer, or what went wrong."""
-    results, lock = [], threading.Lock()
-    deadline = time.monotonic() + seconds
-
-    def app():
-        for _ in range(200):
-            if time.monotonic() >= deadline:
-                return
-            try:
-                with urllib.request.urlopen(BASE + "api/v1/instance", timeout=10) as answer:
-                    outcome = answer.status if "uri" in json.load(answer) else "no uri"
-            except Exception as error:  # noqa: BLE001 - reported by the assertion
-                outcome = repr(error)
-            with lock:
-                results.append(outcome)
-
-    threads = [threading.Thread(target=app, daemon=True) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    if during:
-        time.sleep(at)
-        during()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads), "an app hung"
-    return results
-
 
 def test_the_mastodon_api_over_kept_connections_through_a_reload(start_server, module_env):
     # The API's rate limit (per address) off: every app here is 127.0.0.1.
     server = start_server(workers=1, mastodon_rate_limit=0)
-    assert set(instance_answers(1, 0.5)) == {200}
+    with AppClient(Endpoint(API)) as app:
+        instance = app.get(path="/api/v1/instance")
+    assert instance.status == 200 and "uri" in instance.json(), instance
     assert connections(server) >= 1, "no FastCGI connection kept after the API's requests"
     before = set(server.workers())
     server.write_config(workers=2, mastodon_rate_limit=0)
-    outcomes = instance_answers(6, 2.0, during=lambda: server.signal(signal.SIGUSR2), at=0.7)
-    assert len(outcomes) >= 30 and set(outcomes) == {200}, [o for o in outcomes if o != 200][:5]
+    outcomes = Load(API, "", "", {"get": instance.body}, clients=6, seconds=2.0, get_path="/api/v1/instance").run(
+        during=lambda: server.signal(signal.SIGUSR2), at=0.7)
+    assert all(o.ok for o in outcomes) and len(outcomes) >= 30, report(server, module_env, outcomes)
     servers.wait_for(lambda: not any(servers.proc_alive(w) for w in before), KEEPALIVE_TIME + 5,
                      what="the old worker to leave")
