@@ -12,7 +12,8 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def site(web_site):
+def site(web_site, fresh_db):
+    # fresh_db: the schema as installed (its oauth tables), whichever suite ran before.
     parts = urlsplit(web_site)
     return parts.hostname, parts.port or 80
 
