@@ -27,19 +27,15 @@ final class RenderedStatuses {
     /// At most `capacity` statuses (about 1.5 KB each); when full, all go.
     init(capacity: Int = 2048) { self.capacity = capacity }
 
-    /// `[status,…]`, as `StatusEntity.writeList` writes it.
+    /// `[status,…]`, each status copied when kept.
     func list(_ statuses: [StatusEntity], links: MastodonLinks) -> [UInt8] {
         var json = PHPJSONWriter(capacity: 1600 * statuses.count + 2)
-        json.raw("[")
-        for (index, status) in statuses.enumerated() {
-            if index > 0 { json.raw(",") }
-            json.raw(json: rendering(of: status, links: links))
-        }
-        json.raw("]")
+        StatusEntity.writeList(statuses, into: &json, links: links, kept: self)
         return json.bytes
     }
 
-    private func rendering(of status: StatusEntity, links: MastodonLinks) -> [UInt8] {
+    /// The status's JSON, kept from before or written now and kept.
+    func rendering(of status: StatusEntity, links: MastodonLinks) -> [UInt8] {
         let key = Key(status: status, siteURL: links.siteURL)
         if let bytes = kept[key] { return bytes }
         if kept.count >= capacity { kept.removeAll(keepingCapacity: true) }

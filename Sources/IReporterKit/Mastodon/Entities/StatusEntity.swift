@@ -102,11 +102,13 @@ public struct StatusEntity: Sendable, Equatable {
         return json.bytes
     }
 
-    static func writeList(_ statuses: [StatusEntity], into json: inout PHPJSONWriter, links: MastodonLinks) {
+    /// `[status,…]`; with `kept`, each status copied from (or written into) it.
+    static func writeList(_ statuses: [StatusEntity], into json: inout PHPJSONWriter, links: MastodonLinks,
+                          kept: RenderedStatuses? = nil) {
         json.raw("[")
         for (index, status) in statuses.enumerated() {
             if index > 0 { json.raw(",") }
-            status.write(into: &json, links: links)
+            if let kept { json.raw(json: kept.rendering(of: status, links: links)) } else { status.write(into: &json, links: links) }
         }
         json.raw("]")
     }
