@@ -60,6 +60,10 @@ struct GaleraIntegrationTests {
         let first = try freshTable("galera_conflict")
         try first.execute("INSERT INTO galera_conflict (id, n) VALUES (1, 0)")
         let second = DatabaseConnection(settings: try cluster.settings(nodes: [2]))
+        // A read waits until its node has applied what the cluster committed
+        // (wsrep_sync_wait), an UPDATE does not: without this read, node 2's
+        // UPDATE could run before the row arrived, change nothing, and conflict with nothing.
+        #expect(try second.query("SELECT n FROM galera_conflict WHERE id = 1").first?.int64("n") == 0)
 
         // Without the retry: node 2's write, committed while node 1's
         // transaction holds the same row, makes node 1's COMMIT fail (1213).
@@ -72,6 +76,9 @@ struct GaleraIntegrationTests {
             let code = (error as? CommitError)?.underlying.code ?? (error as? DatabaseError)?.code
             return code == .deadlock
         }
+
+        // Node 1 has node 2's write before its next run (its own +1 was rolled back).
+        #expect(try first.query("SELECT n FROM galera_conflict WHERE id = 1").first?.int64("n") == 10)
 
         var runs = 0
         try first.retryingTransaction {
