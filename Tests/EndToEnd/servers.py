@@ -423,6 +423,7 @@ class OurServer:
         self.db_url = db_url
         self.proc: Optional[subprocess.Popen] = None
         self.seen_workers: set[int] = set()
+        self.db: Optional[Database] = None  # the test database, when server_behind_nginx started it
         self.write_config(**keys)
 
     def write_config(self, **keys):
@@ -765,9 +766,11 @@ def server_behind_nginx(name: str, port: int, nginx_edits: Optional[dict[str, st
                         live_edits: Optional[dict[str, str]] = None, **keys):
     """The test database, our server (`keys`: its configuration) in a work
     folder of its own and a private nginx on `port` in front of it; all
-    stopped, and the folder removed, afterwards."""
+    stopped, and the folder removed, afterwards. The server's `db` is the
+    test database."""
     with workspace(name) as space:
         server = space.start(OurServer(space.base / "server", binary(), space.db.url, **keys))
+        server.db = space.db
         space.start(Nginx(space.base, port, server.socket_path, server.upload_dir, edits=nginx_edits,
                           live_edits=live_edits,
                           s3_url=keys.get("s3_url", "") if keys.get("photo_store") == "s3" else ""))

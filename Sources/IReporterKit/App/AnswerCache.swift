@@ -8,6 +8,10 @@
 ///   for the generation read before it was made.
 /// - Changes behind our back show within `maxAgeMillis` (0: off).
 /// - At most `maxBytes` of answers; when full, the older half goes.
+///
+/// With a `SharedAnswerTable`, what one worker made is found there by the
+/// host's other workers under the same rules, and kept by them with the
+/// age it has.
 final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     private struct Entry {
         var body: Answer
@@ -23,12 +27,21 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     private var bytes = 0
     private var generation: Int64 = -1
     private var made = 0
+    private let shared: SharedTier?
 
-    init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20, clock: any TimeSource = MonotonicClock()) {
+    /// The host's table, as this cache's keys and answers go in it.
+    struct SharedTier {
+        let find: (Key, _ generation: Int64, _ madeSince: Int64) -> (body: Answer, madeAt: Int64)?
+        let keep: (Key, Answer, _ generation: Int64, _ madeAt: Int64) -> Void
+    }
+
+    init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20, clock: any TimeSource = MonotonicClock(),
+         shared: SharedTier? = nil) {
         self.counters = counters
         self.maxAgeMillis = maxAgeMillis
         self.clock = clock
         self.maxBytes = maxBytes
+        self.shared = shared
     }
 
     /// The answer kept for `key`, else `make`'s; kept when `make` says so
@@ -40,18 +53,26 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
             forget()
             return try make().body
         }
+        let time = clock.now.millis
         if now != generation {
             forget()
             generation = now
-        } else if let entry = entries[key], clock.now.millis - entry.madeAt < maxAgeMillis {
+        } else if let entry = entries[key], time - entry.madeAt < maxAgeMillis {
             return entry.body
         }
+        if let found = shared?.find(key, now, time - maxAgeMillis + 1) {
+            keep(found.body, for: key, madeAt: found.madeAt)
+            return found.body
+        }
         let answer = try make()
-        if answer.keep, answer.body.keptBytes <= maxBytes / 8 { keep(answer.body, for: key) }
+        if answer.keep, answer.body.keptBytes <= maxBytes / 8 {
+            keep(answer.body, for: key, madeAt: time)
+            shared?.keep(key, answer.body, now, time)
+        }
         return answer.body
     }
 
-    private func keep(_ body: Answer, for key: Key) {
+    private func keep(_ body: Answer, for key: Key, madeAt: Int64) {
         if bytes + body.keptBytes > maxBytes {
             let middle = entries.values.map(\.order).sorted()[entries.count / 2]
             entries = entries.filter { $0.value.order >= middle }
@@ -59,7 +80,7 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
         }
         made += 1
         bytes += body.keptBytes - (entries[key]?.body.keptBytes ?? 0)
-        entries[key] = Entry(body: body, madeAt: clock.now.millis, order: made)
+        entries[key] = Entry(body: body, madeAt: madeAt, order: made)
     }
 
     private func forget() {
@@ -67,6 +88,34 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
         bytes = 0
         generation = -1
     }
+}
+
+extension AnswerCache where Answer: SharedAnswer {
+    /// A cache whose answers the host's other workers find in `table` too
+    /// (nil: this worker's only), under the names `sharedKey` gives.
+    convenience init(counters: any SharedCounters, maxAgeMillis: Int64, clock: any TimeSource,
+                     table: SharedAnswerTable?, sharedKey: @escaping (Key) -> [UInt8]) {
+        let tier = table.map { table in
+            SharedTier(find: { key, generation, madeSince in
+                           table.find(sharedKey(key), generation: generation, madeSince: madeSince).flatMap { found in
+                               Answer(sharedBytes: found.body).map { ($0, found.madeAt) }
+                           }
+                       },
+                       keep: { table.keep($1.sharedBytes, for: sharedKey($0), generation: $2, madeAt: $3) })
+        }
+        self.init(counters: counters, maxAgeMillis: maxAgeMillis, clock: clock, shared: tier)
+    }
+}
+
+/// An answer as a `SharedAnswerTable` keeps it: bytes, read back alike.
+protocol SharedAnswer: KeptAnswer {
+    var sharedBytes: [UInt8] { get }
+    init?(sharedBytes: [UInt8])
+}
+
+extension Array: SharedAnswer where Element == UInt8 {
+    var sharedBytes: [UInt8] { self }
+    init?(sharedBytes: [UInt8]) { self = sharedBytes }
 }
 
 /// What an `AnswerCache` keeps: its bytes count against the cache's bound.

@@ -76,6 +76,8 @@ public struct AppServices {
     public var oauth: any OAuthStore = InMemoryOAuthStore()
     /// How many accounts and photos (the instance's and NodeInfo's figures).
     public var usage: any UsageStatistics
+    /// Where the workers of one supervisor keep answers for each other; nil: each its own.
+    var sharedAnswers: SharedAnswerTable?
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, follows: any FollowStore, notifications: any NotificationStore,

@@ -7,8 +7,9 @@
 /// The newest page of the public timeline is `stream`'s cached newest
 /// photos, the home timeline's `feed`'s cached newest page; the rendering
 /// of either (with the photos' descriptions) is kept too, under `stream`'s
-/// rules (`AnswerCache`): an app polling them while nothing changed costs
-/// no database query.
+/// rules (`AnswerCache`), and shared by the host's workers: an app polling
+/// them while nothing changed costs no database query, and a refresh costs
+/// one query a `stream_cache_ms` whichever workers answer.
 struct TimelineEndpoints: MastodonEndpoints {
     /// One rendering of the newest page: for whom (their favourites), at
     /// which address, how long, of which command answer (as the command
@@ -29,22 +30,54 @@ struct TimelineEndpoints: MastodonEndpoints {
             hasher.combine(limit)
             answer.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
+
+        /// Its name in the host's table (`SharedAnswerTable`): the whole
+        /// answer is part of it, so a page is never found for another one.
+        var sharedKey: [UInt8] {
+            Array("page \(viewer ?? 0) \(limit) \(siteURL)\n".utf8) + answer
+        }
     }
 
     /// A page as rendered, with the ids its `Link` header names.
-    struct RenderedPage: KeptAnswer {
+    struct RenderedPage: SharedAnswer {
         let body: [UInt8]
         let ids: [Int64]
         var keptBytes: Int { body.count + ids.count * 8 }
+
+        init(body: [UInt8], ids: [Int64]) {
+            self.body = body
+            self.ids = ids
+        }
+
+        /// The ids' count, the ids (8 bytes each, little-endian), the body.
+        var sharedBytes: [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(8 + ids.count * 8 + body.count)
+            for word in [Int64(ids.count)] + ids { withUnsafeBytes(of: word.littleEndian) { bytes += $0 } }
+            return bytes + body
+        }
+
+        init?(sharedBytes bytes: [UInt8]) {
+            func word(_ index: Int) -> Int64 {
+                Int64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 8, as: Int64.self) })
+            }
+            guard bytes.count >= 8 else { return nil }
+            let count = Int(word(0))
+            guard count >= 0, bytes.count >= 8 + count * 8 else { return nil }
+            ids = (0..<count).map { word(1 + $0) }
+            body = Array(bytes[(8 + count * 8)...])
+        }
     }
 
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
         let services = api.services
         let newest = AnswerCache<NewestPage, RenderedPage>(counters: services.counters,
-                                                           maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock)
+                                                           maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock,
+                                                           table: services.sharedAnswers, sharedKey: \.sharedKey)
         let newestHome = AnswerCache<NewestPage, RenderedPage>(counters: services.counters,
                                                                maxAgeMillis: Int64(services.policy.streamCacheMillis),
-                                                               clock: services.clock)
+                                                               clock: services.clock, table: services.sharedAnswers,
+                                                               sharedKey: \.sharedKey)
         router.add(.get, "/api/v1/timelines/public", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
             let page = try TimelinePage(call.parameters)

@@ -98,6 +98,7 @@ extension Configuration {
         services.media = MariaDBMediaStore(database: database)
         services.oauth = MariaDBOAuthStore(database: database)
         services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: counters, clock: services.clock)
+        services.sharedAnswers = shared.answers
         services.usage = CachedUsageStatistics(MariaDBUsageStatistics(database: reads), clock: services.clock)
         if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start
             services.live = NchanPublisher(url: livePublishURL, key: livePublishKey)

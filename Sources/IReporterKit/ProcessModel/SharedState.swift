@@ -17,6 +17,10 @@ struct SharedState: Sendable {
     let metrics: MetricsTable
     /// The file it lives in; nil when it is this process tree's own.
     let file: SharedMemoryFile?
+    /// Answers the workers keep for each other (`feed`'s): not in the file,
+    /// in memory shared with the workers this process forks only (answers
+    /// are a viewer's photos: they stay off the disk).
+    let answers = SharedAnswerTable()
 
     static let counterCapacity = 65536
     /// Bump when the meaning of the layout changes without its size (5: the

@@ -5,8 +5,10 @@
 /// Each worker keeps its recent answers (`AnswerCache`, by viewer, page
 /// and fields) under `stream`'s discipline: served only for the stream
 /// generation they were made under, which every upload, deletion, vote,
-/// comment, follow and unfollow bumps, and for at most `stream_cache_ms`.
-/// A phone polling its unchanged home costs no query.
+/// comment, follow and unfollow bumps, and for at most `stream_cache_ms`,
+/// and shares them with the host's other workers (`SharedAnswerTable`): a
+/// phone polling its unchanged home costs no query, and one query a
+/// `stream_cache_ms` whichever workers answer it.
 public struct FeedCommand: SignedInCommand {
     public let descriptor = CommandDescriptor(
         "feed", "Photos of the people you follow and your own, newest first.",
@@ -29,6 +31,11 @@ public struct FeedCommand: SignedInCommand {
         var before: Int64
         var count: Int
         var extras: [StreamExtra]
+
+        /// Its name in the host's table.
+        var sharedKey: [UInt8] {
+            Array("feed \(viewer) \(since) \(before) \(count) \(extras.map(\.rawValue).joined(separator: ","))".utf8)
+        }
     }
 
     private let graph: any FollowStore
@@ -39,7 +46,7 @@ public struct FeedCommand: SignedInCommand {
         graph = services.follows
         photos = services.photos
         cache = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis),
-                            clock: services.clock)
+                            clock: services.clock, table: services.sharedAnswers, sharedKey: \.sharedKey)
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> RenderedJSON {

@@ -1,0 +1,57 @@
+import Testing
+@testable import IReporterKit
+
+/// The table the workers of one supervisor keep answers in: what one keeps
+/// another finds, only for its generation and age, and it stays bounded.
+struct SharedAnswerTableTests {
+    /// Two views of one memory, as two forked workers have.
+    static func twoWorkers(slots: Int = 8) -> (SharedAnswerTable, SharedAnswerTable) {
+        let memory = sharedMemory(bytes: SharedAnswerTable.bytes(slots: slots), for: "a test's answers")
+        return (SharedAnswerTable(memory: memory, slots: slots, initialize: true),
+                SharedAnswerTable(memory: memory, slots: slots, initialize: false))
+    }
+
+    @Test func whatOneWorkerKeepsAnotherFindsForItsGenerationAndAge() throws {
+        let (first, second) = Self.twoWorkers()
+        let key = Array("feed 7 0 0 20 likes".utf8)
+        first.keep(Array("{\"result\":[]}".utf8), for: key, generation: 3, madeAt: 1000)
+        let found = try #require(second.find(key, generation: 3, madeSince: 1000))
+        #expect(String(decoding: found.body, as: UTF8.self) == "{\"result\":[]}")
+        #expect(found.madeAt == 1000)
+        #expect(second.find(key, generation: 4, madeSince: 0) == nil, "another generation")
+        #expect(second.find(key, generation: 3, madeSince: 1001) == nil, "too old")
+        #expect(second.find(Array("feed 8 0 0 20 likes".utf8), generation: 3, madeSince: 0) == nil, "another question")
+        #expect(second.find(Array("feed 7 0 0 20 like".utf8), generation: 3, madeSince: 0) == nil, "a key's prefix")
+    }
+
+    @Test func aNewAnswerReplacesTheKeysOwn() throws {
+        let (first, second) = Self.twoWorkers()
+        let key = Array("feed 7".utf8)
+        first.keep([1, 2, 3], for: key, generation: 1, madeAt: 10)
+        second.keep([4, 5], for: key, generation: 2, madeAt: 20)
+        #expect(first.find(key, generation: 1, madeSince: 0) == nil)
+        #expect(try #require(first.find(key, generation: 2, madeSince: 0)).body == [4, 5])
+        second.keep([], for: key, generation: 2, madeAt: 30)
+        #expect(try #require(first.find(key, generation: 2, madeSince: 0)).body == [], "an empty answer is an answer")
+    }
+
+    @Test func anAnswerBiggerThanASlotIsNotShared() {
+        let (first, second) = Self.twoWorkers()
+        let key = Array("feed 7".utf8)
+        first.keep([UInt8](repeating: 65, count: SharedAnswerTable.capacity - key.count + 1), for: key, generation: 1, madeAt: 10)
+        #expect(second.find(key, generation: 1, madeSince: 0) == nil)
+        first.keep([UInt8](repeating: 65, count: SharedAnswerTable.capacity - key.count), for: key, generation: 1, madeAt: 10)
+        #expect(second.find(key, generation: 1, madeSince: 0)?.body.count == SharedAnswerTable.capacity - key.count)
+    }
+
+    @Test func aFullTableKeepsTheNewestAnswers() {
+        let slots = 8
+        let (first, second) = Self.twoWorkers(slots: slots)
+        let keys = (0..<100).map { Array("feed \($0)".utf8) }
+        for (index, key) in keys.enumerated() { first.keep(Array(key.reversed()), for: key, generation: 1, madeAt: Int64(index)) }
+        let kept = keys.indices.filter { second.find(keys[$0], generation: 1, madeSince: 0)?.body == Array(keys[$0].reversed()) }
+        #expect(kept.count <= slots)
+        #expect(kept.contains(99), "the last one kept is there")
+        #expect(kept.allSatisfy { $0 >= 100 - 4 * slots }, "only recent answers stay: \(kept)")
+    }
+}
