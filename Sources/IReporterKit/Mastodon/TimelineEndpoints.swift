@@ -31,10 +31,11 @@ struct TimelineEndpoints: MastodonEndpoints {
             answer.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
 
-        /// Its name in the host's table (`SharedAnswerTable`): the whole
-        /// answer is part of it, so a page is never found for another one.
+        /// Its name in the host's table (`SharedAnswerTable`), with the
+        /// answer's SHA-256: a page is never found for another answer, and
+        /// the page and its name fit in a slot.
         var sharedKey: [UInt8] {
-            Array("page \(viewer ?? 0) \(limit) \(siteURL)\n".utf8) + answer
+            Array("page \(viewer ?? 0) \(limit) \(siteURL)\n".utf8) + Digest.sha256.digest(answer)
         }
     }
 

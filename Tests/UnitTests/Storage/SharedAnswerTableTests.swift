@@ -44,8 +44,15 @@ struct SharedAnswerTableTests {
         #expect(second.find(key, generation: 1, madeSince: 0)?.body.count == SharedAnswerTable.capacity - key.count)
     }
 
+    @Test func aSetHoldsAsManyAnswersAsItHasWays() {
+        let (first, second) = Self.twoWorkers(slots: SharedAnswerTable.ways)
+        let keys = (0..<SharedAnswerTable.ways).map { Array("page \($0)".utf8) }
+        for key in keys { first.keep(key, for: key, generation: 1, madeAt: 5) }
+        #expect(keys.allSatisfy { second.find($0, generation: 1, madeSince: 0)?.body == $0 })
+    }
+
     @Test func aFullTableKeepsTheNewestAnswers() {
-        let slots = 8
+        let slots = 2 * SharedAnswerTable.ways
         let (first, second) = Self.twoWorkers(slots: slots)
         let keys = (0..<100).map { Array("feed \($0)".utf8) }
         for (index, key) in keys.enumerated() { first.keep(Array(key.reversed()), for: key, generation: 1, madeAt: Int64(index)) }

@@ -13,7 +13,9 @@ import Glibc
 /// under and within its age (`AnswerCache`, the tier in front of it, asks
 /// with both), so sharing it changes no rule. The table has a fixed size:
 /// each key may sit in one of `ways` slots from its hash; a new answer takes
-/// the key's own slot, else a free one, else the oldest. Answers bigger than
+/// the key's own slot, else a free one, else the oldest. Past what it holds
+/// (a busy host's every viewer of the last second) workers fall back to
+/// their own caches. Answers bigger than
 /// a slot are not shared. One robust process-shared mutex guards it, held
 /// for a copy of at most a slot; a slot is marked free before it is written
 /// and named last, so a worker killed while writing leaves a free slot,
@@ -28,10 +30,11 @@ final class SharedAnswerTable: @unchecked Sendable {
         var bodyLength: Int32
     }
 
-    /// A home timeline's page (20 statuses, ~30 KB) with the `feed` answer
-    /// it was rendered from (its key) fits.
-    static let slotBytes = 65536
-    static let ways = 4
+    /// A home timeline's page (20 statuses, ~30 KB) fits.
+    static let slotBytes = 32768
+    /// Ways enough that a set seldom holds more keys in use than slots
+    /// (which would make its keys push each other out at every refresh).
+    static let ways = 8
     /// The largest key and answer a slot holds together.
     static var capacity: Int { slotBytes - MemoryLayout<Header>.stride }
 
@@ -42,9 +45,9 @@ final class SharedAnswerTable: @unchecked Sendable {
     /// Bytes a table of `slots` slots takes.
     static func bytes(slots: Int) -> Int { SharedMutex.stride + slots * slotBytes }
 
-    /// A table in memory shared with the processes this one forks: 256
+    /// A table in memory shared with the processes this one forks: 512
     /// slots, 16 MiB at most (memory is only taken as answers are kept).
-    convenience init(slots: Int = 256) {
+    convenience init(slots: Int = 512) {
         self.init(memory: sharedMemory(bytes: Self.bytes(slots: slots), for: "shared answers"), slots: slots, initialize: true)
     }
 
