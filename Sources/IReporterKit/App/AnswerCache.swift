@@ -33,6 +33,8 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     struct SharedTier {
         let find: (Key, _ generation: Int64, _ madeSince: Int64) -> (body: Answer, madeAt: Int64)?
         let keep: (Key, Answer, _ generation: Int64, _ madeAt: Int64) -> Void
+        /// A number from the key's name, the same in every process.
+        let spread: (Key) -> UInt64
     }
 
     init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20, clock: any TimeSource = MonotonicClock(),
@@ -57,10 +59,12 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
         if now != generation {
             forget()
             generation = now
-        } else if let entry = entries[key], time - entry.madeAt < maxAgeMillis {
+        }
+        let lifetime = lifetime(of: key)
+        if let entry = entries[key], time - entry.madeAt < lifetime {
             return entry.body
         }
-        if let found = shared?.find(key, now, time - maxAgeMillis + 1) {
+        if let found = shared?.find(key, now, time - lifetime + 1) {
             keep(found.body, for: key, madeAt: found.madeAt)
             return found.body
         }
@@ -70,6 +74,16 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
             shared?.keep(key, answer.body, now, time)
         }
         return answer.body
+    }
+
+    /// How long `key`'s answers are served: `maxAgeMillis` alone, or with
+    /// the host's table between three quarters of it and all of it, fixed
+    /// by the key's name: answers made together (the viewers of a busy
+    /// second) are made again apart rather than all at once every
+    /// `maxAgeMillis`, as a burst that the requests behind it wait for.
+    private func lifetime(of key: Key) -> Int64 {
+        guard let shared, maxAgeMillis >= 4 else { return maxAgeMillis }
+        return maxAgeMillis - Int64(shared.spread(key) % UInt64(maxAgeMillis / 4))
     }
 
     private func keep(_ body: Answer, for key: Key, madeAt: Int64) {
@@ -101,7 +115,8 @@ extension AnswerCache where Answer: SharedAnswer {
                                Answer(sharedBytes: found.body).map { ($0, found.madeAt) }
                            }
                        },
-                       keep: { table.keep($1.sharedBytes, for: sharedKey($0), generation: $2, madeAt: $3) })
+                       keep: { table.keep($1.sharedBytes, for: sharedKey($0), generation: $2, madeAt: $3) },
+                       spread: { SharedAnswerTable.hash(sharedKey($0)) })
         }
         self.init(counters: counters, maxAgeMillis: maxAgeMillis, clock: clock, shared: tier)
     }

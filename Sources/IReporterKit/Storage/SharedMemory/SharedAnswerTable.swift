@@ -124,7 +124,7 @@ final class SharedAnswerTable: @unchecked Sendable {
 
     /// FNV-1a: every process must place a key alike (Swift's `Hasher` is
     /// seeded per process).
-    private static func hash(_ key: [UInt8]) -> UInt64 {
+    static func hash(_ key: [UInt8]) -> UInt64 {
         var value: UInt64 = 0xcbf29ce484222325
         for byte in key {
             value ^= UInt64(byte)
