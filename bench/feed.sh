@@ -18,7 +18,9 @@
 # Environment: PHOTOS, USERS, FOLLOWS, VIEWERS (64), CONNS (32), DUR (10s),
 # WARMUP (3s), BUFFER_POOL (1 GiB), SKIP_BUILD=1, RES, FEED_RUN_DIR,
 # FEED_PORT, FEED_DB_PORT; KEEP_CONN_AB=1 and ROUNDS (2) for the A/B of
-# nginx's kept FastCGI connections instead of the runs above.
+# nginx's kept FastCGI connections instead of the runs above;
+# BINARIES_AB="BIN1 BIN2 ..." and ROUNDS for the home timeline served by
+# each binary in turn instead (the same stack and data).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
@@ -32,7 +34,7 @@ CONNS="${CONNS:-32}"
 DUR="${DUR:-10s}"
 WARMUP="${WARMUP:-3s}"
 bench_results feed
-COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD KEEP_CONN_AB ROUNDS RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
+COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD KEEP_CONN_AB BINARIES_AB ROUNDS RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
 [ "$VIEWERS" -le "$USERS" ] && [ "$FOLLOWS" -le $((USERS * (USERS - 1))) ] || die "VIEWERS <= USERS and FOLLOWS <= USERS * (USERS - 1)"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
 # Every run registers VIEWERS accounts from 127.0.0.1, and the run folder's
@@ -92,20 +94,28 @@ SELECT 'how many people viewer 1 follows, and their photos' AS statement;
 SELECT COUNT(*) AS followed, (SELECT COUNT(*) FROM photos WHERE IdUser IN (SELECT followee FROM follows WHERE follower = 1) OR IdUser = 1) AS photos FROM follows WHERE follower = 1;
 SQL
 
+# Prepared statements MariaDB has run (only our server runs them here).
+statements() { $MYSQL_ROOT_CMD -N -B -e "SHOW GLOBAL STATUS LIKE 'Com_stmt_execute'" | cut -f2; }
 run_wrk() { # NAME COMMAND FORM
   log "wrk $1 ($CONNS connections, $DUR)" >&2
   COOKIES="$COOKIES" COMMAND="$2" FORM="$3" wrk -t2 -c"$CONNS" -d"$WARMUP" -s "$HERE/lua/feed.lua" "$API_URL" >/dev/null
   loadavg "before $1"
-  COOKIES="$COOKIES" COMMAND="$2" FORM="$3" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/feed.lua" "$API_URL" \
-    | grep '^WRKJSON ' | sed "s/^WRKJSON /{\"name\":\"$1\",\"wrk\":/; s/\$/}/"
+  local before out
+  before=$(statements)
+  out=$(COOKIES="$COOKIES" COMMAND="$2" FORM="$3" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/feed.lua" "$API_URL" \
+        | grep '^WRKJSON ')
+  sed "s/^WRKJSON /{\"name\":\"$1\",\"wrk\":/; s/\$/,\"statements\":$(( $(statements) - before ))}/" <<< "$out"
   loadavg "after $1"
 }
 run_timeline() { # NAME PATH
   log "wrk $1 ($CONNS connections, $DUR)" >&2
   TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$WARMUP" -s "$HERE/lua/timeline.lua" "$SITE" >/dev/null
   loadavg "before $1"
-  TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/timeline.lua" "$SITE" \
-    | grep '^WRKJSON ' | sed "s|^WRKJSON |{\"name\":\"$1\",\"wrk\":|; s|\$|}|"
+  local before out
+  before=$(statements)
+  out=$(TOKENS="$TOKENS" TIMELINE="$2" wrk -t2 -c"$CONNS" -d"$DUR" --latency -s "$HERE/lua/timeline.lua" "$SITE" \
+        | grep '^WRKJSON ')
+  sed "s|^WRKJSON |{\"name\":\"$1\",\"wrk\":|; s|\$|,\"statements\":$(( $(statements) - before ))}|" <<< "$out"
   loadavg "after $1"
 }
 runs() { # SUFFIX
@@ -129,8 +139,22 @@ keep_conn_ab() {
     done
   done
 }
+# BINARIES_AB: the home timeline served by each binary in turn (the server
+# restarted on it: its workers' caches and the shared answers start empty),
+# ROUNDS times.
+binaries_ab() {
+  local round binary
+  for round in $(seq 1 "${ROUNDS:-2}"); do
+    for binary in $BINARIES_AB; do
+      BINARY="$binary" stack_start_server >/dev/null
+      run_timeline "timelines/home, $binary ($round)" /api/v1/timelines/home
+    done
+  done
+}
 if [ "${KEEP_CONN_AB:-0}" = 1 ]; then
   keep_conn_ab > "$RES/feed.jsonl"
+elif [ -n "${BINARIES_AB:-}" ]; then
+  binaries_ab > "$RES/feed.jsonl"
 else
   { runs ""
     log "again without the answer caches (stream_cache_ms = 0)" >&2
@@ -148,7 +172,7 @@ for line in open(f"{res}/feed.jsonl"):
     w = run["wrk"]
     bad = w["bad_status"] + w["bad_body"] + w["err_status"] + w["err_timeout"]
     rows.append(f"| `{run['name']}` | {w['requests']} | {w['requests'] / (w['duration_us'] / 1e6):.0f} | "
-                f"{w['p50_us'] / 1000:.2f} | {w['p99_us'] / 1000:.2f} | {'**' + str(bad) + '**' if bad else 0} |")
+                f"{w['p50_us'] / 1000:.2f} | {w['p99_us'] / 1000:.2f} | {run['statements']} | {'**' + str(bad) + '**' if bad else 0} |")
 text = f"""# The home feed at {int(photos):,} photos, {int(edges):,} follows
 
 Command: `{command}` (one run; {int(users):,} people, {viewers} signed-in
@@ -156,13 +180,14 @@ viewers asking in turn, each following about {int(edges) // int(users)} people; 
 the feed query's plan: explain.txt; the load average before and after each
 run: loadavg.txt, the machine being shared).
 
-| wrk ({conns} connections, through nginx) | requests | rate (req/s) | p50 ms | p99 ms | bad |
-|---|---|---|---|---|---|
+| wrk ({conns} connections, through nginx) | requests | rate (req/s) | p50 ms | p99 ms | statements | bad |
+|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 
 `stream` is the public timeline, the same for everyone; `feed` each
 viewer's own; `timelines/home` and `timelines/public` the same through the
 Mastodon-compatible API (20 statuses a page, rendered as Mastodon's JSON). "no cache": `stream_cache_ms = 0`, every request asks MariaDB.
+"statements": the prepared statements MariaDB ran during the run.
 Target (issue 28): the home timeline's p99 <= 20 ms at 32 connections.
 """
 open(f"{res}/feed.md", "w").write(text)
