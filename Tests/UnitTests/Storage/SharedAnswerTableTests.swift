@@ -22,6 +22,8 @@ struct SharedAnswerTableTests {
         #expect(second.find(key, generation: 3, madeSince: 1001) == nil, "too old")
         #expect(second.find(Array("feed 8 0 0 20 likes".utf8), generation: 3, madeSince: 0) == nil, "another question")
         #expect(second.find(Array("feed 7 0 0 20 like".utf8), generation: 3, madeSince: 0) == nil, "a key's prefix")
+        first.keep([1], for: [], generation: 3, madeAt: 1000)
+        #expect(second.find([], generation: 3, madeSince: 0) == nil, "no answer has an empty name")
     }
 
     @Test func aNewAnswerReplacesTheKeysOwn() throws {

@@ -15,11 +15,10 @@ import Glibc
 /// each key may sit in one of `ways` slots from its hash; a new answer takes
 /// the key's own slot, else a free one, else the oldest. Past what it holds
 /// (a busy host's every viewer of the last second) workers fall back to
-/// their own caches. Answers bigger than
-/// a slot are not shared. One robust process-shared mutex guards it, held
-/// for a copy of at most a slot; a slot is marked free before it is written
-/// and named last, so a worker killed while writing leaves a free slot,
-/// never a torn answer.
+/// their own caches; answers bigger than a slot are not shared. One robust
+/// process-shared mutex guards it, held for a copy of at most a slot; a
+/// slot is marked free before it is written and named last, so a worker
+/// killed while writing leaves a free slot, never a torn answer.
 final class SharedAnswerTable: @unchecked Sendable {
     private struct Header {
         /// The key's hash; 0: a free slot.
@@ -64,6 +63,7 @@ final class SharedAnswerTable: @unchecked Sendable {
     /// The answer kept for `key` under `generation` and made at `madeSince`
     /// or later, with when it was made.
     func find(_ key: [UInt8], generation: Int64, madeSince: Int64) -> (body: [UInt8], madeAt: Int64)? {
+        guard !key.isEmpty else { return nil }
         let wanted = Self.hash(key)
         return locked {
             for slot in set(of: wanted) {
@@ -77,10 +77,10 @@ final class SharedAnswerTable: @unchecked Sendable {
         }
     }
 
-    /// Keeps `body` as the answer for `key` made under `generation` at
-    /// `madeAt`; does nothing when the two do not fit in a slot.
+    /// Keeps `body` as the answer for `key` (not empty) made under
+    /// `generation` at `madeAt`; does nothing when the two do not fit in a slot.
     func keep(_ body: [UInt8], for key: [UInt8], generation: Int64, madeAt: Int64) {
-        guard key.count + body.count <= Self.capacity else { return }
+        guard !key.isEmpty, key.count + body.count <= Self.capacity else { return }
         let wanted = Self.hash(key)
         locked {
             let candidates = set(of: wanted)
