@@ -16,6 +16,8 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     private struct Entry {
         var body: Answer
         var madeAt: Int64
+        /// How long it is served (`lifetime(named:)`).
+        var lifetime: Int64
         var order: Int
     }
 
@@ -29,12 +31,11 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     private var made = 0
     private let shared: SharedTier?
 
-    /// The host's table, as this cache's keys and answers go in it.
+    /// The host's table, as this cache's answers go in it under their keys' names.
     struct SharedTier {
-        let find: (Key, _ generation: Int64, _ madeSince: Int64) -> (body: Answer, madeAt: Int64)?
-        let keep: (Key, Answer, _ generation: Int64, _ madeAt: Int64) -> Void
-        /// A number from the key's name, the same in every process.
-        let spread: (Key) -> UInt64
+        let name: (Key) -> [UInt8]
+        let find: (_ name: [UInt8], _ generation: Int64, _ madeSince: Int64) -> (body: Answer, madeAt: Int64)?
+        let keep: (_ name: [UInt8], Answer, _ generation: Int64, _ madeAt: Int64) -> Void
     }
 
     init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20, clock: any TimeSource = MonotonicClock(),
@@ -59,34 +60,36 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
         if now != generation {
             forget()
             generation = now
-        }
-        let lifetime = lifetime(of: key)
-        if let entry = entries[key], time - entry.madeAt < lifetime {
+        } else if let entry = entries[key], time - entry.madeAt < entry.lifetime {
             return entry.body
         }
-        if let found = shared?.find(key, now, time - lifetime + 1) {
-            keep(found.body, for: key, madeAt: found.madeAt)
+        // The key's name (for a page, its answer's digest) only when this worker has no answer.
+        let name = shared?.name(key)
+        let lifetime = name.map(lifetime(named:)) ?? maxAgeMillis
+        if let shared, let name, let found = shared.find(name, now, time - lifetime + 1) {
+            keep(found.body, for: key, madeAt: found.madeAt, lifetime: lifetime)
             return found.body
         }
         let answer = try make()
         if answer.keep, answer.body.keptBytes <= maxBytes / 8 {
-            keep(answer.body, for: key, madeAt: time)
-            shared?.keep(key, answer.body, now, time)
+            keep(answer.body, for: key, madeAt: time, lifetime: lifetime)
+            if let shared, let name { shared.keep(name, answer.body, now, time) }
         }
         return answer.body
     }
 
-    /// How long `key`'s answers are served: `maxAgeMillis` alone, or with
-    /// the host's table between three quarters of it and all of it, fixed
-    /// by the key's name: answers made together (the viewers of a busy
-    /// second) are made again apart rather than all at once every
-    /// `maxAgeMillis`, as a burst that the requests behind it wait for.
-    private func lifetime(of key: Key) -> Int64 {
-        guard let shared, maxAgeMillis >= 4 else { return maxAgeMillis }
-        return maxAgeMillis - Int64(shared.spread(key) % UInt64(maxAgeMillis / 4))
+    /// How long the answers named `name` in the host's table are served
+    /// (without the table: `maxAgeMillis`): between three quarters of
+    /// `maxAgeMillis` and all of it, fixed by the name, so that answers made
+    /// together (the viewers of a busy second) are made again apart rather
+    /// than all at once every `maxAgeMillis`, as a burst that the requests
+    /// behind it wait for.
+    private func lifetime(named name: [UInt8]) -> Int64 {
+        guard maxAgeMillis >= 4 else { return maxAgeMillis }
+        return maxAgeMillis - Int64(SharedAnswerTable.hash(name) % UInt64(maxAgeMillis / 4))
     }
 
-    private func keep(_ body: Answer, for key: Key, madeAt: Int64) {
+    private func keep(_ body: Answer, for key: Key, madeAt: Int64, lifetime: Int64) {
         if bytes + body.keptBytes > maxBytes {
             let middle = entries.values.map(\.order).sorted()[entries.count / 2]
             entries = entries.filter { $0.value.order >= middle }
@@ -94,7 +97,7 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
         }
         made += 1
         bytes += body.keptBytes - (entries[key]?.body.keptBytes ?? 0)
-        entries[key] = Entry(body: body, madeAt: madeAt, order: made)
+        entries[key] = Entry(body: body, madeAt: madeAt, lifetime: lifetime, order: made)
     }
 
     private func forget() {
@@ -110,13 +113,13 @@ extension AnswerCache where Answer: SharedAnswer {
     convenience init(counters: any SharedCounters, maxAgeMillis: Int64, clock: any TimeSource,
                      table: SharedAnswerTable?, sharedKey: @escaping (Key) -> [UInt8]) {
         let tier = table.map { table in
-            SharedTier(find: { key, generation, madeSince in
-                           table.find(sharedKey(key), generation: generation, madeSince: madeSince).flatMap { found in
+            SharedTier(name: sharedKey,
+                       find: { name, generation, madeSince in
+                           table.find(name, generation: generation, madeSince: madeSince).flatMap { found in
                                Answer(sharedBytes: found.body).map { ($0, found.madeAt) }
                            }
                        },
-                       keep: { table.keep($1.sharedBytes, for: sharedKey($0), generation: $2, madeAt: $3) },
-                       spread: { SharedAnswerTable.hash(sharedKey($0)) })
+                       keep: { table.keep($1.sharedBytes, for: $0, generation: $2, madeAt: $3) })
         }
         self.init(counters: counters, maxAgeMillis: maxAgeMillis, clock: clock, shared: tier)
     }
