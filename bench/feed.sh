@@ -20,7 +20,9 @@
 # FEED_PORT, FEED_DB_PORT; KEEP_CONN_AB=1 and ROUNDS (2) for the A/B of
 # nginx's kept FastCGI connections instead of the runs above;
 # BINARIES_AB="BIN1 BIN2 ..." and ROUNDS for the home timeline served by
-# each binary in turn instead (the same stack and data).
+# each binary in turn instead (the same stack and data); PROFILE=1 for one
+# home timeline run instead, then a perf record -a -g of the whole machine
+# during another ($RES/perf-home.txt: by process, by library, by symbol).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../scripts/stack.sh"
@@ -34,7 +36,7 @@ CONNS="${CONNS:-32}"
 DUR="${DUR:-10s}"
 WARMUP="${WARMUP:-3s}"
 bench_results feed
-COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD KEEP_CONN_AB BINARIES_AB ROUNDS RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
+COMMAND="$(for v in PHOTOS USERS FOLLOWS VIEWERS CONNS DUR WARMUP BUFFER_POOL SKIP_BUILD KEEP_CONN_AB BINARIES_AB ROUNDS PROFILE RES; do [ -n "${!v:-}" ] && printf "%s='%s' " "$v" "${!v}"; done)bench/feed.sh"
 [ "$VIEWERS" -le "$USERS" ] && [ "$FOLLOWS" -le $((USERS * (USERS - 1))) ] || die "VIEWERS <= USERS and FOLLOWS <= USERS * (USERS - 1)"
 trap 'stack_down >/dev/null 2>&1 || true' EXIT
 # Every run registers VIEWERS accounts from 127.0.0.1, and the run folder's
@@ -151,10 +153,36 @@ binaries_ab() {
     done
   done
 }
+# PROFILE=1: every process on the machine (nginx, our workers, MariaDB, wrk)
+# sampled during 8 s of a second home timeline run, the caches warm.
+profile_home() {
+  local data="$RUN_DIR/perf-home.data" wrk_pid
+  TOKENS="$TOKENS" TIMELINE=/api/v1/timelines/home timeout 30 wrk -t2 -c"$CONNS" -d12s -s "$HERE/lua/timeline.lua" "$SITE" \
+    > /dev/null 2>&1 &
+  wrk_pid=$!
+  sleep 2
+  perf record -a -F 999 -g -o "$data" -- sleep 8 > /dev/null 2>&1 || true
+  wait "$wrk_pid" || true
+  { echo "# perf record -a -F 999 -g during the home timeline (-c$CONNS): by process, by library, by symbol"
+    perf report -i "$data" --no-children --sort comm -g none --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12
+    echo
+    perf report -i "$data" --no-children --comm ireporter --sort dso -g none --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15
+    echo
+    perf report -i "$data" --no-children --comm ireporter --sort dso,sym -g none --percent-limit 0.5 --stdio 2>/dev/null \
+      | grep -v '^#' | grep -v '^$' | head -70
+  } > "$RES/perf-home.txt" || true
+  perf report -i "$data" --no-children --comm ireporter --percent-limit 2 --stdio 2>/dev/null \
+    | grep -v '^$' | head -400 > "$RES/perf-home-callgraph.txt" || true
+  rm -f "$data"
+  log "profile: $RES/perf-home.txt, $RES/perf-home-callgraph.txt" >&2
+}
 if [ "${KEEP_CONN_AB:-0}" = 1 ]; then
   keep_conn_ab > "$RES/feed.jsonl"
 elif [ -n "${BINARIES_AB:-}" ]; then
   binaries_ab > "$RES/feed.jsonl"
+elif [ "${PROFILE:-0}" = 1 ]; then
+  run_timeline "timelines/home" /api/v1/timelines/home > "$RES/feed.jsonl"
+  profile_home
 else
   { runs ""
     log "again without the answer caches (stream_cache_ms = 0)" >&2
