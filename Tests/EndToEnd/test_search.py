@@ -67,7 +67,7 @@ def test_paging(phone):
     ({"q": "sun", "before": "0x10"}, "before must be a photo id"),
     ({"q": "a b c d e f g"}, "Search takes at most 6 words"),
     ({"q": "sun", "extras": "likes,pass"},
-     "Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server is expected"),
+     "Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server, description is expected"),
 ])
 def test_hostile_queries_get_a_clear_error(phone, fields, error):
     started = time.monotonic()

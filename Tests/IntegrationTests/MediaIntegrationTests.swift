@@ -53,5 +53,18 @@ extension DatabaseTests {
             try store.setDescription([], ofPhoto: id)
             #expect(try store.descriptions(ofPhotos: [id]).isEmpty, "an empty description is none")
         }
+
+        /// `stream`'s extras read every newest page's descriptions (its
+        /// cache serves every set of fields): a database the operator has
+        /// migrated only up to 003 still answers them, with none.
+        @Test func theStreamsExtrasNeedNoMigration011() throws {
+            let phone = try APIHarness(migrated: false)
+            try TestServices.runSQLFile(phone.database, "migrations/003-photo-details-comments-votes.sql")
+            try phone.database.execute("INSERT INTO login (username, pass) VALUES ('alice', 'p')")
+            try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'Sunset')")
+            #expect(try MariaDBMediaStore(database: phone.database).descriptions(ofPhotos: [1]).isEmpty)
+            #expect(try phone.body([("command", "stream"), ("extras", "likes,description")])
+                .hasSuffix(#""title":"Sunset","IdUser":"1","username":"alice","likes":"0","description":null}]}"#))
+        }
     }
 }

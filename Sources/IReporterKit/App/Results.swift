@@ -83,6 +83,9 @@ public struct PhotoListWithExtras: CommandOutput {
                 case .height: json.number("height", extras.details.map { Int64($0.height) })
                 case .secret: json.text("secret", extras.secret?.description)
                 case .server: json.text("server", extras.secret.map { _ in PhotoTree.server(of: photo.id) })
+                case .description:
+                    json.raw(",\"description\":")
+                    json.nullableString(extras.description)
                 }
             }
             json.raw("}")

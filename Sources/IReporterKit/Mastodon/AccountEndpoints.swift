@@ -30,7 +30,7 @@ struct AccountEndpoints: MastodonEndpoints {
             let page = try TimelinePage(call.parameters)
             // No pins, no tags: those pages are empty. Every status has its photo and none is a reply.
             if call.parameters.bool("pinned") == true || call.parameters.bytes("tagged") != nil { return statuses.page([], page) }
-            return statuses.page(try statuses.statuses(try TimelineEndpoints.stream(page, userID: id, statuses: statuses)), page)
+            return statuses.page(statuses.statuses(try TimelineEndpoints.stream(page, userID: id, statuses: statuses)), page)
         }
         router.add(.get, "/api/v2/search", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
@@ -71,6 +71,6 @@ struct AccountEndpoints: MastodonEndpoints {
         let page = try TimelinePage(parameters)
         var arguments = CommandArguments(fields: ["q": query, "count": Array(String(page.limit).utf8)])
         if let before = page.maxID { arguments.fields["before"] = Array(String(before).utf8) }
-        return try statuses.statuses(try statuses.photoRows("search", arguments))
+        return statuses.statuses(try statuses.photoRows("search", arguments))
     }
 }

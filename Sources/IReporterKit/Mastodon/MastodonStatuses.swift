@@ -41,17 +41,17 @@ struct MastodonStatuses {
         return try run(command, arguments).json
     }
 
-    func statuses(_ rows: [(photo: PhotoRecord, extras: PhotoExtras)]) throws -> [StatusEntity] {
-        let descriptions = rows.isEmpty ? [:] : try services.media.descriptions(ofPhotos: rows.map(\.photo.id))
-        return rows.map { photo, extras in
+    /// The rows' statuses, each with its description as the rows carry it (`StreamRows.extras`).
+    func statuses(_ rows: [(photo: PhotoRecord, extras: PhotoExtras)]) -> [StatusEntity] {
+        rows.map { photo, extras in
             StatusEntity(photo: photo, extras: extras, account: AccountEntity(id: photo.userID, username: photo.username),
-                         description: descriptions[photo.id], viewer: hasViewer)
+                         description: extras.description, viewer: hasViewer)
         }
     }
 
     /// The photo's status; nil when there is no such photo.
     func photo(_ id: Int64) throws -> StatusEntity? {
-        try statuses(try photoRows("stream", ["IdPhoto": String(id)])).first
+        statuses(try photoRows("stream", ["IdPhoto": String(id)])).first
     }
 
     /// The comment's status; nil when there is no such comment (or its photo is gone).

@@ -5,11 +5,13 @@
 /// photo's context.
 ///
 /// The newest page of the public timeline is `stream`'s cached newest
-/// photos, the home timeline's `feed`'s cached newest page; the rendering
-/// of either (with the photos' descriptions) is kept too, under `stream`'s
-/// rules (`AnswerCache`), and shared by the host's workers: an app polling
-/// them while nothing changed costs no database query, and a refresh costs
-/// one query a `stream_cache_ms` whichever workers answer.
+/// photos, the home timeline's `feed`'s cached newest page, each with the
+/// photos' descriptions (`StreamRows.extras`); the rendering of either is
+/// kept too, under `stream`'s rules (`AnswerCache`), and shared by the
+/// host's workers: an app polling them while nothing changed costs no
+/// database query, a refresh costs the command's queries once a
+/// `stream_cache_ms` whichever workers answer, and a page rendered again
+/// costs none.
 struct TimelineEndpoints: MastodonEndpoints {
     /// One rendering of the newest page: for whom (their favourites), at
     /// which address, how long, of which command answer (as the command
@@ -85,7 +87,7 @@ struct TimelineEndpoints: MastodonEndpoints {
             // Remote statuses: we have none.
             if call.parameters.bool("remote") == true { return statuses.page([], page) }
             guard page.isNewest, page.limit <= StreamCommand.length else {
-                return statuses.page(try statuses.statuses(try Self.stream(page, statuses: statuses)), page)
+                return statuses.page(statuses.statuses(try Self.stream(page, statuses: statuses)), page)
             }
             // `stream`'s newest 50 from its cache, of which the page shows `limit`.
             return try Self.newestPage(of: statuses.photoAnswer("stream", [:]), page, statuses: statuses, kept: newest)
@@ -95,7 +97,7 @@ struct TimelineEndpoints: MastodonEndpoints {
             let statuses = MastodonStatuses(call, api: api)
             let page = try TimelinePage(call.parameters)
             let arguments = page.cursor([:])
-            guard page.isNewest else { return statuses.page(try statuses.statuses(try statuses.photoRows("feed", arguments)), page) }
+            guard page.isNewest else { return statuses.page(statuses.statuses(try statuses.photoRows("feed", arguments)), page) }
             return try Self.newestPage(of: statuses.photoAnswer("feed", arguments), page, statuses: statuses, kept: newestHome)
         }
         router.add(.get, "/api/v1/timelines/tag/:hashtag", scope: nil) { _ in .emptyList }
@@ -110,7 +112,7 @@ struct TimelineEndpoints: MastodonEndpoints {
                              answer: answer)
         let rendered = try kept.answer(for: key) {
             let rows = Array(try StreamRows.decode(answer).prefix(page.limit))
-            return (RenderedPage(body: statuses.list(try statuses.statuses(rows)), ids: rows.map(\.photo.id)),
+            return (RenderedPage(body: statuses.list(statuses.statuses(rows)), ids: rows.map(\.photo.id)),
                     true)
         }
         return statuses.page(body: rendered.body, ids: rendered.ids, page)

@@ -37,7 +37,7 @@ public protocol MediaStore: AnyObject {
     func removePending(id: Int64) throws
     /// Media uploaded before `time` and never posted, oldest first, at most `limit`.
     func pendingCreated(before time: Int64, limit: Int) throws -> [PendingMedia]
-    /// The descriptions of those of `ids` that have one.
+    /// The descriptions of those of `ids` that have one (none before migration 011).
     func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]]
     /// Sets (nil or empty: removes) a photo's description.
     func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws

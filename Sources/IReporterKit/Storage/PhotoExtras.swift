@@ -11,6 +11,8 @@ public struct PhotoExtras: Sendable, Equatable {
     /// Filled only when asked for (`stream`'s `secret` and `server` extras);
     /// nil for a database without migration 006.
     public var secret: PhotoSecret?
+    /// The alt text; filled only when asked for (`stream`'s `description` extra).
+    public var description: [UInt8]?
 
     public init(likes: Int64 = 0, dislikes: Int64 = 0, comments: Int64 = 0, myVote: Vote? = nil,
                 details: PhotoDetails? = nil) {

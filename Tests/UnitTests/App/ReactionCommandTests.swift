@@ -47,7 +47,7 @@ struct ReactionCommandTests {
             ("count", "101", #"{"error":"Invalid count: a whole number from 1 to 100 is expected"}"#),
             ("since", "99999999999999999999", #"{"error":"Invalid since: a whole number from 0 is expected"}"#),
             ("IdUser", " 1", #"{"error":"Invalid IdUser: a whole number from 1 is expected"}"#),
-            ("extras", "likes,password", #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server is expected"}"#),
+            ("extras", "likes,password", #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server, description is expected"}"#),
         ]
         for (name, value, answer) in bad {
             #expect(try phone.body([("command", "stream"), (name, value)]) == answer, "\(name)=\(value)")
@@ -97,6 +97,15 @@ struct ReactionCommandTests {
         }
         #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "secret")])
                 == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","secret":"\#(secret)"}]}"#)
+        // The alt text (the Mastodon-compatible API's description), as stored; null without one.
+        try phone.services.media.setDescription(Array("a \"red\" door\n".utf8), ofPhoto: 2)
+        phone.counters.bumpStreamGeneration() // as the API's media update does
+        #expect(try phone.body([("command", "stream"), ("extras", "description,likes")]) == #"""
+            {"result":[{"IdPhoto":"3","title":"old","IdUser":"1","username":"bob","likes":"0","description":null},\#
+            {"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","likes":"1","description":"a \"red\" door\n"}]}
+            """#, "in the extras' own order")
+        #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "description")])
+                == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","description":"a \"red\" door\n"}]}"#)
         try phone.send([("command", "logout")])
         #expect(try phone.body([("command", "stream"), ("IdPhoto", "2"), ("extras", "myvote")])
                 == #"{"result":[{"IdPhoto":"2","title":"new","IdUser":"2","username":"alice","myvote":null}]}"#,

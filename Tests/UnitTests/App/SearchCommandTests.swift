@@ -43,7 +43,7 @@ struct SearchCommandTests {
         #expect(try phone.body([("command", "search"), ("q", "sunset"), ("extras", "likes,myvote")])
                 == #"{"result":[{"IdPhoto":"2","title":"Sunset over Paris","IdUser":"1","username":"alice","likes":"1","myvote":"1"}]}"#)
         #expect(try phone.body([("command", "search"), ("q", "sunset"), ("extras", "likes,password")])
-                == #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server is expected"}"#)
+                == #"{"error":"Invalid extras: a comma list of likes, dislikes, comments, myvote, created, width, height, secret, server, description is expected"}"#)
     }
 
     @Test func keptAnswersAreEachViewersOwnAndGoWithAnyChange() throws {

@@ -40,11 +40,13 @@ public struct FeedCommand: SignedInCommand {
 
     private let graph: any FollowStore
     private let photos: any PhotoStore
+    private let media: any MediaStore
     private let cache: AnswerCache<Question, [UInt8]>
 
     public init(_ services: AppServices) {
         graph = services.follows
         photos = services.photos
+        media = services.media
         cache = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis),
                             clock: services.clock, table: services.sharedAnswers, sharedKey: \.sharedKey)
     }
@@ -64,7 +66,7 @@ public struct FeedCommand: SignedInCommand {
         guard !input.extras.isEmpty else { return PhotoList(photos: page).json }
         let extras = try photos.extras(of: page.map(\.id), viewer: viewer)
         let withExtras = page.map { ($0, extras[$0.id] ?? PhotoExtras()) }
-        return PhotoListWithExtras(photos: StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(withExtras) : withExtras,
+        return PhotoListWithExtras(photos: try StreamExtra.completing(withExtras, for: input.extras, photos: photos, media: media),
                                    fields: input.extras, hasViewer: true).json
     }
 }

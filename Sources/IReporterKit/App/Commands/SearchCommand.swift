@@ -79,6 +79,7 @@ public struct SearchCommand: Command {
 
     private let search: any PhotoSearch
     private let photos: any PhotoStore
+    private let media: any MediaStore
     private let sessions: any SessionStore
     private let answers: AnswerCache<AnswerKey, [UInt8]>
 
@@ -92,6 +93,7 @@ public struct SearchCommand: Command {
     public init(_ services: AppServices) {
         search = services.search
         photos = services.photos
+        media = services.media
         sessions = services.sessions
         answers = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.searchCacheMillis), clock: services.clock)
     }
@@ -115,7 +117,7 @@ public struct SearchCommand: Command {
         guard !input.extras.isEmpty else { return PhotoList(photos: found).json }
         let extras = try photos.extras(of: found.map(\.id), viewer: viewer?.id)
         let listed = found.map { ($0, extras[$0.id] ?? PhotoExtras()) }
-        return PhotoListWithExtras(photos: StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(listed) : listed,
+        return PhotoListWithExtras(photos: try StreamExtra.completing(listed, for: input.extras, photos: photos, media: media),
                                    fields: input.extras, hasViewer: viewer != nil).json
     }
 }

@@ -36,12 +36,14 @@ public struct StreamCommand: BatchReadingCommand {
     public static let length = 50
 
     private let photos: any PhotoStore
+    private let media: any MediaStore
     private let votes: any VoteStore
     private let sessions: any SessionStore
     private let cache: StreamCache
 
     public init(_ services: AppServices) {
         photos = services.photos
+        media = services.media
         votes = services.votes
         sessions = services.sessions
         cache = StreamCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock)
@@ -54,11 +56,12 @@ public struct StreamCommand: BatchReadingCommand {
         guard input.photoID == 0, input.page == nil, input.userID == nil else {
             let page = input.photoID != 0 ? .single(input.photoID) : input.page ?? PageCursor(count: Self.length)
             let found = try photos.photosWithExtras(in: page, userID: input.photoID != 0 ? nil : input.userID, viewer: viewer?.id)
-            return render(StreamExtra.needSecrets(input.extras) ? try photos.withSecrets(found) : found)
+            return render(try StreamExtra.completing(found, for: input.extras, photos: photos, media: media))
         }
-        // The cached newest photos serve every set of fields: read with their secrets.
+        // The cached newest photos serve every set of fields: read with their secrets and descriptions.
         return try cache.answerWithExtras(viewer: viewer?.id, fields: input.extras) {
-            try photos.withSecrets(try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil))
+            try StreamExtra.completing(try photos.photosWithExtras(in: PageCursor(count: Self.length), userID: nil, viewer: nil),
+                                       for: StreamExtra.allCases, photos: photos, media: media)
         } votes: { viewer, ids in
             try votes.votes(by: viewer, on: ids)
         } render: { render($0) }

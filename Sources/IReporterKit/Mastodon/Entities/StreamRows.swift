@@ -4,7 +4,7 @@
 /// for the Mastodon entities.
 public enum StreamRows {
     /// The extras the statuses show.
-    public static let extras = "likes,comments,myvote,created,width,height,secret"
+    public static let extras = "likes,comments,myvote,created,width,height,secret,description"
 
     public struct Malformed: Error, CustomStringConvertible {
         public let description: String
@@ -42,6 +42,7 @@ public enum StreamRows {
                                  comments: try number("comments") ?? 0, myVote: try number("myvote").flatMap(Vote.init(rawValue:)),
                                  details: details)
         extras.secret = text("secret").flatMap { PhotoSecret(String(decoding: $0, as: UTF8.self)) }
+        extras.description = text("description")
         return (photo, extras)
     }
 }

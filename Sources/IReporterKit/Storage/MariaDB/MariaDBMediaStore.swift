@@ -43,6 +43,15 @@ public final class MariaDBMediaStore: MediaStore {
     }
 
     public func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]] {
+        do {
+            return try storedDescriptions(ids)
+        } catch let error as DatabaseError where error.code == .noSuchTable {
+            // Before migration 011 (`stream`'s extras read them for every newest page): none.
+            return [:]
+        }
+    }
+
+    private func storedDescriptions(_ ids: [Int64]) throws -> [Int64: [UInt8]] {
         var found: [Int64: [UInt8]] = [:]
         for group in IDList.groups(ids.filter(PhotoCountsRow.isStorable)) {
             for row in try database.query("SELECT IdPhoto, description FROM photo_descriptions WHERE IdPhoto IN (\(IDList.marks(group.count)))",
