@@ -171,10 +171,8 @@ profile_home() {
     perf report -i "$data" --no-children --comm ireporter --sort dso,sym -g none --percent-limit 0.5 --stdio 2>/dev/null \
       | grep -v '^#' | grep -v '^$' | head -70
   } > "$RES/perf-home.txt" || true
-  perf report -i "$data" --no-children --comm ireporter --percent-limit 2 --stdio 2>/dev/null \
-    | grep -v '^$' | head -400 > "$RES/perf-home-callgraph.txt" || true
   rm -f "$data"
-  log "profile: $RES/perf-home.txt, $RES/perf-home-callgraph.txt" >&2
+  log "profile: $RES/perf-home.txt" >&2
 }
 if [ "${KEEP_CONN_AB:-0}" = 1 ]; then
   keep_conn_ab > "$RES/feed.jsonl"

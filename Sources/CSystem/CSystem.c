@@ -66,6 +66,10 @@ int csystem_die_with_parent(int signal_number, int parent_pid) {
     return getppid() == parent_pid ? 0 : -1;
 }
 
+void csystem_set_process_name(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
 void csystem_mmap_large_blocks(int bytes) {
     mallopt(M_MMAP_THRESHOLD, bytes);
 }

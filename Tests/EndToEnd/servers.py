@@ -268,6 +268,12 @@ def proc_user(pid: int) -> Optional[str]:
 
 
 def children(pid: int) -> list[int]:
+    """Live child processes of pid: a supervisor's workers, not its answer
+    refresher (RefresherProcess, named so)."""
+    return [c for c in children_all(pid) if proc_name(c) != "answer-refresh"]
+
+
+def children_all(pid: int) -> list[int]:
     """Live child processes of pid."""
     out = []
     try:
@@ -276,6 +282,14 @@ def children(pid: int) -> list[int]:
     except OSError:
         return []
     return [c for c in out if proc_alive(c)]
+
+
+def proc_name(pid: int) -> str | None:
+    """The process's name (/proc/PID/comm); None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
 
 
 def processes_running(exe: Path) -> list[int]:

@@ -5,12 +5,17 @@ per worker. A server of 3 workers whose answers only the stream generation
 renews (stream_cache_ms: a minute), so that what is seen is the sharing,
 not the clock. Which requests waited on MariaDB is read from the access
 log (`db_ms`, `pid`): the server's own sweep at start runs statements of its
-own at any moment, so the database's counters cannot tell."""
+own at any moment, so the database's counters cannot tell.
+
+A second server, whose answers last 3 s, shows its answer refresher
+(RefresherProcess) at work: a home polled for more than two lifetimes is
+never made again in a request."""
 from __future__ import annotations
 
 import concurrent.futures as cf
 import json
 import re
+import time
 import urllib.request
 
 import pytest
@@ -21,16 +26,16 @@ from appclient import AppClient, Endpoint
 from e2e import OURS
 from servers import app_password, check_json, photo, unique_name
 
-PORT = servers.http_port(2)
+PORT, REFRESHED_PORT = servers.http_port(2), servers.http_port(3)
 
 pytestmark = pytest.mark.skipif(not OURS, reason="the PHP original has no feed")
 
 
 class Host:
-    def __init__(self, server: servers.OurServer, access_log):
+    def __init__(self, server: servers.OurServer, access_log, port: int = PORT):
         self.server = server
         self.access_log = access_log
-        self.site = f"http://127.0.0.1:{PORT}"
+        self.site = f"http://127.0.0.1:{port}"
         self.api = f"{self.site}/iReporter/"
 
     def logged(self, marker: str, count: int = 0) -> list[tuple[int, float]]:
@@ -74,37 +79,77 @@ class Host:
         return first
 
 
-@pytest.fixture(scope="module")
-def host():
-    logs = servers.make_workdir("shared-answers-log")
+def started_host(name: str, port: int, stream_cache_ms: int):
+    logs = servers.make_workdir(f"{name}-log")
     access_log = servers.www_file(logs / "access.log")
     try:
-        with servers.server_behind_nginx("shared-answers", PORT, workers=3, stream_cache_ms=60000,
+        with servers.server_behind_nginx(name, port, workers=3, stream_cache_ms=stream_cache_ms,
                                          access_log=access_log) as server:
-            yield Host(server, access_log)
+            yield Host(server, access_log, port)
     finally:
         servers.remove_workdir(logs)
 
 
-def test_a_home_feed_is_made_once_for_every_worker(host):
+@pytest.fixture(scope="module")
+def host():
+    yield from started_host("shared-answers", PORT, 60000)
+
+
+@pytest.fixture(scope="module")
+def refreshed_host():
+    yield from started_host("refreshed-answers", REFRESHED_PORT, 3000)
+
+
+def form_call(host: Host, command: str, cookie: str):
+    """`command` (a form) with `cookie`, its URI marked by what the
+    returned function is called with."""
+    def with_marker(marker: str):
+        def call():
+            request = urllib.request.Request(f"{host.api}?{marker}", data=command.encode(), headers={"Cookie": cookie})
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.read()
+        return call
+    return with_marker
+
+
+def signed_in_viewer(host: Host, prefix: str, title: str) -> tuple[str, str]:
+    """A new account with one photo titled `title`: (its name, its session cookie)."""
     with AppClient(Endpoint(host.api), timeout=30) as viewer:
-        name = unique_name("shared")
+        name = unique_name(prefix)
         check_json(viewer.register(name, app_password("s")), "register")
-        assert viewer.upload(photo(), "shared feed").body == b'{"successful":1}'
-        cookie = viewer.jar.header()
+        assert viewer.upload(photo(), title).body == b'{"successful":1}'
+        return name, viewer.jar.header()
 
-    def ask(command: str):
-        def with_marker(marker: str):
-            def call():
-                request = urllib.request.Request(f"{host.api}?{marker}", data=command.encode(), headers={"Cookie": cookie})
-                with urllib.request.urlopen(request, timeout=30) as answer:
-                    return answer.read()
-            return call
-        return with_marker
 
-    host.through_every_worker(ask("command=notifications")(f"meet-{name}"), f"meet-{name}")
-    first = host.made_once(ask("command=feed&extras=likes"), f"feed-{name}")
+def test_a_home_feed_is_made_once_for_every_worker(host):
+    name, cookie = signed_in_viewer(host, "shared", "shared feed")
+    host.through_every_worker(form_call(host, "command=notifications", cookie)(f"meet-{name}"), f"meet-{name}")
+    first = host.made_once(form_call(host, "command=feed&extras=likes", cookie), f"feed-{name}")
     assert json.loads(first)["result"][0]["title"] == "shared feed"
+
+
+def test_the_refresher_makes_a_polled_home_again_before_it_expires(refreshed_host):
+    """Polled every 100 ms for 7 s (each answer lives 2.25 to 3 s, the
+    refresher makes it again in its last 375 ms), the home is only ever
+    made by the first request: each worker's copy ends on one made ahead."""
+    host = refreshed_host
+    refreshers = [p for p in servers.children_all(host.server.pid) if servers.proc_name(p) == "answer-refresh"]
+    assert len(refreshers) == 1, "one answer refresher beside the workers"
+    name, cookie = signed_in_viewer(host, "refreshed", "refreshed feed")
+    host.through_every_worker(form_call(host, "command=notifications", cookie)(f"meet-{name}"), f"meet-{name}")
+    ask = form_call(host, "command=feed", cookie)
+    first = ask(f"poll-{name}-first")()
+    [(_, first_ms)] = host.logged(f"poll-{name}-first", 1)
+    assert first_ms > 0, "the first request made the answer"
+    answers = []
+    deadline = time.monotonic() + 7
+    while time.monotonic() < deadline:
+        answers.append(ask(f"poll-{name}-again")())
+        time.sleep(0.1)
+    assert set(answers) == {first}
+    polled = host.logged(f"poll-{name}-again", len(answers))
+    assert len({pid for pid, _ in polled}) >= 2, f"the requests reached one worker only: {polled}"
+    assert [ms for _, ms in polled] == [0.0] * len(answers), f"(pid, db_ms) of the polls: {polled}"
 
 
 def test_a_home_timeline_page_is_rendered_once_for_every_worker(host):

@@ -30,6 +30,10 @@ static inline int csystem_compare_exchange(long long *word, long long expected, 
    gone (parent_pid is no longer our parent). */
 int csystem_die_with_parent(int signal_number, int parent_pid);
 
+/* prctl(PR_SET_NAME): this process's name in /proc/PID/comm and ps (at
+   most 15 bytes kept), which tells a helper process from the workers. */
+void csystem_set_process_name(const char *name);
+
 /* mallopt(M_MMAP_THRESHOLD, bytes): blocks at least this big come from mmap
    and go back to the system when freed (malloc.h is not imported). */
 void csystem_mmap_large_blocks(int bytes);

@@ -16,7 +16,7 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     private struct Entry {
         var body: Answer
         var madeAt: Int64
-        /// How long it is served (`lifetime(named:)`).
+        /// How long it is served (`SharedAnswerTable.lifetime(named:maxAge:)`).
         var lifetime: Int64
         var order: Int
     }
@@ -34,8 +34,8 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     /// The host's table, as this cache's answers go in it under their keys' names.
     struct SharedTier {
         let name: (Key) -> [UInt8]
-        let find: (_ name: [UInt8], _ generation: Int64, _ madeSince: Int64) -> (body: Answer, madeAt: Int64)?
-        let keep: (_ name: [UInt8], Answer, _ generation: Int64, _ madeAt: Int64) -> Void
+        let find: (_ name: [UInt8], _ generation: Int64, _ madeSince: Int64, _ askedAt: Int64) -> (body: Answer, madeAt: Int64)?
+        let keep: (_ name: [UInt8], Answer, _ generation: Int64, _ madeAt: Int64, _ asked: Bool) -> Void
     }
 
     init(counters: any SharedCounters, maxAgeMillis: Int64, maxBytes: Int = 4 << 20, clock: any TimeSource = MonotonicClock(),
@@ -65,28 +65,27 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
         }
         // The key's name (for a page, its answer's digest) only when this worker has no answer.
         let name = shared?.name(key)
-        let lifetime = name.map(lifetime(named:)) ?? maxAgeMillis
-        if let shared, let name, let found = shared.find(name, now, time - lifetime + 1) {
+        let lifetime = name.map { SharedAnswerTable.lifetime(named: $0, maxAge: maxAgeMillis) } ?? maxAgeMillis
+        if let shared, let name, let found = shared.find(name, now, time - lifetime + 1, time) {
             keep(found.body, for: key, madeAt: found.madeAt, lifetime: lifetime)
             return found.body
         }
         let answer = try make()
         if answer.keep, answer.body.keptBytes <= maxBytes / 8 {
             keep(answer.body, for: key, madeAt: time, lifetime: lifetime)
-            if let shared, let name { shared.keep(name, answer.body, now, time) }
+            if let shared, let name { shared.keep(name, answer.body, now, time, true) }
         }
         return answer.body
     }
 
-    /// How long the answers named `name` in the host's table are served
-    /// (without the table: `maxAgeMillis`): between three quarters of
-    /// `maxAgeMillis` and all of it, fixed by the name, so that answers made
-    /// together (the viewers of a busy second) are made again apart rather
-    /// than all at once every `maxAgeMillis`, as a burst that the requests
-    /// behind it wait for.
-    private func lifetime(named name: [UInt8]) -> Int64 {
-        guard maxAgeMillis >= 4 else { return maxAgeMillis }
-        return maxAgeMillis - Int64(SharedAnswerTable.hash(name) % UInt64(maxAgeMillis / 4))
+    /// Makes `key`'s answer again and keeps it in the host's table only,
+    /// for the requests to come (`AnswerRefresher`): under the generation
+    /// read before it was made, as `answer(for:)` keeps one.
+    func remake(_ key: Key, _ make: () throws -> Answer) rethrows {
+        guard maxAgeMillis > 0, let shared, let generation = try? counters.streamGeneration else { return }
+        let time = clock.now.millis
+        let body = try make()
+        if body.keptBytes <= maxBytes / 8 { shared.keep(shared.name(key), body, generation, time, false) }
     }
 
     private func keep(_ body: Answer, for key: Key, madeAt: Int64, lifetime: Int64) {
@@ -114,12 +113,12 @@ extension AnswerCache where Answer: SharedAnswer {
                      table: SharedAnswerTable?, sharedKey: @escaping (Key) -> [UInt8]) {
         let tier = table.map { table in
             SharedTier(name: sharedKey,
-                       find: { name, generation, madeSince in
-                           table.find(name, generation: generation, madeSince: madeSince).flatMap { found in
+                       find: { name, generation, madeSince, askedAt in
+                           table.find(name, generation: generation, madeSince: madeSince, askedAt: askedAt).flatMap { found in
                                Answer(sharedBytes: found.body).map { ($0, found.madeAt) }
                            }
                        },
-                       keep: { table.keep($1.sharedBytes, for: $0, generation: $2, madeAt: $3) })
+                       keep: { table.keep($1.sharedBytes, for: $0, generation: $2, madeAt: $3, asked: $4) })
         }
         self.init(counters: counters, maxAgeMillis: maxAgeMillis, clock: clock, shared: tier)
     }

@@ -23,6 +23,8 @@ final class Supervisor {
     private var stopDeadline: Int64 = 0
     private var lastSweep: Int64 = 0
     private var recentCrashes: [Int64] = []
+    /// The `RefresherProcess` (0: none running).
+    private var refresher: pid_t = 0
     /// Deadlines, timeouts and the sweeps' interval; the workers time their
     /// requests on it too (the scoreboard's times are compared across
     /// processes: one host's monotonic clock).
@@ -50,6 +52,7 @@ final class Supervisor {
         pthread_sigmask(SIG_BLOCK, &handled, nil)
 
         for _ in 0..<configuration.workers { spawnWorker() }
+        spawnRefresher()
         Log.info("ireporter \(Server.version) serving with \(configuration.workers) worker processes on \(listenDescription)")
 
         while true {
@@ -59,13 +62,15 @@ final class Supervisor {
             reapWorkers()
             if stopping {
                 let remaining = scoreboard.occupied
-                if remaining.isEmpty { break }
+                if remaining.isEmpty && refresher == 0 { break }
                 if clock.now.millis > stopDeadline {
                     Log.warning("\(remaining.count) worker(s) still busy after \(configuration.shutdownTimeout) s: killing them")
                     for (_, slot) in remaining { kill(slot.pid, SIGKILL) }
+                    if refresher != 0 { kill(refresher, SIGKILL) }
                 } else {
                     // Again and again: a worker between two accept() calls may have missed it.
                     for (_, slot) in remaining { kill(slot.pid, SIGTERM) }
+                    if refresher != 0 { kill(refresher, SIGTERM) }
                 }
             } else {
                 enforceRequestTimeout()
@@ -93,11 +98,13 @@ final class Supervisor {
             // already queued on the socket before they leave.
             if let path = socket.ownedPath { unlink(path) }
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
+            if refresher != 0 { kill(refresher, SIGTERM) }
         case SIGUSR2:
             reloadWorkers()
         case SIGUSR1:
             if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGUSR1) }
+            if refresher != 0 { kill(refresher, SIGUSR1) }
             Log.info("log files reopened")
         default:
             break
@@ -127,6 +134,10 @@ final class Supervisor {
         generation += 1
         for _ in 0..<configuration.workers { spawnWorker() }
         for (_, slot) in old { kill(slot.pid, SIGQUIT) }
+        // The old one finishes its refresh and leaves unwatched.
+        if refresher != 0 { kill(refresher, SIGTERM) }
+        refresher = 0
+        spawnRefresher()
         Log.info("reloaded: \(configuration.workers) new worker processes, \(old.count) old ones finishing")
     }
 
@@ -157,11 +168,40 @@ final class Supervisor {
         scoreboard.claim(slot, pid: pid, generation: generation)
     }
 
+    /// The `RefresherProcess`, when the workers keep answers for each other
+    /// (`stream_cache_ms`, no replicas).
+    private func spawnRefresher() {
+        guard AppServices.Policy(configuration).streamCacheMillis > 0 else { return }
+        let configuration = configuration
+        let supervisor = getpid()
+        let pid = fork()
+        if pid == 0 {
+            if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
+            RefresherProcess.run(configuration: configuration, shared: shared)
+        }
+        guard pid > 0 else {
+            Log.error("fork failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        refresher = pid
+    }
+
     private func reapWorkers() {
         while true {
             var status: Int32 = 0
             let pid = waitpid(-1, &status, WNOHANG)
             guard pid > 0 else { return }
+            if pid == refresher {
+                refresher = 0
+                guard !stopping else { continue }
+                if status != 0 {
+                    Log.error("the answer refresher \(pid) " + (status & 0x7F != 0 ? "was killed by signal \(status & 0x7F)"
+                                                                                 : "exited with status \((status >> 8) & 0xFF)"))
+                }
+                throttleRespawn()
+                spawnRefresher()
+                continue
+            }
             guard let index = scoreboard.index(of: pid) else { continue }
             let slot = scoreboard.slot(index)
             scoreboard.release(index)

@@ -81,6 +81,25 @@ struct AnswerCacheTests {
         #expect(Set(madeAgainAt.values).count >= 10, "at many moments, not at once: \(madeAgainAt.values.sorted())")
     }
 
+    /// What the refresher makes again goes in the table only: each worker
+    /// serves its own copy for its lifetime, then finds the new one there
+    /// instead of making it.
+    @Test func anAnswerMadeAgainAheadIsFoundWhenTheWorkersCopyEnds() {
+        let host = Host()
+        let (worker, refresher) = (host.worker(), host.worker())
+        #expect(host.ask(worker, "home 7") == "home 7 #1")
+        host.clock.advance(byMillis: 700)
+        refresher.remake("home 7") { Array("home 7 ahead".utf8) }
+        #expect(host.ask(worker, "home 7") == "home 7 #1", "its own copy, still within its lifetime")
+        host.clock.advance(byMillis: 300)
+        #expect(host.ask(worker, "home 7") == "home 7 ahead", "1000 ms: the one made ahead, 300 ms old")
+        #expect(host.made == 1)
+        host.counters.bumpStreamGeneration()
+        refresher.remake("home 7") { Array("home 7 under the new generation".utf8) }
+        host.counters.bumpStreamGeneration()
+        #expect(host.ask(worker, "home 7") == "home 7 #2", "made under a generation since gone: not served")
+    }
+
     @Test func withTheCountersOutOfReachNothingIsKept() {
         let host = Host()
         let counters = UnreachableCounters()

@@ -26,7 +26,7 @@ final class AppHarness {
     var address = "192.0.2.1"
 
     init(hashesPasswords: Bool = true, policy: AppServices.Policy = AppHarness.cheapPolicy, hashingGate: HashingGate? = nil,
-         decodeGate: DecodeGate? = nil) throws {
+         decodeGate: DecodeGate? = nil, sharedAnswers: SharedAnswerTable? = nil) throws {
         users = InMemoryUserStore(hashesPasswords: hashesPasswords)
         photos = InMemoryPhotoStore(users: users)
         search = InMemoryPhotoSearch(photos: photos)
@@ -41,6 +41,7 @@ final class AppHarness {
                                    decodeGate: decodeGate)
         services.clock = clock
         services.accessTokens = tokens
+        services.sharedAnswers = sharedAnswers
         self.services = services
         api = IReporterAPI(services: services)
     }

@@ -26,6 +26,33 @@ struct SharedAnswerTableTests {
         #expect(second.find([], generation: 3, madeSince: 0) == nil, "no answer has an empty name")
     }
 
+    /// What the refresher makes again: answers a request asked for since
+    /// they were made, near or just past the end of their lifetime, of the
+    /// current generation, named with the prefix.
+    @Test func dueAnswersAreTheAskedOnesNearTheirEnd() throws {
+        let (worker, refresher) = Self.twoWorkers()
+        let home = Array("feed 7 0 9 50 ".utf8)
+        let lifetime = SharedAnswerTable.lifetime(named: home, maxAge: 1000)
+        #expect((750...1000).contains(lifetime))
+        func due(at now: Int64, generation: Int64 = 1) -> [[UInt8]] {
+            refresher.due(prefix: Array("feed ".utf8), generation: generation, now: now, maxAge: 1000, lead: 125)
+        }
+        worker.keep([1], for: home, generation: 1, madeAt: 0)
+        worker.keep([2], for: Array("page 7".utf8), generation: 1, madeAt: 0)
+        #expect(due(at: lifetime - 126).isEmpty, "not yet")
+        #expect(due(at: lifetime - 125) == [home], "made for a request: asked")
+        #expect(due(at: lifetime - 125, generation: 2).isEmpty, "another generation")
+        #expect(due(at: 1999) == [home] && due(at: 2000).isEmpty, "long expired: left to the requests")
+        refresher.keep([3], for: home, generation: 1, madeAt: 900, asked: false)
+        #expect(due(at: 900 + lifetime).isEmpty, "made ahead, not asked since")
+        _ = worker.find(home, generation: 1, madeSince: 0)
+        #expect(due(at: 900 + lifetime).isEmpty, "found by one who is no request")
+        #expect(try #require(worker.find(home, generation: 1, madeSince: 0, askedAt: 950)).body == [3])
+        #expect(due(at: 900 + lifetime) == [home], "asked since it was made")
+        refresher.keep([4], for: home, generation: 1, madeAt: 1000, asked: false)
+        #expect(due(at: 1000 + lifetime).isEmpty, "made again: asked before that")
+    }
+
     @Test func aNewAnswerReplacesTheKeysOwn() throws {
         let (first, second) = Self.twoWorkers()
         let key = Array("feed 7".utf8)

@@ -22,6 +22,8 @@ public struct FeedCommand: SignedInCommand {
             page = try ParameterRules.cursor(parameters) ?? PageCursor(count: StreamCommand.length)
             extras = try CommandParameter.extras().list(parameters)
         }
+
+        init(page: PageCursor, extras: [StreamExtra]) { (self.page, self.extras) = (page, extras) }
     }
 
     /// One viewer's question.
@@ -36,6 +38,23 @@ public struct FeedCommand: SignedInCommand {
         var sharedKey: [UInt8] {
             Array("feed \(viewer) \(since) \(before) \(count) \(extras.map(\.rawValue).joined(separator: ","))".utf8)
         }
+
+        /// The question a name in the host's table stands for; nil: not a `feed` question's.
+        init?(sharedKey: [UInt8]) {
+            let words = String(decoding: sharedKey, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+            guard words.count == 6, words[0] == "feed", let viewer = Int64(words[1]), let since = Int64(words[2]),
+                  let before = Int64(words[3]), let count = Int(words[4]) else { return nil }
+            let extras = words[5].isEmpty ? [] : words[5].split(separator: ",").map { StreamExtra(rawValue: String($0)) }
+            guard extras.allSatisfy({ $0 != nil }) else { return nil }
+            (self.viewer, self.since, self.before, self.count, self.extras) = (viewer, since, before, count, extras.compactMap { $0 })
+        }
+
+        init(viewer: Int64, since: Int64, before: Int64, count: Int, extras: [StreamExtra]) {
+            (self.viewer, self.since, self.before, self.count, self.extras) = (viewer, since, before, count, extras)
+        }
+
+        /// The names of `feed`'s questions in the host's table start so.
+        static let sharedKeyPrefix = Array("feed ".utf8)
     }
 
     private let graph: any FollowStore
@@ -49,6 +68,14 @@ public struct FeedCommand: SignedInCommand {
         media = services.media
         cache = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis),
                             clock: services.clock, table: services.sharedAnswers, sharedKey: \.sharedKey)
+    }
+
+    /// Makes again, ahead of the requests, the answer the host's table
+    /// keeps under `name` (a `Question`'s `sharedKey`; any other name is left alone).
+    func remake(named name: [UInt8]) throws {
+        guard let question = Question(sharedKey: name) else { return }
+        let input = Input(page: PageCursor(since: question.since, before: question.before, count: question.count), extras: question.extras)
+        try cache.remake(question) { try answer(input, viewer: question.viewer) }
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> RenderedJSON {

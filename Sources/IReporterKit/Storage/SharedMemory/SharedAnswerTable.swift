@@ -25,6 +25,8 @@ final class SharedAnswerTable: @unchecked Sendable {
         var hash: UInt64
         var generation: Int64
         var madeAt: Int64
+        /// When a request last asked for it (found it, or made it).
+        var askedAt: Int64
         var keyLength: Int32
         var bodyLength: Int32
     }
@@ -61,8 +63,9 @@ final class SharedAnswerTable: @unchecked Sendable {
     }
 
     /// The answer kept for `key` under `generation` and made at `madeSince`
-    /// or later, with when it was made.
-    func find(_ key: [UInt8], generation: Int64, madeSince: Int64) -> (body: [UInt8], madeAt: Int64)? {
+    /// or later, with when it was made; a request asking at `askedAt` (nil:
+    /// not a request's question) is noted for the `AnswerRefresher`.
+    func find(_ key: [UInt8], generation: Int64, madeSince: Int64, askedAt: Int64? = nil) -> (body: [UInt8], madeAt: Int64)? {
         guard !key.isEmpty else { return nil }
         let wanted = Self.hash(key)
         return locked {
@@ -70,6 +73,7 @@ final class SharedAnswerTable: @unchecked Sendable {
                 let header = header(slot).pointee
                 guard header.hash == wanted, header.generation == generation, header.madeAt >= madeSince,
                       holds(key, slot) else { continue }
+                if let askedAt { self.header(slot).pointee.askedAt = max(header.askedAt, askedAt) }
                 let body = data(slot) + key.count
                 return ([UInt8](UnsafeRawBufferPointer(start: body, count: Int(header.bodyLength))), header.madeAt)
             }
@@ -78,24 +82,58 @@ final class SharedAnswerTable: @unchecked Sendable {
     }
 
     /// Keeps `body` as the answer for `key` (not empty) made under
-    /// `generation` at `madeAt`; does nothing when the two do not fit in a slot.
-    func keep(_ body: [UInt8], for key: [UInt8], generation: Int64, madeAt: Int64) {
+    /// `generation` at `madeAt`; does nothing when the two do not fit in a
+    /// slot. Made for a request (`asked`), it counts as asked at `madeAt`;
+    /// made again ahead of the requests, it keeps when it was last asked.
+    func keep(_ body: [UInt8], for key: [UInt8], generation: Int64, madeAt: Int64, asked: Bool = true) {
         guard !key.isEmpty, key.count + body.count <= Self.capacity else { return }
         let wanted = Self.hash(key)
         locked {
             let candidates = set(of: wanted)
-            let slot = candidates.first { header($0).pointee.hash == wanted && holds(key, $0) }
+            let own = candidates.first { header($0).pointee.hash == wanted && holds(key, $0) }
+            let slot = own
                 ?? candidates.first { header($0).pointee.hash == 0 }
                 ?? candidates.min { header($0).pointee.madeAt < header($1).pointee.madeAt }!
             let named = header(slot)
+            let askedAt = asked ? madeAt : own.map { _ in named.pointee.askedAt } ?? 0
             named.pointee.hash = 0
             key.withUnsafeBytes { data(slot).copyMemory(from: $0.baseAddress!, byteCount: key.count) }
             body.withUnsafeBytes { bytes in
                 if let start = bytes.baseAddress { (data(slot) + key.count).copyMemory(from: start, byteCount: body.count) }
             }
-            named.pointee = Header(hash: wanted, generation: generation, madeAt: madeAt,
+            named.pointee = Header(hash: wanted, generation: generation, madeAt: madeAt, askedAt: askedAt,
                                    keyLength: Int32(key.count), bodyLength: Int32(body.count))
         }
+    }
+
+    /// The names starting with `prefix` whose answers (of `generation`)
+    /// are due to be made again ahead of the requests at `now`: asked for
+    /// since they were made, and within `lead` of the end of their lifetime
+    /// (`lifetime(named:maxAge:)`) or past it by less than `maxAge`.
+    func due(prefix: [UInt8], generation: Int64, now: Int64, maxAge: Int64, lead: Int64) -> [[UInt8]] {
+        locked {
+            var names: [[UInt8]] = []
+            for slot in 0..<slots {
+                let header = header(slot).pointee
+                guard header.hash != 0, header.generation == generation, header.askedAt >= header.madeAt,
+                      Int(header.keyLength) >= prefix.count,
+                      prefix.isEmpty || prefix.withUnsafeBytes({ memcmp($0.baseAddress!, data(slot), prefix.count) == 0 })
+                else { continue }
+                let name = [UInt8](UnsafeRawBufferPointer(start: data(slot), count: Int(header.keyLength)))
+                let age = now - header.madeAt
+                if age >= Self.lifetime(named: name, maxAge: maxAge) - lead && age < 2 * maxAge { names.append(name) }
+            }
+            return names
+        }
+    }
+
+    /// How long the answers named `name` are served: between three
+    /// quarters of `maxAge` and all of it, fixed by the name, so that
+    /// answers made together (the viewers of a busy second) are made again
+    /// apart rather than all at once every `maxAge`.
+    static func lifetime(named name: [UInt8], maxAge: Int64) -> Int64 {
+        guard maxAge >= 4 else { return maxAge }
+        return maxAge - Int64(hash(name) % UInt64(maxAge / 4))
     }
 
     private func set(of hash: UInt64) -> Range<Int> {

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+/// Makes the home feeds (`feed`) that the workers keep in their shared
+/// table (`SharedAnswerTable`) again shortly before they expire, so that a
+/// viewer polling their home is answered from an answer made less than
+/// `stream_cache_ms` ago instead of waiting for its statements: a refresh
+/// in a request was a few milliseconds of queries that the requests behind
+/// it waited for too (issue 28, the home timeline's slowest requests).
+/// Only answers a request asked for since they were made are made again, so
+/// a viewer who stopped polling costs one more refresh, then none; the
+/// rules of `AnswerCache` hold (each answer only for the stream generation
+/// it was made under).
+final class AnswerRefresher {
+    private let table: SharedAnswerTable
+    private let counters: any SharedCounters
+    private let feed: FeedCommand
+    private let maxAge: Int64
+    private let clock: any TimeSource
+    private var lastFailureLogged: Int64?
+
+    /// How long before its end an answer is made again: more than a round
+    /// of refreshes takes.
+    var leadMillis: Int64 { maxAge / 8 }
+    /// Between two looks at the table.
+    var periodMillis: Int64 { max(maxAge / 32, 10) }
+
+    /// Nil without a shared table or with the answer caches off (`stream_cache_ms = 0`, replicas).
+    init?(services: AppServices) {
+        guard let table = services.sharedAnswers, services.policy.streamCacheMillis > 0 else { return nil }
+        self.table = table
+        counters = services.counters
+        feed = FeedCommand(services)
+        maxAge = Int64(services.policy.streamCacheMillis)
+        clock = services.clock
+    }
+
+    /// Makes again the answers due now; returns how many. A failure (the
+    /// database gone) ends the round: the requests make their own answers.
+    @discardableResult
+    func refreshDue() -> Int {
+        guard let generation = try? counters.streamGeneration else { return 0 }
+        let names = table.due(prefix: FeedCommand.Question.sharedKeyPrefix, generation: generation, now: clock.now.millis,
+                              maxAge: maxAge, lead: leadMillis)
+        var made = 0
+        for name in names {
+            do {
+                try feed.remake(named: name)
+                made += 1
+            } catch {
+                // Once a minute at most: the workers log what their requests meet.
+                let now = clock.now.millis
+                if lastFailureLogged.map({ now - $0 >= 60_000 }) ?? true {
+                    lastFailureLogged = now
+                    Log.warning("answer refresher: \(error)")
+                }
+                break
+            }
+        }
+        return made
+    }
+}
+
+/// The `AnswerRefresher`'s process, beside the workers (the supervisor
+/// starts it, replaces it when it dies or the configuration is reloaded,
+/// and stops it with them): named `answer-refresh` in ps, on its own
+/// database connection, reading the primary as the workers write.
+enum RefresherProcess {
+    static let name = "answer-refresh"
+
+    static func run(configuration: Configuration, shared: SharedState) -> Never {
+        csystem_set_process_name(name)
+        let stopSignals = [SIGTERM, SIGINT, SIGQUIT]
+        for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
+        signal(SIGUSR2, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in stopSignals + [SIGUSR1] { sigaddset(&handled, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+        let database = DatabaseConnection(settings: configuration.database)
+        let services = configuration.services(database: database, shared: shared, photoFiles: configuration.photoFileStore())
+        guard let refresher = AnswerRefresher(services: services) else { exit(0) }
+        let period = timespec(tv_sec: Int(refresher.periodMillis / 1000), tv_nsec: Int(refresher.periodMillis % 1000) * 1_000_000)
+        while !stopSignals.contains(where: { csystem_signal_seen($0) != 0 }) {
+            if csystem_take_signal(SIGUSR1) != 0, !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+            refresher.refreshDue()
+            // A stop signal ends the wait.
+            var wait = period
+            nanosleep(&wait, nil)
+        }
+        database.disconnect()
+        exit(0)
+    }
+}
