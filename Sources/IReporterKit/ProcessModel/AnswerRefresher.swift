@@ -66,25 +66,18 @@ final class AnswerRefresher {
 /// The `AnswerRefresher`'s process, beside the workers (the supervisor
 /// starts it, replaces it when it dies or the configuration is reloaded,
 /// and stops it with them): named `answer-refresh` in ps, on its own
-/// database connection, reading the primary as the workers write.
+/// database connection (never beside replicas: the answer caches are off).
 enum RefresherProcess {
     static let name = "answer-refresh"
 
     static func run(configuration: Configuration, shared: SharedState) -> Never {
         csystem_set_process_name(name)
-        let stopSignals = [SIGTERM, SIGINT, SIGQUIT]
-        for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
-        signal(SIGUSR2, SIG_IGN)
-        signal(SIGHUP, SIG_IGN)
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for signal in stopSignals + [SIGUSR1] { sigaddset(&handled, signal) }
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+        _ = WorkerProcess.noteSignals()
         let database = DatabaseConnection(settings: configuration.database)
         let services = configuration.services(database: database, shared: shared, photoFiles: configuration.photoFileStore())
         guard let refresher = AnswerRefresher(services: services) else { exit(0) }
         let period = timespec(tv_sec: Int(refresher.periodMillis / 1000), tv_nsec: Int(refresher.periodMillis % 1000) * 1_000_000)
-        while !stopSignals.contains(where: { csystem_signal_seen($0) != 0 }) {
+        while !WorkerProcess.stopSignals.contains(where: { csystem_signal_seen($0) != 0 }) {
             if csystem_take_signal(SIGUSR1) != 0, !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
             refresher.refreshDue()
             // A stop signal ends the wait.

@@ -13,13 +13,7 @@ enum WorkerProcess {
 
     static func run(slot: Int, listenFD: Int32, configuration: Configuration, scoreboard: Scoreboard,
                     shared: SharedState, operatorPages: OperatorPages, clock: any TimeSource) -> Never {
-        for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
-        signal(SIGUSR2, SIG_IGN)
-        signal(SIGHUP, SIG_IGN)
-        var requestSignals = sigset_t()
-        sigemptyset(&requestSignals)
-        for signal in stopSignals + [SIGUSR1] { sigaddset(&requestSignals, signal) }
-        pthread_sigmask(SIG_UNBLOCK, &requestSignals, nil)
+        var requestSignals = noteSignals()
 
         // Big blocks (Argon2's 19 MiB, a progressive photo's coefficients)
         // straight from mmap and back to the system when freed: glibc would
@@ -150,6 +144,22 @@ enum WorkerProcess {
         }
         database.disconnect()
         exit(0)
+    }
+
+    /// What a process the supervisor forked does with signals: the stop
+    /// signals and SIGUSR1 (reopen the logs) are noted for it to act on
+    /// between two steps, and unblocked (the supervisor blocks them for its
+    /// sigtimedwait); the supervisor's own (SIGUSR2, SIGHUP) are ignored.
+    /// Returns the noted ones.
+    static func noteSignals() -> sigset_t {
+        for signal in stopSignals + [SIGUSR1] { csystem_install_flag_handler(signal) }
+        signal(SIGUSR2, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        var noted = sigset_t()
+        sigemptyset(&noted)
+        for signal in stopSignals + [SIGUSR1] { sigaddset(&noted, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &noted, nil)
+        return noted
     }
 
     private static func hasQueuedConnection(_ fd: Int32) -> Bool {
