@@ -108,8 +108,9 @@ final class SharedAnswerTable: @unchecked Sendable {
 
     /// The names starting with `prefix` whose answers (of `generation`)
     /// are due to be made again ahead of the requests at `now`: asked for
-    /// since they were made, and within `lead` of the end of their lifetime
-    /// (`lifetime(named:maxAge:)`) or past it by less than `maxAge`.
+    /// since they were made, within `lead` of the end of their lifetime
+    /// (`lifetime(named:maxAge:)`) or past it, and made less than twice
+    /// `maxAge` ago (older ones are left to the requests).
     func due(prefix: [UInt8], generation: Int64, now: Int64, maxAge: Int64, lead: Int64) -> [[UInt8]] {
         locked {
             var names: [[UInt8]] = []
