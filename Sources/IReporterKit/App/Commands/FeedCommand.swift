@@ -38,23 +38,6 @@ public struct FeedCommand: SignedInCommand {
         var sharedKey: [UInt8] {
             Array("feed \(viewer) \(since) \(before) \(count) \(extras.map(\.rawValue).joined(separator: ","))".utf8)
         }
-
-        /// The question a name in the host's table stands for; nil: not a `feed` question's.
-        init?(sharedKey: [UInt8]) {
-            let words = String(decoding: sharedKey, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
-            guard words.count == 6, words[0] == "feed", let viewer = Int64(words[1]), let since = Int64(words[2]),
-                  let before = Int64(words[3]), let count = Int(words[4]) else { return nil }
-            let extras = words[5].isEmpty ? [] : words[5].split(separator: ",").map { StreamExtra(rawValue: String($0)) }
-            guard extras.allSatisfy({ $0 != nil }) else { return nil }
-            (self.viewer, self.since, self.before, self.count, self.extras) = (viewer, since, before, count, extras.compactMap { $0 })
-        }
-
-        init(viewer: Int64, since: Int64, before: Int64, count: Int, extras: [StreamExtra]) {
-            (self.viewer, self.since, self.before, self.count, self.extras) = (viewer, since, before, count, extras)
-        }
-
-        /// The names of `feed`'s questions in the host's table start so.
-        static let sharedKeyPrefix = Array("feed ".utf8)
     }
 
     private let graph: any FollowStore
@@ -96,4 +79,20 @@ public struct FeedCommand: SignedInCommand {
         return PhotoListWithExtras(photos: try StreamExtra.completing(withExtras, for: input.extras, photos: photos, media: media),
                                    fields: input.extras, hasViewer: true).json
     }
+}
+
+/// In an extension: the question keeps its memberwise initializer.
+extension FeedCommand.Question {
+    /// The question a name in the host's table stands for; nil: not a `feed` question's.
+    init?(sharedKey: [UInt8]) {
+        let words = String(decoding: sharedKey, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count == 6, words[0] == "feed", let viewer = Int64(words[1]), let since = Int64(words[2]),
+              let before = Int64(words[3]), let count = Int(words[4]) else { return nil }
+        let extras = words[5].isEmpty ? [] : words[5].split(separator: ",").map { StreamExtra(rawValue: String($0)) }
+        guard extras.allSatisfy({ $0 != nil }) else { return nil }
+        self.init(viewer: viewer, since: since, before: before, count: count, extras: extras.compactMap { $0 })
+    }
+
+    /// The names of `feed`'s questions in the host's table start so.
+    static let sharedKeyPrefix = Array("feed ".utf8)
 }

@@ -120,9 +120,11 @@ final class SharedAnswerTable: @unchecked Sendable {
                       Int(header.keyLength) >= prefix.count,
                       prefix.isEmpty || prefix.withUnsafeBytes({ memcmp($0.baseAddress!, data(slot), prefix.count) == 0 })
                 else { continue }
-                let name = [UInt8](UnsafeRawBufferPointer(start: data(slot), count: Int(header.keyLength)))
                 let age = now - header.madeAt
-                if age >= Self.lifetime(named: name, maxAge: maxAge) - lead && age < 2 * maxAge { names.append(name) }
+                // The slot's hash is its name's: the lifetime without reading the name.
+                if age >= Self.lifetime(hash: header.hash, maxAge: maxAge) - lead && age < 2 * maxAge {
+                    names.append([UInt8](UnsafeRawBufferPointer(start: data(slot), count: Int(header.keyLength))))
+                }
             }
             return names
         }
@@ -132,9 +134,11 @@ final class SharedAnswerTable: @unchecked Sendable {
     /// quarters of `maxAge` and all of it, fixed by the name, so that
     /// answers made together (the viewers of a busy second) are made again
     /// apart rather than all at once every `maxAge`.
-    static func lifetime(named name: [UInt8], maxAge: Int64) -> Int64 {
+    static func lifetime(named name: [UInt8], maxAge: Int64) -> Int64 { lifetime(hash: hash(name), maxAge: maxAge) }
+
+    private static func lifetime(hash: UInt64, maxAge: Int64) -> Int64 {
         guard maxAge >= 4 else { return maxAge }
-        return maxAge - Int64(hash(name) % UInt64(maxAge / 4))
+        return maxAge - Int64(hash % UInt64(maxAge / 4))
     }
 
     private func set(of hash: UInt64) -> Range<Int> {
