@@ -9,7 +9,8 @@
 #           storage: its requests, signatures and XML answers) pkg-config
 #           (libxml2's header folder, Package.swift) (Swift itself is not
 #           packaged by Debian: it must already be on PATH)
-#   run   : nginx libnginx-mod-nchan (the live stream) mariadb-server mariadb-client
+#   run   : nginx libnginx-mod-nchan (the live stream) libnginx-mod-http-js (nginx
+#           answering the plain stream from the server's file) mariadb-server mariadb-client
 #           redis-server (sessions and counters shared by several hosts)
 #           galera-4 rsync iproute2 (the MariaDB Galera cluster, scripts/galera.sh: its
 #           provider library, and its state transfer by rsync, whose script
@@ -32,7 +33,7 @@ LOG_TAG=deps
 
 PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev libhiredis-dev
       libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config
-      nginx libnginx-mod-nchan mariadb-server mariadb-client redis-server galera-4 rsync iproute2
+      nginx libnginx-mod-nchan libnginx-mod-http-js mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
       chromium chromium-driver firefox-esr php-cli php-redis fail2ban prometheus)

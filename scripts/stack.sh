@@ -61,6 +61,8 @@ stack_env() {
   SESSION_DIR="${SESSION_DIR:-$RUN_DIR/sessions}"
   SESSION_DIR="${SESSION_DIR%/}"
   WORKERS="${WORKERS:-4}"
+  # 0: no stream_answer_file, every stream asks the server (deploy/nginx/ireporter-stream-answer.conf).
+  STREAM_ANSWER="${STREAM_ANSWER:-1}"
   BINARY="${BINARY:-$IREPORTER_REPO/.build/release/ireporter}"
 
   HTTP_ADDR="127.0.0.1:$PORT"
@@ -190,6 +192,19 @@ stack_render_nginx() {
   else
     rm -f "$NGX_DIR/ireporter-s3.conf" "$NGX_DIR/s3-cache-zone.conf"
   fi
+  # nginx answers the plain stream from the server's file (STREAM_ANSWER=0: not).
+  if [ "$STREAM_ANSWER" != 0 ]; then
+    write_file "$NGX_DIR/ireporter-stream-answer.js" < "$IREPORTER_REPO/deploy/nginx/ireporter-stream-answer.js"
+    sed -e "s#/etc/nginx/ireporter-stream-answer\.js#$NGX_DIR/ireporter-stream-answer.js#g" \
+        -e "s#/run/ireporter/stream-answer#$SRV_RUN/stream-answer#g" \
+        "$IREPORTER_REPO/deploy/nginx/ireporter-stream-answer.conf" | write_file "$NGX_DIR/ireporter-stream-answer.conf"
+    grep -qF "$NGX_DIR/ireporter-stream-answer.js;" "$NGX_DIR/ireporter-stream-answer.conf" \
+      && grep -qF "$SRV_RUN/stream-answer;" "$NGX_DIR/ireporter-stream-answer.conf" \
+      || die "rendering deploy/nginx/ireporter-stream-answer.conf did not replace its script / file paths"
+    chmod 644 "$NGX_DIR/ireporter-stream-answer.js" "$NGX_DIR/ireporter-stream-answer.conf"
+  else
+    rm -f "$NGX_DIR/ireporter-stream-answer.js" "$NGX_DIR/ireporter-stream-answer.conf"
+  fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
   chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-upstream.conf" "$NGX_DIR/ireporter-mastodon.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
@@ -225,6 +240,8 @@ live_publish_url = http://$HTTP_ADDR/ireporter-publish
 live_publish_key = $(stack_publish_key)
 # One line per request (Tests/EndToEnd/test_logs.py reads it).
 access_log = $RUN_DIR/access.log
+$([ "$STREAM_ANSWER" = 0 ] || printf '%s' "# nginx answers the plain stream from it (deploy/nginx/ireporter-stream-answer.conf).
+stream_answer_file = $SRV_RUN/stream-answer")
 ${STACK_EXTRA_CONFIG:-}
 EOF
   # The workers (www-data) append to it.

@@ -99,3 +99,9 @@ int csystem_lock_for_this_process(int fd) {
     lock.l_whence = SEEK_SET;
     return fcntl(fd, F_SETLK, &lock);
 }
+
+int csystem_open_noatime(const char *path, int flags) {
+    int fd = open(path, flags | O_NOATIME);
+    if (fd < 0 && errno == EPERM) fd = open(path, flags);
+    return fd;
+}

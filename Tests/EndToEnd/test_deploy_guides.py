@@ -271,6 +271,13 @@ def test_the_guide_as_written_swaps_the_php_site(host, database):
     for php in ("index.php", "api.php", "lib.php"):
         assert host.run_inside("test", "-e", f"{APP}/{php}").returncode == 1, f"{php} is still in {APP}"
     app_flow(base, None, f"guide{host.name}", host.logs)
+    if host.name == "nginx":
+        # The guide's stream_answer_file: kept once a stream was answered, for nginx to answer the next ones.
+        def kept():
+            with AppClient(Endpoint(base)) as phone:
+                assert phone.stream().status == 200
+            return host.run_inside("test", "-s", "/run/ireporter/stream-answer").returncode == 0
+        servers.wait_for(kept, 10, interval=0.2, what="the stream answer file of the guide's server")
 
     # The database: both migrations applied, every password hashed.
     assert database.sql("SELECT COUNT(*) FROM login WHERE pass NOT LIKE BINARY '$argon2id$%'").strip() == "0"

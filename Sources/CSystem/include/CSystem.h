@@ -62,4 +62,8 @@ int csystem_lock_byte(int fd, long offset, int type, int wait);
    ends however it ends. Never waits. 0, or -1 with errno. */
 int csystem_lock_for_this_process(int fd);
 
+/* open(2) for reading without updating the file's access time (O_NOATIME,
+   for the file's owner), or plainly when not the owner. */
+int csystem_open_noatime(const char *path, int flags);
+
 #endif

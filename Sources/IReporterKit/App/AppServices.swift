@@ -78,6 +78,8 @@ public struct AppServices {
     public var usage: any UsageStatistics
     /// Where the workers of one supervisor keep answers for each other; nil: each its own.
     var sharedAnswers: SharedAnswerTable?
+    /// The full stream's answer for the host's nginx (`stream_answer_file`); nil: none.
+    var streamAnswer: StreamAnswerFile?
 
     public init(users: any UserStore, photos: any PhotoStore, photoFiles: any PhotoFileStore,
                 comments: any CommentStore, votes: any VoteStore, follows: any FollowStore, notifications: any NotificationStore,

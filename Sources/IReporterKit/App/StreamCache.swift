@@ -28,6 +28,8 @@ public final class StreamCache {
     private let counters: any SharedCounters
     private let maxAgeMillis: Int64
     private let clock: any TimeSource
+    /// Where the host's nginx finds the full stream's answer (`stream_answer_file`).
+    private let answerFile: StreamAnswerFile?
     private var stream = Slot<(photos: [PhotoRecord], body: [UInt8])>(value: ([], []))
     private var withExtras = Slot<NewestWithExtras>(value: NewestWithExtras(photos: []))
     /// Answers kept per generation (about 8 KiB each for 50 photos); beyond
@@ -51,11 +53,14 @@ public final class StreamCache {
     /// and the generation they were read under.
     private var readAhead: (ids: Set<Int64>, photos: [Int64: PhotoRecord], generation: Int64)?
 
-    /// `maxAgeMillis` 0 turns the cache off; ages are read on `clock`.
-    public init(counters: any SharedCounters, maxAgeMillis: Int64, clock: any TimeSource = MonotonicClock()) {
+    /// `maxAgeMillis` 0 turns the cache off; ages are read on `clock`. Each
+    /// full stream loaded is also put in `answerFile`, if any.
+    public init(counters: any SharedCounters, maxAgeMillis: Int64, clock: any TimeSource = MonotonicClock(),
+                answerFile: StreamAnswerFile? = nil) {
         self.counters = counters
         self.maxAgeMillis = maxAgeMillis
         self.clock = clock
+        self.answerFile = maxAgeMillis > 0 ? answerFile : nil
     }
 
     /// The rendered stream if it is current, else that of `load()`'s photos, kept.
@@ -119,11 +124,29 @@ public final class StreamCache {
     /// The batch is answered: what was read ahead for it is dropped.
     func endBatch() { readAhead = nil }
 
+    /// Makes the answer file's answer again from `load()`'s photos (the
+    /// answer refresher, ahead of its end), whatever this cache keeps.
+    func remakeAnswerFile(_ load: () throws -> [PhotoRecord]) throws {
+        guard answerFile != nil, let generation = try? counters.streamGeneration else { return }
+        _ = rendered(try load(), generation: generation)
+    }
+
     private func refreshed(_ load: () throws -> [PhotoRecord]) rethrows -> (photos: [PhotoRecord], body: [UInt8]) {
-        try current(&stream, generation: try? counters.streamGeneration) {
+        let generation = try? counters.streamGeneration
+        return try current(&stream, generation: generation) {
             let photos = try load()
-            return (photos, PhotoList(photos: photos).json)
+            return (photos, rendered(photos, generation: generation))
         }
+    }
+
+    /// The full stream's answer, also kept in the answer file if the stream
+    /// is still at `generation` (the one read before `photos` were).
+    private func rendered(_ photos: [PhotoRecord], generation: Int64?) -> [UInt8] {
+        let body = PhotoList(photos: photos).json
+        if let answerFile, let generation {
+            answerFile.keep(body, madeUnder: generation) { try? counters.streamGeneration }
+        }
+        return body
     }
 
     /// The slot's value if kept under `generation` and young enough, else

@@ -17,6 +17,9 @@ final class AnswerRefresher {
     private let table: SharedAnswerTable
     private let counters: any SharedCounters
     private let feed: FeedCommand
+    /// The full stream's answer for the host's nginx, made again ahead of its end while nginx reads it.
+    private let streamAnswer: StreamAnswerFile?
+    private let stream: StreamCommand
     private let maxAge: Int64
     private let clock: any TimeSource
     private var lastFailureLogged: Int64?
@@ -33,6 +36,8 @@ final class AnswerRefresher {
         self.table = table
         counters = services.counters
         feed = FeedCommand(services)
+        streamAnswer = services.streamAnswer
+        stream = StreamCommand(services)
         maxAge = Int64(services.policy.streamCacheMillis)
         clock = services.clock
     }
@@ -41,25 +46,38 @@ final class AnswerRefresher {
     /// database gone) ends the round: the requests make their own answers.
     @discardableResult
     func refreshDue() -> Int {
-        guard let generation = try? counters.streamGeneration else { return 0 }
+        var made = 0
+        if let streamAnswer, streamAnswer.isDue(lead: leadMillis) {
+            do {
+                try stream.remakeAnswerFile()
+                made += 1
+            } catch {
+                noteFailure(error)
+                return made
+            }
+        }
+        guard let generation = try? counters.streamGeneration else { return made }
         let names = table.due(prefix: FeedCommand.Question.sharedKeyPrefix, generation: generation, now: clock.now.millis,
                               maxAge: maxAge, lead: leadMillis)
-        var made = 0
         for name in names {
             do {
                 try feed.remake(named: name)
                 made += 1
             } catch {
-                // Once a minute at most: the workers log what their requests meet.
-                let now = clock.now.millis
-                if lastFailureLogged.map({ now - $0 >= 60_000 }) ?? true {
-                    lastFailureLogged = now
-                    Log.warning("answer refresher: \(error)")
-                }
+                noteFailure(error)
                 break
             }
         }
         return made
+    }
+
+    /// Logged once a minute at most: the workers log what their requests meet.
+    private func noteFailure(_ error: any Error) {
+        let now = clock.now.millis
+        if lastFailureLogged.map({ now - $0 >= 60_000 }) ?? true {
+            lastFailureLogged = now
+            Log.warning("answer refresher: \(error)")
+        }
     }
 }
 

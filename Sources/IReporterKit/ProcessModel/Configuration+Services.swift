@@ -77,6 +77,14 @@ extension Configuration {
         return ReplicaReads(primary: primary, replica: replica, positions: positions, waitMillis: replicaWaitMillis)
     }
 
+    /// The file the host's nginx answers `stream` from: nil without
+    /// `stream_answer_file`, with the caches off (`stream_cache_ms = 0`,
+    /// replicas) or with Redis (the counters of several hosts; `warnings` says so).
+    func streamAnswerFile(_ policy: AppServices.Policy) -> StreamAnswerFile? {
+        guard !streamAnswerFile.isEmpty, policy.streamCacheMillis > 0, redisSettings == nil else { return nil }
+        return StreamAnswerFile(path: streamAnswerFile, maxAgeMillis: Int64(policy.streamCacheMillis))
+    }
+
     func services(database: DatabaseConnection, shared: SharedState, photoFiles: any PhotoFileStore) -> AppServices {
         let counters = counters(shared)
         let replicaReads = replicaReads(primary: database)
@@ -99,6 +107,10 @@ extension Configuration {
         services.oauth = MariaDBOAuthStore(database: database)
         services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: counters, clock: services.clock)
         services.sharedAnswers = shared.answers
+        if let answerFile = streamAnswerFile(apiPolicy), let local = counters as? SharedMemoryCounters {
+            local.streamAnswer = answerFile
+            services.streamAnswer = answerFile
+        }
         services.usage = CachedUsageStatistics(MariaDBUsageStatistics(database: reads), clock: services.clock)
         if !livePublishURL.isEmpty && livePublishKey.count >= 16 { // else a warning at start
             services.live = NchanPublisher(url: livePublishURL, key: livePublishKey)

@@ -51,6 +51,7 @@ final class Supervisor {
         for signal in [SIGTERM, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
         pthread_sigmask(SIG_BLOCK, &handled, nil)
 
+        removeStreamAnswer()
         for _ in 0..<configuration.workers { spawnWorker() }
         spawnRefresher()
         Log.info("ireporter \(Server.version) serving with \(configuration.workers) worker processes on \(listenDescription)")
@@ -79,8 +80,15 @@ final class Supervisor {
         }
         if let path = socket.ownedPath { unlink(path) }
         if !configuration.pidFile.isEmpty { unlink(configuration.pidFile) }
+        removeStreamAnswer()
         Log.info("stopped")
         return 0
+    }
+
+    /// A stream answer from before a start, a reload (its data or rules may
+    /// differ) or after a stop is not nginx's to serve; the workers make it again.
+    private func removeStreamAnswer() {
+        if !configuration.streamAnswerFile.isEmpty { unlink(configuration.streamAnswerFile) }
     }
 
     private var listenDescription: String {
@@ -124,7 +132,9 @@ final class Supervisor {
             if fresh.sharedStatePath != configuration.sharedStatePath {
                 Log.warning("shared_state_file changed: it takes effect at the next restart, not on reload")
             }
+            removeStreamAnswer()
             configuration = fresh
+            removeStreamAnswer()
             Log.configure(level: fresh.logLevel, format: fresh.logFormat)
         } catch {
             Log.error("reload refused, keeping the running configuration:\n\(error)")

@@ -52,6 +52,7 @@ public struct Configuration: Sendable {
     public var readyPath = "/ireporter-ready"
     public var uploadRateLimit = 120
     public var streamCacheMillis = 1000
+    public var streamAnswerFile = ""
     public var searchCacheMillis = 60000
     public var commentRateLimit = 120
     public var voteRateLimit = 600
@@ -197,6 +198,8 @@ public struct Configuration: Sendable {
                 "uploads per user per hour; 0 = no limit."),
         Setting("stream_cache_ms", .number(\.streamCacheMillis, 0...3_600_000),
                 "each worker serves the rendered full stream (and, for `extras`, the newest photos' counts and each viewer's votes on them) again for up to this long without asking the database; `feed`'s answers and the Mastodon API's newest pages likewise, shared by the workers of one server (each made again after between three quarters of this and all of it, so that answers made together are not made again together; a polled home is made again shortly before that by the server's answer refresher, a process beside the workers, so that no request waits for it). An upload, vote or comment through any process of this installation (they share `shared_state_file`) is visible in the next stream at once; a change made behind its back (another installation, the PHP version, an SQL console) shows within this time. 0 = always query."),
+        Setting("stream_answer_file", .text(\.streamAnswerFile),
+                "keep the full `stream`'s answer (the 2012 app's newest 50 photos) in this file, for nginx to answer the app's plain `stream` from it without asking the server (deploy/nginx/ireporter-stream-answer.conf, with Debian's libnginx-mod-http-js): the directory must be the server's to write and nginx's to read, e.g. `/run/ireporter/stream-answer`. Every upload, deletion, vote or comment removes it before it is answered; it is made again by the next `stream` and, while nginx reads it, by the answer refresher before it ends, `stream_cache_ms` after it was made. Off with `stream_cache_ms = 0`, with `db_replicas`, and with `redis` (the counters of several hosts: a change on one host cannot remove the file on the others yet). Empty = none."),
         Setting("search_cache_ms", .number(\.searchCacheMillis, 0...3_600_000),
                 "each worker keeps its recent `search` and Flickr list answers (the photos found, up to 512 questions, and the rendered answers, up to 4 MiB) for up to this long. An upload, deletion, vote or comment through any process of this installation (they share `shared_state_file`) makes every worker ask the database again at once; a change made behind its back (the PHP version, whose uploads `ireporter search-index` indexes; an SQL console) shows within this time. 0 = no cache."),
         Setting("comment_rate_limit", .number(\.commentRateLimit, 0...1_000_000),

@@ -46,7 +46,14 @@ public struct StreamCommand: BatchReadingCommand {
         media = services.media
         votes = services.votes
         sessions = services.sessions
-        cache = StreamCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock)
+        cache = StreamCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis), clock: services.clock,
+                            answerFile: services.streamAnswer)
+    }
+
+    /// The full stream's answer made again for the host's nginx
+    /// (`stream_answer_file`, the answer refresher).
+    func remakeAnswerFile() throws {
+        try cache.remakeAnswerFile { try photos.newest(limit: Self.length) }
     }
 
     /// The answer with extras: the newest photos' from the cache (per viewer

@@ -78,8 +78,15 @@ public final class SharedMemoryCounters: SharedCounters, @unchecked Sendable {
         seed = seedWord.pointee
     }
 
+    /// The host's nginx answers `stream` from it: a change removes it, after
+    /// the bump (what a render checks before putting an answer back).
+    var streamAnswer: StreamAnswerFile?
+
     public var streamGeneration: Int64 { Int64(csystem_load(generation)) }
-    public func bumpStreamGeneration() { _ = csystem_add(generation, 1) }
+    public func bumpStreamGeneration() {
+        _ = csystem_add(generation, 1)
+        streamAnswer?.remove()
+    }
 
     public func blockedMillis(_ key: String, at instant: Instant) -> Int64? {
         let now = instant.millis
