@@ -87,9 +87,14 @@ public enum Server {
     }
 
     private static func directoriesAreWritable(_ configuration: Configuration) -> Bool {
+        // The stream answer's, when the server keeps one (`warnings` says when not).
+        let answer = configuration.streamAnswerFile(configuration.apiPolicy)?.path
+        let answerFolder = answer.map { path in
+            [("stream_answer_file's directory", path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ".")]
+        } ?? []
         for (name, directory) in [("upload_dir", configuration.uploadDirectory),
-                                  ("session_dir", configuration.sessionDirectory)]
-            where access(directory, W_OK | X_OK) != 0 {
+                                  ("session_dir", configuration.sessionDirectory)] + answerFolder
+            where access(directory.isEmpty ? "/" : directory, W_OK | X_OK) != 0 {
             Log.error("\(name) \(directory) is not writable by uid \(geteuid()): \(String(cString: strerror(errno)))")
             return false
         }

@@ -27,6 +27,8 @@ public final class StreamAnswerFile: @unchecked Sendable {
     /// own: a `flock` on an inherited one would not exclude the parent).
     /// Unsynchronised: a process serves one request at a time.
     private var lockFile: (process: pid_t, fd: Int32)?
+    /// A failure to write is said once per process, not at every stream.
+    private var failureLogged = false
 
     public init(path: String, maxAgeMillis: Int64, unixMillis: @escaping @Sendable () -> Int64 = realtimeMillis) {
         self.path = path
@@ -110,7 +112,10 @@ public final class StreamAnswerFile: @unchecked Sendable {
     }
 
     private func failed(_ what: String) -> Bool {
-        Log.warning("stream_answer_file: cannot \(what): \(String(cString: strerror(errno)))")
+        if !failureLogged {
+            failureLogged = true
+            Log.warning("stream_answer_file: cannot \(what): \(String(cString: strerror(errno))) (nginx asks the server)")
+        }
         return false
     }
 }
