@@ -138,10 +138,19 @@ def test_max_requests_recycling_under_load_with_kept_connections(start_server, m
     server = start_server(workers=3, max_requests=20)
     user, password, expected = prepare_load_user(API, "keeprecycle")
     first = set(server.workers())
-    outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
-    assert all(o.ok for o in outcomes) and len(outcomes) >= 100, report(server, module_env, outcomes)
-    servers.wait_for(lambda: not any(servers.proc_alive(w) for w in first), KEEPALIVE_TIME + 5,
-                     what="the first workers to leave")
+    # A worker leaves once it has served 20 requests; which worker nginx's
+    # kept connections reach is nginx's choice, so a first worker may still
+    # be short of 20 after a round: another round, at most 4.
+    for round_ in range(4):
+        outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
+        assert all(o.ok for o in outcomes) and len(outcomes) >= 100, report(server, module_env, outcomes)
+        try:
+            servers.wait_for(lambda: not any(servers.proc_alive(w) for w in first), KEEPALIVE_TIME + 5,
+                             what="the first workers to leave")
+            break
+        except AssertionError:
+            if round_ == 3:
+                raise
     servers.wait_for(lambda: len(server.workers()) == 3, 10, what="3 workers")
     assert "crashed" not in server.log_path.read_text(errors="replace")
 
