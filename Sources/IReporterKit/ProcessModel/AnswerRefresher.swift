@@ -12,7 +12,8 @@ import CSystem
 /// Only answers a request asked for since they were made are made again, so
 /// a viewer who stopped polling costs one more refresh, then none; the
 /// rules of `AnswerCache` hold (each answer only for the stream generation
-/// it was made under).
+/// it was made under). Likewise the plain stream's answer in the host's
+/// `stream_answer_file`, while nginx reads it.
 final class AnswerRefresher {
     private let table: SharedAnswerTable
     private let counters: any SharedCounters

@@ -67,7 +67,7 @@ public final class StreamAnswerFile: @unchecked Sendable {
     /// would be served stale, so the failure is logged as an error.
     func remove() {
         let unlinked = { unlink(self.path) == 0 || errno == ENOENT }
-        // Without the lock a render in flight may still put its answer back; removed all the same.
+        // Without the lock (its file cannot be opened) no answer is put in place either: removed all the same.
         if !(locked(unlinked) ?? unlinked()) { Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))") }
     }
 
