@@ -13,16 +13,14 @@ import fs from 'fs';
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = /^multipart\/form-data\s*;\s*boundary=(?:"([^"]+)"|([^\s";]+))\s*$/i;
 
-// The app's multipart stream is under 300 bytes: a larger body (a photo) is not read here.
-const LARGEST = 512;
-
+// Only bodies of a plain stream's length reach it (ireporter-stream-answer.conf).
 function isPlainStream(r) {
-    if (r.method !== 'POST' || r.variables.args || Number(r.headersIn['Content-Length']) > LARGEST) return false;
+    if (r.method !== 'POST' || r.variables.args) return false;
     let body;
     try {
         body = r.requestText;
     } catch (e) {
-        return false; // a large body nginx keeps in a file: not a stream
+        return false; // no body in memory (nginx wrote it to a file): not answered here
     }
     const type = r.headersIn['Content-Type'] || '';
     if (type.split(';')[0].trim().toLowerCase() === FORM) return body === 'command=stream';
