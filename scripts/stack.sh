@@ -29,6 +29,8 @@
 #   UPLOAD_DIR  ($RUN_DIR/upload)         photos and thumbnails
 #   SESSION_DIR ($RUN_DIR/sessions)       session files
 #   WORKERS     (4)                       server worker threads
+#   STREAM_ANSWER (1)                     0: no stream_answer_file, nginx asks the server for
+#                                         every stream (deploy/nginx/ireporter-stream-answer.conf)
 #   SKIP_BUILD  (unset)                   1: don't run `swift build`
 #   BINARY      (.build/release/ireporter) the binary to install and run
 #   REAL_IP_FROM, LIVE_REDIS_URL, S3_URL  (unset) see stack_render_nginx
