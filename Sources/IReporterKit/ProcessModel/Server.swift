@@ -89,12 +89,13 @@ public enum Server {
     private static func directoriesAreWritable(_ configuration: Configuration) -> Bool {
         // The stream answer's, when the server keeps one (`warnings` says when not).
         let answer = configuration.streamAnswerFile(configuration.apiPolicy)?.path
-        let answerFolder = answer.map { path in
-            [("stream_answer_file's directory", path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ".")]
+        let answerFolder = answer.map { path -> [(String, String)] in
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            return [("stream_answer_file's directory", folder.isEmpty ? "/" : folder)]
         } ?? []
         for (name, directory) in [("upload_dir", configuration.uploadDirectory),
                                   ("session_dir", configuration.sessionDirectory)] + answerFolder
-            where access(directory.isEmpty ? "/" : directory, W_OK | X_OK) != 0 {
+            where access(directory, W_OK | X_OK) != 0 {
             Log.error("\(name) \(directory) is not writable by uid \(geteuid()): \(String(cString: strerror(errno)))")
             return false
         }
