@@ -12,13 +12,21 @@ database and one private redis-server on loopback, all started here.
     deploy/nginx/ireporter-live.conf's two lines): a subscriber on one host
     gets the photo posted through the other;
   - Redis stopped: clear JSON answers, no worker lost; started again:
-    service is back without restarting anything.
+    service is back without restarting anything;
+  - each host's nginx answers the plain stream from its server's file
+    (`stream_answer_file`): a change through one host removes the other's
+    before it is answered; a host whose listener is stopped delays a change
+    by a bounded wait, not forever; with Redis down no host keeps one.
 
     IREPORTER_BINARY=.build/release/ireporter python3 -m pytest -q Tests/EndToEnd/test_redis.py
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -70,8 +78,12 @@ def hosts():
         live_in_redis = {"#nchan_redis_url redis://127.0.0.1:6379;": f"nchan_redis_url redis://127.0.0.1:{REDIS_PORT};",
                          "#nchan_use_redis on;": "nchan_use_redis on;"}
         for n, port in enumerate(PORTS):
+            # Where the host's nginx (stack.sh render-nginx) looks for the stream's answer.
+            answers = space.base / f"host{n}" / "ireporter"
+            answers.mkdir(parents=True, exist_ok=True)
+            servers.chown_www(answers)
             server = space.start(servers.OurServer(space.base / f"host{n}", servers.binary(), space.db.url, workers=2,
-                                                   session_store="redis",
+                                                   session_store="redis", stream_answer_file=answers / "stream-answer",
                                                    redis_url=f"redis://127.0.0.1:{REDIS_PORT}/0",
                                                    live_publish_url=f"http://127.0.0.1:{port}/ireporter-publish",
                                                    live_publish_key=servers.PUBLISH_KEY))
@@ -157,6 +169,75 @@ def test_a_subscriber_on_one_host_sees_a_photo_posted_through_the_other(hosts):
     photo_reaches_every_host(apps[0][1], [url for _, url in apps], lambda: redis.cli("KEYS", "*"), "redislive")
 
 
+def answer_file(server) -> Path:
+    return server.base / "ireporter" / "stream-answer"
+
+
+def kept_stream(client: AppClient, server) -> bytes:
+    """The host's plain stream once its server keeps it in the file its nginx
+    answers from (the first stream after a change is the server's)."""
+    path = answer_file(server)
+
+    def kept():
+        body = client.stream().body
+        return body if path.exists() and path.read_bytes().split(b"\n", 1)[1] == body else None
+    return servers.wait_for(kept, 10, interval=0.1, what=str(path))
+
+
+@contextlib.contextmanager
+def stopped(pids: list[int]):
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+def refresher_of(server) -> int:
+    """The host's answer refresher, which listens for the other hosts' changes."""
+    return next(pid for pid in servers.children_all(server.pid) if servers.proc_name(pid) == "answer-refresh")
+
+
+def test_a_change_through_one_host_removes_the_other_hosts_stream_answer_before_it_is_answered(hosts):
+    _, ((writer, writer_url), (reader, reader_url)), _ = hosts
+    user, password = servers.unique_name("answer"), servers.app_password("answer")
+    title = f"in the other host's next stream {user}"
+    with AppClient(Endpoint(writer_url), timeout=30, source="127.0.30.1") as phone, \
+            AppClient(Endpoint(reader_url), timeout=30) as viewer:
+        assert phone.register(user, password).json()["result"][0]["username"] == user
+        kept_stream(phone, writer)
+        before = kept_stream(viewer, reader)
+        # The reader host's server stopped but for its listener: its nginx answers from the file.
+        with stopped([reader.pid, *servers.children(reader.pid)]):
+            assert viewer.stream().body == before
+        assert phone.upload(servers.photo(), title).json() == {"successful": 1}
+        assert not answer_file(writer).exists() and not answer_file(reader).exists(), \
+            "the upload was answered once no host's nginx could answer the stream from before it"
+        assert viewer.stream().json()["result"][0]["title"] == title
+
+
+def test_a_host_whose_listener_is_stopped_delays_a_change_a_bounded_time(hosts):
+    _, ((writer, writer_url), (reader, reader_url)), _ = hosts
+    user, password = servers.unique_name("deaf"), servers.app_password("deaf")
+    title = f"while a host's listener is stopped {user}"
+    with AppClient(Endpoint(writer_url), timeout=30, source="127.0.30.2") as phone, \
+            AppClient(Endpoint(reader_url), timeout=30) as viewer:
+        assert phone.register(user, password).json()["result"][0]["username"] == user
+        kept_stream(viewer, reader)
+        logged = writer.log_path.read_text(errors="replace").count("did not confirm a change")
+        with stopped([refresher_of(reader)]):
+            started = time.monotonic()
+            assert phone.upload(servers.photo(), title).json() == {"successful": 1}
+            assert time.monotonic() - started < 5, "waited for the stopped host at most half of redis_timeout_ms"
+        servers.wait_for(lambda: writer.log_path.read_text(errors="replace").count("did not confirm a change") > logged, 5,
+                         what="the writer's warning")
+        # Resumed, the listener hears the change it missed.
+        servers.wait_for(lambda: viewer.stream().json()["result"][0]["title"] == title, 5,
+                         what="the photo in the other host's stream")
+
+
 def test_redis_down_answers_clearly_and_service_comes_back(hosts):
     redis, apps, _ = hosts
     (server, url), (_, other) = apps
@@ -166,6 +247,11 @@ def test_redis_down_answers_clearly_and_service_comes_back(hosts):
         assert phone.register(user, password).json()["result"][0]["username"] == user
         redis.stop()
         try:
+            # No host hears the others' changes: none keeps a stream answer.
+            for host, _ in apps:
+                servers.wait_for(lambda: not answer_file(host).exists()
+                                 and not answer_file(host).with_name("stream-answer.listening").exists(),
+                                 5, what=f"{answer_file(host)} removed")
             assert phone.upload(servers.photo(), "while down").json() == UNAVAILABLE
             assert phone.login(user, password).json() == UNAVAILABLE
             assert isinstance(phone.stream().json()["result"], list), "the stream is still served"
@@ -179,6 +265,9 @@ def test_redis_down_answers_clearly_and_service_comes_back(hosts):
         finally:
             redis.start()
         servers.wait_for(lambda: servers.http_get(f"http://127.0.0.1:{PORTS[0]}/ireporter-ready") == (200, "ready\n"), 10, what="ready once Redis answers")
+        for host, _ in apps:
+            servers.wait_for(lambda: answer_file(host).with_name("stream-answer.listening").exists(), 10,
+                             what="the host's listener subscribed again")
         assert sorted(server.workers()) == workers, "no worker crashed"
         # A Redis that keeps nothing on disk forgot the session: log in again.
         assert phone.upload(servers.photo(), "after").json() == {"error": "Authorization required"}

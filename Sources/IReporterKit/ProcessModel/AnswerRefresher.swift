@@ -24,6 +24,8 @@ final class AnswerRefresher {
     private let maxAge: Int64
     private let clock: any TimeSource
     private var lastFailureLogged: Int64?
+    /// Run between two answers of a round: what must not wait for a whole round (the other hosts' changes).
+    var betweenAnswers: () -> Void = {}
 
     /// How long before its end an answer is made again: more than a round
     /// of refreshes takes.
@@ -61,6 +63,7 @@ final class AnswerRefresher {
         let names = table.due(prefix: FeedCommand.Question.sharedKeyPrefix, generation: generation, now: clock.now.millis,
                               maxAge: maxAge, lead: leadMillis)
         for name in names {
+            betweenAnswers()
             do {
                 try feed.remake(named: name)
                 made += 1
@@ -95,13 +98,23 @@ enum RefresherProcess {
         let database = DatabaseConnection(settings: configuration.database)
         let services = configuration.services(database: database, shared: shared, photoFiles: configuration.photoFileStore())
         guard let refresher = AnswerRefresher(services: services) else { exit(0) }
+        // Several hosts: the stream answer file is kept only while this listens for the others' changes.
+        let listener = configuration.redisSettings.flatMap { settings in
+            services.streamAnswer.map { RedisStreamChangeListener(settings: settings, file: $0) }
+        }
+        if let listener { refresher.betweenAnswers = { listener.handleChanges(waitingUpTo: 0) } }
         let period = timespec(tv_sec: Int(refresher.periodMillis / 1000), tv_nsec: Int(refresher.periodMillis % 1000) * 1_000_000)
         while !WorkerProcess.stopSignals.contains(where: { csystem_signal_seen($0) != 0 }) {
             if csystem_take_signal(SIGUSR1) != 0, !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+            listener?.handleChanges(waitingUpTo: 0)
             refresher.refreshDue()
-            // A stop signal ends the wait.
-            var wait = period
-            nanosleep(&wait, nil)
+            // A stop signal ends the wait, as it ends the listener's.
+            if let listener {
+                listener.handleChanges(waitingUpTo: refresher.periodMillis)
+            } else {
+                var wait = period
+                nanosleep(&wait, nil)
+            }
         }
         database.disconnect()
         exit(0)

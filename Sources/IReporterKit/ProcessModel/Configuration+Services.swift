@@ -78,11 +78,13 @@ extension Configuration {
     }
 
     /// The file the host's nginx answers `stream` from: nil without
-    /// `stream_answer_file`, with the caches off (`stream_cache_ms = 0`,
-    /// replicas) or with Redis (the counters of several hosts; `warnings` says so).
+    /// `stream_answer_file` or with the caches off (`stream_cache_ms = 0`,
+    /// replicas; `warnings` says so). With Redis (several hosts) it is kept
+    /// only while the host's refresher listens for the others' changes.
     func streamAnswerFile(_ policy: AppServices.Policy) -> StreamAnswerFile? {
-        guard !streamAnswerFile.isEmpty, policy.streamCacheMillis > 0, redisSettings == nil else { return nil }
-        return StreamAnswerFile(path: streamAnswerFile, maxAgeMillis: Int64(policy.streamCacheMillis))
+        guard !streamAnswerFile.isEmpty, policy.streamCacheMillis > 0 else { return nil }
+        return StreamAnswerFile(path: streamAnswerFile, maxAgeMillis: Int64(policy.streamCacheMillis),
+                                needsListener: redisSettings != nil)
     }
 
     func services(database: DatabaseConnection, shared: SharedState, photoFiles: any PhotoFileStore) -> AppServices {
@@ -107,8 +109,9 @@ extension Configuration {
         services.oauth = MariaDBOAuthStore(database: database)
         services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: counters, clock: services.clock)
         services.sharedAnswers = shared.answers
-        if let answerFile = streamAnswerFile(apiPolicy), let local = counters as? SharedMemoryCounters {
-            local.streamAnswer = answerFile
+        if let answerFile = streamAnswerFile(apiPolicy) {
+            // One host: the counters remove it at every change. Several: each host's listener does.
+            (counters as? SharedMemoryCounters)?.streamAnswer = answerFile
             services.streamAnswer = answerFile
         }
         services.usage = CachedUsageStatistics(MariaDBUsageStatistics(database: reads), clock: services.clock)

@@ -86,9 +86,12 @@ final class Supervisor {
     }
 
     /// A stream answer from before a start, a reload (its data or rules may
-    /// differ) or after a stop is not nginx's to serve; the workers make it again.
+    /// differ) or after a stop is not nginx's to serve; the workers make it
+    /// again. Nor one kept while the refresher that listens for the other
+    /// hosts' changes is gone: its successor listens anew.
     private func removeStreamAnswer() {
-        if !configuration.streamAnswerFile.isEmpty { unlink(configuration.streamAnswerFile) }
+        guard !configuration.streamAnswerFile.isEmpty else { return }
+        StreamAnswerFile(path: configuration.streamAnswerFile, maxAgeMillis: 0).stopListening()
     }
 
     private var listenDescription: String {
@@ -203,6 +206,7 @@ final class Supervisor {
             guard pid > 0 else { return }
             if pid == refresher {
                 refresher = 0
+                removeStreamAnswer()
                 guard !stopping else { continue }
                 if status != 0 {
                     Log.error("the answer refresher \(pid) " + (status & 0x7F != 0 ? "was killed by signal \(status & 0x7F)"

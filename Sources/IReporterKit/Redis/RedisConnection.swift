@@ -139,6 +139,67 @@ public final class RedisConnection {
     }
 }
 
+// MARK: - Pub/sub
+
+extension RedisConnection {
+    /// Subscribes to `channel`: from here on the connection only receives
+    /// (`receive`) and pings (`sendPing`), until it is disconnected.
+    public func subscribe(_ channel: String) throws(RedisError) {
+        disconnect()  // never resubscribe a connection in an unknown state
+        let confirmation = try send([Array("SUBSCRIBE".utf8), Array(channel.utf8)])
+        guard case .array(let parts) = confirmation, parts.first == .string(Array("subscribe".utf8)) else {
+            disconnect()
+            throw RedisError(code: .unexpectedReply, message: "SUBSCRIBE answered \(confirmation)")
+        }
+    }
+
+    /// The next reply of a subscribed connection (a message, a ping's
+    /// answer), waiting up to `waitingMillis` for it; nil if none came.
+    /// A lost connection throws (and is dropped).
+    public func receive(waitingMillis: Int32) throws(RedisError) -> RedisReply? {
+        guard let context else { throw RedisError(code: .library(REDIS_ERR_EOF), message: "not subscribed") }
+        if let reply = try bufferedReply(context) { return reply }
+        var watched = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&watched, 1, waitingMillis) > 0 else { return nil }
+        guard redisBufferRead(context) == REDIS_OK else { throw lost(context) }
+        return try bufferedReply(context)
+    }
+
+    /// A PING on a subscribed connection, its answer left to `receive`: it
+    /// tells a connection that still works from one that silently died.
+    public func sendPing() throws(RedisError) {
+        guard let context else { throw RedisError(code: .library(REDIS_ERR_EOF), message: "not subscribed") }
+        let command = Array("PING".utf8)
+        let appended = command.withUnsafeBufferPointer { bytes -> Int32 in
+            var argument: UnsafePointer<CChar>? = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var length = bytes.count
+            return redisAppendCommandArgv(context, 1, &argument, &length)
+        }
+        guard appended == REDIS_OK else { throw lost(context) }
+        var done: Int32 = 0
+        while done == 0 {
+            guard redisBufferWrite(context, &done) == REDIS_OK else { throw lost(context) }
+        }
+    }
+
+    private func bufferedReply(_ context: UnsafeMutablePointer<redisContext>) throws(RedisError) -> RedisReply? {
+        var reply: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(context, &reply) == REDIS_OK else { throw lost(context) }
+        guard let reply else { return nil }
+        defer { freeReplyObject(reply) }
+        return try Self.copy(reply.assumingMemoryBound(to: redisReply.self), place: settings.place)
+    }
+
+    /// The context's error, the context dropped (it is unusable).
+    private func lost(_ context: UnsafeMutablePointer<redisContext>) -> RedisError {
+        var error = RedisError(context: context)
+        if error.message.isEmpty { error = RedisError(code: .library(REDIS_ERR_EOF), message: "connection closed") }
+        error.place = settings.place
+        disconnect()
+        return error
+    }
+}
+
 extension RedisConnection {
     /// The same, with every argument given as text.
     @discardableResult

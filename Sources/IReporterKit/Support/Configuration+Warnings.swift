@@ -31,11 +31,9 @@ extension Configuration {
             warnings.append("live_publish_url without a live_publish_key of 16 or more letters and digits (the key of "
                             + "nginx's publisher location, deploy/nginx/ireporter-live.conf): no live stream")
         }
-        if !streamAnswerFile.isEmpty && (redisSettings != nil || AppServices.Policy(self).streamCacheMillis == 0) {
-            warnings.append("stream_answer_file is off "
-                            + (redisSettings != nil ? "with redis (a change on one host cannot remove the other hosts' files)"
-                                                    : "with the stream cache off (stream_cache_ms = 0, or db_replicas)")
-                            + ": nginx asks the server for every stream")
+        if !streamAnswerFile.isEmpty && AppServices.Policy(self).streamCacheMillis == 0 {
+            warnings.append("stream_answer_file is off with the stream cache off (stream_cache_ms = 0, or db_replicas): "
+                            + "nginx asks the server for every stream")
         }
         return warnings
     }

@@ -44,6 +44,24 @@ struct StreamAnswerFileTests {
         #expect(kept() == nil, "removing none is no error")
     }
 
+    /// Several hosts: only while the host's listener hears the others' changes.
+    @Test func withSeveralHostsAnAnswerIsKeptOnlyWhileTheListenerListens() {
+        let clock = clock
+        let file = StreamAnswerFile(path: path, maxAgeMillis: 1000, needsListener: true, unixMillis: { clock.now.millis })
+        let answer = Array(#"{"result":[]}"#.utf8)
+        #expect(!file.keep(answer, madeUnder: 0) { 0 }, "nobody listens yet")
+        #expect(scratch.entries == ["stream-answer.lock"], "its temporary file removed")
+        file.listen()
+        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        #expect(scratch.entries == ["stream-answer", "stream-answer.listening", "stream-answer.lock"])
+        file.listen()  // subscribed again (after a lost connection): what was kept before may have missed changes
+        #expect(kept() == nil)
+        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        file.stopListening()
+        #expect(scratch.entries == ["stream-answer.lock"], "the answer and the listener's mark gone")
+        #expect(!file.keep(answer, madeUnder: 0) { 0 })
+    }
+
     @Test func anAnswerRenderedBeforeAChangeIsNeverPutInPlaceAfterIt() {
         let file = answerFile()
         let before = counters.streamGeneration

@@ -19,9 +19,17 @@ import CSystem
 /// still the current one, checked under the same lock as the removal, so
 /// an answer rendered before a change is never served after it. The lock is
 /// a `flock` on `<path>.lock`, each process on a descriptor of its own.
+///
+/// With several hosts (Redis), a change on another host reaches this one
+/// as a message (`RedisStreamChanges`): an answer is then put in place only
+/// while the host's listener is subscribed, which it says with the file
+/// `<path>.listening`, made and removed under the same lock.
 public final class StreamAnswerFile: @unchecked Sendable {
     public let path: String
     private let maxAgeMillis: Int64
+    /// Answers are kept only while `<path>.listening` exists (several hosts).
+    private let needsListener: Bool
+    var listenerPath: String { "\(path).listening" }
     private let unixMillis: @Sendable () -> Int64
     /// This process's descriptor of the lock file (a forked child opens its
     /// own: a `flock` on an inherited one would not exclude the parent).
@@ -30,9 +38,11 @@ public final class StreamAnswerFile: @unchecked Sendable {
     /// A failure to write is said once per process, not at every stream.
     private var failureLogged = false
 
-    public init(path: String, maxAgeMillis: Int64, unixMillis: @escaping @Sendable () -> Int64 = realtimeMillis) {
+    public init(path: String, maxAgeMillis: Int64, needsListener: Bool = false,
+                unixMillis: @escaping @Sendable () -> Int64 = realtimeMillis) {
         self.path = path
         self.maxAgeMillis = maxAgeMillis
+        self.needsListener = needsListener
         self.unixMillis = unixMillis
     }
 
@@ -55,7 +65,7 @@ public final class StreamAnswerFile: @unchecked Sendable {
             return failed("write \(temporary)")
         }
         let placed = locked { () -> Bool in
-            guard currentGeneration() == generation else { return false }
+            guard !needsListener || access(listenerPath, F_OK) == 0, currentGeneration() == generation else { return false }
             return rename(temporary, path) == 0
         }
         if placed != true { unlink(temporary) }
@@ -68,6 +78,26 @@ public final class StreamAnswerFile: @unchecked Sendable {
     func remove() {
         let unlinked = { unlink(self.path) == 0 || errno == ENOENT }
         // Without the lock (its file cannot be opened) no answer is put in place either: removed all the same.
+        if !(locked(unlinked) ?? unlinked()) { Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// The host's listener is subscribed to the other hosts' changes: answers
+    /// may be kept from now on (none from before: it may have missed changes).
+    func listen() {
+        let made = locked { () -> Bool in
+            _ = unlink(path)
+            let fd = open(listenerPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { return false }
+            close(fd)
+            return true
+        }
+        if made != true { Log.error("stream_answer_file: cannot create \(listenerPath): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Nobody listens for the other hosts' changes any more (the listener
+    /// lost Redis, or its process ended): no answer is kept until one does.
+    public func stopListening() {
+        let unlinked = { (unlink(self.listenerPath) == 0 || errno == ENOENT) && (unlink(self.path) == 0 || errno == ENOENT) }
         if !(locked(unlinked) ?? unlinked()) { Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))") }
     }
 

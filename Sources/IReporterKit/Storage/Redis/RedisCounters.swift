@@ -8,7 +8,8 @@ import Synchronization
 /// `count since lastEvent blockedUntil` at `ireporter:counter-ms:<key>`,
 /// changed in a WATCH/MULTI/EXEC transaction (retried when another process
 /// changed it meanwhile) and expiring once it would be forgotten. The
-/// stream generation is one integer, `ireporter:stream-generation` (INCR).
+/// stream generation is one integer, `ireporter:stream-generation` (INCR),
+/// each bump announced to the hosts' stream answer files.
 /// The times are milliseconds of the Redis server's clock (`RedisServerClock`):
 /// the hosts' own clocks are not each other's. (The prefix changed with the
 /// unit: a server counting in seconds must not read milliseconds.)
@@ -68,8 +69,12 @@ public final class RedisCounters: SharedCounters {
         }
     }
 
+    /// Returns once every host's stream answer file is gone (`RedisStreamChanges`).
     public func bumpStreamGeneration() throws(RedisError) {
-        try withConnection { redis throws(RedisError) in _ = try redis.command("INCR", Self.generationKey) }
+        try withConnection { redis throws(RedisError) in
+            _ = try redis.command("INCR", Self.generationKey)
+            try RedisStreamChanges.announce(over: redis)
+        }
     }
 
     private func withConnection<T: Sendable>(_ body: (RedisConnection) throws(RedisError) -> T) throws(RedisError) -> T {
