@@ -11,7 +11,10 @@
 #             starting at node N), session_store = redis, the live stream in
 #             Redis (ireporter-live.conf's two lines); with PHOTO_STORE=files
 #             one shared upload folder $CLUSTER_DIR/upload (an NFS mount
-#             between real machines) instead of the S3 server
+#             between real machines) instead of the S3 server; each host's
+#             nginx answers the plain stream from its server's file
+#             (stream_answer_file), every change removing both hosts' files
+#             through Redis before it is answered
 #   S3        scripts/s3-server.py (moto, signature
 #             checking on) on 127.0.0.1:$S3_PORT, $CLUSTER_DIR/s3; both hosts
 #             keep the photos in its bucket (photo_store = s3) and serve them

@@ -45,5 +45,18 @@ extension DatabaseTests {
             #expect(table.value(.redisConnectionErrors) >= 1)
             #expect(table.value(.s3TransferErrors) == 1)
         }
+
+        /// A host's stream answer listener that does not confirm a change (stopped) is counted once per change.
+        @Test(.enabled(if: RedisTestServer.available)) func anUnconfirmedStreamChangeIsCounted() throws {
+            var settings = RedisTestServer.shared.freshDatabase()
+            settings.timeoutMillis = 200
+            let silent = RedisConnection(settings: settings)
+            try silent.subscribe(RedisStreamChanges.channel(settings))
+            let counters = RedisCounters(settings: settings)
+            let table = counting {
+                #expect(throws: Never.self) { try counters.bumpStreamGeneration() }
+            }
+            #expect(table.value(.streamChangesUnconfirmed) == 1)
+        }
     }
 }

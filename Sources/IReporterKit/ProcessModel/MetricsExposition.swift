@@ -62,6 +62,9 @@ struct MetricsExposition {
         out.family("ireporter_throttle_refusals", .counter, help: "Logins and registrations refused by the throttles, by throttle.")
         out.sample("ireporter_throttle_refusals_total", ["throttle": "login"], table.value(.loginThrottled))
         out.sample("ireporter_throttle_refusals_total", ["throttle": "registration"], table.value(.registrationThrottled))
+        out.family("ireporter_stream_changes_unconfirmed", .counter,
+                   help: "Changes of the stream some host's stream answer file listener did not confirm in time (several hosts).")
+        out.sample("ireporter_stream_changes_unconfirmed_total", [:], table.value(.streamChangesUnconfirmed))
         out.family("ireporter_upload_bytes", .counter, help: "Bytes of multipart (photo) request bodies read.", unit: "bytes")
         out.sample("ireporter_upload_bytes_total", [:], table.value(.uploadBytes))
     }

@@ -34,6 +34,7 @@ enum RedisStreamChanges {
             let remaining = deadline - clock.now.millis
             // BLPOP's timeout is in seconds, with decimals; 0 would wait forever.
             guard remaining > 0, try redis.command("BLPOP", list, secondsText(remaining)) != .null else {
+                Metrics.count(.streamChangesUnconfirmed)
                 Log.warning("stream_answer_file: \(listeners - acknowledged) of \(listeners) hosts did not confirm a change "
                             + "within \(redis.settings.timeoutMillis / 2) ms (their nginx may serve the stream from "
                             + "before it until its file ends)")

@@ -24,6 +24,7 @@ public final class MetricsTable: @unchecked Sendable {
         case databaseConnectionErrors, databaseRetryableErrors, databaseOtherErrors
         case redisConnectionErrors, redisReplyErrors, redisOtherErrors
         case s3TransferErrors, s3StatusErrors
+        case streamChangesUnconfirmed
     }
 
     /// Upper bounds of the duration histogram's buckets, in milliseconds (then +Inf).
