@@ -273,6 +273,18 @@ def children(pid: int) -> list[int]:
     return [c for c in children_all(pid) if proc_name(c) != "answer-refresh"]
 
 
+@contextlib.contextmanager
+def stopped(pids: list[int]):
+    """The processes stopped (SIGSTOP) for the block, resumed (SIGCONT) after."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
 def children_all(pid: int) -> list[int]:
     """Live child processes of pid."""
     out = []

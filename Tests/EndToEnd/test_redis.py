@@ -23,8 +23,6 @@ database and one private redis-server on loopback, all started here.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -184,33 +182,31 @@ def kept_stream(client: AppClient, server) -> bytes:
     return servers.wait_for(kept, 10, interval=0.1, what=str(path))
 
 
-@contextlib.contextmanager
-def stopped(pids: list[int]):
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
-
-
 def refresher_of(server) -> int:
     """The host's answer refresher, which listens for the other hosts' changes."""
     return next(pid for pid in servers.children_all(server.pid) if servers.proc_name(pid) == "answer-refresh")
 
 
-def test_a_change_through_one_host_removes_the_other_hosts_stream_answer_before_it_is_answered(hosts):
+@contextlib.contextmanager
+def writer_and_viewer(hosts, source: str):
+    """A phone registered through the first host (from `source`: the
+    registration throttle counts by address) and a viewer of the second;
+    with the two hosts' servers."""
     _, ((writer, writer_url), (reader, reader_url)), _ = hosts
-    user, password = servers.unique_name("answer"), servers.app_password("answer")
-    title = f"in the other host's next stream {user}"
-    with AppClient(Endpoint(writer_url), timeout=30, source="127.0.30.1") as phone, \
+    user = servers.unique_name("answer")
+    with AppClient(Endpoint(writer_url), timeout=30, source=source) as phone, \
             AppClient(Endpoint(reader_url), timeout=30) as viewer:
-        assert phone.register(user, password).json()["result"][0]["username"] == user
+        assert phone.register(user, servers.app_password("answer")).json()["result"][0]["username"] == user
+        yield writer, reader, phone, viewer
+
+
+def test_a_change_through_one_host_removes_the_other_hosts_stream_answer_before_it_is_answered(hosts):
+    title = f"in the other host's next stream {servers.unique_name('answer')}"
+    with writer_and_viewer(hosts, "127.0.30.1") as (writer, reader, phone, viewer):
         kept_stream(phone, writer)
         before = kept_stream(viewer, reader)
         # The reader host's server stopped but for its listener: its nginx answers from the file.
-        with stopped([reader.pid, *servers.children(reader.pid)]):
+        with servers.stopped([reader.pid, *servers.children(reader.pid)]):
             assert viewer.stream().body == before
         assert phone.upload(servers.photo(), title).json() == {"successful": 1}
         assert not answer_file(writer).exists() and not answer_file(reader).exists(), \
@@ -219,15 +215,11 @@ def test_a_change_through_one_host_removes_the_other_hosts_stream_answer_before_
 
 
 def test_a_host_whose_listener_is_stopped_delays_a_change_a_bounded_time(hosts):
-    _, ((writer, writer_url), (reader, reader_url)), _ = hosts
-    user, password = servers.unique_name("deaf"), servers.app_password("deaf")
-    title = f"while a host's listener is stopped {user}"
-    with AppClient(Endpoint(writer_url), timeout=30, source="127.0.30.2") as phone, \
-            AppClient(Endpoint(reader_url), timeout=30) as viewer:
-        assert phone.register(user, password).json()["result"][0]["username"] == user
+    title = f"while a host's listener is stopped {servers.unique_name('deaf')}"
+    with writer_and_viewer(hosts, "127.0.30.2") as (writer, reader, phone, viewer):
         kept_stream(viewer, reader)
         logged = writer.log_path.read_text(errors="replace").count("did not confirm a change")
-        with stopped([refresher_of(reader)]):
+        with servers.stopped([refresher_of(reader)]):
             started = time.monotonic()
             assert phone.upload(servers.photo(), title).json() == {"successful": 1}
             assert time.monotonic() - started < 5, "waited for the stopped host at most half of redis_timeout_ms"

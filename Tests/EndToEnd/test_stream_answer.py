@@ -8,10 +8,7 @@ an upload or a deletion). Anything else than the plain stream, and a file
 past its end, goes to the server."""
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import time
 
 import pytest
@@ -34,18 +31,10 @@ def answer_file(env):
     return path
 
 
-@contextlib.contextmanager
 def server_stopped(env):
     """Every process of the stack's server stopped (SIGSTOP), resumed after."""
     supervisor = int((env.run_dir / "ireporter" / "ireporter.pid").read_text())
-    pids = [supervisor, *servers.children_all(supervisor)]
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
+    return servers.stopped([supervisor, *servers.children_all(supervisor)])
 
 
 def urlencoded_stream(client: AppClient, query: str = "") -> Response:

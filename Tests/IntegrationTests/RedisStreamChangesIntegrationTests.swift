@@ -21,6 +21,17 @@ struct RedisStreamChangesIntegrationTests {
 
     func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// One host's listener on a database of its own, at a manual clock, subscribed, its file kept.
+    func listeningHost() -> (RedisSettings, ManualClock, StreamAnswerFile, RedisStreamChangeListener) {
+        let settings = RedisTestServer.shared.freshDatabase()
+        let clock = ManualClock()
+        let file = hostFile("host")
+        let listener = RedisStreamChangeListener(settings: settings, file: file, clock: clock)
+        listener.handleChanges(waitingUpTo: 0)
+        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        return (settings, clock, file, listener)
+    }
+
     final class Flag: Sendable {
         private let isSet = Atomic<Bool>(false)
         var value: Bool { isSet.load(ordering: .sequentiallyConsistent) }
@@ -81,12 +92,7 @@ struct RedisStreamChangesIntegrationTests {
     }
 
     @Test func aListenerThatLosesRedisRemovesTheFileAndListensAgainAtItsNextTry() throws {
-        let settings = RedisTestServer.shared.freshDatabase()
-        let clock = ManualClock()
-        let file = hostFile("host")
-        let listener = RedisStreamChangeListener(settings: settings, file: file, clock: clock)
-        listener.handleChanges(waitingUpTo: 0)
-        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        let (settings, clock, file, listener) = listeningHost()
         // Its connection dropped, as a Redis restart drops it (only this test's: the one on its database).
         let admin = RedisConnection(settings: settings)
         let clients = String(decoding: try admin.command("CLIENT", "LIST", "TYPE", "pubsub").bytes() ?? [], as: UTF8.self)
@@ -106,12 +112,7 @@ struct RedisStreamChangesIntegrationTests {
     }
 
     @Test func anIdleListenerPingsAndStaysSubscribed() throws {
-        let settings = RedisTestServer.shared.freshDatabase()
-        let clock = ManualClock()
-        let file = hostFile("host")
-        let listener = RedisStreamChangeListener(settings: settings, file: file, clock: clock)
-        listener.handleChanges(waitingUpTo: 0)
-        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        let (settings, clock, file, listener) = listeningHost()
         clock.advance(byMillis: RedisStreamChangeListener.idlePingMillis)
         listener.handleChanges(waitingUpTo: 0)  // sends the ping
         listener.handleChanges(waitingUpTo: 200)  // its answer
