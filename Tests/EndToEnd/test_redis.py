@@ -212,6 +212,12 @@ def test_a_change_through_one_host_removes_the_other_hosts_stream_answer_before_
         assert not answer_file(writer).exists() and not answer_file(reader).exists(), \
             "the upload was answered once no host's nginx could answer the stream from before it"
         assert viewer.stream().json()["result"][0]["title"] == title
+        # What an operator sees of it.
+        check = subprocess.run([str(writer.binary), "check", "--config", str(writer.config_path)],
+                               env=servers.clean_env(), capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, check.stdout + check.stderr
+        assert "\nok   stream answer listeners: 2 host(s) listen on ireporter:stream-changed:0;" in check.stdout, check.stdout
+        assert "\nok   stream_answer_file: " in check.stdout, check.stdout
 
 
 def test_a_host_whose_listener_is_stopped_delays_a_change_a_bounded_time(hosts):

@@ -38,6 +38,10 @@ struct ConfigurationCheck {
         add(folderLine("upload_dir", configuration.uploadDirectory))
         add(folderLine("session_dir", configuration.sessionDirectory))
         if let redis = configuration.redisSettings { add(Self.redisLine(redis)) }
+        if let answer = configuration.streamAnswerFile(configuration.apiPolicy) {
+            add(folderLine("stream_answer_file", String(answer.path[..<(answer.path.lastIndex(of: "/") ?? answer.path.startIndex)])))
+            if let redis = configuration.redisSettings { add(Self.listenersLine(redis)) }
+        }
         if let s3 = configuration.s3Settings { add(Self.bucketLine(s3)) }
         let failed = lines.filter { $0.outcome == .failed }.map(\.item)
         guard failed.isEmpty else {
@@ -166,6 +170,29 @@ struct ConfigurationCheck {
             return Line(outcome: .ok, item: "redis", detail: "\(settings.place) answers PING")
         } catch {
             return Line(outcome: .failed, item: "redis", detail: "\(error)")
+        }
+    }
+
+    /// How many hosts' answer refreshers listen for the stream's changes:
+    /// each running server with `stream_answer_file` on this Redis is one.
+    static func listenersLine(_ settings: RedisSettings) -> Line {
+        let redis = RedisConnection(settings: settings)
+        defer { redis.disconnect() }
+        let channel = RedisStreamChanges.channel(settings)
+        do {
+            guard case .array(let reply) = try redis.command("PUBSUB", "NUMSUB", channel), reply.count == 2,
+                  case .integer(let listeners) = reply[1] else {
+                return Line(outcome: .failed, item: "stream answer listeners", detail: "PUBSUB NUMSUB answered otherwise")
+            }
+            guard listeners > 0 else {
+                return Line(outcome: .warning, item: "stream answer listeners",
+                            detail: "no host listens on \(channel) (no server running, or its answer refresher cannot "
+                                + "subscribe: its log says why): no host keeps its stream answer file")
+            }
+            return Line(outcome: .ok, item: "stream answer listeners",
+                        detail: "\(listeners) host(s) listen on \(channel); each change waits for every one of them")
+        } catch {
+            return Line(outcome: .failed, item: "stream answer listeners", detail: "\(error)")
         }
     }
 
