@@ -32,6 +32,12 @@ public struct ChildProcess {
         return nil
     }
 
+    /// Whether it has ended, leaving it to `wait` to reap.
+    public var hasExited: Bool {
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == pid
+    }
+
     /// Kills it and reaps it.
     public func terminate() {
         kill(pid, SIGKILL)
