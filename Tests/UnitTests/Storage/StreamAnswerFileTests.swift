@@ -62,6 +62,22 @@ struct StreamAnswerFileTests {
         #expect(!file.keep(answer, madeUnder: 0) { 0 })
     }
 
+    /// A reload: the old refresher's listener losing Redis on its way out
+    /// leaves the new one's mark; its own goes.
+    @Test func aListenerThatLosesRedisRemovesOnlyItsOwnMark() {
+        let file = StreamAnswerFile(path: path, maxAgeMillis: 1000, needsListener: true)
+        let answer = Array(#"{"result":[]}"#.utf8)
+        file.listen(as: 101)
+        file.listen(as: 202)
+        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        file.stopListening(as: 101)
+        #expect(readFile(file.listenerPath) == Array("202".utf8), "the new listener's mark stays")
+        #expect(kept() == nil)
+        #expect(file.keep(answer, madeUnder: 0) { 0 })
+        file.stopListening(as: 202)
+        #expect(scratch.entries == ["stream-answer.lock"])
+    }
+
     @Test func anAnswerRenderedBeforeAChangeIsNeverPutInPlaceAfterIt() {
         let file = answerFile()
         let before = counters.streamGeneration

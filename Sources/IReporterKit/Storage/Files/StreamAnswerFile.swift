@@ -81,23 +81,33 @@ public final class StreamAnswerFile: @unchecked Sendable {
         if !(locked(unlinked) ?? unlinked()) { Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))") }
     }
 
-    /// The host's listener is subscribed to the other hosts' changes: answers
-    /// may be kept from now on (none from before: it may have missed changes).
-    func listen() {
+    /// The host's listener (`listener`: its process) is subscribed to the
+    /// other hosts' changes: answers may be kept from now on (none from
+    /// before: it may have missed changes). The mark names it.
+    func listen(as listener: pid_t = getpid()) {
         let made = locked { () -> Bool in
             _ = unlink(path)
-            let fd = open(listenerPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let fd = open(listenerPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard fd >= 0 else { return false }
-            close(fd)
-            return true
+            defer { close(fd) }
+            return Array(String(listener).utf8).withUnsafeBytes { writeAll(fd, $0) } == nil
         }
         if made != true { Log.error("stream_answer_file: cannot create \(listenerPath): \(String(cString: strerror(errno)))") }
     }
 
-    /// Nobody listens for the other hosts' changes any more (the listener
-    /// lost Redis, or its process ended): no answer is kept until one does.
-    public func stopListening() {
-        let unlinked = { (unlink(self.listenerPath) == 0 || errno == ENOENT) && (unlink(self.path) == 0 || errno == ENOENT) }
+    /// Nobody listens for the other hosts' changes any more (its process
+    /// ended, a start, a reload): no answer is kept until one does.
+    public func stopListening() { stopListening(onlyIf: nil) }
+
+    /// `listener` lost Redis: its mark goes, unless another listener's
+    /// replaced it (a reload's new refresher, subscribed meanwhile).
+    func stopListening(as listener: pid_t) { stopListening(onlyIf: listener) }
+
+    private func stopListening(onlyIf listener: pid_t?) {
+        let unlinked = { () -> Bool in
+            let mine = listener.map { readFile(self.listenerPath).map { String(decoding: $0, as: UTF8.self) } == String($0) } ?? true
+            return (!mine || unlink(self.listenerPath) == 0 || errno == ENOENT) && (unlink(self.path) == 0 || errno == ENOENT)
+        }
         if !(locked(unlinked) ?? unlinked()) { Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))") }
     }
 

@@ -165,7 +165,7 @@ final class RedisStreamChangeListener {
     private func lose(_ error: RedisError) {
         subscription.disconnect()
         subscribed = false
-        file.stopListening()
+        file.stopListening(as: getpid())
         nextAttempt = clock.now.millis + Self.retryMillis
         Log.warning("stream_answer_file: stopped listening for the hosts' changes: \(error) (no file kept until it listens again)")
     }
