@@ -23,6 +23,7 @@ database and one private redis-server on loopback, all started here.
 from __future__ import annotations
 
 import contextlib
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -234,6 +235,22 @@ def test_a_host_whose_listener_is_stopped_delays_a_change_a_bounded_time(hosts):
         # Resumed, the listener hears the change it missed.
         servers.wait_for(lambda: viewer.stream().json()["result"][0]["title"] == title, 5,
                          what="the photo in the other host's stream")
+
+
+def test_after_a_reload_the_new_refresher_listens_and_changes_still_reach_the_host(hosts):
+    title = f"after the other host's reload {servers.unique_name('reload')}"
+    with writer_and_viewer(hosts, "127.0.30.3") as (writer, reader, phone, viewer):
+        old = refresher_of(reader)
+        mark = answer_file(reader).with_name("stream-answer.listening")
+        assert mark.read_text() == str(old)
+        reader.signal(signal.SIGUSR2)
+        servers.wait_for(lambda: mark.exists() and mark.read_text() not in ("", str(old))
+                         and not servers.proc_alive(old), 15, what="the new refresher listening, the old one gone")
+        assert mark.read_text() == str(refresher_of(reader))
+        kept_stream(viewer, reader)
+        assert phone.upload(servers.photo(), title).json() == {"successful": 1}
+        assert not answer_file(reader).exists()
+        assert viewer.stream().json()["result"][0]["title"] == title
 
 
 def test_redis_down_answers_clearly_and_service_comes_back(hosts):
