@@ -39,7 +39,7 @@ struct ConfigurationCheck {
         add(folderLine("session_dir", configuration.sessionDirectory))
         if let redis = configuration.redisSettings { add(Self.redisLine(redis)) }
         if let answer = configuration.streamAnswerFile(configuration.apiPolicy) {
-            add(folderLine("stream_answer_file", String(answer.path[..<(answer.path.lastIndex(of: "/") ?? answer.path.startIndex)])))
+            add(folderLine("stream_answer_file", answer.folder))
             if let redis = configuration.redisSettings { add(Self.listenersLine(redis)) }
         }
         if let s3 = configuration.s3Settings { add(Self.bucketLine(s3)) }

@@ -88,10 +88,8 @@ public enum Server {
 
     private static func directoriesAreWritable(_ configuration: Configuration) -> Bool {
         // The stream answer's, when the server keeps one (`warnings` says when not).
-        let answer = configuration.streamAnswerFile(configuration.apiPolicy)?.path
-        let answerFolder = answer.map { path -> [(String, String)] in
-            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-            return [("stream_answer_file's directory", folder.isEmpty ? "/" : folder)]
+        let answerFolder = configuration.streamAnswerFile(configuration.apiPolicy).map {
+            [("stream_answer_file's directory", $0.folder)]
         } ?? []
         for (name, directory) in [("upload_dir", configuration.uploadDirectory),
                                   ("session_dir", configuration.sessionDirectory)] + answerFolder

@@ -62,6 +62,12 @@ struct StreamAnswerFileTests {
         #expect(!file.keep(answer, madeUnder: 0) { 0 })
     }
 
+    @Test func itsFolderIsWhereItIsMade() {
+        #expect(StreamAnswerFile(path: "/run/ireporter/stream-answer", maxAgeMillis: 0).folder == "/run/ireporter")
+        #expect(StreamAnswerFile(path: "/stream-answer", maxAgeMillis: 0).folder == "/")
+        #expect(StreamAnswerFile(path: "stream-answer", maxAgeMillis: 0).folder == ".")
+    }
+
     /// A reload: the old refresher's listener losing Redis on its way out
     /// leaves the new one's mark; its own goes.
     @Test func aListenerThatLosesRedisRemovesOnlyItsOwnMark() {

@@ -30,6 +30,11 @@ public final class StreamAnswerFile: @unchecked Sendable {
     /// Answers are kept only while `<path>.listening` exists (several hosts).
     private let needsListener: Bool
     var listenerPath: String { "\(path).listening" }
+    /// The directory it is made in (where its temporary and lock files go too).
+    var folder: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
     private let unixMillis: @Sendable () -> Int64
     /// This process's descriptor of the lock file (a forked child opens its
     /// own: a `flock` on an inherited one would not exclude the parent).

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CHiredis
-import CSystem
 
 /// How a change of the stream reaches every host's kept answer
 /// (`StreamAnswerFile`) when several hosts share Redis: the process that
@@ -25,8 +24,9 @@ enum RedisStreamChanges {
     static func channel(_ settings: RedisSettings) -> String { "ireporter:stream-changed:\(settings.database)" }
 
     /// After the generation's INCR: every listener has removed its host's file when this returns.
-    static func announce(over redis: RedisConnection, clock: any TimeSource = MonotonicClock()) throws(RedisError) {
-        let list = acknowledgementPrefix + randomHex()
+    static func announce(over redis: RedisConnection) throws(RedisError) {
+        let clock = MonotonicClock()
+        let list = acknowledgementPrefix + SessionID.new()  // any fresh random name
         let listeners = try redis.command("PUBLISH", channel(redis.settings), list).integer()
         guard listeners > 0 else { return }
         let deadline = clock.now.millis + Int64(redis.settings.timeoutMillis / 2)
@@ -53,12 +53,6 @@ enum RedisStreamChanges {
         let thousandths = String(millis % 1000)
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - thousandths.count) + thousandths
     }
-
-    private static func randomHex() -> String {
-        var bytes = [UInt8](repeating: 0, count: 12)
-        _ = csystem_random_bytes(&bytes, bytes.count)
-        return bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
 }
 
 /// A host's end of `RedisStreamChanges`, in its answer refresher: on a
@@ -72,7 +66,7 @@ final class RedisStreamChangeListener {
     private let acknowledgements: RedisConnection
     private let file: StreamAnswerFile
     private let clock: any TimeSource
-    private var subscribed = false
+    private(set) var isListening = false
     private var nextAttempt: Int64 = .min
     /// When the subscribed connection last answered anything, and when a ping was sent that is not answered yet.
     private var lastHeard: Int64 = 0
@@ -90,15 +84,13 @@ final class RedisStreamChangeListener {
         self.clock = clock
     }
 
-    var isListening: Bool { subscribed }
-
     /// Handles the changes that come within `millis` (0: only those already
     /// here), subscribing first when it is not; waits out `millis` either way.
     func handleChanges(waitingUpTo millis: Int64) {
         let deadline = clock.now.millis + millis
-        if !subscribed {
+        if !isListening {
             subscribe()
-            if !subscribed {
+            if !isListening {
                 Self.sleep(millis: deadline - clock.now.millis)
                 return
             }
@@ -129,7 +121,7 @@ final class RedisStreamChangeListener {
             }
             return
         }
-        subscribed = true
+        isListening = true
         failureLogged = false
         lastHeard = now
         pingSent = nil
@@ -164,7 +156,7 @@ final class RedisStreamChangeListener {
 
     private func lose(_ error: RedisError) {
         subscription.disconnect()
-        subscribed = false
+        isListening = false
         file.stopListening(as: getpid())
         nextAttempt = clock.now.millis + Self.retryMillis
         Log.warning("stream_answer_file: stopped listening for the hosts' changes: \(error) (no file kept until it listens again)")
