@@ -42,12 +42,13 @@
 #   PROBE (1)  THUMB (1: the thumbnail micro-benchmark; 0: off)  PROFILE (0; or a list of stream stream_id login upload_small upload_big:
 #   perf record -g of our workers during an extra 12 s run of each, $RES/perf-*.txt)
 #   OURS_CONF (e.g. stream_cache_ms=0: extra settings for our server, comma-separated)
+#   STATES (0; 1: what our workers wait for during each of our runs, $RES/worker-states.txt)
 #   KEEP_UP (0; 1: leave both stacks running)  UPDATE_README (1 on a full run)
 #   NICE (-10: nice value of every benchmarked process, both stacks and wrk,
 #   so that other work on a shared machine takes less from the runs; 0: off)
 set -euo pipefail
 # the command as given (the knobs that were set), for the results
-BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS OURS_CONF ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE QUIET_WAIT NICE; do
+BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS OURS_CONF ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE STATES QUIET_WAIT NICE; do
   if [ -n "${!v:-}" ]; then printf "%s='%s' " "$v" "${!v}"; fi; done)bench/run.sh"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -65,6 +66,7 @@ ONLY="${ONLY:-}"
 PROBE="${PROBE:-1}"
 THUMB="${THUMB:-1}"
 PROFILE="${PROFILE:-0}"
+STATES="${STATES:-0}"
 KEEP_UP="${KEEP_UP:-0}"
 NICE="${NICE:--10}"
 export CHECK="${CHECK:-1}"
@@ -306,9 +308,12 @@ for mode in fixed keep; do
 done
 nginx_in "$RUN_DIR/nginx" -t -q || die "nginx config test failed"
 nginx_in "$RUN_DIR/nginx" -s reload
-for _ in $(seq 1 50); do curl -sf -o /dev/null "$OURS_URL/bench/nginx_status" && break; sleep 0.1; done
-cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/fcgi_fixed") "$W/static/stream.json" || die "/bench/fcgi_fixed does not answer the stream bytes"
-cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/fcgi_keep") "$W/static/stream.json" || die "/bench/fcgi_keep does not answer the stream bytes"
+# A reload is asynchronous: the old workers, without the /bench/ locations, may answer for a moment.
+answers_stream() { cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/$1") "$W/static/stream.json"; }
+for location in fcgi_fixed fcgi_keep; do
+  for _ in $(seq 1 50); do answers_stream "$location" && break; sleep 0.1; done
+  answers_stream "$location" || die "/bench/$location does not answer the stream bytes"
+done
 if [ "$NICE" != 0 ]; then
   log "benchmarked processes at nice $NICE (both stacks, MariaDB, the ceiling responder; wrk is started with it)"
   set_nice "$NICE" "$SRV_PID" "$NGX_PID" "$FCGI_PID" "$KEEP_PID" "$REF_NGX_PID" "$REF_FPM_PID" "$REF_DB_PID"
@@ -394,6 +399,9 @@ bench_one() {
     local v="${var}_${s}"; export "$var=${!v:-}"
   done
   echo; echo "######## $name [$s] (run $rep/$REPS)"
+  if [ "$STATES" = 1 ] && [ "$s" = ours ]; then
+    python3 "$HERE/worker_states.py" "$SRV_PID" "$name, run $rep" "$RES/worker-states.txt" &
+  fi
   python3 "$HERE/wrkrun.py" --name "$name" --server "$s" --rep "$rep" --out "$RES/results.jsonl" \
       --status-url "$status" --wait-quiet "$QUIET_WAIT" "${groups[@]}" -- \
       nice -n "$NICE" wrk -t"$THREADS" -c"$conns" -d"$DUR" --latency "$@" -s "$HERE/lua/$lua" "$url" \
