@@ -38,7 +38,10 @@ public struct AppServices {
         public var concurrentHashes: Int { Self.orCPUs(settings.passwordHashConcurrency) }
 
         /// 0 in a setting of slots: the number of CPUs.
-        private static func orCPUs(_ slots: Int) -> Int { slots > 0 ? slots : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+        private static func orCPUs(_ slots: Int) -> Int { slots > 0 ? slots : onlineCPUs }
+        /// Read once per process: glibc reads /sys for it at every call, and
+        /// every upload and password check asks.
+        private static let onlineCPUs = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
     public var users: any UserStore
