@@ -3,11 +3,13 @@
 
     worker_states.py MASTER_PID_FILE TITLE OUT
 
-Waits (at most 60 s) for a wrk process to start, then samples every ~5 ms,
-until wrk is gone (costing ~0.07 of a core, which the run loses), each worker's /proc/<pid>/syscall: on a CPU (or runnable),
-or the system call it sleeps in; for poll, which descriptor and timeout (the
+Waits (at most 60 s: run.sh's wait for a quiet machine comes first) for a
+wrk process to start, then samples every ~5 ms, until wrk is gone, each of
+the master's children's /proc/<pid>/syscall: on a CPU (or runnable), or the
+system call it sleeps in; for poll, which descriptor and timeout (the
 timeout tells the peer: 30000 ms MariaDB's read timeout, ~500 ms the live
-feed's publish, -1 the next request). Appends a table to OUT.
+feed's publish, -1 the next request). Appends a table to OUT. The sampling
+costs ~0.07 of a core, which the run loses.
 """
 import collections, os, struct, sys, time
 
@@ -47,7 +49,7 @@ def main():
     while wrk is None:
         if time.time() > deadline:
             return
-        time.sleep(0.02)
+        time.sleep(0.1)  # a scan of /proc each time: not so often that the machine is never quiet
         wrk = wrk_pid()
     master = int(open(pid_file).read())
     workers = [int(p) for p in os.popen(f'pgrep -P {master}').read().split()]
