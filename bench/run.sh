@@ -312,7 +312,11 @@ nginx_in "$RUN_DIR/nginx" -s reload
 answers_stream() { cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/$1") "$W/static/stream.json"; }
 for location in fcgi_fixed fcgi_keep; do
   for _ in $(seq 1 50); do answers_stream "$location" && break; sleep 0.1; done
-  answers_stream "$location" || die "/bench/$location does not answer the stream bytes"
+  if ! answers_stream "$location"; then
+    curl -s -o /dev/null -w "[bench] POST /bench/$location: HTTP %{http_code}\n" -X POST -d command=stream "$OURS_URL/bench/$location"
+    ls -l "$FCGI_DIR"; tail -n 5 "$FCGI_DIR/fcgi_fixed.log" "$RUN_DIR/nginx/error.log"
+    die "/bench/$location does not answer the stream bytes"
+  fi
 done
 if [ "$NICE" != 0 ]; then
   log "benchmarked processes at nice $NICE (both stacks, MariaDB, the ceiling responder; wrk is started with it)"

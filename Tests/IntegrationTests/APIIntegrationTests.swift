@@ -225,6 +225,48 @@ extension DatabaseTests {
         try TestServices.resetTables(phone.database)
     }
 
+    /// On the PHP version's schema an upload does not ask MariaDB, at every
+    /// upload, for the tables of migrations 003, 005 and 006; once they are
+    /// applied under the running server, the uploads a second later use them.
+    @Test func uploadsSkipTheMissingTablesAndUseThemOnceMigrated() throws {
+        let phone = try APIHarness(schema: "original-myisam.sql", migrated: false)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        /// This connection's statements prepared and executed so far (the
+        /// query's own execution counted).
+        func statements() throws -> (prepared: Int, executed: Int) {
+            let rows = try phone.database.query("""
+                SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS \
+                WHERE VARIABLE_NAME IN ('COM_STMT_PREPARE', 'COM_STMT_EXECUTE') ORDER BY VARIABLE_NAME
+                """)
+            let values = rows.map { Int(String(decoding: $0["VARIABLE_VALUE"]!, as: UTF8.self))! }
+            return (values[1], values[0])
+        }
+        func upload(_ title: String) throws -> Int64 {
+            #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            return try #require(try phone.database.query("SELECT MAX(IdPhoto) AS id FROM photos")[0].int64("id"))
+        }
+        _ = try upload("first")
+        _ = try statements()
+        let before = try statements()
+        #expect(try phone.body([("command", "upload"), ("title", "second")], file: photo) == #"{"successful":1}"#)
+        let after = try statements()
+        #expect(after.prepared == before.prepared, "none refused again")
+        #expect(after.executed - before.executed == 2, "the upload's INSERT, and this query")
+
+        for migration in ["003-photo-details-comments-votes.sql", "005-photo-words.sql", "006-photo-secrets.sql"] {
+            try TestServices.runSQLFile(phone.database, "migrations/\(migration)")
+        }
+        func kept(_ id: Int64) throws -> [Int] {
+            try ["photo_details", "photo_secrets", "photo_words"].map {
+                try phone.database.query("SELECT 1 FROM \($0) WHERE IdPhoto = ?", [.int(id)]).count
+            }
+        }
+        #expect(try kept(try upload("within the second")) == [0, 0, 0], "the tables are still taken as missing")
+        phone.clock.advance(byMillis: DatabaseConnection.missingTableRecheckMillis)
+        #expect(try kept(try upload("sunset harbour")) == [1, 1, 3], "its details, its secret, its words: sunset, harbour, alice")
+        try TestServices.resetTables(phone.database)
+    }
+
     @Test func reconnectsWhenTheConnectionWasKilled() throws {
         let phone = try APIHarness()
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])

@@ -19,6 +19,9 @@ public final class DatabaseConnection {
     private var currentNode: Int?
     /// Inside `transaction`, between START TRANSACTION and COMMIT.
     private var inTransaction = false
+    /// Tables found missing (`ifTableExists`), and when: at most the few
+    /// that the code names.
+    private var missingTables: [String: Instant] = [:]
     /// Time spent waiting on the server, for the access log.
     public private(set) var busyMicros: Int64 = 0
     /// Writes run so far (`ReplicaReads`: did a request write?).
@@ -119,6 +122,32 @@ public final class DatabaseConnection {
         let text = info.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(length)), as: UTF8.self) } ?? ""
         handler(UnsafeMutablePointer(mutating: connection),
                 StatementProgress(stage: Int(stage), stages: Int(stages), percent: percent, state: text))
+    }
+
+    /// How long a table found missing is taken as missing without asking
+    /// again: a migration applied by hand under a running server is seen
+    /// within this time (README, "Migrations").
+    public static let missingTableRecheckMillis: Int64 = 1000
+
+    /// `body`'s result, or nil when `table` does not exist: `body` was
+    /// refused for a missing table, or it was less than
+    /// `missingTableRecheckMillis` ago (then `body` does not run). For the
+    /// statements a request goes on without on a schema that lacks a
+    /// migration: on the PHP version's, each upload would otherwise send
+    /// three statements that MariaDB refuses (a refused statement is not
+    /// kept prepared).
+    @discardableResult
+    public func ifTableExists<T>(_ table: String, _ body: () throws -> T) throws -> T? {
+        if let foundMissing = missingTables[table] {
+            guard clock.now.millis(since: foundMissing) >= Self.missingTableRecheckMillis else { return nil }
+            missingTables[table] = nil
+        }
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.code == .noSuchTable {
+            missingTables[table] = clock.now
+            return nil
+        }
     }
 
     /// Runs `body` in a transaction: rolled back when it throws (its error

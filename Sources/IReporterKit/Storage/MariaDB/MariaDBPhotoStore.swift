@@ -100,30 +100,28 @@ public final class MariaDBPhotoStore: PhotoStore {
     /// Keeps a new photo's details, in its row's transaction; a database
     /// without migration 003 goes on without them (said once in the log).
     private func keep(_ details: PhotoDetails, of id: Int64) throws {
-        do {
+        let kept = try database.ifTableExists("photo_details") {
             try database.execute("INSERT INTO photo_details (IdPhoto, created, width, height) VALUES (?, ?, ?, ?)",
                                  [.int(id), .int(details.created), .int(Int64(details.width)), .int(Int64(details.height))])
-        } catch where error.code == .noSuchTable {
-            if !warnedNoDetailsTable {
-                Log.warning("photo_details is missing: photos are stored without their details until "
-                            + "sql/migrations/003-photo-details-comments-votes.sql is applied (README, \"Migrations\")")
-                warnedNoDetailsTable = true
-            }
+        }
+        if kept == nil && !warnedNoDetailsTable {
+            Log.warning("photo_details is missing: photos are stored without their details until "
+                        + "sql/migrations/003-photo-details-comments-votes.sql is applied (README, \"Migrations\")")
+            warnedNoDetailsTable = true
         }
     }
 
     /// Keeps a new photo's secret, in its row's transaction; a database
     /// without migration 006 goes on without it (said once in the log).
     private func keep(_ secret: PhotoSecret, of id: Int64) throws {
-        do {
+        let kept = try database.ifTableExists("photo_secrets") {
             try database.execute("INSERT INTO photo_secrets (IdPhoto, secret) VALUES (?, ?)",
                                  [.int(id), .bytes(Array(secret.description.utf8))])
-        } catch where error.code == .noSuchTable {
-            if !warnedNoSecretsTable {
-                Log.warning("photo_secrets is missing: photos are stored without a secret (no size URLs) until "
-                            + "sql/migrations/006-photo-secrets.sql is applied (README, \"Migrations\")")
-                warnedNoSecretsTable = true
-            }
+        }
+        if kept == nil && !warnedNoSecretsTable {
+            Log.warning("photo_secrets is missing: photos are stored without a secret (no size URLs) until "
+                        + "sql/migrations/006-photo-secrets.sql is applied (README, \"Migrations\")")
+            warnedNoSecretsTable = true
         }
     }
 

@@ -7,10 +7,11 @@ struct MariaDBSearchIndex {
     /// Rows inserted per statement, at most (one of `IDList.widths`).
     private static let rowsPerInsert = 32
 
-    /// Indexes a new photo under its title and its author's username.
+    /// Indexes a new photo under its title and its author's username (an
+    /// upload: nothing asked while the table is known missing, and the
+    /// table's statement first, so that its absence costs one refusal).
     func add(photoID: Int64, userID: Int64, title: [UInt8]) throws {
-        try ignoringMissingTable {
-            let username = try database.query("SELECT username FROM login WHERE IdUser = ?", [.int(userID)]).first?["username"]
+        try database.ifTableExists("photo_words") {
             // Earlier rows of the same IdPhoto go (an InnoDB restart can hand
             // out an id again). Looked for first with a plain read: a DELETE
             // that finds nothing still locks the end of the `photo` key, and
@@ -18,10 +19,13 @@ struct MariaDBSearchIndex {
             if try !database.query("SELECT 1 FROM photo_words WHERE IdPhoto = ? LIMIT 1", [.int(photoID)]).isEmpty {
                 try database.execute("DELETE FROM photo_words WHERE IdPhoto = ?", [.int(photoID)])
             }
+            let username = try database.query("SELECT username FROM login WHERE IdUser = ?", [.int(userID)]).first?["username"]
             try insert(Self.words(photoID: photoID, title: title, username: username))
         }
     }
 
+    /// Asks every time: a delete skipped in the second after the migration
+    /// would leave a photo uploaded meanwhile in the index.
     func remove(photoID: Int64) throws {
         try ignoringMissingTable {
             try database.execute("DELETE FROM photo_words WHERE IdPhoto = ?", [.int(photoID)])
