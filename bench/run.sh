@@ -43,12 +43,17 @@
 #   perf record -g of our workers during an extra 12 s run of each, $RES/perf-*.txt)
 #   OURS_CONF (e.g. stream_cache_ms=0: extra settings for our server, comma-separated)
 #   STATES (0; 1: what our workers wait for during each of our runs, $RES/worker-states.txt)
+#   SCHEMA (reference; migrated: sql/migrations but 001 applied to the seeded
+#   database, as an operator applies them while the PHP version still serves
+#   it; 001 would let our logins hash passwords that PHP then cannot check.
+#   login_indexed is skipped there: 002's index is already in place)
+#   BINARY (the server's executable to run, instead of .build/release/ireporter: an A/B)
 #   KEEP_UP (0; 1: leave both stacks running)  UPDATE_README (1 on a full run)
 #   NICE (-10: nice value of every benchmarked process, both stacks and wrk,
 #   so that other work on a shared machine takes less from the runs; 0: off)
 set -euo pipefail
 # the command as given (the knobs that were set), for the results
-BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS OURS_CONF ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE STATES QUIET_WAIT NICE; do
+BENCH_COMMAND="$(for v in REPS DUR CONNS BIG_CONNS THREADS WORKERS OURS_CONF ONLY CHECK SKIP_BUILD PROBE THUMB PROFILE STATES SCHEMA BINARY QUIET_WAIT NICE; do
   if [ -n "${!v:-}" ]; then printf "%s='%s' " "$v" "${!v}"; fi; done)bench/run.sh"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -67,6 +72,8 @@ PROBE="${PROBE:-1}"
 THUMB="${THUMB:-1}"
 PROFILE="${PROFILE:-0}"
 STATES="${STATES:-0}"
+SCHEMA="${SCHEMA:-reference}"
+case "$SCHEMA" in reference|migrated) ;; *) echo "SCHEMA is reference or migrated, not $SCHEMA" >&2; exit 2 ;; esac
 KEEP_UP="${KEEP_UP:-0}"
 NICE="${NICE:--10}"
 export CHECK="${CHECK:-1}"
@@ -132,6 +139,12 @@ db_state() {
     (SELECT GROUP_CONCAT(CREATE_TIME ORDER BY TABLE_NAME) FROM information_schema.TABLES
      WHERE TABLE_SCHEMA = 'iReport' AND TABLE_NAME IN ('login', 'photos')))" 2>&1
 }
+# The tables sql/migrations adds (SCHEMA=migrated).
+drop_migration_tables() {
+  local tables
+  tables="$(sed -n 's/^CREATE TABLE IF NOT EXISTS `\{0,1\}\([a-z_]*\).*/\1/p' "$ROOT"/sql/migrations/*.sql | paste -sd, -)"
+  "${DB[@]}" -e "DROP TABLE IF EXISTS $tables"
+}
 pid_of() { local p; p="$(pidfile_pid "$1")" && proc_alive "$p" && echo "$p"; }
 # set_nice VALUE PIDFILE...: every thread of the pid files' processes and of
 # all their descendants (threads and children created later inherit it)
@@ -193,6 +206,8 @@ cleanup() {
   fi
   # the reference (and our stack, with KEEP_UP) may stay up: normal priority again
   [ -n "${NICED:-}" ] && set_nice 0 "$REF_NGX_PID" "$REF_FPM_PID" "$REF_DB_PID" "$SRV_PID" "$NGX_PID" "$W/self.pid" > /dev/null
+  # Before the reference may stop: its database back to the reference's schema.
+  [ -n "${DB_SEEDED:-}" ] && [ "$SCHEMA" = migrated ] && drop_migration_tables
   if [ "$KEEP_UP" != 1 ]; then
     [ "$OURS_STARTED" = 1 ] && make -s -C "$ROOT" down
     [ "$REF_STARTED" = 1 ] && "$REF_DIR/down.sh"
@@ -229,9 +244,18 @@ FPM_CHILDREN="${FPM_CHILDREN:-4}" "$REF_DIR/up.sh"
 
 # ------------------------------------------------------------ 2. seed it --
 log "seeding the reference's database (shared by both servers): $USERS users, $PHOTOS photos"
+# The tables of an earlier SCHEMA=migrated run go: every run starts from the reference's schema.
+drop_migration_tables
 python3 "$HERE/seed.py" --mysql "$DBCMD" --schema "$REF_DIR/sql/schema.sql" \
   --users "$USERS" --photos "$PHOTOS" --users-out "$W/users.txt"
 DB_SEEDED=1
+if [ "$SCHEMA" = migrated ]; then
+  for migration in "$ROOT"/sql/migrations/*.sql; do
+    case "$migration" in */001-*) continue ;; esac
+    log "SCHEMA=migrated: $(basename "$migration")"
+    "${DB[@]}" < "$migration" || die "$migration failed"
+  done
+fi
 DB_STATE="$(db_state)"
 rm -f "$W/hashed.flag"
 # PHP's session directory starts empty; the old one is renamed away (a rename
@@ -465,7 +489,9 @@ scenario ceiling_fcgi_keep "keep" "$CONNS" stream.lua
 scenario ceiling_static "static" "$CONNS" common.lua
 scenario stream_id "ours php" "$CONNS" stream_id.lua
 scenario login "ours php" "$CONNS" login.lua
-if want login_indexed; then
+if want login_indexed && [ "$SCHEMA" = migrated ]; then
+  log "login_indexed skipped: SCHEMA=migrated has 002's index already (login is that run)"
+elif want login_indexed; then
   # The schema as our install leaves it (scripts/mariadb.sh applies
   # sql/migrations): the original looks accounts up with a full table scan.
   # Both servers on the same indexed table; the index goes again afterwards.

@@ -64,6 +64,19 @@ extension DatabaseTests {
             #expect(try ids(phone, [("q", "creme")]) == [])
         }
 
+        /// An id handed out again (InnoDB's counter after a restart) leaves
+        /// nothing of the earlier photo's words.
+        @Test func aPhotoIdHandedOutAgainTakesOnlyItsOwnWords() throws {
+            let phone = try phone()
+            try add(phone, [(1, "harbour")])
+            try phone.database.execute("INSERT INTO photo_words (word, IdPhoto) VALUES ('stale', 3), ('harbour', 3)")
+            try add(phone, [(2, "sunset")])
+            #expect(try ids(phone, [("q", "stale")]) == [])
+            #expect(try ids(phone, [("q", "harbour")]) == ["2"])
+            #expect(try ids(phone, [("q", "sunset")]) == ["3"])
+            #expect(try wordRows(phone, photo: 3) == 2, "sunset, zoë")
+        }
+
         @Test func aPrefixOfManyWordsAndSeveralCommonTerms() throws {
             let phone = try phone()
             // 40 distinct words starting with "s" (more than merged one by one), half of them with "night".
