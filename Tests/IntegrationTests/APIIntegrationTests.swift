@@ -267,6 +267,27 @@ extension DatabaseTests {
         try TestServices.resetTables(phone.database)
     }
 
+    /// A photo stored without a secret (no migration 006) gets its 2012
+    /// names, as a PHP-era photo has, even with `legacy_photo_urls = off`:
+    /// in the tree alone, under a secret no row holds, no URL would find it.
+    @Test func withoutMigration006APhotoKeepsItsOldNames() throws {
+        let folder = ScratchDirectory("upload-tree-only")
+        let files = UploadFolder(directory: folder.path, legacyNames: false)
+        let phone = try APIHarness(schema: "original-myisam.sql", migrated: false, photoFiles: files)
+        _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+        #expect(try phone.body([("command", "upload"), ("title", "no secret")], file: photo) == #"{"successful":1}"#)
+        #expect(access(files.photoPath(id: 2), R_OK) == 0 && access(files.thumbnailPath(id: 2), R_OK) == 0)
+        #expect(files.tree.files(of: 2).isEmpty, "nothing under a secret that is not stored")
+
+        try TestServices.runSQLFile(phone.database, "migrations/006-photo-secrets.sql")
+        phone.clock.advance(byMillis: DatabaseConnection.missingTableRecheckMillis)
+        #expect(try phone.body([("command", "upload"), ("title", "secret")], file: photo) == #"{"successful":1}"#)
+        let secret = try #require(try MariaDBPhotoStore(database: phone.database).secret(of: 3))
+        #expect(files.tree.files(of: 3) == [files.tree.path(id: 3, secret: secret, size: .original).split(separator: "/").last.map(String.init)!])
+        #expect(access(files.photoPath(id: 3), F_OK) != 0, "with its secret, in the tree alone")
+        try TestServices.resetTables(phone.database)
+    }
+
     @Test func reconnectsWhenTheConnectionWasKilled() throws {
         let phone = try APIHarness()
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])

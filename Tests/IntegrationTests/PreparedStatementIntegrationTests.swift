@@ -24,7 +24,7 @@ extension DatabaseTests {
             for index in 0..<photos {
                 _ = try store.add(userID: 1, title: Array("photo \(index)".utf8),
                                   details: PhotoDetails(created: 1_700_000_000 + Int64(index), width: 64, height: 48),
-                                  secret: .random(), publish: { _ in }, unpublish: { _ in })
+                                  secret: .random(), publish: { _, _ in }, unpublish: { _ in })
             }
             return phone
         }

@@ -42,9 +42,10 @@ public protocol PhotoStore: AnyObject {
     /// be known, the files stay (`ireporter repair` settles it) and the
     /// error is thrown. `details` and `secret` are kept in the row's
     /// transaction (a database without migration 003 or 006 keeps the row
-    /// without them).
-    func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?, publish: (Int64) throws -> Void,
-             unpublish: (Int64) -> Void) throws -> Int64
+    /// without them); `publish` is given the secret as kept, nil when it was
+    /// not, so that no file is named by a secret that no row holds.
+    func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
+             publish: (_ id: Int64, _ keptSecret: PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64
 
     /// The photo's secret as stored, nil when it has none (or no row).
     func secret(of id: Int64) throws -> PhotoSecret?
@@ -89,12 +90,13 @@ public protocol PhotoStore: AnyObject {
 extension PhotoStore {
     /// `add` without details or secret (a photo as the original stored it).
     public func add(userID: Int64, title: [UInt8], publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
-        try add(userID: userID, title: title, details: nil, secret: nil, publish: publish, unpublish: unpublish)
+        try add(userID: userID, title: title, details: nil, secret: nil, publish: { id, _ in try publish(id) }, unpublish: unpublish)
     }
 
     public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, publish: (Int64) throws -> Void,
                     unpublish: (Int64) -> Void) throws -> Int64 {
-        try add(userID: userID, title: title, details: details, secret: nil, publish: publish, unpublish: unpublish)
+        try add(userID: userID, title: title, details: details, secret: nil, publish: { id, _ in try publish(id) },
+                unpublish: unpublish)
     }
 
     /// The photos with their secrets in their extras (given one now if they

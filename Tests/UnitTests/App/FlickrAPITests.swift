@@ -12,7 +12,7 @@ struct FlickrAPITests {
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
         for (index, title) in ["Sunset <b>&</b>", "Zoë at the beach", "東京タワー"].enumerated() {
             _ = try phone.photos.add(userID: 1, title: Array(title.utf8), details: PhotoDetails(created: 1, width: 1600, height: 1200),
-                                     secret: PhotoSecret("aaaaaaaaa\(index + 2)"), publish: { _ in }, unpublish: { _ in })
+                                     secret: PhotoSecret("aaaaaaaaa\(index + 2)"), publish: { _, _ in }, unpublish: { _ in })
         }
         return phone
     }
@@ -39,9 +39,9 @@ struct FlickrAPITests {
         let phone = try phone()
         _ = try phone.photos.add(userID: 1, title: Array("zoe again".utf8),
                                  details: PhotoDetails(created: 1_700_000_000, width: 4032, height: 3024),
-                                 secret: PhotoSecret("bbbbbbbbb5"), publish: { _ in }, unpublish: { _ in })
+                                 secret: PhotoSecret("bbbbbbbbb5"), publish: { _, _ in }, unpublish: { _ in })
         _ = try phone.photos.add(userID: 1, title: Array("zoe of 2012".utf8), details: nil, secret: PhotoSecret("cccccccccc"),
-                                 publish: { _ in }, unpublish: { _ in })
+                                 publish: { _, _ in }, unpublish: { _ in })
         let answer = call(phone, ["method": "flickr.photos.search", "text": "zoe", "format": "json", "nojsoncallback": "1",
                                   "extras": "o_dims, owner_name,date_upload"])
         #expect(answer.body == #"{"photos":{"page":1,"pages":1,"perpage":100,"total":3,"photo":[{"id":"6","owner":"1","#

@@ -22,7 +22,7 @@ struct PhotoSizesTests {
     /// A 1600x1200 photo published as an upload publishes it.
     func upload(secret: PhotoSecret?) throws -> Int64 {
         let spool = scratch.write(".spool-test", makeJPEG(width: 1600, height: 1200))
-        return try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+        return try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
         }, unpublish: folder.remove)
     }
@@ -42,7 +42,7 @@ struct PhotoSizesTests {
     @Test func withoutTheOldNamesAnUploadIsInTheTreeAlone() throws {
         let secret = PhotoSecret.random()
         let spool = scratch.write(".spool-test", makeJPEG(width: 64, height: 48))
-        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try UploadFolder(directory: scratch.path, legacyNames: false)
                 .publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
         }, unpublish: folder.remove)

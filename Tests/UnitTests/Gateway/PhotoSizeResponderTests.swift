@@ -14,7 +14,7 @@ struct PhotoSizeResponderTests {
         let folder = UploadFolder(directory: scratch.path)
         let secret = PhotoSecret.random()
         let spool = scratch.write(".spool-test", makeJPEG(width: 320, height: 240))
-        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id in
+        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
         }, unpublish: folder.remove)
         let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(),

@@ -51,7 +51,7 @@ struct UploadRepairTests {
             func photo(id: Int64) throws -> PhotoRecord? { try rows.photo(id: id) }
             func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] { try rows.photos(ids: ids) }
             func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
-                     publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+                     publish: (Int64, PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
                 try rows.add(userID: userID, title: title, details: details, secret: secret, publish: publish, unpublish: unpublish)
             }
             func secret(of id: Int64) throws -> PhotoSecret? { try rows.secret(of: id) }

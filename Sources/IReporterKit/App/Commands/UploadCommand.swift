@@ -104,9 +104,10 @@ public struct UploadCommand: SignedInCommand {
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
         let details = PhotoDetails(created: now(), width: prepared.width, height: prepared.height)
-        let secret = PhotoSecret.random()
-        let id = try photos.add(userID: user.id, title: title, details: details, secret: secret, publish: { id in
+        let id = try photos.add(userID: user.id, title: title, details: details, secret: .random(), publish: { id, secret in
             do {
+                // Without a secret (a database without migration 006) the
+                // photo has its 2012 names alone, as a PHP-era photo has.
                 try files.publish(photoSpool: prepared.photoPath, thumbnail: prepared.thumbnail, id: id, secret: secret)
                 context.keep(prepared.photoPath)
             } catch let error as any StoreError where error.isUnavailable {

@@ -48,7 +48,7 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
-                    publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+                    publish: (Int64, PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
         var photoID: Int64?
         do {
             // A run that failed before its files were moved in place (a node
@@ -60,11 +60,11 @@ public final class MariaDBPhotoStore: PhotoStore {
                                                     [.int(userID), .bytes(title)]).insertID)
                 photoID = id
                 if let details { try keep(details, of: id) }
-                if let secret { try keep(secret, of: id) }
+                let keptSecret = try secret.flatMap { try keep($0, of: id) ? $0 : nil }
                 do {
                     try searchIndex.add(photoID: id, userID: userID, title: title)
                     published = true
-                    try publish(id)
+                    try publish(id, keptSecret)
                 } catch {
                     try? delete(id: id) // MyISAM ignores the rollback
                     throw error
@@ -112,8 +112,8 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     /// Keeps a new photo's secret, in its row's transaction; a database
-    /// without migration 006 goes on without it (said once in the log).
-    private func keep(_ secret: PhotoSecret, of id: Int64) throws {
+    /// without migration 006 goes on without it (false; said once in the log).
+    private func keep(_ secret: PhotoSecret, of id: Int64) throws -> Bool {
         let kept = try database.ifTableExists("photo_secrets") {
             try database.execute("INSERT INTO photo_secrets (IdPhoto, secret) VALUES (?, ?)",
                                  [.int(id), .bytes(Array(secret.description.utf8))])
@@ -123,6 +123,7 @@ public final class MariaDBPhotoStore: PhotoStore {
                         + "sql/migrations/006-photo-secrets.sql is applied (README, \"Migrations\")")
             warnedNoSecretsTable = true
         }
+        return kept != nil
     }
 
     public func secret(of id: Int64) throws -> PhotoSecret? {

@@ -40,10 +40,10 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     }
 
     public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
-                    publish: (Int64) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+                    publish: (Int64, PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
         let id = nextID
         nextID += 1
-        try publish(id)
+        try publish(id, secret)
         rows.append((id, userID, title))
         self.details[id] = details
         photoSecrets[id] = secret
