@@ -7,8 +7,8 @@ public final class MariaDBPhotoStore: PhotoStore {
     let database: DatabaseConnection
     /// The stream's and one photo's reads (a replica's, with `db_replicas`).
     let reads: any DatabaseReading
-    private var warnedNoDetailsTable = false
-    private var warnedNoSecretsTable = false
+    /// The tables `keepRow` found missing and said so (of the two it is given).
+    private var warnedMissingTables: Set<String> = []
     let searchIndex: MariaDBSearchIndex
 
     public init(database: DatabaseConnection, reads: (any DatabaseReading)? = nil) {
@@ -97,33 +97,32 @@ public final class MariaDBPhotoStore: PhotoStore {
         }
     }
 
-    /// Keeps a new photo's details, in its row's transaction; a database
-    /// without migration 003 goes on without them (said once in the log).
+    /// Keeps a new photo's details (migration 003), in its row's transaction.
     private func keep(_ details: PhotoDetails, of id: Int64) throws {
-        let kept = try database.ifTableExists("photo_details") {
-            try database.execute("INSERT INTO photo_details (IdPhoto, created, width, height) VALUES (?, ?, ?, ?)",
-                                 [.int(id), .int(details.created), .int(Int64(details.width)), .int(Int64(details.height))])
-        }
-        if kept == nil && !warnedNoDetailsTable {
-            Log.warning("photo_details is missing: photos are stored without their details until "
+        try keepRow(in: "photo_details", "INSERT INTO photo_details (IdPhoto, created, width, height) VALUES (?, ?, ?, ?)",
+                    [.int(id), .int(details.created), .int(Int64(details.width)), .int(Int64(details.height))],
+                    missing: "photos are stored without their details until "
                         + "sql/migrations/003-photo-details-comments-votes.sql is applied (README, \"Migrations\")")
-            warnedNoDetailsTable = true
-        }
     }
 
-    /// Keeps a new photo's secret, in its row's transaction; a database
-    /// without migration 006 goes on without it (false; said once in the log).
+    /// Keeps a new photo's secret (migration 006), in its row's transaction.
     private func keep(_ secret: PhotoSecret, of id: Int64) throws -> Bool {
-        let kept = try database.ifTableExists("photo_secrets") {
-            try database.execute("INSERT INTO photo_secrets (IdPhoto, secret) VALUES (?, ?)",
-                                 [.int(id), .bytes(Array(secret.description.utf8))])
-        }
-        if kept == nil && !warnedNoSecretsTable {
-            Log.warning("photo_secrets is missing: photos are stored without a secret (no size URLs) until "
+        try keepRow(in: "photo_secrets", "INSERT INTO photo_secrets (IdPhoto, secret) VALUES (?, ?)",
+                    [.int(id), .bytes(Array(secret.description.utf8))],
+                    missing: "photos are stored without a secret (no size URLs) until "
                         + "sql/migrations/006-photo-secrets.sql is applied (README, \"Migrations\")")
-            warnedNoSecretsTable = true
+    }
+
+    /// Inserts a new photo's row into a migration's `table`; a database
+    /// without the table goes on without it (false), said once per table in
+    /// the log (`missing`: what that means until the migration is applied).
+    @discardableResult
+    private func keepRow(in table: String, _ sql: String, _ parameters: [DatabaseValue], missing: String) throws -> Bool {
+        let kept = try database.ifTableExists(table) { try database.execute(sql, parameters) } != nil
+        if !kept && warnedMissingTables.insert(table).inserted {
+            Log.warning("\(table) is missing: \(missing)")
         }
-        return kept != nil
+        return kept
     }
 
     public func secret(of id: Int64) throws -> PhotoSecret? {
