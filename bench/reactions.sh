@@ -38,7 +38,6 @@ sed -i -e 's/^\( *worker_connections\) [0-9]*;/\1 8192;/' \
        -e 's/^worker_rlimit_nofile [0-9]*;/worker_rlimit_nofile 20000;/' "$NGX_DIR/nginx.conf"
 grep -q '^worker_rlimit_nofile 20000;' "$NGX_DIR/nginx.conf" && grep -q 'worker_connections 8192;' "$NGX_DIR/nginx.conf" \
   || die "could not raise nginx's connection limits in $NGX_DIR/nginx.conf"
-nginx_in "$NGX_DIR" -s reload
-sleep 2
+nginx_reload "$NGX_DIR" || die "nginx's old workers did not leave after its reload"
 
 python3 "$REPO/bench/reactions.py" --run-dir "$RUN_DIR" --port "$PORT" --out "$RES" --access-log "$RUN_DIR/access.log"

@@ -331,11 +331,10 @@ for mode in fixed keep; do
   for _ in $(seq 1 50); do [ -S "$FCGI_DIR/$mode.sock" ] && [ -s "$pidf" ] && break; sleep 0.1; done
 done
 nginx_in "$RUN_DIR/nginx" -t -q || die "nginx config test failed"
-nginx_in "$RUN_DIR/nginx" -s reload
-# A reload is asynchronous: the old workers, without the /bench/ locations, may answer for a moment.
+# Until the old workers (without the /bench/ locations) have left, they may answer.
+nginx_reload "$RUN_DIR/nginx" || die "nginx's old workers did not leave after its reload"
 answers_stream() { cmp -s <(curl -sf -X POST -d command=stream "$OURS_URL/bench/$1") "$W/static/stream.json"; }
 for location in fcgi_fixed fcgi_keep; do
-  for _ in $(seq 1 50); do answers_stream "$location" && break; sleep 0.1; done
   if ! answers_stream "$location"; then
     curl -s -o /dev/null -w "[bench] POST /bench/$location: HTTP %{http_code}\n" -X POST -d command=stream "$OURS_URL/bench/$location"
     ls -l "$FCGI_DIR"; tail -n 5 "$FCGI_DIR/fcgi_fixed.log" "$RUN_DIR/nginx/error.log"

@@ -274,6 +274,26 @@ nginx_start() {
   die "$name did not write $dir/nginx.pid"
 }
 
+# nginx_reload DIR: reload the nginx of DIR and wait (bounded, 10 s) until
+# its old workers have left. A reload is asynchronous: until they leave,
+# they still take new connections and answer them with the old
+# configuration. Fails if they have not left by then (a worker holding a
+# long-lived connection, a live subscriber, stays until it closes).
+nginx_reload() {
+  local dir="$1" master old now w left i
+  master="$(pidfile_pid "$dir/nginx.pid")" && proc_alive "$master" || die "no nginx runs from $dir"
+  old="$(pgrep -P "$master" | tr '\n' ' ')"
+  nginx_in "$dir" -s reload
+  for ((i = 0; i < 100; i++)); do
+    sleep 0.1
+    now=" $(pgrep -P "$master" | tr '\n' ' ')"
+    left=0
+    for w in $old; do [[ "$now" == *" $w "* ]] && left=1; done
+    [ "$left" = 0 ] && return 0
+  done
+  return 1
+}
+
 # nginx_stop NAME DIR: a graceful stop (SIGQUIT: the requests in flight end).
 nginx_stop() { stop_pidfile "$1" "$2/nginx.pid" "-c $2/nginx.conf" QUIT 15; }
 
