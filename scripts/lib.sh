@@ -280,16 +280,24 @@ nginx_start() {
 # configuration. Fails if they have not left by then (a worker holding a
 # long-lived connection, a live subscriber, stays until it closes).
 nginx_reload() {
-  local dir="$1" master old now w left i
+  local dir="$1" master old
   master="$(pidfile_pid "$dir/nginx.pid")" && proc_alive "$master" || die "no nginx runs from $dir"
   old="$(pgrep -P "$master" | tr '\n' ' ')"
   nginx_in "$dir" -s reload
+  children_replaced "$master" "$old" 1
+}
+
+# children_replaced MASTER "OLD PIDS" COUNT: waits (bounded, 10 s) until
+# none of MASTER's children OLD PIDS is left and COUNT or more run; fails
+# if that has not happened by then.
+children_replaced() {
+  local now w left i
   for ((i = 0; i < 100; i++)); do
     sleep 0.1
-    now=" $(pgrep -P "$master" | tr '\n' ' ')"
+    now=" $(pgrep -P "$1" | tr '\n' ' ')"
     left=0
-    for w in $old; do [[ "$now" == *" $w "* ]] && left=1; done
-    [ "$left" = 0 ] && return 0
+    for w in $2; do [[ "$now" == *" $w "* ]] && left=1; done
+    [ "$left" = 0 ] && [ "$(wc -w <<< "$now")" -ge "$3" ] && return 0
   done
   return 1
 }
@@ -302,18 +310,11 @@ nginx_stop() { stop_pidfile "$1" "$2/nginx.pid" "-c $2/nginx.conf" QUIT 15; }
 # first); waits, bounded (10 s), until none of the old workers is left and
 # WORKERS run.
 reload_server() {
-  local master old now w left i
+  local master old
   master="$(pidfile_pid "$1")" && proc_alive "$master" || die "no server runs from $1"
   old="$(pgrep -P "$master" | tr '\n' ' ')"
   kill -USR2 "$master"
-  for ((i = 0; i < 100; i++)); do
-    sleep 0.1
-    now=" $(pgrep -P "$master" | tr '\n' ' ')"
-    left=0
-    for w in $old; do [[ "$now" == *" $w "* ]] && left=1; done
-    [ "$left" = 0 ] && [ "$(wc -w <<< "$now")" -ge "$2" ] && return 0
-  done
-  die "the server of $1 did not replace its workers after SIGUSR2"
+  children_replaced "$master" "$old" "$2" || die "the server of $1 did not replace its workers after SIGUSR2"
 }
 
 # bench_results NAME: RES, a benchmark's results folder, made: as given, or
