@@ -5,6 +5,9 @@
 #
 #   bash bench/results/2026-12-04-issue30-njs-costs/run.sh [ROUNDS] > results.txt
 #
+# LOCATIONS="..." measures those locations instead of the default ten;
+# REUSEPORT=1 has nginx listen with `reuseport` (README: extras.txt).
+#
 # A private nginx (its own prefix in a temporary directory, 127.0.0.1:8097,
 # the stacks' http settings) serves a 50-row stream answer of 3,859 bytes
 # from locations that differ in one part each; wrk -t2 -c32 -d6s POSTs
@@ -15,6 +18,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 ROUNDS="${1:-3}"
+LISTEN_OPTIONS=""; [ "${REUSEPORT:-0}" = 1 ] && LISTEN_OPTIONS=" reuseport"
 PORT=8097
 D="$(mktemp -d /tmp/njs-costs.XXXXXX)"
 chmod 755 "$D"
@@ -46,7 +50,7 @@ chown -R www-data "$D"
 for _ in $(seq 1 50); do [ -S "$D/fcgi.sock" ] && break; sleep 0.1; done
 
 # The shipped guards (deploy/nginx/ireporter-stream-answer.conf), with or without the file test.
-guards='error_page 418 = @server; if ($content_length !~ "^(14|[7-9][0-9]|1[0-9][0-9]|20[0-8])$") { return 418; }'
+guards='error_page 418 = @ireporter_api; if ($content_length !~ "^(14|[7-9][0-9]|1[0-9][0-9]|20[0-8])$") { return 418; }'
 file_test='if (!-f $ireporter_stream_answer) { return 418; }'
 cache='include /etc/nginx/fastcgi_params; fastcgi_pass kept; fastcgi_keep_conn on;
       fastcgi_cache_methods POST; fastcgi_cache_valid 200 10m;
@@ -76,13 +80,14 @@ http {
     "application/x-www-form-urlencoded|command=stream" 0;
   }
   server {
-    listen 127.0.0.1:$PORT;
+    listen 127.0.0.1:$PORT$LISTEN_OPTIONS;
     client_body_buffer_size 1m;
-    location @server { include /etc/nginx/fastcgi_params; fastcgi_pass kept; fastcgi_keep_conn on; }
+    location @ireporter_api { include /etc/nginx/fastcgi_params; fastcgi_pass kept; fastcgi_keep_conn on; }
     location = /static-get { alias $D/body.json; default_type application/json; }
     location = /shipped { $guards $file_test js_content shipped.answer; }
     location = /no-request-id { $guards $file_test js_content no_request_id.answer; }
     location = /no-request-id-no-file-test { $guards js_content no_request_id.answer; }
+    location = /no-file-test-file-missing { set \$ireporter_stream_answer $D/missing; $guards js_content no_request_id.answer; }
     location = /from-memory { js_content variants.fromMemory; }
     location = /request-id-only { js_content variants.requestIdOnly; }
     location = /read-only { js_content variants.readOnly; }
@@ -95,7 +100,7 @@ CONF
 nginx -p "$D/" -c "$D/nginx.conf" -e "$D/error.log"
 sleep 0.5
 URL="http://127.0.0.1:$PORT"
-LOCATIONS="static-get shipped no-request-id no-request-id-no-file-test from-memory request-id-only read-only read-and-end cache-one-key cache-generation-key"
+LOCATIONS="${LOCATIONS:-static-get shipped no-request-id no-request-id-no-file-test from-memory request-id-only read-only read-and-end cache-one-key cache-generation-key}"
 for l in $LOCATIONS; do   # every location answers the answer's bytes (and fills its cache)
   expected="$D/body.json"; [ "$l" = read-only ] && expected="$D/answer"   # the file as read, its first line too
   if [ "$l" = static-get ]; then got="$(curl -sf "$URL/$l")"; else got="$(curl -sf -X POST -d command=stream "$URL/$l")"; fi
@@ -103,6 +108,7 @@ for l in $LOCATIONS; do   # every location answers the answer's bytes (and fills
 done
 echo "# $(date -u +%FT%TZ), $(nproc) CPUs, $(nginx -v 2>&1), njs $(dpkg-query -W -f='${Version}' libnginx-mod-http-js)"
 echo "# wrk -t2 -c32 -d6s, POST command=stream (static-get: a GET), every response checked; req/s and p99"
+echo "# listen 127.0.0.1:$PORT$LISTEN_OPTIONS; locations: $LOCATIONS"
 for round in $(seq 1 "$ROUNDS"); do
   for l in $LOCATIONS; do
     lua="$ROOT/bench/lua/stream.lua"; [ "$l" = static-get ] && lua="$ROOT/bench/lua/common.lua"
