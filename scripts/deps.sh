@@ -9,7 +9,7 @@
 #           storage: its requests, signatures and XML answers) pkg-config
 #           (libxml2's header folder, Package.swift) (Swift itself is not
 #           packaged by Debian: it must already be on PATH)
-#   run   : nginx libnginx-mod-nchan (the live stream) libnginx-mod-http-js (nginx
+#   run   : nginx libnginx-mod-nchan (the live stream) libnginx-mod-http-lua (nginx
 #           answering the plain stream from the server's file) mariadb-server mariadb-client
 #           redis-server (sessions and counters shared by several hosts)
 #           galera-4 rsync iproute2 (the MariaDB Galera cluster, scripts/galera.sh: its
@@ -26,18 +26,20 @@
 #           prometheus (scrapes a running stack with deploy/prometheus's
 #           configuration, test_metrics.py)
 #   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
-#           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark
+#           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark;
+#           libnginx-mod-http-js, for the stream answer's harnesses in
+#           bench/results (njs, the module before Lua: profile-changes 30)
 set -euo pipefail
 LOG_TAG=deps
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev libhiredis-dev
       libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config
-      nginx libnginx-mod-nchan libnginx-mod-http-js mariadb-server mariadb-client redis-server galera-4 rsync iproute2
+      nginx libnginx-mod-nchan libnginx-mod-http-lua mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
       chromium chromium-driver firefox-esr php-cli php-redis fail2ban prometheus)
-[ "${1:-}" = bench ] && PKGS+=(libvips-tools)
+[ "${1:-}" = bench ] && PKGS+=(libvips-tools libnginx-mod-http-js)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

@@ -196,16 +196,16 @@ stack_render_nginx() {
   fi
   # nginx answers the plain stream from the server's file (STREAM_ANSWER=0: not).
   if [ "$STREAM_ANSWER" != 0 ]; then
-    write_file "$NGX_DIR/ireporter-stream-answer.js" < "$IREPORTER_REPO/deploy/nginx/ireporter-stream-answer.js"
-    sed -e "s#/etc/nginx/ireporter-stream-answer\.js#$NGX_DIR/ireporter-stream-answer.js#g" \
+    write_file "$NGX_DIR/ireporter-stream-answer.lua" < "$IREPORTER_REPO/deploy/nginx/ireporter-stream-answer.lua"
+    sed -e "s#/etc/nginx/ireporter-stream-answer\.lua#$NGX_DIR/ireporter-stream-answer.lua#g" \
         -e "s#/run/ireporter/stream-answer#$SRV_RUN/stream-answer#g" \
         "$IREPORTER_REPO/deploy/nginx/ireporter-stream-answer.conf" | write_file "$NGX_DIR/ireporter-stream-answer.conf"
-    grep -qF "$NGX_DIR/ireporter-stream-answer.js;" "$NGX_DIR/ireporter-stream-answer.conf" \
-      && grep -qF "$SRV_RUN/stream-answer;" "$NGX_DIR/ireporter-stream-answer.conf" \
+    grep -qF "\"$NGX_DIR/ireporter-stream-answer.lua\"" "$NGX_DIR/ireporter-stream-answer.conf" \
+      && grep -qF "\"$SRV_RUN/stream-answer\"" "$NGX_DIR/ireporter-stream-answer.conf" \
       || die "rendering deploy/nginx/ireporter-stream-answer.conf did not replace its script / file paths"
-    chmod 644 "$NGX_DIR/ireporter-stream-answer.js" "$NGX_DIR/ireporter-stream-answer.conf"
+    chmod 644 "$NGX_DIR/ireporter-stream-answer.lua" "$NGX_DIR/ireporter-stream-answer.conf"
   else
-    rm -f "$NGX_DIR/ireporter-stream-answer.js" "$NGX_DIR/ireporter-stream-answer.conf"
+    rm -f "$NGX_DIR/ireporter-stream-answer.lua" "$NGX_DIR/ireporter-stream-answer.conf"
   fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int csystem_random_bytes(void *buffer, size_t length) {
@@ -98,6 +99,11 @@ int csystem_lock_for_this_process(int fd) {
     lock.l_type = F_WRLCK;
     lock.l_whence = SEEK_SET;
     return fcntl(fd, F_SETLK, &lock);
+}
+
+int csystem_mark_unread(int fd) {
+    const struct timespec times[2] = {{.tv_sec = 0, .tv_nsec = 0}, {.tv_sec = 0, .tv_nsec = UTIME_OMIT}};
+    return futimens(fd, times);
 }
 
 int csystem_open_noatime(const char *path, int flags) {

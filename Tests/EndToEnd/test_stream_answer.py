@@ -1,14 +1,18 @@
 """Issue 30: the test stack's nginx answers the 2012 app's plain `stream`
 from the file the server keeps (`stream_answer_file`,
-deploy/nginx/ireporter-stream-answer.conf and .js), as an operator sets it
+deploy/nginx/ireporter-stream-answer.conf and .lua), as an operator sets it
 up: without a FastCGI round trip, so it answers while every process of the
 server is stopped (SIGSTOP); byte for byte the server's answer; and never
-older than the last change (the server removes the file before it answers
-an upload or a deletion). Anything else than the plain stream, and a file
-past its end, goes to the server."""
+older than the last change (the server removes the file and counts the
+removal in `stream-answer.epoch` before it answers an upload or a
+deletion; each nginx worker answers from its copy of the file only while
+that count stays). Anything else than the plain stream, and a file past
+its end, goes to the server."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 
 import pytest
@@ -51,6 +55,18 @@ def kept_answer(client: AppClient, answer_file, unlike: bytes | None = None) -> 
     return servers.wait_for(kept, 5, interval=0.1, what="the stream answer file")
 
 
+def count_a_removal(answer_file):
+    """What the server does at every removal of the answer: the count in
+    `<file>.epoch` moves on (in place: nginx maps the file, and a shorter
+    one, even for a moment, would kill the worker that reads it)."""
+    fd = os.open(answer_file.with_name("stream-answer.epoch"), os.O_RDWR)
+    try:
+        count = int.from_bytes(os.pread(fd, 8, 0), sys.byteorder)
+        assert os.pwrite(fd, (count + 1).to_bytes(8, sys.byteorder), 0) == 8
+    finally:
+        os.close(fd)
+
+
 def test_nginx_answers_the_plain_stream_while_the_server_is_stopped(env, endpoint, answer_file):
     with AppClient(endpoint, timeout=5) as app, AppClient(endpoint, timeout=5) as form:
         expected = kept_answer(app, answer_file)
@@ -79,12 +95,31 @@ def test_the_kept_answer_is_the_servers_answer_byte_for_byte(env, endpoint, answ
         assert from_nginx.set_cookies == [], "no session for a stream, as from the server"
 
 
+def test_a_worker_answers_from_its_copy_until_a_removal_is_counted(env, endpoint, answer_file):
+    ends = f"{int(time.time() * 1000) + 60_000}\n".encode()
+    first, second = b'{"result":[{"title":"first"}]}', b'{"result":[{"title":"second"}]}'
+    with AppClient(endpoint, timeout=5) as app, server_stopped(env):
+        try:
+            # Answers put in place behind the server's back (its refresher stopped), each far from its end.
+            answer_file.write_bytes(ends + first)
+            count_a_removal(answer_file)  # no worker keeps what it read before
+            assert app.stream().body == first
+            answer_file.write_bytes(ends + second)
+            assert app.stream().body == first, "this connection's worker answers from its copy"
+            count_a_removal(answer_file)
+            assert app.stream().body == second, "a removal counted: the file read again"
+        finally:
+            answer_file.unlink(missing_ok=True)
+            count_a_removal(answer_file)
+
+
 def test_an_upload_or_a_deletion_is_in_the_very_next_stream(endpoint, answer_file):
     # Its own address: registrations from one address are throttled (golden's is 127.0.0.1).
     with AppClient(endpoint, timeout=30, source="127.0.30.1") as owner, AppClient(endpoint, timeout=30) as viewer:
         name = unique_name("answer")
         check_json(owner.register(name, app_password("s")), "register")
-        kept_answer(viewer, answer_file)
+        kept = kept_answer(viewer, answer_file)
+        assert viewer.stream().body == kept, "the viewer's nginx worker keeps its copy of the file"
         assert owner.upload(photo(), f"{name} new").body == SUCCESS
         assert not answer_file.exists(), "removed before the upload was answered"
         newest = viewer.stream().json()["result"][0]
@@ -108,5 +143,6 @@ def test_other_calls_and_an_ended_answer_go_to_the_server(env, endpoint, answer_
         # A file past its end (a stopped server's, say) is not served: the server answers, and keeps a new one.
         ended = f"{int(time.time() * 1000) - 1}\n".encode() + b'{"result":"stale"}'
         answer_file.write_bytes(ended)
+        count_a_removal(answer_file)  # the nginx workers' copies go (the server counts its own removals)
         assert app.stream().body == expected
         assert kept_answer(app, answer_file, unlike=ended) == expected

@@ -66,4 +66,8 @@ int csystem_lock_for_this_process(int fd);
    for the file's owner), or plainly when not the owner. */
 int csystem_open_noatime(const char *path, int flags);
 
+/* Sets the open file's access time to the Epoch and leaves its modification
+   time (UTIME_OMIT, a macro Swift does not import): "not read since made". */
+int csystem_mark_unread(int fd);
+
 #endif

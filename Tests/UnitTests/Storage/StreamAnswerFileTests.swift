@@ -24,11 +24,11 @@ struct StreamAnswerFileTests {
 
     func kept() -> String? { readFile(path).map { String(decoding: $0, as: UTF8.self) } }
 
-    /// What nginx's read does to the file: its access time after its change time.
-    func markRead() {
+    /// What nginx's read does to the file: its access time now, `seconds` after its change time.
+    func markRead(seconds: Int = 1) {
         var info = stat()
         stat(path, &info)
-        var times = [timespec(tv_sec: info.st_mtim.tv_sec + 1, tv_nsec: info.st_mtim.tv_nsec), info.st_mtim]
+        var times = [timespec(tv_sec: info.st_mtim.tv_sec + seconds, tv_nsec: info.st_mtim.tv_nsec), info.st_mtim]
         utimensat(AT_FDCWD, path, &times, 0)
     }
 
@@ -53,13 +53,34 @@ struct StreamAnswerFileTests {
         #expect(scratch.entries == ["stream-answer.lock"], "its temporary file removed")
         file.listen()
         #expect(file.keep(answer, madeUnder: 0) { 0 })
-        #expect(scratch.entries == ["stream-answer", "stream-answer.listening", "stream-answer.lock"])
+        #expect(scratch.entries == ["stream-answer", "stream-answer.epoch", "stream-answer.listening", "stream-answer.lock"])
         file.listen()  // subscribed again (after a lost connection): what was kept before may have missed changes
         #expect(kept() == nil)
         #expect(file.keep(answer, madeUnder: 0) { 0 })
         file.stopListening()
-        #expect(scratch.entries == ["stream-answer.lock"], "the answer and the listener's mark gone")
+        #expect(scratch.entries == ["stream-answer.epoch", "stream-answer.lock"], "the answer and the listener's mark gone")
         #expect(!file.keep(answer, madeUnder: 0) { 0 })
+    }
+
+    /// nginx's workers keep their copy of the answer while the count in
+    /// `<path>.epoch` stays what it was when they read the file: every way
+    /// the answer goes counts one, and the count is 8 bytes from the first.
+    @Test func everyRemovalCountsOneInTheEpochNginxMaps() {
+        let file = answerFile()
+        let answer = Array(#"{"result":[]}"#.utf8)
+        #expect(file.keep(answer, madeUnder: counters.streamGeneration) { counters.streamGeneration })
+        #expect(!scratch.entries.contains("stream-answer.epoch"), "made by the first removal (the supervisor's, at start)")
+        counters.bumpStreamGeneration()
+        #expect(readFile(file.epochPath) == [1, 0, 0, 0, 0, 0, 0, 0], "8 bytes, the host's byte order")
+        file.remove()  // none kept: counted all the same, it costs nothing
+        file.listen()
+        file.stopListening()
+        #expect(StreamAnswerEpoch.value(file.epochPath) == 4)
+        #expect(scratch.entries == ["stream-answer.epoch", "stream-answer.lock"], "no temporary file left")
+        // Another object for the same path (each worker makes its own) counts on the same word.
+        let elsewhere = StreamAnswerFile(path: path, maxAgeMillis: 1000)
+        elsewhere.remove()
+        #expect(readFile(file.epochPath) == [5, 0, 0, 0, 0, 0, 0, 0])
     }
 
     @Test func itsFolderIsWhereItIsMade() {
@@ -81,7 +102,7 @@ struct StreamAnswerFileTests {
         #expect(kept() == nil)
         #expect(file.keep(answer, madeUnder: 0) { 0 })
         file.stopListening(as: 202)
-        #expect(scratch.entries == ["stream-answer.lock"])
+        #expect(scratch.entries == ["stream-answer.epoch", "stream-answer.lock"])
     }
 
     @Test func anAnswerRenderedBeforeAChangeIsNeverPutInPlaceAfterIt() {
@@ -90,7 +111,7 @@ struct StreamAnswerFileTests {
         counters.bumpStreamGeneration() // while the answer was being rendered
         #expect(!file.keep(Array("old".utf8), madeUnder: before) { counters.streamGeneration })
         #expect(kept() == nil)
-        #expect(scratch.entries == ["stream-answer.lock"], "its temporary file removed")
+        #expect(scratch.entries == ["stream-answer.epoch", "stream-answer.lock"], "its temporary file removed")
     }
 
     @Test func dueOnlyWhenNginxReadItAndNearItsEnd() {
@@ -106,6 +127,8 @@ struct StreamAnswerFileTests {
         clock.advance(byMillis: 900)
         #expect(!file.isDue(lead: 125), "not read since made")
         #expect(file.state()?.read == false, "looking at it is not reading it")
+        markRead(seconds: 0)
+        #expect(file.isDue(lead: 125), "read in the clock tick it was made in (the file system's clock is coarse)")
     }
 
     @Test func theStreamCacheKeepsEachFullStreamItLoadsAsItAnswersIt() throws {

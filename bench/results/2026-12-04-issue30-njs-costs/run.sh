@@ -7,6 +7,9 @@
 #
 # LOCATIONS="..." measures those locations instead of the default ten;
 # REUSEPORT=1 has nginx listen with `reuseport` (README: extras.txt).
+# Not among the ten, for the Lua script that replaced the njs one (entry
+# 30, bench/results/2026-12-05-issue30-lua-answer): lua-shipped,
+# lua-no-file and shipped-no-file (needs libnginx-mod-http-lua as well).
 #
 # A private nginx (its own prefix in a temporary directory, 127.0.0.1:8097,
 # the stacks' http settings) serves a 50-row stream answer of 3,859 bytes
@@ -40,8 +43,10 @@ PY
 { echo 99999999999999; cat "$D/body.json"; } > "$D/answer"
 mkdir -p "$D/generations" "$D/cache-body" "$D/cache-generation" "$D/tmp"
 touch "$D/generations/1"; ln -s "$D/generations/1" "$D/generation"
-cp "$ROOT/deploy/nginx/ireporter-stream-answer.js" "$D/shipped.js"
-sed '/X-Request-Id/d' "$ROOT/deploy/nginx/ireporter-stream-answer.js" > "$D/no-request-id.js"
+cp "$HERE/shipped.js" "$D/shipped.js"   # the njs script main shipped then (5a89ad7..)
+cp "$ROOT/deploy/nginx/ireporter-stream-answer.lua" "$D/lua-answer.lua"
+head -c 8 /dev/zero > "$D/answer.epoch"   # the server's count of removals (none here)
+sed '/X-Request-Id/d' "$HERE/shipped.js" > "$D/no-request-id.js"
 sed "s|@D@|$D|g" "$HERE/variants.js" > "$D/variants.js"
 cc -O2 -o "$D/fcgi_fixed" "$ROOT/bench/ceiling/fcgi_fixed.c" -lfcgi
 chown -R www-data "$D"
@@ -57,6 +62,8 @@ cache='include /etc/nginx/fastcgi_params; fastcgi_pass kept; fastcgi_keep_conn o
       fastcgi_cache_bypass $not_plain_stream; fastcgi_no_cache $not_plain_stream;'
 cat > "$D/nginx.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_js_module.so;
+load_module /usr/lib/nginx/modules/ndk_http_module.so;
+load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;
 user www-data;
 worker_processes auto;
 pid $D/nginx.pid;
@@ -87,6 +94,9 @@ http {
     location = /shipped { $guards $file_test js_content shipped.answer; }
     location = /no-request-id { $guards $file_test js_content no_request_id.answer; }
     location = /no-request-id-no-file-test { $guards js_content no_request_id.answer; }
+    location = /lua-shipped { $guards content_by_lua_block { (package.loaded.ireporter_stream_answer or dofile("$D/lua-answer.lua")).answer("$D/answer") } }
+    location = /lua-no-file { $guards content_by_lua_block { (package.loaded.ireporter_stream_answer or dofile("$D/lua-answer.lua")).answer("$D/missing") } }
+    location = /shipped-no-file { set \$ireporter_stream_answer $D/missing; $guards $file_test js_content shipped.answer; }
     location = /no-file-test-file-missing { set \$ireporter_stream_answer $D/missing; $guards js_content no_request_id.answer; }
     location = /from-memory { js_content variants.fromMemory; }
     location = /request-id-only { js_content variants.requestIdOnly; }
