@@ -259,7 +259,7 @@ enum StreamAnswerEpoch {
     }
 }
 
-/// The wall clock in Unix milliseconds (what nginx's `Date.now()` reads).
+/// The wall clock in Unix milliseconds (what nginx's `ngx.now()` reads).
 public func realtimeMillis() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
