@@ -14,9 +14,14 @@ master + workers; MariaDB). Also: wrk's own CPU (its rusage), kernel softirq
 (loopback TCP is mostly accounted there) and "other" (every other process on
 the machine: interference from whatever else runs on it).
 
-Memory: while wrk runs, a sampler reads every 0.2 s the VmRSS (and PSS, from
-smaps_rollup) of each group's processes and keeps the peak of their sum; at
-the end it also sums VmHWM (each process's lifetime peak RSS).
+Memory: while wrk runs, a sampler reads every 0.2 s the VmRSS of each
+group's processes and every 2 s their PSS (from smaps_rollup) and the
+groups' members, and keeps the peak of each sum; at the end it also sums
+VmHWM (each process's lifetime peak RSS). PSS and the process table are
+not read more often: on 2 cores a full sample took ~6.5 ms of a CPU (1 ms
+per process's smaps_rollup), and five a second, at the bench's nice,
+lifted the p99 of a fast server's stream from ~4 to 10-13 ms
+(bench/profile-changes.md entry 31).
 
 The nginx stub_status before/after (--status-url) shows whether anything
 besides wrk sent requests during the run.
@@ -115,29 +120,31 @@ def pss_kib(pid):
 class MemorySampler(threading.Thread):
     """Peak of the summed VmRSS / PSS of each group while wrk runs."""
 
-    def __init__(self, pidfiles, interval=0.2):
+    def __init__(self, pidfiles, interval=0.2, full_every=10):
         super().__init__(daemon=True)
         self.pidfiles = pidfiles
         self.interval = interval
+        self.full_every = full_every  # samples; a full one reads PSS and the groups' members too
         self.stop = threading.Event()
         self.rss_peak = {n: 0 for n in pidfiles}
         self.pss_peak = {n: 0 for n in pidfiles}
         self.nprocs = {n: 0 for n in pidfiles}
+        self.members = None
         self.samples = 0
 
-    def sample(self):
-        g = groups(proc_table(), self.pidfiles)
-        for name, pids in g.items():
-            rss = sum(status_kib(p, "VmRSS") for p in pids)
-            pss = sum(pss_kib(p) for p in pids)
-            self.rss_peak[name] = max(self.rss_peak[name], rss)
-            self.pss_peak[name] = max(self.pss_peak[name], pss)
+    def sample(self, full=True):
+        if full or self.members is None:
+            self.members = groups(proc_table(), self.pidfiles)
+        for name, pids in self.members.items():
+            self.rss_peak[name] = max(self.rss_peak[name], sum(status_kib(p, "VmRSS") for p in pids))
+            if full:
+                self.pss_peak[name] = max(self.pss_peak[name], sum(pss_kib(p) for p in pids))
             self.nprocs[name] = max(self.nprocs[name], len(pids))
         self.samples += 1
 
     def run(self):
         while not self.stop.is_set():
-            self.sample()
+            self.sample(full=self.samples % self.full_every == 0)
             self.stop.wait(self.interval)
 
 
