@@ -14,14 +14,15 @@
 local ffi = require("ffi")
 
 -- Own names for the C functions (asm labels): other Lua code in this
--- nginx may declare them too, and LuaJIT refuses a second declaration.
-ffi.cdef [[
+-- nginx may declare them too, and LuaJIT refuses a second declaration
+-- (this file's own, if it is ever run twice in one worker: pcall).
+pcall(ffi.cdef, [[
 int ireporter_open(const char *path, int flags, ...) __asm__("open");
 int ireporter_close(int fd) __asm__("close");
 int64_t ireporter_lseek(int fd, int64_t offset, int whence) __asm__("lseek");
 void *ireporter_mmap(void *address, size_t length, int protection, int flags, int fd, int64_t offset) __asm__("mmap");
 int ireporter_munmap(void *address, size_t length) __asm__("munmap");
-]]
+]])
 local C = ffi.C
 local O_RDONLY, O_CLOEXEC, SEEK_END, PROT_READ, MAP_SHARED = 0, 0x80000, 2, 1, 1
 local MAP_FAILED = ffi.cast("void *", -1)
