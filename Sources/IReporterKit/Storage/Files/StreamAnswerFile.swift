@@ -210,9 +210,6 @@ enum StreamAnswerEpoch {
         _ = csystem_add(word, 1)
     }
 
-    /// The current count (tests).
-    static func value(_ path: String) -> Int64? { word(path).map { Int64(csystem_load($0)) } }
-
     private static func word(_ path: String) -> UnsafeMutablePointer<CLongLong>? {
         mapped.withLock { table in
             if let address = table[path] { return UnsafeMutablePointer(bitPattern: address) }
