@@ -228,9 +228,14 @@ launch() {
         >> "$dir/mariadbd.out" 2>&1 < /dev/null )
 }
 
+# Whether node N's process (or the setsid that starts it) exists.
+started() { pgrep -f -- "$(pattern "$1")" > /dev/null; }
+
+# Waits until node N is Synced; 1 at once when its process ended first.
 wait_synced() {
   local n="$1" deadline=$((SECONDS + START_TIMEOUT))
   until synced "$n"; do
+    started "$n" || return 1
     if ((SECONDS >= deadline)); then
       tail -30 "$(node_dir "$n")/error.log" >&2 2>/dev/null
       die "node $n is not Synced after ${START_TIMEOUT}s (log: $(node_dir "$n")/error.log)"
@@ -238,6 +243,21 @@ wait_synced() {
     sleep 0.5
   done
   log "node $n: Synced, cluster size $(status_var "$n" wsrep_cluster_size)"
+}
+
+# Starts node N (BOOTSTRAP as for launch) and waits until it is Synced,
+# starting it again, twice at most, when it ends on the way: Galera 26.4
+# may abort a start when the thread it has just made ends before it reads
+# the thread's priority ("Failed to read thread schedparams", seen in CI).
+launch_synced() {
+  local n="$1" bootstrap="$2" attempt
+  for attempt in 1 2 3; do
+    launch "$n" "$bootstrap"
+    wait_synced "$n" && return 0
+    grep '\[ERROR\]' "$(node_dir "$n")/error.log" 2>/dev/null | tail -3 >&2
+    log "node $n: ended before it was Synced (attempt $attempt of 3; log: $(node_dir "$n")/error.log)"
+  done
+  die "node $n ended at each of 3 starts (log: $(node_dir "$n")/error.log)"
 }
 
 any_running() { local m; for m in "${NODES[@]}"; do running "$m" && return 0; done; return 1; }
@@ -321,12 +341,11 @@ do_start() {
   local n
   if ! any_running; then
     choose_bootstrap
-    launch "$BOOTSTRAP" 1
-    wait_synced "$BOOTSTRAP"
+    launch_synced "$BOOTSTRAP" 1
     load_schema "$BOOTSTRAP"
   fi
   for n in "${NODES[@]}"; do
-    running "$n" || { launch "$n" 0; wait_synced "$n"; }
+    running "$n" || launch_synced "$n" 0
   done
   for n in "${NODES[@]}"; do
     [ "$(status_var "$n" wsrep_cluster_size)" = 3 ] || die "node $n sees a cluster of $(status_var "$n" wsrep_cluster_size), not 3"
@@ -341,8 +360,7 @@ do_start_node() {
   running "$n" && { log "node $n already running"; return 0; }
   any_running || die "no node runs: use start to bring the cluster up"
   prepare_network
-  launch "$n" 0
-  wait_synced "$n"
+  launch_synced "$n" 0
 }
 
 do_stop() {
