@@ -106,6 +106,10 @@ int csystem_mark_unread(int fd) {
     return futimens(fd, times);
 }
 
+int csystem_start_writeback(int fd) {
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
 int csystem_open_noatime(const char *path, int flags) {
     int fd = open(path, flags | O_NOATIME);
     if (fd < 0 && errno == EPERM) fd = open(path, flags);

@@ -70,4 +70,10 @@ int csystem_open_noatime(const char *path, int flags);
    time (UTIME_OMIT, a macro Swift does not import): "not read since made". */
 int csystem_mark_unread(int fd);
 
+/* Starts writing the file's dirty pages to disk and returns without waiting
+   (sync_file_range's SYNC_FILE_RANGE_WRITE, a GNU call Swift does not
+   import). No durability of its own: a hint that lets the fsyncs that
+   follow find the data written. 0, or -1 with errno. */
+int csystem_start_writeback(int fd);
+
 #endif

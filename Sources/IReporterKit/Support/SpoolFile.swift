@@ -23,11 +23,9 @@ public final class SpoolFile {
         writeAll(fd, bytes)
     }
 
-    /// Makes the file readable by all (0644, whatever the umask) and puts it
-    /// on disk (fsync) through the descriptor still open; returns errno on failure.
-    public func syncReadable() -> Int32? {
-        guard fchmod(fd, 0o644) == 0, fsync(fd) == 0 else { return errno }
-        return nil
+    /// Makes the file readable by all (0644, whatever the umask); returns errno on failure.
+    public func makeReadable() -> Int32? {
+        fchmod(fd, 0o644) == 0 ? nil : errno
     }
 
     /// Closes the descriptor; returns errno on failure.

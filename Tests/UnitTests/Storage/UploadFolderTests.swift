@@ -52,6 +52,17 @@ struct UploadFolderTests {
         #expect(scratch.entries == [])
     }
 
+    @Test func aThumbnailThatCannotTakeItsNameLeavesNoSpoolOfItsOwn() throws {
+        let scratch = ScratchDirectory("upload-folder")
+        let folder = UploadFolder(directory: scratch.path)
+        try #require(mkdir(folder.thumbnailPath(id: 6), 0o755) == 0) // a rename onto a folder fails
+        let spool = scratch.write(".spool-photo", photo)
+        #expect(throws: SystemError.self) {
+            try folder.publish(photoSpool: spool, thumbnail: thumbnail, id: 6, secret: secret)
+        }
+        #expect(scratch.entries == [".spool-photo", "6-thumb.jpg"], "the upload's own spool is its request's to remove")
+    }
+
     private func inode(_ path: String) -> UInt? {
         var status = stat()
         return stat(path, &status) == 0 ? UInt(status.st_ino) : nil
