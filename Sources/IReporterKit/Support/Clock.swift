@@ -41,11 +41,7 @@ public protocol WallClock: Sendable {
 /// (292 of 36,356 writes here), too young for any grace time, even 0.
 public struct RealtimeClock: WallClock {
     public init() {}
-    public var unixSeconds: Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
-    }
+    public var unixSeconds: Int64 { realtimeMillis() / 1000 }
 }
 
 /// CLOCK_MONOTONIC: never set, never jumps (NTP, an operator's `date`), the
