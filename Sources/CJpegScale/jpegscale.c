@@ -408,6 +408,10 @@ static int decode_impl(ir_ctx *c, FILE *fp, int min_short_side, long long max_pi
 
     cinfo->scale_denom = 8;
     for (unsigned m = 1; m <= 8; m++) {
+        /* 3/8 runs libjpeg-turbo's plain-C 3x3 (and, for 4:2:0 chroma, 6x6)
+         * IDCT; 4/8 its SIMD 4x4 and 8x8 ones: a 640x640 photo decodes in
+         * 0.80 ms at 4/8 against 0.96 at 3/8, for 1.8 times the pixels. */
+        if (m == 3) continue;
         cinfo->scale_num = m;
         jpeg_calc_output_dimensions(cinfo);
         JDIMENSION short_side = cinfo->output_width < cinfo->output_height

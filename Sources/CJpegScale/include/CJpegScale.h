@@ -75,9 +75,10 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info,
 
 /*
  * Decodes the whole file into a new gd truecolor image (opaque, alpha 0),
- * using libjpeg's DCT scaling M/8 with the smallest M in 1..8 whose output
- * keeps the short side >= min_short_side (M = 8 when the image is smaller
- * than that: no upscaling here).
+ * using libjpeg's DCT scaling M/8 with the smallest M in 1, 2, 4..8 whose
+ * output keeps the short side >= min_short_side (M = 8 when the image is
+ * smaller than that: no upscaling here). 3/8 is passed over: 4/8 decodes
+ * faster (SIMD), for more pixels.
  *
  * Refuses (IR_JPEG_ERR_TOO_MANY_PIXELS) before allocating anything when
  * width * height > max_pixels (max_pixels <= 0: no limit), and
