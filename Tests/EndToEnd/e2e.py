@@ -213,10 +213,15 @@ def clear_dir(d: Optional[Path], pattern: Optional[str] = None):
             shutil.rmtree(p)
 
 
+# The server's own bookkeeping, not a stored file: the upload folder's device,
+# recorded by the start-up sweep whenever it ends (during the first tests).
+UPLOAD_FOLDER_MARKER = ".ireporter-upload-dir"
+
+
 def listing(d: Optional[Path]) -> set[str]:
     if not d or not d.is_dir():
         return set()
-    return {p.name for p in d.iterdir() if p.name != ".gitignore"}
+    return {p.name for p in d.iterdir() if p.name not in (".gitignore", UPLOAD_FOLDER_MARKER)}
 
 
 def session_file(env: Env, sid: str) -> Optional[Path]:

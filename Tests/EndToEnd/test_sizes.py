@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from appclient import AppClient, jpeg_size
-from e2e import ALICE_PASS, OURS, R_ALICE, SUCCESS, check_api
+from e2e import ALICE_PASS, OURS, R_ALICE, SUCCESS, UPLOAD_FOLDER_MARKER, check_api
 
 pytestmark = [pytest.mark.usefixtures("fresh_db"),
               pytest.mark.skipif(not OURS, reason="the sizes are ours: the 2012 original has none")]
@@ -68,7 +68,8 @@ def size_path(id_photo: int, secret: str, server: str, letter: str) -> str:
 
 def tree(env) -> set[str]:
     """Every file under the upload folder, by its path there."""
-    return {str(p.relative_to(env.upload_dir)) for p in env.upload_dir.rglob("*") if p.is_file()}
+    return {str(p.relative_to(env.upload_dir)) for p in env.upload_dir.rglob("*")
+            if p.is_file() and p.name != UPLOAD_FOLDER_MARKER}
 
 
 def test_stream_extras_name_the_sizes(photos):
