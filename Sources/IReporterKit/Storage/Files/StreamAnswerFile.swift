@@ -93,9 +93,11 @@ public final class StreamAnswerFile: @unchecked Sendable {
     /// would be served stale, so the failure is logged as an error.
     func remove() {
         // Without the lock (its file cannot be opened) no answer is put in place either: removed all the same.
-        if !(locked(unlinkAnswer) ?? unlinkAnswer()) {
-            Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))")
-        }
+        if !(locked(unlinkAnswer) ?? unlinkAnswer()) { logCannotRemove() }
+    }
+
+    private func logCannotRemove() {
+        Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))")
     }
 
     /// Every removal of the answer: the file goes, then the count moves on,
@@ -135,7 +137,7 @@ public final class StreamAnswerFile: @unchecked Sendable {
             let mine = listener.map { readFile(self.listenerPath).map { String(decoding: $0, as: UTF8.self) } == String($0) } ?? true
             return (!mine || unlink(self.listenerPath) == 0 || errno == ENOENT) && self.unlinkAnswer()
         }
-        if !(locked(unlinked) ?? unlinked()) { Log.error("stream_answer_file: cannot remove \(path): \(String(cString: strerror(errno)))") }
+        if !(locked(unlinked) ?? unlinked()) { logCannotRemove() }
     }
 
     /// When the kept answer ends (Unix ms) and whether it was read since it
