@@ -11,7 +11,7 @@ import Synchronization
 public final class RedisTestServer: @unchecked Sendable {
     /// The one the suites share, started once per test process.
     public static let shared: RedisTestServer = {
-        let server = RedisTestServer(port: 16379 + Int32(getpid() % 20000))
+        let server = RedisTestServer(port: TestPorts.redis)
         atexit { RedisTestServer.shared.stop() }
         return server
     }()

@@ -9,7 +9,7 @@ import IReporterKit
 public final class S3TestServer: @unchecked Sendable {
     /// The one the suites share, started once per test process.
     public static let shared: S3TestServer = {
-        let server = S3TestServer(port: 19000 + Int32(getpid() % 20000))
+        let server = S3TestServer(port: TestPorts.s3)
         atexit { S3TestServer.shared.stop() }
         return server
     }()

@@ -8,7 +8,7 @@ import TestSupport
 /// when first used (about 15 s) and stopped when the test process exits.
 final class GaleraTestCluster: Sendable {
     static let shared: GaleraTestCluster = {
-        let cluster = GaleraTestCluster(port: 30000 + 40 * (Int(getpid()) % 300))
+        let cluster = GaleraTestCluster(port: TestPorts.galera)
         atexit { GaleraTestCluster.shared.stop() }
         return cluster
     }()

@@ -2,12 +2,13 @@
 import Glibc
 #endif
 @testable import IReporterKit
+import TestSupport
 
 /// The primary and GTID replica of `scripts/replica.sh` on loopback, started
 /// when first used (about 5 s) and stopped when the test process exits.
 final class ReplicaTestPair: Sendable {
     static let shared: ReplicaTestPair = {
-        let pair = ReplicaTestPair(port: 42000 + 2 * (Int(getpid()) % 1000))
+        let pair = ReplicaTestPair(port: TestPorts.replicaPair)
         atexit { ReplicaTestPair.shared.stop() }
         return pair
     }()
