@@ -6,7 +6,6 @@ find_element(s), execute_script, quit), so the same steps drive both."""
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -14,13 +13,9 @@ from pathlib import Path
 import pytest
 from marionette_driver.marionette import Marionette
 
+import servers
+
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Firefox(Marionette):
@@ -30,7 +25,7 @@ class Firefox(Marionette):
         if not FIREFOX:
             pytest.fail("firefox-esr is missing (scripts/deps.sh installs it)", pytrace=False)
         self.profile = Path(tempfile.mkdtemp(prefix="ir-firefox-", dir="/tmp"))
-        port = free_port()
+        port = servers.unused_port()
         (self.profile / "user.js").write_text(
             f'user_pref("marionette.port", {port});\n'
             'user_pref("browser.shell.checkDefaultBrowser", false);\n'

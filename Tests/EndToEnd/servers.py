@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import re
 import secrets
 import shutil
@@ -367,6 +368,22 @@ def port_free(port: int):
     if port_open(port):
         pytest.fail(f"127.0.0.1:{port} is already in use: another test run (or a leftover server) holds it",
                     pytrace=False)
+
+
+def unused_port() -> int:
+    """A loopback port nothing listens on, for a server a test starts: in
+    10000-11999, below Linux's ephemeral range (32768-60999), so that no
+    outgoing connection's local port takes it before the server binds it
+    (the kernel's "any free port" is in that range). The Swift tests' own
+    services use 12000-31999 (TestPorts)."""
+    for port in random.sample(range(10000, 12000), 100):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    pytest.fail("no free port in 127.0.0.1:10000-11999", pytrace=False)
 
 
 # ------------------------------------------------------------------ MariaDB

@@ -10,7 +10,6 @@ and answers a query for our requests. Loopback only.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import time
 import urllib.parse
@@ -110,12 +109,6 @@ def test_throttle_refusals_are_counted(base_url, endpoint):
 
 # ----------------------------------------------------------- Prometheus
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def prometheus(base_url, tmp_path_factory):
     """Debian's Prometheus on loopback, scraping the stack every second with
@@ -130,7 +123,7 @@ def prometheus(base_url, tmp_path_factory):
     check = subprocess.run(["/usr/bin/promtool", "check", "config", str(work / "prometheus.yml")],
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
-    port = free_port()
+    port = servers.unused_port()
     log = open(work / "prometheus.log", "wb")
     proc = subprocess.Popen([binary, f"--config.file={work / 'prometheus.yml'}", f"--storage.tsdb.path={work / 'data'}",
                              f"--web.listen-address=127.0.0.1:{port}"],
