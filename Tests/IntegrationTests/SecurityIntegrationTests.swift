@@ -68,18 +68,27 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.hash)])
                 == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
 
-        // A registration in the same window fails cleanly; the next one stores the value as sent.
+        // A registration in the same window finds the hash does not fit,
+        // looks at the column again and stores the value as sent.
         try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
         let other = phone.anotherWorker()
         #expect(try phone.body([("command", "register"), ("username", "dave"), ("password", "davepass")], through: other)
                 == #"{"result":[{"IdUser":"3","username":"dave"}]}"#)
         try undoMigration(phone, plain: "dave")
         #expect(try phone.body([("command", "register"), ("username", "carol"), ("password", "carolpass")], through: other)
-                == #"{"error":"Registration failed"}"#)
-        #expect(try phone.rowCount("login") == 3)
-        #expect(try phone.body([("command", "register"), ("username", "carol"), ("password", "carolpass")], through: other)
                 == #"{"result":[{"IdUser":"4","username":"carol"}]}"#)
         #expect(try storedPass(phone, "carol") == "carolpass")
+        #expect(try phone.body([("command", "login"), ("username", "carol"), ("password", "carolpass")], through: other)
+                == #"{"result":[{"IdUser":"4","username":"carol"}]}"#)
+        // A value longer than the narrow column takes still fails, storing nothing.
+        try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
+        let third = phone.anotherWorker()
+        #expect(try phone.body([("command", "register"), ("username", "erin"), ("password", "erinpass")], through: third)
+                == #"{"result":[{"IdUser":"5","username":"erin"}]}"#)
+        try undoMigration(phone, plain: "erin")
+        #expect(try phone.body([("command", "register"), ("username", "frank"), ("password", String(repeating: "f", count: 46))],
+                               through: third) == #"{"error":"Registration failed"}"#)
+        #expect(try phone.rowCount("login") == 5)
     }
 
     @Test func legacyRowsAreUpgradedAtLoginAndByTheMigration() throws {
