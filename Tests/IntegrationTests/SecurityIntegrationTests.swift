@@ -68,24 +68,26 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", Self.hash)])
                 == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
 
-        // A registration in the same window finds the hash does not fit,
-        // looks at the column again and stores the value as sent.
-        try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
-        let other = phone.anotherWorker()
-        #expect(try phone.body([("command", "register"), ("username", "dave"), ("password", "davepass")], through: other)
-                == #"{"result":[{"IdUser":"3","username":"dave"}]}"#)
-        try undoMigration(phone, plain: "dave")
+        // A worker that saw the column wide (its registration of `name`,
+        // hashed, is IdUser `id`), then the migration undone again.
+        func workerThatSawTheWideColumn(registering name: String, as id: Int) throws -> IReporterAPI {
+            try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
+            let worker = phone.anotherWorker()
+            #expect(try phone.body([("command", "register"), ("username", name), ("password", "\(name)pass")], through: worker)
+                    == #"{"result":[{"IdUser":"\#(id)","username":"\#(name)"}]}"#)
+            try undoMigration(phone, plain: name)
+            return worker
+        }
+        // A registration in that window finds the hash does not fit, looks
+        // at the column again and stores the value as sent ...
+        let other = try workerThatSawTheWideColumn(registering: "dave", as: 3)
         #expect(try phone.body([("command", "register"), ("username", "carol"), ("password", "carolpass")], through: other)
                 == #"{"result":[{"IdUser":"4","username":"carol"}]}"#)
         #expect(try storedPass(phone, "carol") == "carolpass")
         #expect(try phone.body([("command", "login"), ("username", "carol"), ("password", "carolpass")], through: other)
                 == #"{"result":[{"IdUser":"4","username":"carol"}]}"#)
-        // A value longer than the narrow column takes still fails, storing nothing.
-        try TestServices.runSQLFile(phone.database, "migrations/001-widen-pass.sql")
-        let third = phone.anotherWorker()
-        #expect(try phone.body([("command", "register"), ("username", "erin"), ("password", "erinpass")], through: third)
-                == #"{"result":[{"IdUser":"5","username":"erin"}]}"#)
-        try undoMigration(phone, plain: "erin")
+        // ... unless it is longer than the narrow column takes: refused, nothing stored.
+        let third = try workerThatSawTheWideColumn(registering: "erin", as: 5)
         #expect(try phone.body([("command", "register"), ("username", "frank"), ("password", String(repeating: "f", count: 46))],
                                through: third) == #"{"error":"Registration failed"}"#)
         #expect(try phone.rowCount("login") == 5)
