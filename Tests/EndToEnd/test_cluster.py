@@ -35,6 +35,7 @@ import pytest
 
 import servers
 from appclient import AppClient, Endpoint, multipart_body, multipart_content_type
+from e2e import UPLOAD_FOLDER_MARKER
 from phone_load import PhoneLoad
 from subscriber import photo_reaches_every_host
 
@@ -270,7 +271,7 @@ def photos_check(cluster, load: PhoneLoad) -> dict:
                "rows without files": sum(1 for i in ids if f"upload/{i}.jpg" not in keys or f"upload/{i}-thumb.jpg" not in keys),
                "objects without a row before repair": objects_without_rows(cluster),
                # (the server's marker of an upload folder stays)
-               "other files left in the upload folder": sorted(n for n in spools if n != ".ireporter-upload-dir")}
+               "other files left in the upload folder": sorted(n for n in spools if n != UPLOAD_FOLDER_MARKER)}
     if figures["objects without a row before repair"]:
         figures["repair"] = next(line for line in cluster.repair("--grace", "0", "--yes").splitlines() if " rows, " in line)
     figures["files without rows"] = objects_without_rows(cluster)

@@ -26,6 +26,7 @@ import pytest
 
 import servers
 from appclient import AppClient, Endpoint, jpeg_size
+from e2e import UPLOAD_FOLDER_MARKER
 
 PORT = servers.http_port(0)
 S3_PORT = 9471
@@ -53,7 +54,7 @@ def newest(phone: AppClient) -> dict:
 
 
 def jpegs_in(folder) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != ".ireporter-upload-dir")
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != UPLOAD_FOLDER_MARKER)
 
 
 def test_the_apps_flow_with_photos_in_the_bucket(site):
