@@ -42,7 +42,9 @@ enum UploadedImage {
         case .jpeg, .other: throw .unreadable(format)
         }
         guard let size else { throw .unreadable(format) }
-        guard size.width * size.height <= maxPixels else { throw .tooManyPixels }
+        guard pixels(size) <= maxPixels else { throw .tooManyPixels }
+        // gd takes the length as an int (max_upload_bytes allows 2 GiB).
+        guard bytes.count <= Int32.max else { throw .unreadable(format) }
         let decoded = bytes.withUnsafeBytes { buffer -> gdImagePtr? in
             let data = UnsafeMutableRawPointer(mutating: buffer.baseAddress)
             return format == .png ? gdImageCreateFromPngPtr(Int32(buffer.count), data) : gdImageCreateFromHeifPtr(Int32(buffer.count), data)
@@ -50,13 +52,20 @@ enum UploadedImage {
         guard let decoded else { throw .unreadable(format) }
         let image = GDImage(owning: decoded)
         // HEIF's `ispe` is the coded size: the image shown may be cropped and turned within it.
-        guard image.width * image.height <= size.width * size.height,
+        guard image.width * image.height <= pixels(size),
               let canvas = GDImage(trueColorWidth: image.width, height: image.height) else { throw .unreadable(format) }
         gdImageFilledRectangle(canvas.pointer, 0, 0, Int32(image.width - 1), Int32(image.height - 1), 0xFFFFFF)
         gdImageAlphaBlending(canvas.pointer, 1)
         gdImageCopy(canvas.pointer, image.pointer, 0, 0, 0, 0, Int32(image.width), Int32(image.height))
         guard let jpeg = canvas.jpegBytes(quality: 92) else { throw .unreadable(format) }
         return jpeg
+    }
+
+    /// Width times height, Int.max when that overflows: a header's sides
+    /// are the sender's (up to 2^32 - 1 each).
+    static func pixels(_ size: (width: Int, height: Int)) -> Int {
+        let (product, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        return overflow ? .max : product
     }
 
     /// IHDR's width and height.
@@ -77,7 +86,7 @@ enum UploadedImage {
         while index + 16 <= meta.upperBound {
             if bytes[index..<index + 4].elementsEqual(marker) {
                 let width = bigEndian(bytes[index + 8..<index + 12]), height = bigEndian(bytes[index + 12..<index + 16])
-                if width * height > (largest.map { $0.width * $0.height } ?? 0) { largest = (width, height) }
+                if pixels((width, height)) > largest.map(pixels) ?? 0 { largest = (width, height) }
                 index += 16
             } else {
                 index += 1

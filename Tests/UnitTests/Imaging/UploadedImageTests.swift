@@ -45,4 +45,18 @@ struct UploadedImageTests {
         #expect(jpegSize(try UploadedImage.jpeg(of: makePNG(width: 40, height: 30), format: .png, maxPixels: 1200)).map { [$0.0, $0.1] }
                 == [40, 30])
     }
+
+    /// Sides up to 2^32 - 1 each, as a hostile header says: their product
+    /// overflows Int, which trapped (a worker killed by 24 bytes).
+    @Test func sidesWhoseProductOverflowsAreTooManyPixels() {
+        var png = makePNG(width: 40, height: 30)
+        png.replaceSubrange(16..<24, with: [UInt8](repeating: 0xFF, count: 8))
+        #expect(throws: UploadedImage.Failure.tooManyPixels) {
+            try UploadedImage.jpeg(of: png, format: .png, maxPixels: 100_000_000)
+        }
+        let heif = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0])
+            + box("meta", [0, 0, 0, 0] + box("iprp", box("ipco", ispe(512, 512) + ispe(.max, .max) + ispe(.max, 3))))
+        #expect(UploadedImage.heifSize(heif).map { [$0.width, $0.height] } == [Int(UInt32.max), Int(UInt32.max)])
+        #expect(UploadedImage.pixels((Int(UInt32.max), Int(UInt32.max))) == .max)
+    }
 }
