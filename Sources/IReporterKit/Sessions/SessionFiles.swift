@@ -40,6 +40,11 @@ public struct SessionFiles: SessionStore, Sendable {
     private static let indexPrefix = "ireporter-sessions-"
     private func indexPath(user: Int64) -> String { "\(directory)/\(Self.indexPrefix)\(user)" }
 
+    /// Not blocking: a FIFO planted under a session's name would hold the
+    /// open (its owner is checked before any lock, which a planted file's
+    /// owner could hold).
+    private static func openFlags(_ access: Int32) -> Int32 { access | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK }
+
     /// Ours: made by this server's user, and no one else may change it.
     private static func isOwnFile(_ info: stat) -> Bool {
         info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & (S_IWGRP | S_IWOTH) == 0
@@ -49,7 +54,7 @@ public struct SessionFiles: SessionStore, Sendable {
     public func load(id rawID: [UInt8]) throws(SystemError) -> Session? {
         guard SessionID.isWellFormed(rawID) else { return nil }
         let id = String(decoding: rawID, as: UTF8.self)
-        let fd = open(path(for: id), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(path(for: id), Self.openFlags(O_RDONLY))
         guard fd >= 0 else {
             if errno == ENOENT || errno == ELOOP { return nil }
             // Another user's file, unreadable to us: not a session either.
@@ -60,8 +65,6 @@ public struct SessionFiles: SessionStore, Sendable {
             throw SystemError("open session file")
         }
         defer { close(fd) }
-        // PHP holds LOCK_EX for a whole request: wait for it to finish writing.
-        try retryingInterrupted("lock session file") { flock(fd, LOCK_SH) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SystemError("stat session file") }
         guard Self.isOwnFile(info) else {
@@ -69,6 +72,9 @@ public struct SessionFiles: SessionStore, Sendable {
                         + "(uid \(info.st_uid), mode \(String(info.st_mode & 0o7777, radix: 8))): a forged session?")
             return nil
         }
+        // PHP holds LOCK_EX for a whole request: wait for it to finish writing.
+        try retryingInterrupted("lock session file") { flock(fd, LOCK_SH) }
+        guard fstat(fd, &info) == 0 else { throw SystemError("stat session file") }
         guard info.st_size <= 1 << 20 else { return nil }
         let now = clock.unixSeconds
         if now - Int64(info.st_mtim.tv_sec) > idleTimeout { return nil }
@@ -135,14 +141,19 @@ public struct SessionFiles: SessionStore, Sendable {
     /// ours to trust (then untouched).
     private func updateIndex(of user: Int64, _ change: (inout [String]) -> Void) throws(SystemError) -> Bool {
         let index = indexPath(user: user)
-        let fd = open(index, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = open(index, Self.openFlags(O_RDWR | O_CREAT), 0o600)
         guard fd >= 0 else { throw SystemError("open \(index)") }
         defer { close(fd) }
-        try retryingInterrupted("lock \(index)") { flock(fd, LOCK_EX) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SystemError("stat \(index)") }
-        guard Self.isOwnFile(info), info.st_size <= 1 << 20 else {
+        guard Self.isOwnFile(info) else {
             Log.warning("ignoring \(index): not a file of uid \(geteuid()) that only it may write; sessions are not capped")
+            return false
+        }
+        try retryingInterrupted("lock \(index)") { flock(fd, LOCK_EX) }
+        guard fstat(fd, &info) == 0 else { throw SystemError("stat \(index)") }
+        guard info.st_size <= 1 << 20 else {
+            Log.warning("ignoring \(index): over 1 MiB; sessions are not capped")
             return false
         }
         var text = [UInt8](repeating: 0, count: Int(info.st_size))
@@ -170,9 +181,11 @@ public struct SessionFiles: SessionStore, Sendable {
 
     /// Deletes a session's file (logout, or the old id after a login).
     public func destroy(id: String) {
-        let fd = open(path(for: id), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(path(for: id), Self.openFlags(O_RDONLY))
         guard fd >= 0 else { return }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Self.isOwnFile(info) else { return }
         _ = try? retryingInterrupted("lock session file") { flock(fd, LOCK_EX) }
         unlink(path(for: id))
     }

@@ -1,9 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 @testable import IReporterKit
 import TestSupport
+
+/// A value written on one thread before a semaphore's signal, read on another after its wait.
+private final class ResultBox<T>: @unchecked Sendable { var value: T? }
 
 struct PHPSessionCodecTests {
     @Test func decodesWhatPHPWrites() throws {
@@ -137,6 +141,53 @@ final class SessionFilesTests {
             #expect(chown("\(directory)/sess_\(id)", 65534, 65534) == 0)
             #expect(try store.load(id: Array(id.utf8)) == nil, "another user's file")
         }
+    }
+
+    /// Planted under a session's or an index's name (the folder is 1733): a
+    /// FIFO, whose open would wait for a writer, and a file its owner holds
+    /// locked. Each is refused before any wait: no worker held.
+    @Test func aPlantedFIFOHoldsNoWorker() throws {
+        let id = "abcdefghijklmnopqrstuvwxyz012345"
+        let fifo = "\(directory)/sess_\(id)"
+        #expect(mkfifo(fifo, 0o666) == 0)
+        let refused: Bool? = returnsPromptly(unblock: { close(open(fifo, O_WRONLY | O_NONBLOCK)) }) { [store] in
+            (try? store.load(id: Array(id.utf8))) == nil
+        }
+        #expect(refused == true)
+    }
+
+    @Test func aPlantedFileItsOwnerHoldsLockedHoldsNoWorker() throws {
+        let id = "abcdefghijklmnopqrstuvwxyz012345"
+        write("sess_\(id)", #"IdUser|s:1:"7";"#)
+        write("ireporter-sessions-7", "")
+        var holders: [Int32] = []
+        for name in ["sess_\(id)", "ireporter-sessions-7"] {
+            #expect(chmod("\(directory)/\(name)", 0o620) == 0)
+            let holder = open("\(directory)/\(name)", O_RDONLY)
+            #expect(flock(holder, LOCK_EX) == 0)
+            holders.append(holder)
+        }
+        defer { holders.forEach { close($0) } }
+        let unlock = { holders.forEach { flock($0, LOCK_UN) } }
+        let loaded: Bool? = returnsPromptly(unblock: unlock) { [store] in (try? store.load(id: Array(id.utf8))) == nil }
+        #expect(loaded == true, "refused")
+        let capped = SessionFiles(directory: directory, idleTimeout: 3600, maxPerUser: 1)
+        let created: Bool? = returnsPromptly(unblock: unlock) { (try? capped.create([], user: 7)) != nil }
+        #expect(created == true, "made, uncapped (the index is not ours)")
+        let destroyed: Void? = returnsPromptly(unblock: unlock) { [store] in store.destroy(id: id) }
+        #expect(destroyed != nil)
+        #expect(exists("\(directory)/sess_\(id)"), "not ours to remove")
+    }
+
+    /// `body`'s result, or nil when it has not returned within 10 s (a
+    /// failure, not a hung test: `unblock` then lets it end).
+    private func returnsPromptly<T>(unblock: () -> Void, _ body: @escaping @Sendable () -> T) -> T? {
+        let result = ResultBox<T>(), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { result.value = body(); done.signal() }
+        if done.wait(timeout: .now() + 10) == .success { return result.value }
+        unblock()
+        done.wait()
+        return nil
     }
 
     @Test func aUsersOldestSessionsEndBeyondTheLimit() throws {
