@@ -21,8 +21,8 @@ struct NotificationEndpoints: MastodonEndpoints {
         router.add(.get, "/api/v1/notifications/:id", scope: OAuthScope("read:notifications")) { call in
             _ = try call.user()
             let statuses = MastodonStatuses(call, api: api)
-            let id = try call.id()
-            let cursor: CommandArguments = ["since": String(id - 1), "before": String(id + 1), "count": "1"]
+            let one = PageCursor.single(try call.id())
+            let cursor: CommandArguments = ["since": String(one.since), "before": String(one.before), "count": "1"]
             guard let found = try Self.notifications(cursor, statuses: statuses).first else { throw MastodonError.notFound }
             return .json(found.json(links: statuses.links))
         }

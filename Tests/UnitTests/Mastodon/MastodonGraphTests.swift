@@ -76,6 +76,7 @@ struct MastodonGraphTests {
         #expect(page.headers.first { $0.name == "Link" }?.value.contains("max_id=2") == true)
         #expect(door.string(try door.json(door.call(.get, "/api/v1/notifications/1", token: alice))["type"]) == "favourite")
         #expect(door.call(.get, "/api/v1/notifications/1", token: bob).status == 404, "not bob's")
+        #expect(door.call(.get, "/api/v1/notifications/\(Int64.max)", token: alice).status == 404, "no id + 1 to overflow")
         #expect(door.call(.get, "/api/v1/notifications", token: door.token("read:statuses")).status == 403)
         #expect(body(door.call(.post, "/api/v1/notifications/1/dismiss", token: alice)) == "{}")
         #expect(door.call(.post, "/api/v1/notifications/1/dismiss", token: alice).status == 404)
