@@ -10,7 +10,8 @@ struct AccountEndpoints: MastodonEndpoints {
         }
         router.add(.get, "/api/v1/accounts/lookup", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
-            guard let acct = call.parameters.bytes("acct"), let id = try Self.userID(named: acct, services: api.services) else {
+            guard let acct = call.parameters.bytes("acct"),
+                  let id = try Self.userID(named: acct, siteURL: call.request.siteURL, services: api.services) else {
                 throw MastodonError.notFound
             }
             return .json(try Self.account(id, statuses: statuses).json(links: statuses.links))
@@ -53,15 +54,26 @@ struct AccountEndpoints: MastodonEndpoints {
         return AccountEntity(person: summary.person, followersCount: summary.counts.followers, followingCount: summary.counts.following)
     }
 
-    /// The account whose username is `acct` (`name` or `name@our-host`), as logging in finds it.
-    static func userID(named acct: [UInt8], services: AppServices) throws -> Int64? {
-        let name = acct.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false).first.map(Array.init) ?? acct
-        return try services.users.accounts(named: acct.first == UInt8(ascii: "@") ? Array(acct.dropFirst()) : name).first?.id
+    /// The account `acct` names (`name`, `@name` or `name@` this site's
+    /// host), as logging in finds it. Any other host's `name` is someone
+    /// elsewhere, not ours of that name. A username may hold an `@` itself
+    /// (the 2012 app took any), so the whole is looked up first.
+    static func userID(named acct: [UInt8], siteURL: String, services: AppServices) throws -> Int64? {
+        let name = acct.first == UInt8(ascii: "@") ? Array(acct.dropFirst()) : acct
+        if let id = try services.users.accounts(named: name).first?.id { return id }
+        let ourHost = Array("@\(InstanceEndpoints.domain(siteURL))".utf8).map(asciiLowercased)
+        guard name.count > ourHost.count, name.suffix(ourHost.count).map(asciiLowercased) == ourHost else { return nil }
+        return try services.users.accounts(named: Array(name.dropLast(ourHost.count))).first?.id
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 
     /// `q`'s account: the one with that exact username (no prefix search here).
     static func accounts(matching parameters: MastodonParameters, statuses: MastodonStatuses) throws -> [AccountEntity] {
-        guard let query = parameters.bytes("q"), let id = try userID(named: query, services: statuses.services) else { return [] }
+        guard let query = parameters.bytes("q"),
+              let id = try userID(named: query, siteURL: statuses.call.request.siteURL, services: statuses.services) else { return [] }
         return [try account(id, statuses: statuses)]
     }
 

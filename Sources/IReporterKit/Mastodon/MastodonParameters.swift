@@ -51,6 +51,9 @@ public struct MastodonParameters: Sendable {
         return value
     }
 
+    /// Whether the parameter was sent, even empty (`description=` clears one).
+    public func isSent(_ name: String) -> Bool { single[name] != nil }
+
     /// A parameter as text, nil when absent, empty or not UTF-8.
     public func string(_ name: String) -> String? {
         bytes(name).flatMap { String(validating: $0, as: UTF8.self) }

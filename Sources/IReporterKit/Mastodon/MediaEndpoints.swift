@@ -197,9 +197,10 @@ struct MediaEndpoints: MastodonEndpoints {
         return uploaded.photoID
     }
 
-    /// `description`: UTF-8, at most 1500 bytes; nil when not sent.
+    /// `description`: UTF-8, at most 1500 bytes; nil when not sent, empty
+    /// when sent empty (which removes one, as Mastodon's does).
     static func description(_ parameters: MastodonParameters) throws(MastodonError) -> [UInt8]? {
-        guard let bytes = parameters.bytes("description") else { return nil }
+        guard let bytes = parameters.bytes("description") else { return parameters.isSent("description") ? [] : nil }
         guard String(validating: bytes, as: UTF8.self) != nil, bytes.count <= maxDescriptionBytes else {
             throw MastodonError(status: 422, message: "Validation failed: Description is too long (maximum is \(maxDescriptionBytes) bytes of UTF-8)")
         }

@@ -244,6 +244,9 @@ struct MastodonStatusesTests {
         #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "bob")]))["id"]) == "1")
         #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "@alice")]))["id"]) == "2")
         #expect(call(.get, "/api/v1/accounts/lookup", [("acct", "nobody")]).status == 404)
+        #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "@bob@Example.COM")]))["id"]) == "1", "this site's host")
+        #expect(call(.get, "/api/v1/accounts/lookup", [("acct", "bob@mastodon.social")]).status == 404, "not our bob")
+        #expect(try json(call(.get, "/api/v2/search", [("q", "bob@mastodon.social")]))["accounts"]?.arrayCount == 0)
         #expect(string(try json(call(.get, "/api/v1/accounts/1"))["acct"]) == "bob")
         #expect(call(.get, "/api/v1/accounts/99").status == 404)
         let found = try json(call(.get, "/api/v2/search", [("q", "alice")]))
@@ -266,6 +269,13 @@ struct MastodonStatusesTests {
         let changed = try json(call(.put, "/api/v1/media/\(photo)", token: token(), [("description", "Two squares")]))
         #expect(string(changed["description"]) == "Two squares")
         #expect(string(try json(call(.get, "/api/v1/statuses/\(photo)"))["media_attachments"]?[0]?["description"]) == "Two squares")
+        #expect(try json(call(.put, "/api/v1/media/\(photo)", token: token(), [("focus", "0,0")]))["description"] != .null,
+                "kept when not sent")
+        #expect(try json(call(.put, "/api/v1/media/\(photo)", token: token(), [("description", "")]))["description"] == .null,
+                "removed when sent empty")
+        let pending = try #require(string(try json(call(.post, "/api/v1/media", token: token(), [("description", "Small")],
+                                                        file: makeJPEG(width: 8, height: 8)))["id"]))
+        #expect(try json(call(.put, "/api/v1/media/\(pending)", token: token(), [("description", "")]))["description"] == .null)
     }
 }
 

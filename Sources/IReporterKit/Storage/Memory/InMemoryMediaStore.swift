@@ -24,7 +24,7 @@ public final class InMemoryMediaStore: MediaStore {
 
     public func updatePending(id: Int64, userID: Int64, description: [UInt8]?, focusX: Double?, focusY: Double?) throws {
         guard media[id]?.userID == userID else { return }
-        media[id]!.description = description
+        media[id]!.description = description.flatMap { $0.isEmpty ? nil : $0 }
         (media[id]!.focusX, media[id]!.focusY) = (focusX, focusY)
     }
 
