@@ -5,8 +5,8 @@ import CGD
 /// `upload` takes made of a PNG or HEIC one with libgd. The size is read
 /// from the file's header and checked against `max_image_pixels` before
 /// anything is decoded, as the JPEG decoder checks it.
-enum UploadedImage {
-    enum Format: Equatable { case jpeg, png, heic, other }
+public enum UploadedImage {
+    public enum Format: Equatable, Sendable { case jpeg, png, heic, other }
 
     enum Failure: Error, Equatable {
         /// Not an image we take, or one gd cannot read.
@@ -16,7 +16,7 @@ enum UploadedImage {
         case heicUnsupported
     }
 
-    static func format(of bytes: [UInt8]) -> Format {
+    public static func format(of bytes: [UInt8]) -> Format {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         // ISO BMFF: `ftyp` with an HEIF brand (an iPhone's photo: `heic`).
@@ -63,13 +63,13 @@ enum UploadedImage {
 
     /// Width times height, Int.max when that overflows: a header's sides
     /// are the sender's (up to 2^32 - 1 each).
-    static func pixels(_ size: (width: Int, height: Int)) -> Int {
+    public static func pixels(_ size: (width: Int, height: Int)) -> Int {
         let (product, overflow) = size.width.multipliedReportingOverflow(by: size.height)
         return overflow ? .max : product
     }
 
     /// IHDR's width and height.
-    static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+    public static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
         let width = bigEndian(bytes[16..<20]), height = bigEndian(bytes[20..<24])
         return width > 0 && height > 0 ? (width, height) : nil
@@ -78,7 +78,7 @@ enum UploadedImage {
     /// The largest image the `meta` box describes (its `ispe` properties:
     /// every image item has one, the whole grid's included): the coded
     /// size, at least the size shown (a `clap` crops it, an `irot` turns it).
-    static func heifSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+    public static func heifSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard let meta = topLevelBox("meta", in: bytes) else { return nil }
         var largest: (width: Int, height: Int)?
         var index = meta.lowerBound
