@@ -1,8 +1,10 @@
 /// Mastodon's rate limit (docs.joinmastodon.org/api/rate-limits): so many
-/// requests in 5 minutes per access token, or per network for requests
-/// without a valid one (`mastodon_rate_limit`, 300), counted in the shared
-/// counters (every worker and host alike), told in `X-RateLimit-Limit`,
-/// `-Remaining` and `-Reset` (when the window ends, ISO 8601), and 429 past it.
+/// requests in 5 minutes per account, whichever of its tokens they carry,
+/// or per network for the others: without a valid token, or with an app's
+/// own (client credentials), which anyone may make as many of as they like
+/// (`mastodon_rate_limit`, 300). Counted in the shared counters (every worker
+/// and host alike), told in `X-RateLimit-Limit`, `-Remaining` and `-Reset`
+/// (when the window ends, ISO 8601), and 429 past it.
 struct MastodonRateLimit {
     static let windowSeconds: Int64 = 300
     static let exceeded = MastodonError(status: 429, message: "Too many requests")
@@ -15,9 +17,8 @@ struct MastodonRateLimit {
     /// Counts the request; its headers, and whether it may go on.
     func use(_ request: MastodonRequest, grant: AccessGrant?) throws -> (allowed: Bool, headers: [(name: String, value: String)]) {
         guard limit > 0 else { return (true, []) }
-        // The token's hash, never the token, names it in the counters (Redis).
-        let key = if grant != nil, let token = request.bearerToken {
-            "mastodon-token:" + String(OAuthSecret.hash(token).prefix(32))
+        let key = if let user = grant?.userID {
+            "mastodon-user:\(user)"
         } else {
             "mastodon-network:\(ClientNetwork(address: request.clientAddress))"
         }

@@ -65,8 +65,8 @@ public struct Configuration: Sendable {
     public var livePublishKey = ""
     public var previewRateLimit = 300
     public var registrationLimit = 100
-    /// The Mastodon-compatible API's requests per token (or per address
-    /// without one) in 5 minutes; 0: no limit.
+    /// The Mastodon-compatible API's requests per account (or per address
+    /// without a user's token) in 5 minutes; 0: no limit.
     public var mastodonRateLimit = 300
     /// Days an OAuth access token lasts; 0: until revoked.
     public var oauthTokenLifetimeDays = 0
@@ -217,7 +217,7 @@ public struct Configuration: Sendable {
         Setting("registration_limit", .number(\.registrationLimit, 1...1_000_000),
                 "registrations from one network (an IPv4 address, an IPv6 /64) in an hour before each further one waits, 1 s doubling up to 15 minutes (docs/SECURITY.md); a school or an office whose people all come from one address may need more."),
         Setting("mastodon_rate_limit", .number(\.mastodonRateLimit, 0...1_000_000),
-                "requests to the Mastodon-compatible API per access token (per address without one) in 5 minutes, Mastodon's 300 by default; past it the answer is 429 until the window ends (`X-RateLimit-*` headers, docs/API.md). 0 = no limit."),
+                "requests to the Mastodon-compatible API per account (per address without a token or with an app's own) in 5 minutes, Mastodon's 300 by default; past it the answer is 429 until the window ends (`X-RateLimit-*` headers, docs/API.md). 0 = no limit."),
         Setting("oauth_token_lifetime_days", .number(\.oauthTokenLifetimeDays, 0...36_500),
                 "days an OAuth access token of the Mastodon-compatible API lasts; 0 = until it is revoked (Mastodon's way: a phone stays signed in)."),
         Setting("preview_rate_limit", .number(\.previewRateLimit, 0...1_000_000),

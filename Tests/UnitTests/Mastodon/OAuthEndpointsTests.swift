@@ -138,6 +138,24 @@ struct OAuthEndpointsTests {
         #expect(limited.call(.get, "/api/v1/instance/peers").status == 200, "a new window")
     }
 
+    /// Per account whichever token it uses; an app's own tokens (anyone
+    /// may make any number) count with their network, as no token does.
+    @Test func theRateLimitIsPerAccountAndAppTokensShareTheirNetworks() throws {
+        let limited = try OAuthEndpointsTests(rateLimit: 3)
+        let client = try limited.app()
+        let phone = try limited.passwordToken(client, scope: "read"), tablet = try limited.passwordToken(client, scope: "read")
+        limited.harness.clock.advance(bySeconds: 300)
+        let appToken = try #require(try limited.text(limited.call(.post, "/oauth/token", [
+            ("grant_type", "client_credentials"), ("client_id", client.id), ("client_secret", client.secret)]), "access_token"))
+        #expect(limited.call(.get, "/api/v1/instance/peers", token: appToken).status == 200)
+        #expect(limited.call(.get, "/api/v1/instance/peers").status == 200)
+        #expect(limited.call(.get, "/api/v1/instance/peers").status == 429, "the app's token counted with its network")
+        #expect(limited.call(.get, "/api/v1/accounts/verify_credentials", token: phone).status == 200, "bob's own count")
+        #expect(limited.call(.get, "/api/v1/accounts/verify_credentials", token: tablet).status == 200)
+        #expect(limited.call(.get, "/api/v1/accounts/verify_credentials", token: phone).status == 200)
+        #expect(limited.call(.get, "/api/v1/accounts/verify_credentials", token: tablet).status == 429, "bob's two tokens count as one")
+    }
+
     @Test func theInstanceSaysOurLimits() throws {
         let instance = call(.get, "/api/v2/instance")
         let body = String(decoding: instance.body, as: UTF8.self)
