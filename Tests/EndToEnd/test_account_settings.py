@@ -92,7 +92,8 @@ def test_deleting_an_account_leaves_nothing_of_it(people, env, db, client, web_s
                    version_check_mode="none")
     app.log_in("alice", "secret", scopes=["read", "write"], allow_http=True)
     app.media_post(images.photo, mime_type="image/jpeg", description="never posted")
-    assert db.count("media_attachments") == 1 and db.count("oauth_tokens") == 1
+    app.status_post("From alice's app", in_reply_to_id=4, idempotency_key="settings-e2e")
+    assert db.count("media_attachments") == 1 and db.count("oauth_tokens") == 1 and db.count("status_idempotency") == 1
     check_api(alice.call({"command": "delete_account", "password": app_password("wrong")}), b'{"error":"Wrong password"}')
     assert db.count("photos") == 3
     r = alice.call({"command": "delete_account", "password": ALICE_PASS})
@@ -105,6 +106,7 @@ def test_deleting_an_account_leaves_nothing_of_it(people, env, db, client, web_s
     assert db.run("SELECT follower, followee FROM follows") == []
     assert db.run("SELECT recipient, actor FROM notifications") == []
     assert db.count("oauth_tokens") == 0 and db.count("oauth_codes") == 0 and db.count("media_attachments") == 0
+    assert db.count("status_idempotency") == 0
     with pytest.raises(MastodonUnauthorizedError):
         app.account_verify_credentials()
     for table in ("photo_details", "photo_secrets"):

@@ -94,6 +94,19 @@ def test_a_photo_posted_from_an_app_is_the_2012_apps_photo_too(alice, phone, ima
     assert alice.status(status.id).media_attachments[0].description == "A purple fractal"
 
 
+def test_a_post_retried_with_its_idempotency_key_is_posted_once(alice, phone, images):
+    """Mastodon.py sends the key as the header apps send it; through nginx
+    and FastCGI the retry answers the first post's status."""
+    media = alice.media_post(images.photo, mime_type="image/jpeg")
+    first = alice.status_post("Retried", media_ids=[media], idempotency_key="e2e-retry-1")
+    again = alice.status_post("Retried", media_ids=[media], idempotency_key="e2e-retry-1")
+    assert again.id == first.id and again.content == "<p>Retried</p>"
+    with pytest.raises(MastodonAPIError, match="not waiting for a post"):
+        alice.status_post("Retried", media_ids=[media], idempotency_key="e2e-retry-2")
+    titles = [p["title"] for p in phone.call({"command": "stream"}).json()["result"]]
+    assert titles.count("Retried") == 1
+
+
 def test_a_png_becomes_a_jpeg_and_text_is_refused(alice):
     status = post_photo(alice, png_bytes(40, 30), "A PNG", mime_type="image/png")
     code, original = fetch(status.media_attachments[0].url)

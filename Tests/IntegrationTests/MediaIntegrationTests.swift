@@ -54,6 +54,34 @@ extension DatabaseTests {
             #expect(try store.descriptions(ofPhotos: [id]).isEmpty, "an empty description is none")
         }
 
+        /// Migration 012's keys: per account, for the hour asked, swept by
+        /// age and with their account; before the migration, none kept.
+        @Test func postsAreRememberedByTheirIdempotencyKeys() throws {
+            let store = MariaDBMediaStore(database: try APIHarness().database)
+            let key = OAuthSecret.hash("retry-1")
+            try store.rememberPost(userID: 1, keyHash: key, statusID: 42, at: 1000)
+            try store.rememberPost(userID: 2, keyHash: key, statusID: 1_000_000_000_000_007, at: 2000)
+            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 1000) == 42)
+            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 1001) == nil, "older than asked")
+            #expect(try store.postedStatus(userID: 2, keyHash: key, since: 0) == 1_000_000_000_000_007, "a comment's id, each account its own")
+            #expect(try store.postedStatus(userID: 1, keyHash: OAuthSecret.hash("retry-2"), since: 0) == nil)
+            try store.rememberPost(userID: 1, keyHash: key, statusID: 43, at: 3000)
+            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 3000) == 43, "remembered again: the newer post")
+            try store.rememberPost(userID: 3, keyHash: key, statusID: 44, at: 1500)
+            try store.forgetPosts(before: 2000)
+            #expect(try store.postedStatus(userID: 3, keyHash: key, since: 0) == nil)
+            #expect(try store.postedStatus(userID: 2, keyHash: key, since: 0) != nil)
+            try store.forgetPosts(ofUser: 2)
+            #expect(try store.postedStatus(userID: 2, keyHash: key, since: 0) == nil)
+            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 0) == 43)
+
+            let unmigrated = MariaDBMediaStore(database: try APIHarness(migrated: false).database)
+            try unmigrated.rememberPost(userID: 1, keyHash: key, statusID: 42, at: 1000)
+            #expect(try unmigrated.postedStatus(userID: 1, keyHash: key, since: 0) == nil)
+            try unmigrated.forgetPosts(before: 2000)
+            try unmigrated.forgetPosts(ofUser: 1)
+        }
+
         /// `stream`'s extras read every newest page's descriptions (its
         /// cache serves every set of fields): a database the operator has
         /// migrated only up to 003 still answers them, with none.

@@ -107,12 +107,14 @@ struct TokensOfAccount: AccountPart {
     }
 }
 
-/// The media it uploaded through the Mastodon API and never posted, with their files.
+/// The media it uploaded through the Mastodon API and never posted, with
+/// their files; its posts' idempotency keys.
 struct MediaOfAccount: AccountPart {
     let media: any MediaStore
     let files: any PhotoFileStore
 
     func removeAll(of userID: Int64) throws {
+        try media.forgetPosts(ofUser: userID)
         let waiting = try media.pending(ofUser: userID)
         guard !waiting.isEmpty else { return }
         let directory = files.spoolDirectory

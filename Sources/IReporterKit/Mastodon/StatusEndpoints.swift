@@ -99,6 +99,19 @@ struct StatusEndpoints: MastodonEndpoints {
             throw MastodonError(status: 422, message: "Every post here is public: visibility \(visibility) is not supported")
         }
         let statuses = MastodonStatuses(call, api: api)
+        let key = PostIdempotencyKey(call.request, userID: user.id, store: statuses.services.media, now: statuses.services.now())
+        if let posted = try key?.postedStatus() {
+            guard let id = StatusID(posted), let status = try statuses.status(id) else { throw MastodonError.notFound }
+            return statuses.answer(status)
+        }
+        let status = try newStatus(call, user: user, statuses: statuses)
+        key?.remember(status.id)
+        return statuses.answer(status)
+    }
+
+    /// The post's photo or comment, made.
+    private func newStatus(_ call: MastodonCall, user: SignedInUser, statuses: MastodonStatuses) throws -> StatusEntity {
+        let parameters = call.parameters
         let text = parameters.bytes("status") ?? []
         let mediaIDs = parameters.strings("media_ids")
         if let reply = parameters.string("in_reply_to_id") {
@@ -108,7 +121,7 @@ struct StatusEndpoints: MastodonEndpoints {
             let output = try statuses.run("comment", CommandArguments(fields: ["IdPhoto": Array(String(target.photoID).utf8), "text": text]))
             guard let comment = (output as? CommentList)?.comments.first,
                   let photo = try statuses.photo(target.photoID) else { throw MastodonError.notFound }
-            return statuses.answer(StatusEntity(comment: comment, photoOwner: photo.account.id, viewer: true))
+            return StatusEntity(comment: comment, photoOwner: photo.account.id, viewer: true)
         }
         guard !mediaIDs.isEmpty else {
             throw MastodonError(status: 422, message: "Validation failed: a post needs a photo (text alone is not supported by this server)")
@@ -116,7 +129,7 @@ struct StatusEndpoints: MastodonEndpoints {
         guard mediaIDs.count == 1 else { throw MastodonError(status: 422, message: "Validation failed: a post carries exactly one photo") }
         let photoID = try MediaEndpoints.publish(mediaID: mediaIDs[0], title: text, as: user, statuses: statuses)
         guard let status = try statuses.photo(photoID) else { throw MastodonError.notFound }
-        return statuses.answer(status)
+        return status
     }
 
     /// `like` or, for a photo the viewer likes, `unvote`; the status after.
@@ -135,5 +148,41 @@ struct StatusEndpoints: MastodonEndpoints {
         }
         guard let after = try statuses.photo(id) else { throw MastodonError.notFound }
         return statuses.answer(after)
+    }
+}
+
+/// A post's `Idempotency-Key`: the same key from the same account within an
+/// hour (a phone retrying a post whose answer it lost) answers the status
+/// the first post made, as Mastodon's does, rather than a second one, or a
+/// 422 because the media is posted already. Kept in the database (every
+/// worker and host alike), by the key's hash.
+struct PostIdempotencyKey {
+    static let seconds: Int64 = 3600
+
+    let userID: Int64
+    let hash: String
+    let store: any MediaStore
+    let now: Int64
+
+    init?(_ request: MastodonRequest, userID: Int64, store: any MediaStore, now: Int64) {
+        guard let key = request.header("Idempotency-Key"), !key.isEmpty else { return nil }
+        (self.userID, hash, self.store, self.now) = (userID, OAuthSecret.hash(key), store, now)
+    }
+
+    /// The status's id a post with this key made within the hour; nil: none.
+    func postedStatus() throws -> Int64? {
+        try store.postedStatus(userID: userID, keyHash: hash, since: now - Self.seconds)
+    }
+
+    /// After the post, forgetting keys past their hour as it goes: a
+    /// failure is logged, not answered (the post stands; only a retry would
+    /// post again).
+    func remember(_ status: StatusID) {
+        do {
+            try store.rememberPost(userID: userID, keyHash: hash, statusID: status.value, at: now)
+            try store.forgetPosts(before: now - Self.seconds)
+        } catch {
+            Log.error("Idempotency-Key of a post by user \(userID): \(error)")
+        }
     }
 }

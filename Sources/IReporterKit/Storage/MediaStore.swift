@@ -21,8 +21,9 @@ public struct PendingMedia: Sendable, Equatable {
     }
 }
 
-/// The media waiting for a status (sql/migrations/011) and the photos'
-/// descriptions (alt text).
+/// The media waiting for a status (sql/migrations/011), the photos'
+/// descriptions (alt text) and the statuses posted with an `Idempotency-Key`
+/// (sql/migrations/012).
 public protocol MediaStore: AnyObject {
     /// Keeps `media` (its `id` is not read) and answers its new id.
     func addPending(_ media: PendingMedia) throws -> Int64
@@ -41,4 +42,13 @@ public protocol MediaStore: AnyObject {
     func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]]
     /// Sets (nil or empty: removes) a photo's description.
     func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws
+    /// The status `userID` posted with the key whose hash is `keyHash` at or
+    /// after `since`; nil: none (or before migration 012).
+    func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64?
+    /// Remembers the status posted with a key (before migration 012: nothing).
+    func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws
+    /// Forgets the keys remembered before `time`, a few hundred at a time.
+    func forgetPosts(before time: Int64) throws
+    /// Forgets the keys of `userID` (whose account is removed).
+    func forgetPosts(ofUser userID: Int64) throws
 }

@@ -13,12 +13,15 @@ struct MastodonStatusesTests {
     let harness: AppHarness
     let mastodon: MastodonAPI
     let media = InMemoryMediaStore()
+    /// The times stored (`Idempotency-Key`'s hour).
+    let wallClock = ManualClock(Instant(millis: 1_700_000_000_000))
 
     /// bob (1) and alice (2).
     init() throws {
         harness = try AppHarness(hashesPasswords: false)
         var services = harness.services
         services.media = media
+        services.wallClock = wallClock
         mastodon = MastodonAPI(api: IReporterAPI(services: services))
         try harness.send([("command", "register"), ("username", "bob"), ("password", "p")])
         try harness.send([("command", "register"), ("username", "alice"), ("password", "p")])
@@ -29,7 +32,7 @@ struct MastodonStatusesTests {
     }
 
     func call(_ method: HTTPMethod, _ path: String, token: String? = nil, _ fields: [(String, String)] = [],
-              file: [UInt8]? = nil) -> MastodonAnswer {
+              file: [UInt8]? = nil, idempotencyKey: String? = nil) -> MastodonAnswer {
         var body = FormData()
         for (name, value) in fields { body.setField(Array(name.utf8), Array(value.utf8)) }
         if let file {
@@ -38,7 +41,8 @@ struct MastodonStatusesTests {
                                                           spoolPath: path, size: file.count))
         }
         let answer = mastodon.answer(MastodonRequest(method: method, path: path, parameters: MastodonParameters(query: FormData(), body: body),
-                                                     authorization: token.map { "Bearer \($0)" }, siteURL: "http://example.com/"))
+                                                     authorization: token.map { "Bearer \($0)" }, siteURL: "http://example.com/",
+                                                     headers: { $0 == "HTTP_IDEMPOTENCY_KEY" ? idempotencyKey : nil }))
         for path in body.spooledPaths { unlink(path) }
         return answer
     }
@@ -85,6 +89,39 @@ struct MastodonStatusesTests {
         // The media is used up.
         let again = call(.post, "/api/v1/statuses", token: token(), [("status", "x"), ("media_ids[]", "1000000000000001")])
         #expect(again.status == 422)
+    }
+
+    /// A phone that lost the answer posts again with the same key: the
+    /// status the first post made, for an hour, for that account alone.
+    @Test func aPostRepeatedWithItsIdempotencyKeyAnswersTheFirstStatus() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let fields = [("status", "Retried"), ("media_ids[]", mediaID)]
+        let first = call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "post-1")
+        let photo = try #require(string(try json(first)["id"]))
+        let again = call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "post-1")
+        #expect(again.status == 200, "\(String(decoding: again.body, as: UTF8.self))")
+        #expect(string(try json(again)["id"]) == photo)
+        #expect(call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "post-2").status == 422,
+                "another key posts anew: the media is posted already")
+        // A reply (a comment) is made once too.
+        let reply = [("status", "Nice"), ("in_reply_to_id", photo)]
+        let comment = try #require(string(try json(call(.post, "/api/v1/statuses", token: token(user: 1), reply, idempotencyKey: "r"))["id"]))
+        #expect(string(try json(call(.post, "/api/v1/statuses", token: token(user: 1), reply, idempotencyKey: "r"))["id"]) == comment)
+        #expect(try json(call(.get, "/api/v1/statuses/\(photo)"))["replies_count"] == .number(Array("1".utf8)))
+        // Another account's key of the same text is its own.
+        let alices = try #require(string(try json(call(.post, "/api/v1/statuses", token: token(), reply, idempotencyKey: "r"))["id"]))
+        #expect(alices != comment)
+        // After the hour the key is forgotten: a new comment.
+        wallClock.advance(bySeconds: PostIdempotencyKey.seconds + 1)
+        #expect(string(try json(call(.post, "/api/v1/statuses", token: token(user: 1), reply, idempotencyKey: "r"))["id"]) != comment)
+        #expect(try json(call(.get, "/api/v1/statuses/\(photo)"))["replies_count"] == .number(Array("3".utf8)))
+        // A key whose status is gone answers 404, as Mastodon's does.
+        let another = try #require(string(try json(call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 8, height: 8)))["id"]))
+        let gone = [("status", "Gone"), ("media_ids[]", another)]
+        let goneID = try #require(string(try json(call(.post, "/api/v1/statuses", token: token(), gone, idempotencyKey: "post-3"))["id"]))
+        #expect(call(.delete, "/api/v1/statuses/\(goneID)", token: token()).status == 200)
+        #expect(call(.post, "/api/v1/statuses", token: token(), gone, idempotencyKey: "post-3").status == 404)
     }
 
     @Test func aPNGIsMadeAJPEGAndAnythingElseRefusedClearly() throws {

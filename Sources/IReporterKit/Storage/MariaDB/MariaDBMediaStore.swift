@@ -1,4 +1,5 @@
-/// `media_attachments` and `photo_descriptions` (sql/migrations/011).
+/// `media_attachments` and `photo_descriptions` (sql/migrations/011),
+/// `status_idempotency` (012).
 public final class MariaDBMediaStore: MediaStore {
     let database: DatabaseConnection
 
@@ -69,6 +70,42 @@ public final class MariaDBMediaStore: MediaStore {
         }
         try database.execute("INSERT INTO photo_descriptions (IdPhoto, description) VALUES (?, ?) "
                              + "ON DUPLICATE KEY UPDATE description = VALUES(description)", [.int(id), .bytes(description)])
+    }
+
+    public func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64? {
+        try Self.unlessUnmigrated(nil) {
+            try database.query("SELECT status_id FROM status_idempotency WHERE IdUser = ? AND key_hash = ? AND created >= ?",
+                               [.int(userID), .bytes(Array(keyHash.utf8)), .int(since)]).first?.int64("status_id")
+        }
+    }
+
+    public func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws {
+        try Self.unlessUnmigrated(()) {
+            try database.execute("INSERT INTO status_idempotency (IdUser, key_hash, status_id, created) VALUES (?, ?, ?, ?) "
+                                 + "ON DUPLICATE KEY UPDATE status_id = VALUES(status_id), created = VALUES(created)",
+                                 [.int(userID), .bytes(Array(keyHash.utf8)), .int(statusID), .int(time)])
+        }
+    }
+
+    public func forgetPosts(before time: Int64) throws {
+        try Self.unlessUnmigrated(()) {
+            try database.execute("DELETE FROM status_idempotency WHERE created < ? LIMIT 500", [.int(time)])
+        }
+    }
+
+    public func forgetPosts(ofUser userID: Int64) throws {
+        try Self.unlessUnmigrated(()) {
+            try database.execute("DELETE FROM status_idempotency WHERE IdUser = ?", [.int(userID)])
+        }
+    }
+
+    /// Before migration 012 keys are not kept: a post is posted, as before.
+    private static func unlessUnmigrated<T>(_ unmigrated: T, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.code == .noSuchTable {
+            return unmigrated
+        }
     }
 
     /// `x,y`, or empty for none.

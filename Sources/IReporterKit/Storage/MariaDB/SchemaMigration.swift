@@ -175,11 +175,22 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo_descriptions'
             """)
 
+    static let statusIdempotency = SchemaMigration(
+        file: "012-status-idempotency.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `status_idempotency` ( `IdUser` int(11) NOT NULL, "
+                + "`key_hash` char(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, `status_id` bigint NOT NULL, "
+                + "`created` bigint NOT NULL, PRIMARY KEY (`IdUser`, `key_hash`), KEY `created` (`created`) ) ENGINE=InnoDB",
+        ],
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'status_idempotency'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
-                      uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments]
+                      uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

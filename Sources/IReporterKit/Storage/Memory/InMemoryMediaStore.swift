@@ -3,6 +3,12 @@ public final class InMemoryMediaStore: MediaStore {
     private var media: [Int64: PendingMedia] = [:]
     private var nextID: Int64 = 1
     public private(set) var photoDescriptions: [Int64: [UInt8]] = [:]
+    private var posts: [PostKey: (statusID: Int64, created: Int64)] = [:]
+
+    private struct PostKey: Hashable {
+        let userID: Int64
+        let keyHash: String
+    }
 
     public init() {}
 
@@ -41,4 +47,16 @@ public final class InMemoryMediaStore: MediaStore {
     public func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws {
         photoDescriptions[id] = description.flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    public func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64? {
+        posts[PostKey(userID: userID, keyHash: keyHash)].flatMap { $0.created >= since ? $0.statusID : nil }
+    }
+
+    public func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws {
+        posts[PostKey(userID: userID, keyHash: keyHash)] = (statusID, time)
+    }
+
+    public func forgetPosts(before time: Int64) throws { posts = posts.filter { $0.value.created >= time } }
+
+    public func forgetPosts(ofUser userID: Int64) throws { posts = posts.filter { $0.key.userID != userID } }
 }
