@@ -18,6 +18,10 @@ public final class SpoolFile {
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Its descriptor goes with it: a write that failed skips the close
+    /// after it, and a worker must not run out of descriptors for that.
+    deinit { _ = close() }
+
     /// Writes every byte; returns errno on failure.
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
         writeAll(fd, bytes)
