@@ -10,9 +10,11 @@ protocol AccountPart {
     func removeAll(of userID: Int64) throws
 }
 
-/// An account's deletion: its sessions end first (no request of it lands
-/// meanwhile), then every store's part, and its `login` row last, so that
-/// until the end the person can still log in and ask again.
+/// An account's deletion: its sessions and its apps' tokens end first (no
+/// request of it lands meanwhile: a photo an app posted while the photos
+/// went would outlive the account), then every store's part, and its
+/// `login` row last, so that until the end the person can still log in and
+/// ask again.
 struct AccountRemoval {
     /// Rows a step reads at once.
     static let pageSize = 500
@@ -20,15 +22,16 @@ struct AccountRemoval {
     private let sessions: any SessionStore
     private let users: any UserStore
     /// A store added later (follows, tokens, …) adds its part here.
-    private let parts: [any AccountPart]
+    let parts: [any AccountPart]
 
     init(_ services: AppServices) {
         sessions = services.sessions
         users = services.users
-        parts = [VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
+        parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters),
+                 VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
                  PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
                  FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications),
-                 TokensOfAccount(oauth: services.oauth, counters: services.counters), MediaOfAccount(media: services.media, files: services.photoFiles)]
+                 MediaOfAccount(media: services.media, files: services.photoFiles)]
     }
 
     func remove(_ userID: Int64) throws {

@@ -183,4 +183,13 @@ struct AccountSettingsTests {
     func python(_ script: String, _ arguments: String...) throws -> Bool {
         try SpawnedProgram(["python3", "-c", script] + arguments).exitStatus() == 0
     }
+
+    /// Every door of the account closes before its photos go: an app's
+    /// token could otherwise post a photo meanwhile that outlives the account.
+    @Test func anAccountsTokensEndBeforeItsPhotosGo() throws {
+        let parts = AccountRemoval(try AppHarness().services).parts
+        let tokens = try #require(parts.firstIndex { $0 is TokensOfAccount })
+        let photos = try #require(parts.firstIndex { $0 is PhotosOfAccount })
+        #expect(tokens < photos)
+    }
 }
