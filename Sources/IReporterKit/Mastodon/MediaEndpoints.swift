@@ -24,6 +24,8 @@ struct MediaEndpoints: MastodonEndpoints {
     static let maxDescriptionBytes = 1500
     /// A waiting media's file name: this, then its key (20 hex digits).
     static let filePrefix = ".media-"
+    /// A media's file while a post of it runs: its second name, to wait again from.
+    static let heldSuffix = ".held"
 
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
         for path in ["/api/v1/media", "/api/v2/media"] {
@@ -112,6 +114,7 @@ struct MediaEndpoints: MastodonEndpoints {
             try PhotoTree.sync(directory)
         } catch {
             Log.error("media upload: \(error)")
+            unlink("\(directory)/\(name)")  // no row will name it
             throw MastodonError.unavailable
         }
         let pending = PendingMedia(userID: user.id, file: name, width: prepared.width, height: prepared.height,
@@ -133,8 +136,12 @@ struct MediaEndpoints: MastodonEndpoints {
         if format == .jpeg { return spool }
         let jpeg: [UInt8]
         do {
-            jpeg = try UploadedImage.jpeg(of: bytes, format: format, maxPixels: services.policy.maxImagePixels)
+            // One of the decode slots, as `upload`'s decodes: gd holds the whole image, and its canvas.
+            jpeg = try services.decodeGate.decoding(limit: services.policy.concurrentDecodes) {
+                try UploadedImage.jpeg(of: bytes, format: format, maxPixels: services.policy.maxImagePixels)
+            }
         } catch {
+            guard let error = error as? UploadedImage.Failure else { throw error }
             let message = switch error {
             case .tooManyPixels: "Validation failed: the photo has too many pixels (the limit is \(services.policy.maxImagePixels / 1_000_000) megapixels)"
             case .heicUnsupported: "Validation failed: HEIC photos cannot be read by this server: send a JPEG"
@@ -159,13 +166,17 @@ struct MediaEndpoints: MastodonEndpoints {
         let directory = services.photoFiles.spoolDirectory
         for media in stale {
             unlink("\(directory)/\(media.file)")
+            unlink("\(directory)/\(media.file)\(Self.heldSuffix)")  // a post's worker killed
             try services.media.removePending(id: media.id)
         }
     }
 
     /// Posts the pending media `mediaID` through `upload` with `title`:
     /// the new photo's id. Its file is claimed first (renamed: a second
-    /// post of the same media finds nothing) and put back if `upload` refuses.
+    /// post of the same media finds nothing) and waits again if `upload`
+    /// fails, from a second name (`heldSuffix`) the claim is given: `upload`
+    /// consumes the claimed file, and a failure after it was moved into
+    /// place (a sync, the COMMIT) removes it there.
     static func publish(mediaID: String, title: [UInt8], as user: SignedInUser, statuses: MastodonStatuses) throws -> Int64 {
         let services = statuses.services
         guard let id = Int64(mediaID), id > pendingBase, let pending = try services.media.pending(id: id - pendingBase),
@@ -173,8 +184,17 @@ struct MediaEndpoints: MastodonEndpoints {
         let directory = services.photoFiles.spoolDirectory
         let waiting = "\(directory)/\(pending.file)"
         let claimed = "\(directory)/.spool-\(pending.file)"
+        let held = waiting + Self.heldSuffix
         guard rename(waiting, claimed) == 0 else {
             throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is posted already")
+        }
+        // Now, for the upload folder's sweep of spool files left by a
+        // stopped request, which goes by age (a rename keeps the upload's).
+        utimensat(AT_FDCWD, claimed, nil, 0)
+        guard link(claimed, held) == 0 else {
+            Log.error("media post: \(SystemError("link \(claimed) to \(held)"))")
+            _ = rename(claimed, waiting)
+            throw MastodonError.unavailable
         }
         let file = UploadedFile(filename: Array("photo.jpg".utf8), contentType: Array("image/jpeg".utf8), spoolPath: claimed,
                                 size: 0)
@@ -185,9 +205,12 @@ struct MediaEndpoints: MastodonEndpoints {
             else { throw MastodonError.unavailable }
             uploaded = output
         } catch {
-            _ = rename(claimed, waiting)
+            unlink(claimed)  // where `upload` refused it before its use
+            _ = rename(held, waiting)
             throw error
         }
+        unlink(held)
+        unlink(claimed)  // had `upload` published a copy of it
         try services.media.removePending(id: pending.id)
         if let description = pending.description {
             try services.media.setDescription(description, ofPhoto: uploaded.photoID)

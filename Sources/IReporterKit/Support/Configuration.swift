@@ -33,7 +33,7 @@ public struct Configuration: Sendable {
     public var maxImagePixels = 50_000_000
     /// What one decode may hold for a progressive (multi-scan) JPEG's coefficients.
     public var maxDecodeMemoryMiB = 128
-    /// JPEG decodes at once across the workers; 0 = the number of CPUs.
+    /// Image decodes at once across the workers; 0 = the number of CPUs.
     public var imageDecodeConcurrency = 0
     public var pidFile = ""
     public var user = ""
@@ -231,7 +231,7 @@ public struct Configuration: Sendable {
         Setting("max_decode_memory_mib", .number(\.maxDecodeMemoryMiB, 16...65536),
                 "memory one decode may take for a progressive (or multi-scan) JPEG, which libjpeg must hold whole: 2 bytes per pixel and colour channel (less with chroma subsampling), computed from the header before decoding; a larger one is refused as having too many pixels. The default takes a 12 MP photo in any layout (about 34 MiB for a phone's 4:2:0 colour, 92 MiB for CMYK); baseline photos are decoded a few rows at a time and need none of it."),
         Setting("image_decode_concurrency", .number(\.imageDecodeConcurrency, 0...DecodeGate.maxSlots),
-                "JPEG decodes at once by all the workers together; 0 = the number of CPUs. The others wait their turn, so uploads take at most this many times `max_decode_memory_mib`, whatever `workers` is."),
+                "image decodes at once by all the workers together (JPEGs, and the PNG or HEIC conversions of the Mastodon API's media); 0 = the number of CPUs. The others wait their turn, so uploads take at most this many times `max_decode_memory_mib` (a conversion: about 8 bytes a pixel, up to `max_image_pixels`), whatever `workers` is."),
         Setting("pid_file", .text(\.pidFile),
                 "write the process id here once listening."),
         Setting("user", .text(\.user),

@@ -17,8 +17,8 @@ struct MastodonStatusesTests {
     let wallClock = ManualClock(Instant(millis: 1_700_000_000_000))
 
     /// bob (1) and alice (2).
-    init() throws {
-        harness = try AppHarness(hashesPasswords: false)
+    init(policy: AppServices.Policy = AppHarness.cheapPolicy, decodeGate: DecodeGate? = nil) throws {
+        harness = try AppHarness(hashesPasswords: false, policy: policy, decodeGate: decodeGate)
         var services = harness.services
         services.media = media
         services.wallClock = wallClock
@@ -122,6 +122,52 @@ struct MastodonStatusesTests {
         let goneID = try #require(string(try json(call(.post, "/api/v1/statuses", token: token(), gone, idempotencyKey: "post-3"))["id"]))
         #expect(call(.delete, "/api/v1/statuses/\(goneID)", token: token()).status == 200)
         #expect(call(.post, "/api/v1/statuses", token: token(), gone, idempotencyKey: "post-3").status == 404)
+    }
+
+    /// `upload` consumes the claimed file; a failure after that (a sync,
+    /// the COMMIT) removes the photo it made: the media waits again, and
+    /// its next post makes the photo.
+    @Test func aMediaWhosePostFailedAfterItsFileWasUsedWaitsAgain() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let url = try #require(string(try json(uploaded)["url"]))
+        let checked = call(.get, String(url.dropFirst("http://example.com".count))).body
+        let fields = [("status", "Second try"), ("media_ids[]", mediaID)]
+        harness.files.failsNextPublish = true
+        let failed = call(.post, "/api/v1/statuses", token: token(), fields)
+        #expect(failed.status == 422)
+        #expect(string(try json(failed)["error"]) == "Upload on server problem", "upload's own answer")
+        #expect(call(.get, "/api/v1/media/\(mediaID)", token: token()).status == 200, "waiting")
+        #expect(!checked.isEmpty && call(.get, String(url.dropFirst("http://example.com".count))).body == checked, "its file, as it was")
+        let posted = call(.post, "/api/v1/statuses", token: token(), fields)
+        #expect(posted.status == 200, "\(String(decoding: posted.body, as: UTF8.self))")
+        #expect(string(try json(posted)["content"]) == "<p>Second try</p>")
+        #expect(harness.files.spoolFiles.isEmpty, "nothing left in the spool area")
+    }
+
+    /// A PNG's or HEIC's conversion holds gd's whole image and its canvas:
+    /// it takes one of the decode slots, as `upload`'s decodes do.
+    @Test func aPNGIsConvertedInOneOfTheDecodeSlots() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.imageDecodeConcurrency = 1
+        let gate: DecodeGate? = DecodeGate()
+        let tests = try MastodonStatusesTests(policy: policy, decodeGate: gate)
+        // Another worker's upload holds the one slot a while, and says so before it gives it back.
+        let holding = ProcessSignal(), releasing = ProcessSignal()
+        let worker = ChildProcess {
+            try? gate.decoding(limit: 1) {
+                holding.send()
+                usleep(300_000)
+                releasing.send()
+            }
+            return 0
+        }
+        #expect(holding.wait(), "the other worker holds the slot")
+        // Cut short: gd refuses it, so that no decode of `upload`'s follows (which waits for a slot too).
+        let png = tests.call(.post, "/api/v1/media", token: tests.token(), file: Array(makePNG(width: 40, height: 30).prefix(60)))
+        #expect(png.status == 422, "\(String(decoding: png.body, as: UTF8.self))")
+        #expect(releasing.wait(millis: 0), "the conversion waited for the slot")
+        #expect(worker.wait(seconds: 10) == 0)
     }
 
     @Test func aPNGIsMadeAJPEGAndAnythingElseRefusedClearly() throws {

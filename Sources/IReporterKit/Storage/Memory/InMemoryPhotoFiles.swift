@@ -10,6 +10,9 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
     /// The file each photo was published from (a test tells the upload's own spool from a copy).
     public private(set) var publishedFrom: [Int64: String] = [:]
     public let spoolDirectory: String
+    /// A test makes the next publish fail once the spool file is consumed,
+    /// as a failed sync does after the photo was moved into place.
+    public var failsNextPublish = false
 
     public init() throws(SystemError) {
         var template = Array("/tmp/ireporter-memory-XXXXXX".utf8CString)
@@ -29,6 +32,10 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
     public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         guard let photo = readFile(photoSpool) else { throw SystemError("read \(photoSpool)") }
         unlink(photoSpool)
+        if failsNextPublish {
+            failsNextPublish = false
+            throw SystemError("fsync \(photoSpool)", code: EIO)
+        }
         photos[id] = (photo, thumbnail)
         publishedFrom[id] = photoSpool
     }
