@@ -190,9 +190,12 @@ def test_a_redirect_uri_not_registered_is_refused_on_our_page(site, host, alice)
         "response_type": "code", "client_id": client_id, "redirect_uri": "https://evil.example/cb", "scope": "read"}))
     assert status == 400 and "Location" not in headers
     assert b"not one this application registered" in page
-    status, headers, _ = request(host, "GET", "/oauth/authorize?" + urlencode({
+    # The app's own mistake: told here, with a link back the person may follow, never a redirect by
+    # itself (anyone may register an app: this site's links would go anywhere).
+    status, headers, page = request(host, "GET", "/oauth/authorize?" + urlencode({
         "response_type": "code", "client_id": client_id, "redirect_uri": "https://client.example/cb", "scope": "push"}))
-    assert status == 302 and headers["Location"].startswith("https://client.example/cb?error=invalid_scope")
+    assert status == 400 and "Location" not in headers
+    assert b'<a href="https://client.example/cb?error=invalid_scope' in page
 
 
 def test_the_authorization_code_flow_in_chromium_with_pkce(site, host, alice):

@@ -89,7 +89,11 @@ struct OAuthEndpoints: MastodonEndpoints {
         } catch OAuthServer.AuthorizationProblem.refused(let reason) {
             return AuthorizePage(step: .refused(reason), request: nil).answer(status: 400)
         } catch OAuthServer.AuthorizationProblem.redirected(let error, let request) {
-            return Self.sendBack(request, [("error", error.code.rawValue), ("error_description", error.description)])
+            // Shown here, never redirected at once: the app's registration proves nothing.
+            let parameters = [("error", error.code.rawValue), ("error_description", error.description)]
+            let step: AuthorizePage.Step = request.isOutOfBand ? .refused(error.description)
+                : .failed(error.description, returnTo: request.redirect(with: parameters))
+            return AuthorizePage(step: step, request: request).answer(status: 400)
         }
         // As the web client's commands: a page of another site cannot make
         // a signed-in browser authorize (or log in).

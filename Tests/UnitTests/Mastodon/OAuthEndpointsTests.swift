@@ -66,6 +66,28 @@ struct OAuthEndpointsTests {
         #expect(call(.get, "/api/v1/apps/verify_credentials", token: token + "x").status == 401)
     }
 
+    /// Anyone may register an app whose redirect URI is any site: a
+    /// request it gets wrong is told on our page, with a link back the
+    /// person may follow, never a redirect on its own (an open redirector
+    /// of this site's links otherwise).
+    @Test func aBadRequestIsShownHereWithALinkBackNotRedirected() throws {
+        let client = try app(redirect: "https://evil.example/login")
+        for wrong in [("response_type", "x"), ("scope", "nope")] {
+            var query = [("response_type", "code"), ("client_id", client.id), ("state", "s&1")]
+            query.removeAll { $0.0 == wrong.0 }
+            let page = call(.get, "/oauth/authorize", query + [wrong])
+            #expect(page.status == 400 && page.contentType.hasPrefix("text/html"), "\(wrong)")
+            #expect(!page.headers.contains { $0.name == "Location" })
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(html.contains(#"<a href="https://evil.example/login?error="#) && html.contains("&amp;state=s%261\">Return to Client</a>"),
+                    "\(html)")
+            #expect(page.headers.contains { $0.name == "X-Frame-Options" && $0.value == "DENY" })
+        }
+        let posted = call(.post, "/oauth/authorize", [("response_type", "x"), ("client_id", client.id), ("action", "authorize")],
+                          crossOrigin: true)
+        #expect(posted.status == 400 && !posted.headers.contains { $0.name == "Location" }, "another site's form alike")
+    }
+
     @Test func theCodeFlowThroughThePageWithPKCE() throws {
         let client = try app()
         let query = [("response_type", "code"), ("client_id", client.id), ("redirect_uri", "https://client.example/cb"),

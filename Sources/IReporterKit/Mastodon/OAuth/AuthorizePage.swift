@@ -11,6 +11,11 @@ struct AuthorizePage {
         case code(String)
         /// A request we cannot trust, or an error the app could not be sent.
         case refused(String)
+        /// A request the app got wrong: the error, and a link that takes it
+        /// back to the app, followed only if the person chooses (anyone may
+        /// register an app with any redirect URI: sent there at once, the
+        /// page would be an open redirector, RFC 9700 §4.11.2).
+        case failed(String, returnTo: String)
     }
 
     let step: Step
@@ -41,6 +46,13 @@ struct AuthorizePage {
             page += "<p>Copy this code into the app:</p>\n<p><output><code>\(Markup.escaped(code))</code></output></p>\n"
         case .refused(let reason):
             page += "<p role=\"alert\">\(Markup.escaped(reason))</p>\n"
+        case .failed(let reason, let returnTo):
+            page += "<p role=\"alert\">\(Markup.escaped(reason))</p>\n"
+            if let request {
+                let destination = request.redirectURI
+                page += "<p><a href=\"\(Markup.escaped(returnTo))\">Return to \(Markup.escaped(request.app.name))</a> "
+                    + "(<code>\(Markup.escaped(destination))</code>)</p>\n"
+            }
         }
         return Array((page + "</main></body></html>\n").utf8)
     }
@@ -49,7 +61,7 @@ struct AuthorizePage {
         switch step {
         case .login, .consent: "Authorize \(request?.app.name ?? "an app")"
         case .code: "Authorization code"
-        case .refused: "This authorization cannot be given"
+        case .refused, .failed: "This authorization cannot be given"
         }
     }
 

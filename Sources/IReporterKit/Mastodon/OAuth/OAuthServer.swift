@@ -91,7 +91,8 @@ public struct OAuthServer {
         /// The client or the redirect URI is not one we can trust: said on
         /// our own page, never by sending the browser anywhere (RFC 6749 §4.1.2.1).
         case refused(String)
-        /// The rest: sent back to the app's redirect URI as `error=`.
+        /// The rest, the app's mistakes: told on our page, with a link back
+        /// to the app's redirect URI carrying `error=` (`AuthorizePage.Step.failed`).
         case redirected(OAuthError, AuthorizationRequest)
     }
 
