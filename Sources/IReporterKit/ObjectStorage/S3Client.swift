@@ -32,8 +32,10 @@ public final class S3Client {
     /// An object of a listing.
     public struct Listed: Equatable, Sendable {
         public let key: String
-        /// Its last write, seconds since 1970 (0 when the store did not say).
-        public let modified: Int
+        /// Its last write, seconds since 1970; nil when the store did not
+        /// say, or not as a time of this era: the repair then never takes
+        /// the object for an old one (it may be an upload not committed yet).
+        public let modified: Int?
     }
 
     /// The objects whose keys start with `prefix`, in S3's order (bytewise),

@@ -20,7 +20,7 @@ enum S3XML {
         var page = ListPage(objects: [], continuation: nil)
         for object in root.children("Contents") {
             guard let key = object.childText("Key") else { throw XMLError(code: 0, message: "an object without a <Key>") }
-            page.objects.append(S3Client.Listed(key: key, modified: object.childText("LastModified").flatMap(seconds) ?? 0))
+            page.objects.append(S3Client.Listed(key: key, modified: object.childText("LastModified").flatMap(seconds)))
         }
         if root.childText("IsTruncated") == "true" {
             guard let next = root.childText("NextContinuationToken"), !next.isEmpty else {
@@ -42,7 +42,9 @@ enum S3XML {
     /// seconds since 1970.
     static func seconds(_ time: String) -> Int? {
         let parts = time.split(whereSeparator: { "-T:.Z".contains($0) }).prefix(6).compactMap { Int($0) }
-        guard parts.count == 6 else { return nil }
+        // The store's text: a year of 20 digits must not trap Int32's conversion.
+        guard parts.count == 6, (1970...9999).contains(parts[0]), (1...12).contains(parts[1]), (1...31).contains(parts[2]),
+              (0...23).contains(parts[3]), (0...59).contains(parts[4]), (0...60).contains(parts[5]) else { return nil }
         var fields = tm()
         (fields.tm_year, fields.tm_mon, fields.tm_mday) = (Int32(parts[0] - 1900), Int32(parts[1] - 1), Int32(parts[2]))
         (fields.tm_hour, fields.tm_min, fields.tm_sec) = (Int32(parts[3]), Int32(parts[4]), Int32(parts[5]))

@@ -30,5 +30,8 @@ struct S3PhotoKeysTests {
         #expect(S3XML.seconds("1970-01-01T00:00:00.000Z") == 0)
         #expect(S3XML.seconds("2026-12-01T19:40:25.000Z") == 1_796_154_025)
         #expect(S3XML.seconds("yesterday") == nil)
+        #expect(S3XML.seconds("99999999999999999-12-01T19:40:25.000Z") == nil, "a year beyond Int32 (it trapped)")
+        #expect(S3XML.seconds("2026-13-01T19:40:25.000Z") == nil)
+        #expect(S3XML.seconds("2026-12-01T19:40:25+00:00") == nil, "S3 writes Z; another form is not guessed at")
     }
 }

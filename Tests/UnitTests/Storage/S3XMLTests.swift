@@ -53,6 +53,14 @@ struct S3XMLTests {
         #expect(try S3XML.listing(Array(empty.utf8)) == S3XML.ListPage(objects: [], continuation: nil))
     }
 
+    /// The repair sets aside objects without a row that are old enough: one
+    /// whose age the store did not say is never taken for an old one.
+    @Test func anObjectWithoutItsTimeHasNone() throws {
+        let body = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>upload/8.jpg</Key></Contents>"
+            + "<Contents><Key>upload/9.jpg</Key><LastModified>Tue, 01 Dec 2026 19:40:25 GMT</LastModified></Contents></ListBucketResult>"
+        #expect(try S3XML.listing(Array(body.utf8)).objects == [.init(key: "upload/8.jpg", modified: nil), .init(key: "upload/9.jpg", modified: nil)])
+    }
+
     @Test func aTruncatedListingWithoutItsTokenIsAnError() {
         let body = "<ListBucketResult><IsTruncated>true</IsTruncated><Contents><Key>a</Key></Contents></ListBucketResult>"
         #expect(throws: XMLError.self) { try S3XML.listing(Array(body.utf8)) }
