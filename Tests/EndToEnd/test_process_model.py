@@ -659,6 +659,30 @@ def test_repair_under_uploads_calls_no_photo_missing(start_server, module_env):
         assert " 0 files without a row" in summary and " 0 rows without a photo file" in summary, text
 
 
+def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env):
+    """The supervisor's sweep (at start, then every 10 minutes) removes the
+    Mastodon API's media left waiting a day, with their files, and media
+    files no row names once they are older than any row: on a server nobody
+    uploads media to as well."""
+    db = module_env["db"]
+    upload_dir, _ = servers.app_dirs(module_env["dir"])
+    two_days_ago = int(time.time()) - 2 * 86400
+    stale, orphan, young = upload_dir / ".media-stale", upload_dir / ".media-orphan", upload_dir / ".media-young"
+    for f in (stale, orphan, young):
+        f.write_bytes(servers.small_photo())
+    os.utime(orphan, (two_days_ago, two_days_ago))
+    db.sql("INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
+           f"VALUES (1, '.media-stale', 8, 8, '', '', {two_days_ago}), (1, '.media-young', 8, 8, '', '', {int(time.time())});")
+    try:
+        start_server(workers=1)
+        servers.wait_for(lambda: not stale.exists() and not orphan.exists(), 20, what="the media sweep")
+        assert db.sql("SELECT file FROM media_attachments").split() == [".media-young"]
+        assert young.exists()
+    finally:
+        db.sql("DELETE FROM media_attachments;")
+        young.unlink(missing_ok=True)
+
+
 def test_json_log_lines_hold_any_username_and_the_level_drops_info(start_server, module_env):
     """log_format = json: every line of both logs is one JSON object, a
     hostile username included; log_level = warning keeps the failed login

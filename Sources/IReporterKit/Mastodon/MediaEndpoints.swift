@@ -92,7 +92,8 @@ struct MediaEndpoints: MastodonEndpoints {
         }
         let description = try Self.description(call.parameters)
         let focus = try Self.focus(call.parameters)
-        try sweep(services)
+        try PendingMediaSweep(media: services.media, spoolDirectory: services.photoFiles.spoolDirectory, now: services.now())
+            .removeStale(limit: 8)
         guard try services.media.pendingCount(userID: user.id) < Self.maxPending else {
             throw MastodonError(status: 422, message: "Validation failed: \(Self.maxPending) photos are waiting for a post already")
         }
@@ -159,17 +160,6 @@ struct MediaEndpoints: MastodonEndpoints {
         return converted.path
     }
 
-    /// Removes a few media left waiting longer than a day, with their files.
-    private func sweep(_ services: AppServices) throws {
-        let stale = try services.media.pendingCreated(before: services.now() - Self.pendingSeconds, limit: 8)
-        guard !stale.isEmpty else { return }
-        let directory = services.photoFiles.spoolDirectory
-        for media in stale {
-            unlink("\(directory)/\(media.file)")
-            unlink("\(directory)/\(media.file)\(Self.heldSuffix)")  // a post's worker killed
-            try services.media.removePending(id: media.id)
-        }
-    }
 
     /// Posts the pending media `mediaID` through `upload` with `title`:
     /// the new photo's id. Its file is claimed first (renamed: a second
