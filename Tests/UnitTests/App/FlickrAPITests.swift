@@ -72,6 +72,8 @@ struct FlickrAPITests {
         _ = try phone.photos.add(userID: 1, title: Array("sunset again".utf8), publish: { _ in }, unpublish: { _ in })
         #expect(search().contains(#""total":1,"#), "kept: nothing went through the installation")
         #expect(search(["api_key": "another", "oauth_nonce": "x"]).contains(#""total":1,"#), "the key is not the question")
+        #expect(search(["pad": String(repeating: "x", count: 1000)]).contains(#""total":1,"#),
+                "a parameter no list reads is not the question (nor a key of its size in the cache)")
         #expect(search(["per_page": "10"]).contains(#""total":2,"#), "another question")
         phone.counters.bumpStreamGeneration() // what an upload through any worker does
         #expect(search().contains(#""total":2,"#))
@@ -226,6 +228,31 @@ struct FlickrAPITests {
         #expect(far.body.hasPrefix(#"{"photos":{"page":2,"pages":2,"perpage":2,"total":3,"photo":[{"id":"2""#))
         let past = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "9999", "format": "json", "nojsoncallback": "1"])
         #expect(past.body == #"{"photos":{"page":4000,"pages":1,"perpage":100,"total":1,"photo":[]},"stat":"ok"}"#)
+    }
+
+    /// Relevance ranks the newest `relevanceWindow` matches: `total` and
+    /// `pages` promise no page beyond them (a client walking the pages
+    /// would meet empty ones and stop short).
+    @Test func relevancePagesEndWhereItsWindowEnds() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for index in 0..<(PhotoSearchQuery.relevanceWindow + 10) {
+            _ = try phone.photos.add(userID: 1, title: Array("photo \(index)".utf8), publish: { _ in }, unpublish: { _ in })
+        }
+        let list = ["method": "flickr.photos.getRecent", "per_page": "100", "format": "json", "nojsoncallback": "1"]
+        #expect(call(phone, list).body.hasPrefix(#"{"photos":{"page":1,"pages":6,"perpage":100,"total":510,"#))
+        let relevant = list.merging(["sort": "relevance", "page": "5"]) { $1 }
+        #expect(call(phone, relevant).body.hasPrefix(#"{"photos":{"page":5,"pages":5,"perpage":100,"total":500,"photo":[{"#))
+    }
+
+    /// A date of spaces alone split into nothing, and its first part was read (a trap).
+    @Test func anUploadDateOfSpacesIsIgnored() throws {
+        let phone = try phone()
+        for date in [" ", "   "] {
+            let answer = call(phone, ["method": "flickr.photos.search", "text": "zoe", "min_upload_date": date, "max_upload_date": date,
+                                      "format": "json", "nojsoncallback": "1"])
+            #expect(answer.body.hasPrefix(#"{"photos":{"page":1,"pages":1,"perpage":100,"total":1,"#))
+        }
     }
 
     @Test func apiKeysFromAListWhenTheOperatorSetsOne() throws {

@@ -24,12 +24,23 @@ public final class FlickrAPI {
     /// The last request's error, if it failed (the access log's outcome).
     public private(set) var lastFailure: FlickrError?
 
-    /// What a list's answer depends on: the parameters (format and callback
-    /// included) and where the photos are served.
+    /// What a list's answer depends on: the parameters the list methods
+    /// and the formats read (`answerParameters`), and where the photos are
+    /// served. Only those: a request's other parameters, of any size, made
+    /// keys the cache's byte limit did not count (a megabyte each).
     private struct ListQuestion: Hashable {
         var parameters: [String: [UInt8]]
         var siteURL: String
+
+        init(_ parameters: [String: [UInt8]], siteURL: String) {
+            self.parameters = parameters.filter { FlickrAPI.answerParameters.contains($0.key) }
+            self.siteURL = siteURL
+        }
     }
+
+    /// Every parameter a list's answer is made from (`FlickrCall`, `FlickrFormat`).
+    static let answerParameters: Set<String> = ["method", "text", "user_id", "min_upload_date", "max_upload_date", "sort",
+                                                "page", "per_page", "extras", "format", "nojsoncallback", "jsoncallback"]
 
     public init(services: AppServices, apiKeys: Set<String> = []) {
         search = services.search
@@ -69,9 +80,7 @@ public final class FlickrAPI {
         guard FlickrMethod(rawValue: method)?.keepsAnswers == true else {
             return Response(contentType: format.contentType, body: format.body(noting(answer(parameters, siteURL: siteURL))))
         }
-        // The key (checked above) and OAuth's signature, nonce and time change nothing in the answer.
-        let question = ListQuestion(parameters: parameters.filter { $0.key != "api_key" && !$0.key.hasPrefix("oauth_") },
-                                    siteURL: siteURL)
+        let question = ListQuestion(parameters, siteURL: siteURL)
         return Response(contentType: format.contentType, body: answers.answer(for: question) {
             let result = noting(answer(parameters, siteURL: siteURL))
             if case .failure = result { return (format.body(result), keep: false) }
@@ -144,7 +153,9 @@ public final class FlickrAPI {
         let found = offset >= Self.maxResults ? [] : try search.search(
             PhotoSearchQuery(terms: terms, scope: scope, order: call.isRelevance ? .relevance : .newest,
                              offset: offset, limit: min(perPage, Self.maxResults - offset)))
-        let total = try search.countMatches(terms: terms, scope: scope, cap: Self.maxResults)
+        // Relevance ranks the newest matches only: no page promised beyond them.
+        let total = try search.countMatches(terms: terms, scope: scope,
+                                            cap: call.isRelevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
                              children: try described(found).map(call.listed), list: "photo")

@@ -72,7 +72,9 @@ struct FlickrCall {
         guard let value = text(name) else { return nil }
         if let seconds = wholeNumber(name) { return seconds }
         let parts = value.split(separator: " ", maxSplits: 1)
-        let day = parts[0].split(separator: "-", omittingEmptySubsequences: false).map { Int32($0) }
+        // Spaces alone split into nothing.
+        guard let first = parts.first else { return nil }
+        let day = first.split(separator: "-", omittingEmptySubsequences: false).map { Int32($0) }
         let time = parts.count == 2 ? parts[1].split(separator: ":", omittingEmptySubsequences: false).map { Int32($0) }
                                     : [0, 0, 0]
         guard day.count == 3, time.count == 3, let year = day[0], let month = day[1], let date = day[2],

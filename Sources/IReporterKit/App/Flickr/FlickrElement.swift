@@ -93,15 +93,22 @@ public struct FlickrElement: Sendable, Equatable {
             key("_content")
             Self.json(content, into: &out)
         }
-        var done = Set<String>()
         if let list, !children.contains(where: { $0.name == list }) {
             key(list)
             out += Array("[]".utf8)
         }
-        for child in children where !done.contains(child.name) {
-            done.insert(child.name)
+        // The children by name, in the order of each name's first, in one
+        // pass (a filter per child was quadratic: echo has one per parameter).
+        var named: [String: [FlickrElement]] = [:]
+        var names: [String] = []
+        for child in children {
+            if named[child.name] == nil { names.append(child.name) }
+            named[child.name, default: []].append(child)
+        }
+        for name in names {
+            let named = named[name] ?? []
+            let child = named[0]
             key(child.name)
-            let named = children.filter { $0.name == child.name }
             if child.name == list {
                 out.append(UInt8(ascii: "["))
                 for (index, element) in named.enumerated() {
