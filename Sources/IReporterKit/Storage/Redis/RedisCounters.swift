@@ -132,11 +132,15 @@ extension CounterEntry {
 /// this host's monotonic clock: one time for all the hosts counting in
 /// Redis (their own clocks may disagree by seconds), that does not jump
 /// when this host's clock is set, at no round trip per reading. It never
-/// goes back. When Redis cannot be reached it goes on from its last reading
-/// (before any, from this host's clock) and asks again a minute later: the
-/// counters' next command fails anyway, and is not made to wait twice.
+/// goes back, but once. When Redis cannot be reached it goes on from its
+/// last reading and asks again a minute later: the counters' next command
+/// fails anyway, and is not made to wait twice. Before any reading it gives
+/// this host's clock and asks again a second later; the first reading then
+/// replaces it, even behind it (kept as a floor, a host clock ahead of
+/// Redis's stopped this worker's time, and the blocks and windows with it).
 public final class RedisServerClock: TimeSource {
     static let rereadMillis: Int64 = 60_000
+    static let retryMillis: Int64 = 1000
 
     private struct Reading {
         var server: Int64
@@ -144,26 +148,35 @@ public final class RedisServerClock: TimeSource {
         /// When Redis was last asked (answered or not): once a minute at most.
         var asked: Int64
         var lastAnswer: Int64 = 0
+        /// False: this host's clock, before Redis gave any reading.
+        var isServers = true
     }
 
-    private let connection: Mutex<RedisConnection>
+    private let readServer: @Sendable () throws -> Int64
     private let reading = Mutex<Reading?>(nil)
     private let local: any TimeSource
 
-    public init(settings: RedisSettings, local: any TimeSource = MonotonicClock()) {
-        connection = Mutex(RedisConnection(settings: settings))
+    public convenience init(settings: RedisSettings, local: any TimeSource = MonotonicClock()) {
+        let time = RedisTime(settings: settings)
+        self.init(local: local) { try time.millis() }
+    }
+
+    /// `readServer`: Redis's `TIME` in milliseconds (a test gives its own).
+    init(local: any TimeSource, readServer: @escaping @Sendable () throws -> Int64) {
         self.local = local
+        self.readServer = readServer
     }
 
     public var now: Instant {
         let localNow = local.now.millis
-        let due = reading.withLock { $0.map { localNow - $0.asked >= Self.rereadMillis } ?? true }
-        let fresh = due ? try? serverMillis() : nil
+        let due = reading.withLock { $0.map { localNow - $0.asked >= ($0.isServers ? Self.rereadMillis : Self.retryMillis) } ?? true }
+        let fresh = due ? try? readServer() : nil
         return reading.withLock { reading in
             if let fresh {
-                reading = Reading(server: fresh, local: localNow, asked: localNow, lastAnswer: reading?.lastAnswer ?? 0)
+                let floor = reading.map { $0.isServers ? $0.lastAnswer : 0 } ?? 0
+                reading = Reading(server: fresh, local: localNow, asked: localNow, lastAnswer: floor)
             } else if due {
-                reading = reading ?? Reading(server: Self.wallClockMillis(), local: localNow, asked: localNow)
+                reading = reading ?? Reading(server: Self.wallClockMillis(), local: localNow, asked: localNow, isServers: false)
                 reading!.asked = localNow
             }
             let answer = max(reading!.lastAnswer, reading!.server + localNow - reading!.local)
@@ -172,7 +185,20 @@ public final class RedisServerClock: TimeSource {
         }
     }
 
-    private func serverMillis() throws(RedisError) -> Int64 {
+    private static func wallClockMillis() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
+
+/// Redis's `TIME` in milliseconds, on a connection of its own.
+private final class RedisTime: Sendable {
+    private let connection: Mutex<RedisConnection>
+
+    init(settings: RedisSettings) { connection = Mutex(RedisConnection(settings: settings)) }
+
+    func millis() throws(RedisError) -> Int64 {
         try connection.withLock { redis throws(RedisError) in
             let reply = try redis.command("TIME")
             guard case .array(let parts) = reply, parts.count == 2,
@@ -182,11 +208,5 @@ public final class RedisServerClock: TimeSource {
             }
             return seconds * 1000 + micros / 1000
         }
-    }
-
-    private static func wallClockMillis() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
