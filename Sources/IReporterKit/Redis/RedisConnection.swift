@@ -37,7 +37,9 @@ public final class RedisConnection {
 
     /// Runs `body`, whose commands go over this connection; when the
     /// connection turns out to be lost, `body` runs once more on a new one
-    /// (so it must be safe to repeat: a WATCH … EXEC transaction is).
+    /// (so it must be safe to repeat after a command that never reached
+    /// Redis). Not after a reply that did not come in time: the command may
+    /// have run, and a count would count twice, a lock be asked for again.
     public func reconnectingOnce<T>(_ body: () throws(RedisError) -> T) throws(RedisError) -> T {
         let outer = inRetryBlock
         inRetryBlock = true
@@ -45,7 +47,7 @@ public final class RedisConnection {
         if outer { return try body() }
         do {
             return try body()
-        } catch where error.isConnectionLost {
+        } catch where error.isConnectionLost && !error.isReplyTimeout {
             disconnect()
             return try body()
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CHiredis
 
 /// A failure talking to Redis: hiredis's own error (its `REDIS_ERR_*` code
@@ -35,6 +38,12 @@ public struct RedisError: Error, CustomStringConvertible, Sendable {
         case .unexpectedReply: "unexpected reply"
         }
         return "Redis \(place): \(origin): \(message)"
+    }
+
+    /// No reply within `redis_timeout_ms` (hiredis's I/O error of a socket
+    /// timeout): the command was sent, and may have run.
+    public var isReplyTimeout: Bool {
+        code == .library(REDIS_ERR_IO) && [EAGAIN, ETIMEDOUT].contains { message == String(cString: strerror($0)) }
     }
 
     /// The connection is unusable (server gone or restarting, a timeout,
