@@ -45,12 +45,18 @@ public final class S3Client {
     }
 
     /// Every object under `prefix`, a page at a time (each page continuing
-    /// where the store said the last one stopped, until it says no more follow).
+    /// where the store said the last one stopped, until it says no more
+    /// follow). A store that names the same place again would be listed
+    /// forever: that is an error.
     public func forEachObject(prefix: String, pageSize: Int = 1000, _ body: (Listed) throws -> Void) throws {
         var continuation: String?
         repeat {
             let page = try page(prefix: prefix, continuation: continuation, limit: pageSize)
             for object in page.objects { try body(object) }
+            if let next = page.continuation, next == continuation {
+                throw S3Error(inconsistent: "the listing goes on from where it was already (continuation \(next))",
+                              request: "GET \(settings.place)/?prefix=\(prefix)")
+            }
             continuation = page.continuation
         } while continuation != nil
     }

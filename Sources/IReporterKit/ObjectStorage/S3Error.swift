@@ -6,6 +6,8 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
         case transfer(UInt32)
         case status(Int, code: String)
         case unreadableAnswer(xmlCode: Int32)
+        /// Answers that read well but cannot be so (a listing going back to where it was).
+        case inconsistentAnswer
     }
 
     public let code: Code
@@ -32,6 +34,11 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
         unreachable = false
     }
 
+    init(inconsistent message: String, request: String) {
+        (code, self.message, self.request) = (.inconsistentAnswer, message, request)
+        unreachable = false
+    }
+
     /// The store could not be reached, or failed on its side (5xx): the
     /// same request may work later.
     public let unreachable: Bool
@@ -40,6 +47,7 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
         switch code {
         case .transfer: "S3 \(request): \(message)"
         case .unreadableAnswer(let xmlCode): "S3 \(request): an answer the client cannot read (XML error \(xmlCode)): \(message)"
+        case .inconsistentAnswer: "S3 \(request): \(message)"
         case .status(let status, let name): "S3 \(request): HTTP \(status) \(name.isEmpty ? "" : name + ": ")\(message)"
         }
     }
