@@ -665,7 +665,7 @@ def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env)
     files no row names once they are older than any row: on a server nobody
     uploads media to as well."""
     db = module_env["db"]
-    upload_dir, _ = servers.app_dirs(module_env["dir"])
+    upload_dir, session_dir = servers.app_dirs(module_env["dir"])
     two_days_ago = int(time.time()) - 2 * 86400
     stale, orphan, young = upload_dir / ".media-stale", upload_dir / ".media-orphan", upload_dir / ".media-young"
     for f in (stale, orphan, young):
@@ -674,7 +674,8 @@ def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env)
     db.sql("INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
            f"VALUES (1, '.media-stale', 8, 8, '', '', {two_days_ago}), (1, '.media-young', 8, 8, '', '', {int(time.time())});")
     try:
-        start_server(workers=1)
+        # A state of its own: the installation's sweeps run once in 10 minutes, and this module's servers swept.
+        start_server(workers=1, shared_state_file=str(session_dir / "media-sweep.state"))
         servers.wait_for(lambda: not stale.exists() and not orphan.exists(), 20, what="the media sweep")
         assert db.sql("SELECT file FROM media_attachments").split() == [".media-young"]
         assert young.exists()

@@ -257,8 +257,8 @@ final class Supervisor {
     /// any request can be are touched; files without a row are set aside
     /// (`.removed/`), rows without a file only reported (`ireporter repair
     /// --yes` sets them aside); nothing at all when it looks like a wrong
-    /// path (see `PhotoRepair`). Then the Mastodon API's media never posted
-    /// (`PendingMediaSweep`).
+    /// path (see `PhotoRepair`). The Mastodon API's media never posted
+    /// go first (`PendingMediaSweep`).
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -271,6 +271,18 @@ final class Supervisor {
         sigemptyset(&terminate)
         sigaddset(&terminate, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
+        // First: a few queries, where the folder's listing may take minutes.
+        do {
+            let media = MariaDBMediaStore(database: DatabaseConnection(settings: configuration.database))
+            let swept = try PendingMediaSweep(media: media, spoolDirectory: configuration.uploadDirectory, now: wallClock.unixSeconds).run()
+            if swept.media + swept.files > 0 {
+                Log.info("removed \(swept.media) media never posted and \(swept.files) media files without a row")
+            }
+        } catch let error as DatabaseError where error.code == .noSuchTable {
+            // Before migration 011 there are no media.
+        } catch {
+            Log.warning("sweep of the media never posted skipped: \(error)")
+        }
         let repair = configuration.uploadRepair()
         do {
             let report = try repair.run(graceSeconds: graceSeconds, actions: PhotoRepair.Actions(setAsideFiles: true), progress: nil)
@@ -285,17 +297,6 @@ final class Supervisor {
             }
         } catch {
             Log.warning("sweep of the upload folder skipped: \(error)")
-        }
-        do {
-            let media = MariaDBMediaStore(database: DatabaseConnection(settings: configuration.database))
-            let swept = try PendingMediaSweep(media: media, spoolDirectory: configuration.uploadDirectory, now: wallClock.unixSeconds).run()
-            if swept.media + swept.files > 0 {
-                Log.info("removed \(swept.media) media never posted and \(swept.files) media files without a row")
-            }
-        } catch let error as DatabaseError where error.code == .noSuchTable {
-            // Before migration 011 there are no media.
-        } catch {
-            Log.warning("sweep of the media never posted skipped: \(error)")
         }
         _exit(0)
     }
