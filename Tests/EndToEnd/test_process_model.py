@@ -271,6 +271,8 @@ def test_sigterm_finishes_requests_in_flight(start_server, module_env):
         server.proc.send_signal(signal.SIGTERM)
         # The supervisor removes its socket's path, then tells the workers.
         servers.wait_for(lambda: not server.socket_path.exists(), 5, what="the supervisor to take the SIGTERM")
+        # A reload asked for meanwhile changes nothing: no new workers, the old ones keep their drain.
+        server.proc.send_signal(signal.SIGUSR2)
         answers = [u.finish(send_rest=True) for u in uploads]
         server.proc.wait(15)
         took = time.monotonic() - t0
@@ -279,6 +281,7 @@ def test_sigterm_finishes_requests_in_flight(start_server, module_env):
     report = f"uploads: {answers}\nqueued: {waiting}\n" + logs(server, module_env["apache"])
     assert all(a[0] == 200 and a[1] == servers.SUCCESS for a in answers), report
     assert took < 10, report
+    assert "reloaded:" not in servers.tail(server.log_path), report
     server.proc = None
     # Photos stored completely (thumbnails too) before the server left.
     stored = titles_in_stream_from_db(module_env)
@@ -657,6 +660,32 @@ def test_repair_under_uploads_calls_no_photo_missing(start_server, module_env):
         summary = next(line for line in text.splitlines() if " rows, " in line)
         assert int(summary.split(" rows,")[0]) >= 5000, summary
         assert " 0 files without a row" in summary and " 0 rows without a photo file" in summary, text
+
+
+def test_a_worker_a_failed_fork_did_not_start_is_started_once_one_works(start_server, module_env):
+    """A fork that fails (the user's process limit, memory short after the
+    OOM killer took a worker) leaves the pool short only until a fork works
+    again: the supervisor tries each second, and says so once."""
+    server = start_server(workers=2)
+    supervisor = server.proc.pid
+    victim = next(iter(pool(server)["pids"]))
+    offset = server.log_path.stat().st_size
+    # www-data (the server's user) has processes already: no fork of its passes a soft limit of 1.
+    # Set as www-data: a soft limit is the process owner's to move below the hard one.
+    def soft_nproc(limit: str) -> str:
+        as_owner = ["runuser", "-u", "www-data", "--", "prlimit", f"--pid={supervisor}"]
+        before = subprocess.run(as_owner + ["--nproc", "--output=SOFT", "--noheadings"], check=True, timeout=10,
+                                capture_output=True, text=True).stdout.strip()
+        subprocess.run(as_owner + [f"--nproc={limit}:"], check=True, timeout=10)
+        return before
+    before = soft_nproc("1")
+    try:
+        os.kill(victim, signal.SIGKILL)
+        servers.wait_for(lambda: logged_since(server, offset, "fork failed"), 10, what="the fork refused")
+    finally:
+        soft_nproc(before)
+    servers.wait_for(lambda: pool(server)["idle"] == 2, 10, what="the pool refilled")
+    assert logged_since(server, offset, "worker processes start again")
 
 
 def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env):

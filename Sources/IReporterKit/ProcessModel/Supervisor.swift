@@ -23,6 +23,11 @@ final class Supervisor {
     private var stopDeadline: Int64 = 0
     private var lastSweep: Int64 = 0
     private var recentCrashes: [Int64] = []
+    /// No worker or refresher is started before this (`clock` millis): a
+    /// run of crashes must not become a fork loop.
+    private var respawnNotBefore: Int64 = 0
+    /// A fork failed and none has succeeded since (logged once).
+    private var forkFailing = false
     /// The `RefresherProcess` (0: none running).
     private var refresher: pid_t = 0
     /// Deadlines, timeouts and the sweeps' interval; the workers time their
@@ -52,8 +57,7 @@ final class Supervisor {
         pthread_sigmask(SIG_BLOCK, &handled, nil)
 
         removeStreamAnswer()
-        for _ in 0..<configuration.workers { spawnWorker() }
-        spawnRefresher()
+        topUp()
         Log.info("ireporter \(Server.version) serving with \(configuration.workers) worker processes on \(listenDescription)")
 
         while true {
@@ -74,6 +78,7 @@ final class Supervisor {
                     if refresher != 0 { kill(refresher, SIGTERM) }
                 }
             } else {
+                topUp()
                 enforceRequestTimeout()
                 sweepPeriodically()
             }
@@ -111,6 +116,8 @@ final class Supervisor {
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
             if refresher != 0 { kill(refresher, SIGTERM) }
         case SIGUSR2:
+            // Stopping: new workers would only be stopped again, and the old ones lose their drain.
+            guard !stopping else { return }
             reloadWorkers()
         case SIGUSR1:
             if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
@@ -145,19 +152,31 @@ final class Supervisor {
         }
         let old = scoreboard.occupied
         generation += 1
-        for _ in 0..<configuration.workers { spawnWorker() }
-        for (_, slot) in old { kill(slot.pid, SIGQUIT) }
-        // The old one finishes its refresh and leaves unwatched.
+        // The old refresher finishes its refresh and leaves unwatched.
         if refresher != 0 { kill(refresher, SIGTERM) }
         refresher = 0
-        spawnRefresher()
+        topUp()
+        for (_, slot) in old { kill(slot.pid, SIGQUIT) }
         Log.info("reloaded: \(configuration.workers) new worker processes, \(old.count) old ones finishing")
     }
 
-    private func spawnWorker() {
+    /// Starts the workers the current generation lacks (one that died, one
+    /// a failed fork or a full scoreboard never started: tried again each
+    /// second) and the refresher, unless a run of crashes holds them back.
+    private func topUp() {
+        guard !stopping, clock.now.millis >= respawnNotBefore else { return }
+        let running = scoreboard.occupied.count { $0.1.generation == generation }
+        for _ in 0..<max(configuration.workers - running, 0) {
+            guard spawnWorker() else { break }
+        }
+        if refresher == 0 { spawnRefresher() }
+    }
+
+    /// Whether the worker was started; a failure is logged once until one is.
+    private func spawnWorker() -> Bool {
         guard let slot = scoreboard.freeSlot() else {
-            Log.error("no free worker slot (at most \(Scoreboard.maxSlots))")
-            return
+            noteForkFailure("no free worker slot (at most \(Scoreboard.maxSlots))")
+            return false
         }
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
                                   readyPath: configuration.readyPath,
@@ -175,10 +194,21 @@ final class Supervisor {
                               shared: shared, operatorPages: pages, clock: clock)
         }
         guard pid > 0 else {
-            Log.error("fork failed: \(String(cString: strerror(errno)))")
-            return
+            noteForkFailure("fork failed: \(String(cString: strerror(errno)))")
+            return false
         }
         scoreboard.claim(slot, pid: pid, generation: generation)
+        if forkFailing {
+            forkFailing = false
+            Log.info("worker processes start again")
+        }
+        return true
+    }
+
+    private func noteForkFailure(_ message: String) {
+        guard !forkFailing else { return }
+        forkFailing = true
+        Log.error("\(message): the workers missing are started as soon as they can be (tried each second)")
     }
 
     /// The `RefresherProcess`, when the workers keep answers for each other
@@ -193,7 +223,7 @@ final class Supervisor {
             RefresherProcess.run(configuration: configuration, shared: shared)
         }
         guard pid > 0 else {
-            Log.error("fork failed: \(String(cString: strerror(errno)))")
+            noteForkFailure("fork failed: \(String(cString: strerror(errno)))")
             return
         }
         refresher = pid
@@ -212,8 +242,7 @@ final class Supervisor {
                     Log.error("the answer refresher \(pid) " + (status & 0x7F != 0 ? "was killed by signal \(status & 0x7F)"
                                                                                  : "exited with status \((status >> 8) & 0xFF)"))
                 }
-                throttleRespawn()
-                spawnRefresher()
+                noteCrash()  // started again by `topUp`
                 continue
             }
             guard let index = scoreboard.index(of: pid) else { continue }
@@ -227,18 +256,19 @@ final class Supervisor {
                 Log.error("worker \(pid) " + (signalled != 0 ? "was killed by signal \(signalled)" : "exited with status \(exitCode)")
                           + (slot.state == .busy ? " while serving a request" : ""))
             }
-            guard !stopping, slot.generation == generation else { continue }
-            if abnormal { throttleRespawn() }
-            spawnWorker()
+            // Replaced by `topUp`, at once unless crashes hold it back.
+            if abnormal && !stopping && slot.generation == generation { noteCrash() }
         }
     }
 
     /// A worker that dies at once (a bad configuration, the database's
-    /// library failing) must not become a fork loop.
-    private func throttleRespawn() {
+    /// library failing) must not become a fork loop: past 10 crashes in 10 s
+    /// the next start waits half a second, while the supervisor goes on
+    /// watching signals and timeouts (it slept through them).
+    private func noteCrash() {
         let now = clock.now.millis
         recentCrashes = recentCrashes.filter { now - $0 < 10_000 } + [now]
-        if recentCrashes.count > 10 { usleep(500_000) }
+        if recentCrashes.count > 10 { respawnNotBefore = now + 500 }
     }
 
     private func enforceRequestTimeout() {
