@@ -44,6 +44,17 @@ struct ReplicaIntegrationTests {
         try root.command("START SLAVE")
     }
 
+    /// A replica (or a lone primary) gone from the network acknowledges
+    /// nothing: its connection is dropped after the connect timeout of
+    /// unacknowledged data, as a cluster node's, not the 30 s read timeout.
+    @Test func replicaAndPrimaryConnectionsDropUnacknowledgedDataAfterTheConnectTimeout() throws {
+        for settings in [try pair.settings(replica: true), try pair.settings()] {
+            let connection = DatabaseConnection(settings: settings)
+            _ = try connection.query("SELECT 1")
+            #expect(connection.unacknowledgedDataTimeoutMillis == settings.connectTimeoutSeconds * 1000)
+        }
+    }
+
     @Test func aWritersNextReadWaitsForTheReplicaAndSeesTheWrite() throws {
         let (reads, photos, user) = try setUp(waitMillis: 5000)
         try setDelay(seconds: 1)

@@ -353,22 +353,38 @@ public final class DatabaseConnection {
             mysql_close(connection)
             throw error
         }
-        if node != nil { Self.dropWhenUnacknowledged(connection, afterSeconds: settings.connectTimeoutSeconds) }
+        Self.dropWhenUnacknowledged(connection, afterSeconds: settings.connectTimeoutSeconds)
         return connection
     }
 
-    /// A cluster node cut off by the network acknowledges nothing, and a
-    /// statement sent to it would hold the worker until the read timeout
-    /// (or until the network heals). The kernel drops such a connection
-    /// once sent data has waited this long for an acknowledgement (a busy
-    /// node still acknowledges at once), so the statement fails as a lost
-    /// connection and runs again on another node.
+    /// A server cut off by the network (a cluster node, a replica, the one
+    /// primary) acknowledges nothing, and a statement sent to it would hold
+    /// the worker until the read timeout (or until the network heals). The
+    /// kernel drops such a connection once sent data has waited this long
+    /// for an acknowledgement (a busy server still acknowledges at once),
+    /// so the statement fails as a lost connection: it runs again on
+    /// another node, reads go to the primary, or the answer says so. TCP
+    /// only: a Unix socket's peer is on this host.
     private static func dropWhenUnacknowledged(_ connection: UnsafeMutablePointer<MYSQL>, afterSeconds seconds: UInt32) {
-        var milliseconds = seconds * 1000
         let fd = mysql_get_socket(connection)
+        var domain: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0, domain == AF_INET || domain == AF_INET6 else { return }
+        var milliseconds = seconds * 1000
         if setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, socklen_t(MemoryLayout<UInt32>.size)) != 0 {
             Log.warning("database: \(SystemError("setsockopt TCP_USER_TIMEOUT"))")
         }
+    }
+
+    /// The live connection's `TCP_USER_TIMEOUT` in milliseconds; nil
+    /// without a TCP connection (none yet, or a Unix socket).
+    var unacknowledgedDataTimeoutMillis: UInt32? {
+        guard let handle else { return nil }
+        var milliseconds: UInt32 = 0
+        var length = socklen_t(MemoryLayout<UInt32>.size)
+        let fd = mysql_get_socket(handle)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, &length) == 0 else { return nil }
+        return milliseconds
     }
 
     /// Drops the connection (and its statements); the next call reconnects.
