@@ -11,7 +11,7 @@ import PackageDescription
 let mainPackage = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "main"
 let kit = Target.Dependency.product(name: "IReporterKit", package: mainPackage)
 
-let harnesses = ["FuzzMultipart", "FuzzURLEncoded", "FuzzCookies", "FuzzSession", "FuzzStrings", "FuzzJSON", "FuzzJSONRPC", "FuzzImages"]
+let harnesses = ["FuzzMultipart", "FuzzURLEncoded", "FuzzCookies", "FuzzSession", "FuzzStrings", "FuzzJSON", "FuzzJSONRPC", "FuzzImages", "FuzzFlickr"]
 
 let package = Package(
     name: "ireporter-fuzz",

@@ -5,7 +5,7 @@
 #
 #   Fuzz/run.sh [SECONDS_PER_HARNESS] [HARNESS...]     (default 30 s, all)
 #
-# Harnesses: multipart urlencoded cookies session strings json jsonrpc images.
+# Harnesses: multipart urlencoded cookies session strings json jsonrpc images flickr.
 #
 # Environment:
 #   FUZZ_JOBS=N      harnesses run side by side (default 2: the machine's cores)
@@ -26,7 +26,7 @@ FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$FUZZ_DIR"
 SECONDS_PER="${1:-30}"
 shift || true
-ALL=(multipart urlencoded cookies session strings json jsonrpc images)
+ALL=(multipart urlencoded cookies session strings json jsonrpc images flickr)
 if [ "$#" -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=("${ALL[@]}"); fi
 JOBS="${FUZZ_JOBS:-2}"
 WORK="${FUZZ_WORK:-$FUZZ_DIR/.work}"
@@ -38,7 +38,7 @@ case "$SECONDS_PER" in ''|*[!0-9]*) echo "usage: Fuzz/run.sh [SECONDS_PER_HARNES
 target() {
   case "$1" in
     multipart) echo FuzzMultipart ;; urlencoded) echo FuzzURLEncoded ;; cookies) echo FuzzCookies ;;
-    session) echo FuzzSession ;; strings) echo FuzzStrings ;; json) echo FuzzJSON ;; jsonrpc) echo FuzzJSONRPC ;; images) echo FuzzImages ;;
+    session) echo FuzzSession ;; strings) echo FuzzStrings ;; json) echo FuzzJSON ;; jsonrpc) echo FuzzJSONRPC ;; images) echo FuzzImages ;; flickr) echo FuzzFlickr ;;
     *) return 1 ;;
   esac
 }
