@@ -64,14 +64,20 @@ final class Scoreboard: @unchecked Sendable {
         (0..<Self.maxSlots).first { load($0, .state) == State.free.rawValue }
     }
 
-    func claim(_ index: Int, pid: Int32, generation: Int64) {
-        store(index, .pid, Int64(pid))
+    /// Taken for a worker about to be forked, before the fork: the worker
+    /// may accept a request at once, and nothing the supervisor writes after
+    /// the fork may turn its busy slot back (the watchdog skips a starting one).
+    func reserve(_ index: Int, generation: Int64) {
+        store(index, .pid, 0)
         store(index, .generation, generation)
         store(index, .requests, 0)
         store(index, .requestStarted, 0)
         store(index, .preparedStatements, 0)
         store(index, .state, State.starting.rawValue)
     }
+
+    /// The forked worker's pid, once `fork` has told it.
+    func assign(_ index: Int, pid: Int32) { store(index, .pid, Int64(pid)) }
 
     func release(_ index: Int) {
         // A worker that died busy never finished its request (one that died
@@ -89,10 +95,9 @@ final class Scoreboard: @unchecked Sendable {
         store(index, .state, State.accepting.rawValue)
     }
 
-    /// The accept succeeded: a request, counted. The start is stored again:
-    /// a worker forked a moment ago may accept before the supervisor's
-    /// `claim` has run, which resets it (busy must never go with a start of 0:
-    /// the watchdog would take it for a request of hours).
+    /// The accept succeeded: a request, counted. The start is stored again
+    /// (busy must never go with a start of 0: the watchdog would take it
+    /// for a request of hours).
     func markBusy(_ index: Int, startedMillis: Int64) {
         store(index, .requestStarted, startedMillis)
         store(index, .state, State.busy.rawValue)

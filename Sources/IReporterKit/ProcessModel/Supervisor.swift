@@ -30,6 +30,9 @@ final class Supervisor {
     private var forkFailing = false
     /// The `RefresherProcess` (0: none running).
     private var refresher: pid_t = 0
+    /// The process sweeping the upload folder (0: none running): stopped
+    /// and waited for with the workers, so that nothing outlives the server.
+    private var sweeper: pid_t = 0
     /// Deadlines, timeouts and the sweeps' interval; the workers time their
     /// requests on it too (the scoreboard's times are compared across
     /// processes: one host's monotonic clock).
@@ -67,15 +70,15 @@ final class Supervisor {
             reapWorkers()
             if stopping {
                 let remaining = scoreboard.occupied
-                if remaining.isEmpty && refresher == 0 { break }
+                if remaining.isEmpty && refresher == 0 && sweeper == 0 { break }
                 if clock.now.millis > stopDeadline {
                     Log.warning("\(remaining.count) worker(s) still busy after \(configuration.shutdownTimeout) s: killing them")
                     for (_, slot) in remaining { kill(slot.pid, SIGKILL) }
-                    if refresher != 0 { kill(refresher, SIGKILL) }
+                    for helper in [refresher, sweeper] where helper != 0 { kill(helper, SIGKILL) }
                 } else {
                     // Again and again: a worker between two accept() calls may have missed it.
                     for (_, slot) in remaining { kill(slot.pid, SIGTERM) }
-                    if refresher != 0 { kill(refresher, SIGTERM) }
+                    for helper in [refresher, sweeper] where helper != 0 { kill(helper, SIGTERM) }
                 }
             } else {
                 topUp()
@@ -114,7 +117,7 @@ final class Supervisor {
             // already queued on the socket before they leave.
             if let path = socket.ownedPath { unlink(path) }
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
-            if refresher != 0 { kill(refresher, SIGTERM) }
+            for helper in [refresher, sweeper] where helper != 0 { kill(helper, SIGTERM) }
         case SIGUSR2:
             // Stopping: new workers would only be stopped again, and the old ones lose their drain.
             guard !stopping else { return }
@@ -183,6 +186,7 @@ final class Supervisor {
                                   scoreboard: scoreboard, metrics: shared.metrics, listenDescription: listenDescription,
                                   listenFD: socket.fd, clock: clock, wallClock: wallClock)
         let supervisor = getpid()
+        scoreboard.reserve(slot, generation: generation)
         let pid = fork()
         if pid == 0 {
             // A supervisor killed outright (OOM killer, kill -9) takes its
@@ -195,9 +199,10 @@ final class Supervisor {
         }
         guard pid > 0 else {
             noteForkFailure("fork failed: \(String(cString: strerror(errno)))")
+            scoreboard.release(slot)
             return false
         }
-        scoreboard.claim(slot, pid: pid, generation: generation)
+        scoreboard.assign(slot, pid: pid)
         if forkFailing {
             forkFailing = false
             Log.info("worker processes start again")
@@ -234,6 +239,10 @@ final class Supervisor {
             var status: Int32 = 0
             let pid = waitpid(-1, &status, WNOHANG)
             guard pid > 0 else { return }
+            if pid == sweeper {
+                sweeper = 0
+                continue
+            }
             if pid == refresher {
                 refresher = 0
                 removeStreamAnswer()
@@ -294,7 +303,10 @@ final class Supervisor {
         let configuration = configuration
         let supervisor = getpid()
         let pid = fork()
-        guard pid == 0 else { return }
+        guard pid == 0 else {
+            if pid > 0 { sweeper = pid } else { Log.warning("sweep of the upload folder skipped: fork failed: \(String(cString: strerror(errno)))") }
+            return
+        }
         if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
         // The supervisor holds SIGTERM back for sigtimedwait: this process must not.
         var terminate = sigset_t()
@@ -338,7 +350,8 @@ final class Supervisor {
         let now = clock.now.millis
         guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
         lastSweep = now
-        if shared.sweepClock.claim(now: wallClock.unixSeconds, intervalSeconds: 600) { sweepUploadsInBackground() }
+        // One sweep at a time: a folder of millions may take longer than the interval.
+        if sweeper == 0, shared.sweepClock.claim(now: wallClock.unixSeconds, intervalSeconds: 600) { sweepUploadsInBackground() }
         let removed = configuration.sessionStore.sweep()
         if removed > 0 { Log.info("removed \(removed) expired session files") }
     }
