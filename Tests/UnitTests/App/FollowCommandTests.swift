@@ -168,6 +168,22 @@ struct FollowCommandTests {
         #expect(phone.notifications.rows.isEmpty, "a like turned dislike is taken back")
     }
 
+    /// A like sent again changes nothing: the notification its owner
+    /// dismissed stays dismissed (it came back, and was pushed live again).
+    @Test func aLikeSentAgainDoesNotTellAgain() throws {
+        let phone = try threeUsers()
+        let photo = try addPhoto(phone, by: 2)
+        try signIn(phone, "bob")
+        try phone.send([("command", "like"), ("IdPhoto", String(photo))])
+        let generation = try phone.counters.streamGeneration
+        try signIn(phone, "alice")
+        #expect(try phone.body([("command", "dismiss"), ("id", "1")]).contains("successful"))
+        try signIn(phone, "bob")
+        #expect(try phone.body([("command", "like"), ("IdPhoto", String(photo))]).contains(#""likes":"1""#))
+        #expect(phone.notifications.rows.isEmpty, "dismissed, and not told again")
+        #expect(try phone.counters.streamGeneration == generation, "no change: the cached streams stay")
+    }
+
     @Test func deletingAPhotoRemovesItsNotifications() throws {
         let phone = try threeUsers()
         try signIn(phone, "alice")
