@@ -761,3 +761,13 @@ def test_sigusr1_reopens_the_log_files(start_server, module_env):
     servers.wait_for(lambda: access.exists() and access.read_bytes().count(b"command=stream") >= 6, 5,
                      what="the new requests in the new access log")
     assert moved.read_bytes() == before, "nothing more went to the moved file"
+    # A folder the server's user cannot write to: the reopen fails, and says so where logging goes on.
+    own.rename(logs_dir / "ireporter.log.2")
+    logs_dir.chmod(0o555)
+    try:
+        server.proc.send_signal(signal.SIGUSR1)
+        kept = logs_dir / "ireporter.log.2"
+        servers.wait_for(lambda: b"logging goes on in the file open before" in kept.read_bytes(), 5, what="the failed reopen said")
+        assert not own.exists() and kept.read_bytes().count(b"log files reopened") == 1, "the first reopen only"
+    finally:
+        logs_dir.chmod(0o755)

@@ -105,7 +105,7 @@ enum RefresherProcess {
         if let listener { refresher.betweenAnswers = { listener.handleChanges(waitingUpTo: 0) } }
         let period = timespec(tv_sec: Int(refresher.periodMillis / 1000), tv_nsec: Int(refresher.periodMillis % 1000) * 1_000_000)
         while !WorkerProcess.stopSignals.contains(where: { csystem_signal_seen($0) != 0 }) {
-            if csystem_take_signal(SIGUSR1) != 0, !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+            if csystem_take_signal(SIGUSR1) != 0, !configuration.logFile.isEmpty { Log.reopen(configuration.logFile) }
             refresher.refreshDue()
             // A stop signal ends the wait, as it ends the listener's.
             if let listener {

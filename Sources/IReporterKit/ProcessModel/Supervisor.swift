@@ -123,10 +123,10 @@ final class Supervisor {
             guard !stopping else { return }
             reloadWorkers()
         case SIGUSR1:
-            if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+            let reopened = configuration.logFile.isEmpty || Log.reopen(configuration.logFile)
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGUSR1) }
             if refresher != 0 { kill(refresher, SIGUSR1) }
-            Log.info("log files reopened")
+            if reopened { Log.info("log files reopened") }
         default:
             break
         }

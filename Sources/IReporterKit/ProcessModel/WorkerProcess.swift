@@ -105,7 +105,7 @@ enum WorkerProcess {
 
         while true {
             if csystem_take_signal(SIGUSR1) != 0 {
-                if !configuration.logFile.isEmpty { _ = Log.redirect(to: configuration.logFile) }
+                if !configuration.logFile.isEmpty { Log.reopen(configuration.logFile) }
                 accessLog.reopen()
             }
             let recycled = configuration.maxRequests > 0 && served >= configuration.maxRequests

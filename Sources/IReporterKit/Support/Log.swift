@@ -107,6 +107,16 @@ public enum Log {
         return true
     }
 
+    /// `redirect` on SIGUSR1, run as `user`: a file that cannot be made
+    /// (its folder not writable by `user`) is said in the file still open,
+    /// where logging goes on, rather than nowhere.
+    @discardableResult
+    public static func reopen(_ path: String) -> Bool {
+        guard !redirect(to: path) else { return true }
+        error("log_file \(path): \(SystemError("reopen")): logging goes on in the file open before (its folder must be writable by the server's user)")
+        return false
+    }
+
     /// UTC, ISO 8601, to the second.
     static func timestamp() -> String {
         var now = timespec()
