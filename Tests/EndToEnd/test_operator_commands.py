@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pty
+import pwd
 import re
 import signal
 import subprocess
@@ -162,9 +163,12 @@ def test_repair_follows_legacy_photo_urls(site):
     p = run(site, "repair", "--grace", "0", IREPORTER_LEGACY_PHOTO_URLS="off")
     assert p.returncode == 0 and "2 photos to rename in the tree (renamed)" in p.stdout, p.stdout + p.stderr
     assert not list(upload.glob("*.jpg")), "no guessable name left"
+    leaf = upload / "photos" / "000" / "000"
     for id_photo in ids:
-        leaf = upload / "photos" / "000" / "000"
         assert (leaf / f"{id_photo}_{secrets[id_photo]}_o.jpg").read_bytes() == servers.small_photo()
+    # Run as root, the folders it made are the server's (the upload folder's owner) to write in.
+    www = pwd.getpwnam("www-data").pw_uid
+    assert [p.stat().st_uid for p in (upload / "photos" / "000", leaf)] == [www, www]
     assert "0 photos to rename" in run(site, "repair", "--dry-run", IREPORTER_LEGACY_PHOTO_URLS="off").stdout
 
     p = run(site, "repair", "--grace", "0")

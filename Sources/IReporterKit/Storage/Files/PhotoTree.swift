@@ -51,13 +51,19 @@ public struct PhotoTree: Sendable {
     }
 
     /// Makes the photo's folders (0755: the web server reads them) as far
-    /// as they are missing, each new one durably (its parent synced).
+    /// as they are missing, each new one durably (its parent synced). Made
+    /// by root (`ireporter repair`), each is given to the upload folder's
+    /// owner: the server writes sizes and uploads into them later.
     public func makeFolder(of id: Int64) throws(SystemError) {
         let leaf = folder(of: id)
         let upper = String(leaf[..<leaf.lastIndex(of: "/")!])
+        var uploadFolder = stat()
+        let owner = geteuid() == 0 && stat(String(root[..<root.lastIndex(of: "/")!]), &uploadFolder) == 0
+            ? (uploadFolder.st_uid, uploadFolder.st_gid) : nil
         for folder in [root, upper, leaf] {
             if mkdir(folder, 0o755) == 0 {
                 chmod(folder, 0o755) // whatever the umask
+                if let owner { chown(folder, owner.0, owner.1) }
                 try Self.sync(String(folder[..<folder.lastIndex(of: "/")!]))
             } else if errno != EEXIST {
                 throw SystemError("mkdir \(folder)")
