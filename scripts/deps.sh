@@ -24,7 +24,8 @@
 #           sessions in Redis), fail2ban (its fail2ban-regex reads a log the
 #           server wrote with deploy/fail2ban's filter, test_throttle.py),
 #           prometheus (scrapes a running stack with deploy/prometheus's
-#           configuration, test_metrics.py)
+#           configuration, test_metrics.py), logrotate (rotates a running
+#           server's log with deploy/logrotate, test_deploy_spawn.py)
 #   bench : (only with `deps.sh bench`, which bench/run.sh calls) libvips-tools,
 #           for the vipsthumbnail side-by-side of the thumbnail micro-benchmark;
 #           libnginx-mod-http-js, for the stream answer's harnesses in
@@ -38,7 +39,7 @@ PKGS=(libfcgi-dev libmariadb-dev libgd-dev libjpeg62-turbo-dev libargon2-dev lib
       nginx libnginx-mod-nchan libnginx-mod-http-lua mariadb-server mariadb-client redis-server galera-4 rsync iproute2
       curl python3 make
       apache2 libapache2-mod-fcgid spawn-fcgi systemd wrk imagemagick
-      chromium chromium-driver firefox-esr php-cli php-redis fail2ban prometheus)
+      chromium chromium-driver firefox-esr php-cli php-redis fail2ban prometheus logrotate)
 [ "${1:-}" = bench ] && PKGS+=(libvips-tools libnginx-mod-http-js)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

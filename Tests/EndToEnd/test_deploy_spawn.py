@@ -121,6 +121,7 @@ def test_spawn_fcgi(spawn_env):
         assert run("status").stdout.startswith("ireporter is running")
 
         app_flow(spawn_env["url"], spawn_env["upload"], "spawn", spawn_env["logs"])
+        rotate_logs(spawn_env, script)
 
         # reload: SIGUSR2, every worker replaced, the supervisor stays.
         run("reload")
@@ -139,6 +140,26 @@ def test_spawn_fcgi(spawn_env):
     finally:
         if pid and servers.proc_alive(pid):
             servers.kill_pids([pid, *servers.children(pid)])
+
+
+def rotate_logs(spawn_env, script: Path):
+    """deploy/logrotate/ireporter, forced, on the server's log: moved
+    away, made anew, and the server (told by the spawn-fcgi script, no
+    systemd running here) writes on in the new file."""
+    servers.need_tool("logrotate", "logrotate")
+    log = spawn_env["log"]
+    conf = spawn_env["base"] / "logrotate.conf"
+    servers.render(servers.DEPLOY / "logrotate" / "ireporter", conf,
+                   {"/var/log/ireporter/ireporter.log /var/log/ireporter/access.log": str(log),
+                    "/usr/local/bin/ireporter-spawn-fcgi": str(script)})
+    conf.chmod(0o644)
+    p = subprocess.run(["logrotate", "--force", "--state", str(spawn_env["base"] / "logrotate.state"), str(conf)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rotated = log.with_name(log.name + ".1")
+    assert rotated.exists() and log.exists()
+    servers.wait_for(lambda: b"log files reopened" in log.read_bytes(), 10, what="the server on its new log")
+    assert b"log files reopened" not in rotated.read_bytes()
 
 
 # ----------------------------------------------------------------- systemd
