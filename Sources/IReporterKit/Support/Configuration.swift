@@ -64,6 +64,7 @@ public struct Configuration: Sendable {
     /// The key the publisher location asks for.
     public var livePublishKey = ""
     public var previewRateLimit = 300
+    public var exportRateLimit = 10
     public var registrationLimit = 100
     /// The Mastodon-compatible API's requests per account (or per address
     /// without a user's token) in 5 minutes; 0: no limit.
@@ -222,6 +223,8 @@ public struct Configuration: Sendable {
                 "days an OAuth access token of the Mastodon-compatible API lasts; 0 = until it is revoked (Mastodon's way: a phone stays signed in)."),
         Setting("preview_rate_limit", .number(\.previewRateLimit, 0...1_000_000),
                 "`preview`s per user per hour (each is a decode and an encode of up to `max_image_pixels`); 0 = no limit."),
+        Setting("export_rate_limit", .number(\.exportRateLimit, 0...1_000_000),
+                "`export`s per user per hour (each reads every photo of the account into a zip, and the account's comments and votes from tables without an index for them); 0 = no limit."),
         Setting("flickr_api_keys", .text(\.flickrAPIKeys),
                 "the api_key values the Flickr-compatible REST endpoint accepts (comma-separated; the `api_key` parameter or the OAuth consumer key of a signed request). Empty = any key, or none."),
         Setting("max_upload_bytes", .number(\.maxUploadBytes, 1024...(1 << 31)),

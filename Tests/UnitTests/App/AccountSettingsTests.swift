@@ -192,4 +192,17 @@ struct AccountSettingsTests {
         let photos = try #require(parts.firstIndex { $0 is PhotosOfAccount })
         #expect(tokens < photos)
     }
+
+    /// Each export reads every photo and walks tables without an index by
+    /// author: `export_rate_limit` an hour.
+    @Test func exportsAreLimitedPerHour() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.exportRateLimit = 2
+        let phone = try AppHarness(policy: policy)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for _ in 0..<2 { #expect(try phone.send([("command", "export")]).contentType == "application/zip") }
+        #expect(try phone.body([("command", "export")]) == #"{"error":"Too many exports, please try again later"}"#)
+        phone.clock.advance(bySeconds: 3600)
+        #expect(try phone.send([("command", "export")]).contentType == "application/zip", "a new hour")
+    }
 }

@@ -10,7 +10,17 @@ import Glibc
 /// however many photos there are. A form command only (JSON carries no file).
 public struct ExportCommand: SignedInCommand {
     public let descriptor = CommandDescriptor(
-        "export", "Download your photos (as stored), comments and votes: a zip with a JSON file.", result: .zip)
+        "export", "Download your photos (as stored), comments and votes: a zip with a JSON file.", rateLimit: Self.rateLimit,
+        result: .zip)
+
+    public enum Failure: APIFailure {
+        case tooManyExports
+
+        public var message: String { "Too many exports, please try again later" }
+        public var kind: FailureKind { .rateLimited }
+    }
+
+    static let rateLimit = RateLimit("export_rate_limit", \.exportRateLimit, counter: "export", failure: Failure.tooManyExports)
 
     /// Rows read at once.
     static let pageSize = 200
@@ -21,8 +31,12 @@ public struct ExportCommand: SignedInCommand {
     private let comments: any CommentStore
     private let votes: any VoteStore
     private let now: () -> Int64
+    private let counters: any SharedCounters
+    private let perHour: Int
 
     public init(_ services: AppServices) {
+        counters = services.counters
+        perHour = Self.rateLimit.perHour(services.policy)
         users = services.users
         photos = services.photos
         files = services.photoFiles
@@ -33,6 +47,7 @@ public struct ExportCommand: SignedInCommand {
 
     public func run(_ input: NoInput, as user: SignedInUser, in context: CommandContext) throws -> ExportArchive {
         guard let account = try users.account(id: user.id) else { throw AuthorizationRequired() }
+        try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         let spool = try files.makeSpool()
         context.removeWhenAnswered(spool.path)
         // Read back once written: the spool's own descriptor is write-only to us.
