@@ -11,6 +11,28 @@ extension DatabaseTests {
 @Suite struct AccountSettingsIntegrationTests {
     let photo = makeJPEG(width: 320, height: 240)
 
+    /// An upload that passed its sign-in before its account's deletion ended
+    /// stores nothing once the account's row is gone (it would outlive the
+    /// account, in the public stream, owned by no one), and publishes no file.
+    @Test func aPhotoOrAFollowOfAnAccountDeletedMeanwhileIsNotStored() throws {
+        let (phone, _) = try twoPeople()
+        let store = MariaDBPhotoStore(database: phone.database)
+        try phone.database.execute("DELETE FROM login WHERE IdUser = 2")
+        var published = false
+        #expect(throws: PhotoStoreError.accountRemoved) {
+            _ = try store.add(userID: 2, title: Array("late".utf8), details: nil, secret: nil,
+                              publish: { _, _ in published = true }, unpublish: { _ in })
+        }
+        #expect(!published)
+        #expect(try phone.database.query("SELECT COUNT(*) AS n FROM photos WHERE title = 'late'").first?.int64("n") == 0)
+        // Nor a follow of it: an edge nobody could take back.
+        #expect(try MariaDBFollowStore(database: phone.database).follow(2, by: 5, created: 1) == false)
+        #expect(try phone.database.query("SELECT COUNT(*) AS n FROM follows WHERE follower = 5").first?.int64("n") == 0)
+        #expect(try MariaDBFollowStore(database: phone.database).follow(1, by: 5, created: 1), "an account still there")
+        // The photos left of a deleted account are found without it (the stream joins the account).
+        #expect(try store.photoIDs(ofUser: 2, before: .max, limit: 10) == [4, 3])
+    }
+
     /// bob (1) with a photo (2), alice (2) with two (3, 4); each comments and
     /// votes on the other's. The harness is signed in as alice.
     func twoPeople() throws -> (phone: APIHarness, bob: [UInt8]) {

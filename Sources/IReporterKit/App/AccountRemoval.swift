@@ -21,16 +21,20 @@ struct AccountRemoval {
 
     private let sessions: any SessionStore
     private let users: any UserStore
+    /// The parts a request begun before the deletion can still add to.
+    private let lateParts: [any AccountPart]
     /// A store added later (follows, tokens, …) adds its part here.
     let parts: [any AccountPart]
 
     init(_ services: AppServices) {
         sessions = services.sessions
         users = services.users
+        let photos = PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services))
+        let follows = FollowsOfAccount(follows: services.follows)
+        lateParts = [photos, follows]
         parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters),
-                 VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments),
-                 PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
-                 FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications),
+                 VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments), photos,
+                 follows, NotificationsOfAccount(notifications: services.notifications),
                  MediaOfAccount(media: services.media, files: services.photoFiles)]
     }
 
@@ -38,6 +42,11 @@ struct AccountRemoval {
         try sessions.endSessions(of: userID, except: nil)
         for part in parts { try part.removeAll(of: userID) }
         try users.removeAccount(id: userID)
+        // An upload that passed its sign-in before the sessions ended, or a
+        // follow of the account, may have committed since its part went;
+        // from here on none can (`PhotoStore.add` and `FollowStore.follow`
+        // need the account's row).
+        for part in lateParts { try part.removeAll(of: userID) }
     }
 }
 
@@ -76,10 +85,9 @@ struct PhotosOfAccount: AccountPart {
 
     func removeAll(of userID: Int64) throws {
         var before = Int64.max
-        while case let page = try photos.photos(in: PageCursor(before: before, count: AccountRemoval.pageSize), userID: userID),
-              let last = page.last {
-            for photo in page { _ = try removal.remove(id: photo.id, by: userID) }
-            before = last.id
+        while case let page = try photos.photoIDs(ofUser: userID, before: before, limit: AccountRemoval.pageSize), let last = page.last {
+            for id in page { _ = try removal.remove(id: id, by: userID) }
+            before = last
         }
     }
 }

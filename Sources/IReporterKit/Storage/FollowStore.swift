@@ -26,7 +26,9 @@ public struct FollowCounts: Sendable, Equatable {
 /// Who follows whom (migration 009): one edge per follower and followee.
 /// Accounts are the caller's to check; lists show only accounts that exist.
 public protocol FollowStore: AnyObject {
-    /// Adds the edge; false when it was there already (nothing changed).
+    /// Adds the edge; false when it was there already (nothing changed),
+    /// or the followee's account is gone (deleted meanwhile: no edge after
+    /// its deletion took its edges, `AccountRemoval`).
     func follow(_ followee: Int64, by follower: Int64, created: Int64) throws -> Bool
     /// Removes the edge; false when there was none.
     func unfollow(_ followee: Int64, by follower: Int64) throws -> Bool

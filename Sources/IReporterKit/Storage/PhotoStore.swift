@@ -27,6 +27,11 @@ public struct PersonRecord: Sendable, Equatable {
     }
 }
 
+public enum PhotoStoreError: Error, Equatable {
+    /// The photo's account was deleted meanwhile: no row for it.
+    case accountRemoved
+}
+
 /// The photos' rows. The files are not its business (`PhotoFileStore`),
 /// except that a photo's row is committed only once its files are in place.
 public protocol PhotoStore: AnyObject {
@@ -43,7 +48,9 @@ public protocol PhotoStore: AnyObject {
     /// error is thrown. `details` and `secret` are kept in the row's
     /// transaction (a database without migration 003 or 006 keeps the row
     /// without them); `publish` is given the secret as kept, nil when it was
-    /// not, so that no file is named by a secret that no row holds.
+    /// not, so that no file is named by a secret that no row holds. Throws
+    /// `PhotoStoreError.accountRemoved` when `userID`'s account is gone (an
+    /// upload that began before its account's deletion ended).
     func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
              publish: (_ id: Int64, _ keptSecret: PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64
 
@@ -59,6 +66,10 @@ public protocol PhotoStore: AnyObject {
 
     /// A page of the stream, one person's photos when `userID` is set.
     func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord]
+    /// The ids of `userID`'s photos below `before`, newest first, at most
+    /// `limit`, from the primary: whether or not the account's row is
+    /// still there (the stream shows a photo with its account only).
+    func photoIDs(ofUser userID: Int64, before: Int64, limit: Int) throws -> [Int64]
     /// The same, each photo with its counts, details and `viewer`'s vote,
     /// in one query (not one per photo).
     func photosWithExtras(in page: PageCursor, userID: Int64?, viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)]

@@ -205,4 +205,25 @@ struct AccountSettingsTests {
         phone.clock.advance(bySeconds: 3600)
         #expect(try phone.send([("command", "export")]).contentType == "application/zip", "a new hour")
     }
+
+    /// An upload that passed its sign-in before the deletion began and
+    /// commits after the account's photos went is removed once the account's
+    /// row is gone; one after that stores nothing.
+    @Test func aPhotoCommittedWhileItsAccountWasDeletedGoesToo() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        let meanwhile = PhotoStoreMeanwhile(phone.photos)
+        var late: Int64?
+        meanwhile.afterReadingPhotoIDs = { _ in
+            if late == nil { late = try phone.photos.add(userID: 1, title: Array("late".utf8), publish: { _ in }, unpublish: { _ in }) }
+        }
+        var services = phone.services
+        services.photos = meanwhile
+        try AccountRemoval(services).remove(1)
+        #expect(late != nil)
+        #expect(phone.photos.rows.isEmpty, "the late photo went with its account")
+        #expect(throws: PhotoStoreError.accountRemoved) {
+            try phone.photos.add(userID: 1, title: Array("later".utf8), publish: { _ in }, unpublish: { _ in })
+        }
+    }
 }

@@ -10,7 +10,7 @@ import TestSupport
 /// decode and nothing written.
 struct PhotoSizesTests {
     let scratch = ScratchDirectory("sizes")
-    let store = InMemoryPhotoStore(users: InMemoryUserStore())
+    let store = InMemoryPhotoStore(users: .withAlice())
     let folder: UploadFolder
     let sizes: PhotoSizes
 

@@ -10,7 +10,7 @@ struct PhotoSizeResponderTests {
 
     /// The head of the answer to a size rendered now, its lines by name.
     func firstAnswerHead() throws -> [(name: String, value: String)] {
-        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        let store = InMemoryPhotoStore(users: .withAlice())
         let folder = UploadFolder(directory: scratch.path)
         let secret = PhotoSecret.random()
         let spool = scratch.write(".spool-test", makeJPEG(width: 320, height: 240))

@@ -15,7 +15,7 @@ struct UploadRepairTests {
 
     /// Rows 2...(1 + count), each with its photo and thumbnail.
     func photos(_ count: Int) throws -> InMemoryPhotoStore {
-        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        let store = InMemoryPhotoStore(users: .withAlice())
         for _ in 0..<count { try upload(to: store) }
         return store
     }
@@ -34,41 +34,11 @@ struct UploadRepairTests {
     }
 
     @Test func anUploadCommittingDuringTheRunIsNeitherMissingNorDebris() throws {
-        /// Commits an upload right after repair has read the rows, before it
-        /// lists the folder: its files are there, its row came too late.
-        final class UploadsMeanwhile: PhotoStore {
-            let rows: InMemoryPhotoStore
-            let upload: () throws -> Void
-            init(_ rows: InMemoryPhotoStore, upload: @escaping () throws -> Void) { (self.rows, self.upload) = (rows, upload) }
-            func ids(after id: Int64, limit: Int) throws -> [Int64] {
-                let ids = try rows.ids(after: id, limit: limit)
-                if ids.isEmpty { try upload() }
-                return ids
-            }
-            func existing(_ ids: [Int64]) throws -> Set<Int64> { try rows.existing(ids) }
-            func setAside(id: Int64, reason: String) throws { try rows.setAside(id: id, reason: reason) }
-            func newest(limit: Int) throws -> [PhotoRecord] { try rows.newest(limit: limit) }
-            func photo(id: Int64) throws -> PhotoRecord? { try rows.photo(id: id) }
-            func photos(ids: Set<Int64>) throws -> [Int64: PhotoRecord] { try rows.photos(ids: ids) }
-            func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
-                     publish: (Int64, PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
-                try rows.add(userID: userID, title: title, details: details, secret: secret, publish: publish, unpublish: unpublish)
-            }
-            func secret(of id: Int64) throws -> PhotoSecret? { try rows.secret(of: id) }
-            func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] { try rows.secrets(ids: ids) }
-            func details(ids: Set<Int64>) throws -> [Int64: PhotoDetails] { try rows.details(ids: ids) }
-            func person(id: Int64) throws -> PersonRecord? { try rows.person(id: id) }
-            func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] { try rows.photos(in: page, userID: userID) }
-            func photosWithExtras(in page: PageCursor, userID: Int64?,
-                                  viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
-                try rows.photosWithExtras(in: page, userID: userID, viewer: viewer)
-            }
-            func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] { try rows.extras(of: ids, viewer: viewer) }
-            func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion { try rows.deleteOwned(id: id, by: userID) }
-            func removeOrphanedReactions() throws -> Int { try rows.removeOrphanedReactions() }
-        }
+        // An upload commits right after repair has read the rows, before it
+        // lists the folder: its files are there, its row came too late.
         let store = try photos(20)
-        let meanwhile = UploadsMeanwhile(store) { try upload(to: store) }
+        let meanwhile = PhotoStoreMeanwhile(store)
+        meanwhile.afterReadingIDs = { ids in if ids.isEmpty { try upload(to: store) } }
         // Grace 0: only the second look keeps the new photo's files from being called debris.
         let report = try repair(meanwhile).run(graceSeconds: 0, actions: everything)
         #expect(report.rowsWithoutPhoto.isEmpty && report.filesWithoutRow.isEmpty, "\(report.summary)")
@@ -147,7 +117,7 @@ struct UploadRepairTests {
     }
 
     @Test func theSameStepsRunOnAnyStoreByItsListedAges() throws {
-        let store = InMemoryPhotoStore(users: InMemoryUserStore())
+        let store = InMemoryPhotoStore(users: .withAlice())
         var objects: [String: Int] = [:]
         for _ in 0..<10 {
             let id = try store.add(userID: 1, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })

@@ -104,7 +104,20 @@ public struct UploadCommand: SignedInCommand {
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
         let details = PhotoDetails(created: now(), width: prepared.width, height: prepared.height)
-        let id = try photos.add(userID: user.id, title: title, details: details, secret: .random(), publish: { id, secret in
+        let id: Int64
+        do {
+            id = try add(title: title, details: details, prepared: prepared, as: user, in: context)
+        } catch PhotoStoreError.accountRemoved {
+            throw AuthorizationRequired() // deleted while its photo was on its way
+        }
+        counters.noteStreamChanged()
+        announce(id)
+        return Uploaded(photoID: id)
+    }
+
+    private func add(title: [UInt8], details: PhotoDetails, prepared: PhotoIntake.Prepared, as user: SignedInUser,
+                     in context: CommandContext) throws -> Int64 {
+        try photos.add(userID: user.id, title: title, details: details, secret: .random(), publish: { id, secret in
             do {
                 // Without a secret (a database without migration 006) the
                 // photo has its 2012 names alone, as a PHP-era photo has.
@@ -117,9 +130,6 @@ public struct UploadCommand: SignedInCommand {
                 throw Failure.serverProblem
             }
         }, unpublish: files.remove)
-        counters.noteStreamChanged()
-        announce(id)
-        return Uploaded(photoID: id)
     }
 
     /// Tells the live subscribers, with the photo as the stream shows it.

@@ -12,8 +12,8 @@ public final class MariaDBFollowStore: FollowStore {
     }
 
     public func follow(_ followee: Int64, by follower: Int64, created: Int64) throws -> Bool {
-        try database.execute("INSERT IGNORE INTO follows (follower, followee, created) VALUES (?, ?, ?)",
-                             [.int(follower), .int(followee), .int(created)]).affectedRows == 1
+        try database.execute("INSERT IGNORE INTO follows (follower, followee, created) SELECT ?, ?, ? FROM login WHERE IdUser = ?",
+                             [.int(follower), .int(followee), .int(created), .int(followee)]).affectedRows == 1
     }
 
     public func unfollow(_ followee: Int64, by follower: Int64) throws -> Bool {

@@ -22,6 +22,11 @@ extension MariaDBPhotoStore {
             + (ofUser ? Self.ofUser : "") + order
     }
 
+    public func photoIDs(ofUser userID: Int64, before: Int64, limit: Int) throws -> [Int64] {
+        try database.query("SELECT IdPhoto FROM photos WHERE IdUser = ? AND IdPhoto < ? ORDER BY IdPhoto DESC LIMIT ?",
+                           [.int(userID), .int(before), .int(Int64(limit))]).compactMap { $0.int64("IdPhoto") }
+    }
+
     public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
         try reads.query(Self.pageSQL(ofUser: userID != nil, withExtras: false), Self.arguments(page, userID))
             .compactMap(Self.record)

@@ -56,8 +56,12 @@ public final class MariaDBPhotoStore: PhotoStore {
             // so a failure is answered as before (a new row never conflicts).
             var published = false
             return try database.retryingTransaction(canRetry: { !published }) {
-                let id = Int64(try database.execute("INSERT INTO photos (IdUser, title) VALUES (?, ?)",
-                                                    [.int(userID), .bytes(title)]).insertID)
+                // Only while the account is there: one being deleted meanwhile gets no
+                // photo after its deletion took its photos (`AccountRemoval`).
+                let inserted = try database.execute("INSERT INTO photos (IdUser, title) SELECT ?, ? FROM login WHERE IdUser = ?",
+                                                    [.int(userID), .bytes(title), .int(userID)])
+                guard inserted.affectedRows == 1 else { throw PhotoStoreError.accountRemoved }
+                let id = Int64(inserted.insertID)
                 photoID = id
                 if let details { try keep(details, of: id) }
                 let keptSecret = try secret.flatMap { try keep($0, of: id) ? $0 : nil }

@@ -12,7 +12,8 @@ public final class InMemoryFollowStore: FollowStore {
     }
 
     public func follow(_ followee: Int64, by follower: Int64, created: Int64) throws -> Bool {
-        guard !edges.contains(where: { $0.follower == follower && $0.followee == followee }) else { return false }
+        guard users.accounts.contains(where: { $0.id == followee }),
+              !edges.contains(where: { $0.follower == follower && $0.followee == followee }) else { return false }
         edges.append((nextID, follower, followee, created))
         nextID += 1
         return true

@@ -41,6 +41,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
                     publish: (Int64, PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
+        guard users.accounts.contains(where: { $0.id == userID }) else { throw PhotoStoreError.accountRemoved }
         let id = nextID
         nextID += 1
         try publish(id, secret)
@@ -68,6 +69,10 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func ids(after id: Int64, limit: Int) throws -> [Int64] {
         Array(rows.map(\.id).filter { $0 > id }.sorted().prefix(limit))
+    }
+
+    public func photoIDs(ofUser userID: Int64, before: Int64, limit: Int) throws -> [Int64] {
+        Array(rows.filter { $0.userID == userID && $0.id < before }.map(\.id).sorted(by: >).prefix(limit))
     }
 
     public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {

@@ -13,6 +13,13 @@ public final class InMemoryUserStore: UserStore {
         passwordCapacity = hashesPasswords ? MariaDBUserStore.hashColumnLength : 45
     }
 
+    /// A store holding alice (IdUser 1): a photo needs its account.
+    public static func withAlice() -> InMemoryUserStore {
+        let users = InMemoryUserStore(hashesPasswords: false)
+        _ = try? users.register(username: Array("alice".utf8), password: Array("p".utf8))
+        return users
+    }
+
     public func storesPasswordHashes() throws -> Bool { hashesPasswords }
 
     public func accounts(named username: [UInt8]) throws -> [UserRecord] {
