@@ -53,7 +53,13 @@ public final class ReplicaReads: DatabaseReading, ReadYourWrites {
         defer { beginRequest(reader: { nil }) }
         guard primary.writes != writesAtStart, let user = signedInUser() else { return }
         do {
-            guard let position = try primary.query("SELECT @@last_gtid AS gtid", []).first?["gtid"], !position.isEmpty else { return }
+            // A connection made again since the write has no @@last_gtid: the
+            // server's whole position then, past the write (a wait a little longer).
+            let row = try primary.query("SELECT @@last_gtid AS gtid, @@gtid_binlog_pos AS server", []).first
+            guard let position = [row?["gtid"], row?["server"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
+                Log.warning("read-your-writes: user \(user)'s write has no GTID position (binary log off?): a replica may show them an older state")
+                return
+            }
             try positions.remember(String(decoding: position, as: UTF8.self), of: user)
         } catch {
             Log.error("read-your-writes: user \(user)'s write position is not remembered (\(error)): a replica may show them an older state")
