@@ -34,6 +34,21 @@ struct Notifier {
         carefully("withdraw \(event)") { try notifications.withdraw(event) }
     }
 
+    /// Tells, or withdraws, by what `holds` says after the change: each
+    /// request asks again once it told or withdrew, so that a like and its
+    /// undoing sent together (two taps, two devices), whose notifying
+    /// follows their commits in no fixed order, leave the notification
+    /// their last state calls for.
+    func settle(_ event: NotificationEvent, told: Bool, holds: () throws -> Bool) {
+        guard event.isWorthTelling else { return }
+        if told { tell(event) } else { withdraw(event) }
+        carefully("settle \(event)") {
+            let now = try holds()
+            guard now != told else { return }
+            if now { tell(event) } else { try notifications.withdraw(event) }
+        }
+    }
+
     func withdrawMention(commentID: Int64) {
         carefully("withdraw the mention of comment \(commentID)") { try notifications.withdrawMention(commentID: commentID) }
     }

@@ -184,6 +184,56 @@ struct FollowCommandTests {
         #expect(try phone.counters.streamGeneration == generation, "no change: the cached streams stay")
     }
 
+    /// The notifications, with another request's doing landing just before
+    /// this one records its notification (after this one's commit).
+    final class NotificationsMeanwhile: NotificationStore {
+        let store: InMemoryNotificationStore
+        var beforeRecording: (() throws -> Void)?
+        init(_ store: InMemoryNotificationStore) { self.store = store }
+
+        func record(_ event: NotificationEvent, created: Int64) throws -> Int64? {
+            try beforeRecording?()
+            beforeRecording = nil
+            return try store.record(event, created: created)
+        }
+        func withdraw(_ event: NotificationEvent) throws { try store.withdraw(event) }
+        func withdrawMention(commentID: Int64) throws { try store.withdrawMention(commentID: commentID) }
+        func withdrawAll(photoID: Int64) throws { try store.withdrawAll(photoID: photoID) }
+        func notifications(for recipient: Int64, kinds: Set<NotificationKind>, page: PageCursor) throws -> [NotificationRecord] {
+            try store.notifications(for: recipient, kinds: kinds, page: page)
+        }
+        func dismiss(id: Int64, for recipient: Int64) throws -> Bool { try store.dismiss(id: id, for: recipient) }
+        func dismissAll(for recipient: Int64) throws -> Int { try store.dismissAll(for: recipient) }
+        func forget(userID: Int64) throws { try store.forget(userID: userID) }
+    }
+
+    /// A like and its undoing sent together (two taps, two devices): the
+    /// undoing commits and withdraws between the like's commit and its
+    /// notification. The like's request asks again and withdraws it.
+    @Test func aLikeOrFollowUndoneMeanwhileLeavesNoNotification() throws {
+        let phone = try threeUsers()
+        let photo = try addPhoto(phone, by: 2)
+        try signIn(phone, "bob")
+        let meanwhile = NotificationsMeanwhile(phone.notifications)
+        var services = phone.services
+        services.notifications = meanwhile
+        let worker = IReporterAPI(services: services)
+        meanwhile.beforeRecording = {
+            _ = try phone.photos.setVote(nil, photoID: photo, userID: 1)
+            try phone.notifications.withdraw(.favourite(of: try #require(try phone.photos.photo(id: photo)), by: 1))
+        }
+        try phone.send([("command", "like"), ("IdPhoto", String(photo))], through: worker)
+        #expect(phone.notifications.rows.isEmpty, "the like was undone: nothing to tell")
+        meanwhile.beforeRecording = {
+            _ = try phone.follows.unfollow(2, by: 1)
+            try phone.notifications.withdraw(.follow(of: 2, by: 1))
+        }
+        try phone.send([("command", "follow"), ("IdUser", "2")], through: worker)
+        #expect(phone.notifications.rows.isEmpty, "the follow was undone: nothing to tell")
+        try phone.send([("command", "follow"), ("IdUser", "2")], through: worker)
+        #expect(phone.notifications.rows.map(\.event.kind) == [.follow], "a follow that stands is told")
+    }
+
     @Test func deletingAPhotoRemovesItsNotifications() throws {
         let phone = try threeUsers()
         try signIn(phone, "alice")

@@ -58,14 +58,10 @@ public struct FollowCommand: SignedInCommand {
         guard let person = try photos.person(id: input.userID) else { throw Failure.noSuchAccount }
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         let event = NotificationEvent.follow(of: person.id, by: user.id)
-        if follows {
-            if try graph.follow(person.id, by: user.id, created: now()) {
-                counters.noteStreamChanged() // the follower's cached feeds
-                notifier.tell(event)
-            }
-        } else if try graph.unfollow(person.id, by: user.id) {
-            counters.noteStreamChanged()
-            notifier.withdraw(event)
+        let changed = follows ? try graph.follow(person.id, by: user.id, created: now()) : try graph.unfollow(person.id, by: user.id)
+        if changed {
+            counters.noteStreamChanged() // the follower's cached feeds
+            notifier.settle(event, told: follows) { try graph.isFollowing(user.id, person.id) }
         }
         return PersonSummary(person: person, counts: try graph.counts(of: person.id, viewer: user.id))
     }

@@ -61,7 +61,9 @@ public struct VoteCommand: SignedInCommand {
         counters.noteStreamChanged() // the counts of cached streams
         if let photo = try photos.photo(id: input.photoID) {
             let event = NotificationEvent.favourite(of: photo, by: user.id)
-            if vote == .like { notifier.tell(event) } else { notifier.withdraw(event) }
+            notifier.settle(event, told: vote == .like) {
+                try votes.votes(by: user.id, on: [input.photoID])[input.photoID] == .like
+            }
         }
         return VoteTally(photoID: input.photoID, extras: tally)
     }
