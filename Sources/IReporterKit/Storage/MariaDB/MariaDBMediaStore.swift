@@ -72,15 +72,18 @@ public final class MariaDBMediaStore: MediaStore {
                              + "ON DUPLICATE KEY UPDATE description = VALUES(description)", [.int(id), .bytes(description)])
     }
 
+    // Before migration 012 keys are not kept: a post is posted, as before.
+    private static let idempotencyTable = "status_idempotency"
+
     public func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64? {
-        try Self.unlessUnmigrated(nil) {
+        try database.ifTableExists(Self.idempotencyTable) {
             try database.query("SELECT status_id FROM status_idempotency WHERE IdUser = ? AND key_hash = ? AND created >= ?",
                                [.int(userID), .bytes(Array(keyHash.utf8)), .int(since)]).first?.int64("status_id")
-        }
+        } ?? nil
     }
 
     public func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws {
-        try Self.unlessUnmigrated(()) {
+        try database.ifTableExists(Self.idempotencyTable) {
             try database.execute("INSERT INTO status_idempotency (IdUser, key_hash, status_id, created) VALUES (?, ?, ?, ?) "
                                  + "ON DUPLICATE KEY UPDATE status_id = VALUES(status_id), created = VALUES(created)",
                                  [.int(userID), .bytes(Array(keyHash.utf8)), .int(statusID), .int(time)])
@@ -88,23 +91,14 @@ public final class MariaDBMediaStore: MediaStore {
     }
 
     public func forgetPosts(before time: Int64) throws {
-        try Self.unlessUnmigrated(()) {
+        try database.ifTableExists(Self.idempotencyTable) {
             try database.execute("DELETE FROM status_idempotency WHERE created < ? LIMIT 500", [.int(time)])
         }
     }
 
     public func forgetPosts(ofUser userID: Int64) throws {
-        try Self.unlessUnmigrated(()) {
+        try database.ifTableExists(Self.idempotencyTable) {
             try database.execute("DELETE FROM status_idempotency WHERE IdUser = ?", [.int(userID)])
-        }
-    }
-
-    /// Before migration 012 keys are not kept: a post is posted, as before.
-    private static func unlessUnmigrated<T>(_ unmigrated: T, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError where error.code == .noSuchTable {
-            return unmigrated
         }
     }
 
