@@ -160,7 +160,6 @@ struct MediaEndpoints: MastodonEndpoints {
         return converted.path
     }
 
-
     /// Posts the pending media `mediaID` through `upload` with `title`:
     /// the new photo's id. Its file is claimed first (renamed: a second
     /// post of the same media finds nothing) and waits again if `upload`

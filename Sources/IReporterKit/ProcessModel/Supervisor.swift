@@ -33,6 +33,8 @@ final class Supervisor {
     /// The process sweeping the upload folder (0: none running): stopped
     /// and waited for with the workers, so that nothing outlives the server.
     private var sweeper: pid_t = 0
+    /// The refresher and the sweeper, those running: stopped with the workers.
+    private var helpers: [pid_t] { [refresher, sweeper].filter { $0 != 0 } }
     /// Deadlines, timeouts and the sweeps' interval; the workers time their
     /// requests on it too (the scoreboard's times are compared across
     /// processes: one host's monotonic clock).
@@ -70,15 +72,15 @@ final class Supervisor {
             reapWorkers()
             if stopping {
                 let remaining = scoreboard.occupied
-                if remaining.isEmpty && refresher == 0 && sweeper == 0 { break }
+                if remaining.isEmpty && helpers.isEmpty { break }
                 if clock.now.millis > stopDeadline {
                     Log.warning("\(remaining.count) worker(s) still busy after \(configuration.shutdownTimeout) s: killing them")
                     for (_, slot) in remaining { kill(slot.pid, SIGKILL) }
-                    for helper in [refresher, sweeper] where helper != 0 { kill(helper, SIGKILL) }
+                    for helper in helpers { kill(helper, SIGKILL) }
                 } else {
                     // Again and again: a worker between two accept() calls may have missed it.
                     for (_, slot) in remaining { kill(slot.pid, SIGTERM) }
-                    for helper in [refresher, sweeper] where helper != 0 { kill(helper, SIGTERM) }
+                    for helper in helpers { kill(helper, SIGTERM) }
                 }
             } else {
                 topUp()
@@ -117,7 +119,7 @@ final class Supervisor {
             // already queued on the socket before they leave.
             if let path = socket.ownedPath { unlink(path) }
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
-            for helper in [refresher, sweeper] where helper != 0 { kill(helper, SIGTERM) }
+            for helper in helpers { kill(helper, SIGTERM) }
         case SIGUSR2:
             // Stopping: new workers would only be stopped again, and the old ones lose their drain.
             guard !stopping else { return }

@@ -49,9 +49,8 @@ struct AuthorizePage {
         case .failed(let reason, let returnTo):
             page += "<p role=\"alert\">\(Markup.escaped(reason))</p>\n"
             if let request {
-                let destination = request.redirectURI
                 page += "<p><a href=\"\(Markup.escaped(returnTo))\">Return to \(Markup.escaped(request.app.name))</a> "
-                    + "(<code>\(Markup.escaped(destination))</code>)</p>\n"
+                    + "(<code>\(Markup.escaped(request.redirectURI))</code>)</p>\n"
             }
         }
         return Array((page + "</main></body></html>\n").utf8)
