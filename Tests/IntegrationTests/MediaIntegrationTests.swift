@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import IReporterKit
 import TestSupport
@@ -9,10 +10,12 @@ extension DatabaseTests {
     @Suite struct MediaIntegrationTests {
         @Test func pendingMediaAreKeptChangedAndSwept() throws {
             let store = MariaDBMediaStore(database: try APIHarness().database)
-            let first = try store.addPending(PendingMedia(userID: 1, file: ".media-aa", width: 64, height: 48,
-                                                          description: Array("A dog".utf8), focusX: 0.5, focusY: -0.25, created: 100))
-            let second = try store.addPending(PendingMedia(userID: 1, file: ".media-bb", width: 8, height: 8, description: nil,
-                                                           focusX: nil, focusY: nil, created: 200))
+            let first = try #require(try store.addPending(PendingMedia(userID: 1, file: ".media-aa", width: 64, height: 48,
+                                                                       description: Array("A dog".utf8), focusX: 0.5, focusY: -0.25,
+                                                                       created: 100), limit: 8))
+            let second = try #require(try store.addPending(PendingMedia(userID: 1, file: ".media-bb", width: 8, height: 8,
+                                                                        description: nil, focusX: nil, focusY: nil, created: 200),
+                                                           limit: 8))
             let kept = try #require(try store.pending(id: first))
             #expect(kept == PendingMedia(id: first, userID: 1, file: ".media-aa", width: 64, height: 48, description: Array("A dog".utf8),
                                          focusX: 0.5, focusY: -0.25, created: 100))
@@ -28,6 +31,27 @@ extension DatabaseTests {
             try store.removePending(id: first)
             #expect(try store.pending(id: first) == nil)
             #expect(try store.pending(id: 1 << 40) == nil, "beyond the column: none")
+        }
+
+        @Test func noMoreThanTheLimitWaitEvenWhenUploadsArriveTogether() throws {
+            let store = MariaDBMediaStore(database: try APIHarness().database)
+            @Sendable func media(_ user: Int64, _ file: String) -> PendingMedia {
+                PendingMedia(userID: user, file: file, width: 1, height: 1, description: nil, focusX: nil, focusY: nil, created: 1)
+            }
+            for file in [".media-1", ".media-2"] { #expect(try store.addPending(media(1, file), limit: 2) != nil) }
+            #expect(try store.addPending(media(1, ".media-3"), limit: 2) == nil)
+            #expect(try store.pending(ofUser: 1).map(\.file) == [".media-1", ".media-2"], "the refused one is not kept")
+            #expect(try store.addPending(media(2, ".media-4"), limit: 2) != nil, "another user's count is their own")
+
+            let settings = try TestServices.settings()
+            let limit = 3
+            // Each upload its own connection, as each worker has; the count before the insert said room for all.
+            DispatchQueue.concurrentPerform(iterations: 8) { upload in
+                let worker = MariaDBMediaStore(database: DatabaseConnection(settings: settings))
+                _ = try? worker.addPending(media(3, ".media-together-\(upload)"), limit: limit)
+            }
+            // Uploads at the limit together may all be refused (each counts the others); never more kept.
+            #expect(try store.pendingCount(userID: 3) <= limit)
         }
 
         @Test func aDescriptionGoesWithItsPhoto() throws {

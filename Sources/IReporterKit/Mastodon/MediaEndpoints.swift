@@ -94,9 +94,9 @@ struct MediaEndpoints: MastodonEndpoints {
         let focus = try Self.focus(call.parameters)
         try PendingMediaSweep(media: services.media, spoolDirectory: services.photoFiles.spoolDirectory, now: services.now())
             .removeStale(limit: 8)
-        guard try services.media.pendingCount(userID: user.id) < Self.maxPending else {
-            throw MastodonError(status: 422, message: "Validation failed: \(Self.maxPending) photos are waiting for a post already")
-        }
+        let tooMany = MastodonError(status: 422, message: "Validation failed: \(Self.maxPending) photos are waiting for a post already")
+        // Checked before the photo's work too, as most uploads past the limit can be refused at once.
+        guard try services.media.pendingCount(userID: user.id) < Self.maxPending else { throw tooMany }
         let context = call.commandContext()
         defer { context.removeTemporaryFiles() }
         let jpeg = try jpegFile(spool, services: services, context: context)
@@ -122,7 +122,8 @@ struct MediaEndpoints: MastodonEndpoints {
                                    description: description, focusX: focus?.x, focusY: focus?.y, created: services.now())
         var kept = pending
         do {
-            kept.id = try services.media.addPending(pending)
+            guard let id = try services.media.addPending(pending, limit: Self.maxPending) else { throw tooMany }
+            kept.id = id
         } catch {
             unlink("\(directory)/\(name)") // no row would ever sweep it
             throw error

@@ -25,8 +25,10 @@ public struct PendingMedia: Sendable, Equatable {
 /// descriptions (alt text) and the statuses posted with an `Idempotency-Key`
 /// (sql/migrations/012).
 public protocol MediaStore: AnyObject {
-    /// Keeps `media` (its `id` is not read) and answers its new id.
-    func addPending(_ media: PendingMedia) throws -> Int64
+    /// Keeps `media` (its `id` is not read) and answers its new id; nil, and
+    /// nothing kept, when its user would have more than `limit` waiting, even
+    /// with uploads of theirs arriving together.
+    func addPending(_ media: PendingMedia, limit: Int) throws -> Int64?
     /// The pending media `id` (whose it is, the caller checks); nil: none.
     func pending(id: Int64) throws -> PendingMedia?
     /// How many media `userID` has waiting.

@@ -20,8 +20,9 @@ struct PendingMediaSweepTests {
 
     func pending(_ name: String, age: Int64) throws -> Int64 {
         file(name, age: age)
-        return try media.addPending(PendingMedia(userID: 1, file: name, width: 1, height: 1, description: nil, focusX: nil,
-                                                 focusY: nil, created: Self.now - age))
+        return try #require(try media.addPending(PendingMedia(userID: 1, file: name, width: 1, height: 1, description: nil,
+                                                              focusX: nil, focusY: nil, created: Self.now - age),
+                                                 limit: MediaEndpoints.maxPending))
     }
 
     @Test func staleMediaGoWithTheirFilesAndOrphanFilesOnceOlderThanAnyRow() throws {

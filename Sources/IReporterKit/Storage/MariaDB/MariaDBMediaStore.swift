@@ -7,12 +7,18 @@ public final class MariaDBMediaStore: MediaStore {
 
     private static let columns = "SELECT IdMedia, IdUser, file, width, height, description, focus, created FROM media_attachments"
 
-    public func addPending(_ media: PendingMedia) throws -> Int64 {
-        Int64(try database.execute(
+    /// Counted after the row is committed: of uploads arriving together, the
+    /// last to commit sees every row kept before it, so no more than `limit`
+    /// stay (a lock or a conditional INSERT would make them deadlock instead).
+    public func addPending(_ media: PendingMedia, limit: Int) throws -> Int64? {
+        let id = Int64(try database.execute(
             "INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.int(media.userID), .bytes(Array(media.file.utf8)), .int(Int64(media.width)), .int(Int64(media.height)),
              .bytes(media.description ?? []), Self.focus(media.focusX, media.focusY), .int(media.created)]).insertID)
+        guard try pendingCount(userID: media.userID) > limit else { return id }
+        try removePending(id: id)
+        return nil
     }
 
     public func pending(id: Int64) throws -> PendingMedia? {

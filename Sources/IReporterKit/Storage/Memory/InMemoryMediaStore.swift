@@ -12,7 +12,8 @@ public final class InMemoryMediaStore: MediaStore {
 
     public init() {}
 
-    public func addPending(_ media: PendingMedia) throws -> Int64 {
+    public func addPending(_ media: PendingMedia, limit: Int) throws -> Int64? {
+        guard try pendingCount(userID: media.userID) < limit else { return nil }
         var media = media
         media.id = nextID
         nextID += 1
