@@ -201,9 +201,18 @@ struct MediaEndpoints: MastodonEndpoints {
         }
         unlink(held)
         unlink(claimed)  // had `upload` published a copy of it
-        try services.media.removePending(id: pending.id)
+        // The photo is posted: an error now would have the phone post it again, and be told the media is posted.
+        do {
+            try services.media.removePending(id: pending.id)
+        } catch {
+            Log.error("media post: media \(pending.id) stays listed (its file is the photo \(uploaded.photoID)) until the sweep: \(error)")
+        }
         if let description = pending.description {
-            try services.media.setDescription(description, ofPhoto: uploaded.photoID)
+            do {
+                try services.media.setDescription(description, ofPhoto: uploaded.photoID)
+            } catch {
+                Log.error("media post: photo \(uploaded.photoID) posted without its description: \(error)")
+            }
             // A timeline rendered since the upload's own change shows it without.
             services.counters.noteStreamChanged()
         }

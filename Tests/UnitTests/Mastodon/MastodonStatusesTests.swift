@@ -145,6 +145,20 @@ struct MastodonStatusesTests {
         #expect(harness.files.spoolFiles.isEmpty, "nothing left in the spool area")
     }
 
+    /// Once the photo is committed the post is made: a database gone for
+    /// the media's clean-up answers the status (a phone told otherwise posts
+    /// again and is told the media is posted already).
+    @Test func aPostWhoseCleanUpFailedAfterTheCommitIsAnsweredPosted() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), [("description", "A dog")], file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        media.failingCleanUps = 2
+        let posted = call(.post, "/api/v1/statuses", token: token(), [("status", "Posted"), ("media_ids[]", mediaID)])
+        #expect(posted.status == 200, "\(String(decoding: posted.body, as: UTF8.self))")
+        #expect(string(try json(posted)["content"]) == "<p>Posted</p>")
+        #expect(media.failingCleanUps == 0, "both were tried")
+        #expect(try harness.photos.newest(limit: 10).count == 1, "one photo")
+    }
+
     /// A PNG's or HEIC's conversion holds gd's whole image and its canvas:
     /// it takes one of the decode slots, as `upload`'s decodes do.
     @Test func aPNGIsConvertedInOneOfTheDecodeSlots() throws {

@@ -10,6 +10,10 @@ public final class InMemoryMediaStore: MediaStore {
         let keyHash: String
     }
 
+    /// A test makes this many of the next removals and descriptions fail,
+    /// as a database gone after the photo's COMMIT does.
+    public var failingCleanUps = 0
+
     public init() {}
 
     public func addPending(_ media: PendingMedia, limit: Int) throws -> Int64? {
@@ -35,7 +39,10 @@ public final class InMemoryMediaStore: MediaStore {
         (media[id]!.focusX, media[id]!.focusY) = (focusX, focusY)
     }
 
-    public func removePending(id: Int64) throws { media[id] = nil }
+    public func removePending(id: Int64) throws {
+        try failIfAsked()
+        media[id] = nil
+    }
 
     public func pendingCreated(before time: Int64, limit: Int) throws -> [PendingMedia] {
         Array(media.values.filter { $0.created < time }.sorted { $0.id < $1.id }.prefix(limit))
@@ -46,6 +53,7 @@ public final class InMemoryMediaStore: MediaStore {
     }
 
     public func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws {
+        try failIfAsked()
         photoDescriptions[id] = description.flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -60,4 +68,10 @@ public final class InMemoryMediaStore: MediaStore {
     public func forgetPosts(before time: Int64) throws { posts = posts.filter { $0.value.created >= time } }
 
     public func forgetPosts(ofUser userID: Int64) throws { posts = posts.filter { $0.key.userID != userID } }
+
+    private func failIfAsked() throws(DatabaseError) {
+        guard failingCleanUps > 0 else { return }
+        failingCleanUps -= 1
+        throw DatabaseError(code: .serverGoneAway, message: "MySQL server has gone away")
+    }
 }
