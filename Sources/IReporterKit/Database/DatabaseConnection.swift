@@ -331,17 +331,17 @@ public final class DatabaseConnection {
             file.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_FILE, $0) }
             settings.optionGroup.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_GROUP, $0) }
         }
-        // With an option file and no URL, NULLs let the file's values apply
-        // (a cluster node's host and port are always the node's).
-        let given = settings.fromURL || settings.optionFile == nil
-        let host = node?.host ?? (given ? settings.host : nil)
-        let port = node?.port ?? (given ? settings.port : 0)
-        let socket = node == nil && given ? settings.socket : nil
+        // With an option file, NULLs let the file's values apply to what no
+        // URL named (a cluster node's host and port are always the node's).
+        func given(_ part: DatabaseSettings.URLPart) -> Bool { settings.optionFile == nil || settings.partsInURL.contains(part) }
+        let host = node?.host ?? (given(.host) ? settings.host : nil)
+        let port = node?.port ?? (given(.port) ? settings.port : 0)
+        let socket = node == nil ? settings.socket : nil
         let ok = socket.withOptionalCString { socket in
             host.withOptionalCString { host in
-                (given ? settings.user : nil).withOptionalCString { user in
-                    (given ? settings.password : nil).withOptionalCString { password in
-                        (given ? settings.database : nil).withOptionalCString { database in
+                (given(.user) ? settings.user : nil).withOptionalCString { user in
+                    (given(.password) ? settings.password : nil).withOptionalCString { password in
+                        (given(.database) ? settings.database : nil).withOptionalCString { database in
                             mysql_real_connect(connection, host, user, password, database, port, socket, 0) != nil
                         }
                     }

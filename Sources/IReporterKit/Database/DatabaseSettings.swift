@@ -16,8 +16,14 @@ public struct DatabaseSettings: Sendable, Equatable {
     /// no `db_url` gave.
     public var optionFile: String?
     public var optionGroup = "ireporter"
-    /// Whether host, user, password and database came from a URL.
+    /// Whether a URL gave the settings, and which parts it named: with an
+    /// option file, the file's values apply to the others.
     public var fromURL = false
+    public var partsInURL: Set<URLPart> = []
+
+    public enum URLPart: Sendable {
+        case user, password, host, port, database
+    }
     /// A MariaDB Galera cluster's nodes (`db_nodes`): each connection is
     /// made to one that is Synced in the primary component, with user,
     /// password and database as above. Empty: the one server above.
@@ -55,7 +61,10 @@ public struct DatabaseSettings: Sendable, Equatable {
         }
         if let slash = rest.firstIndex(of: "/") {
             let name = String(rest[rest.index(after: slash)...])
-            if !name.isEmpty { database = name }
+            if !name.isEmpty {
+                database = name
+                partsInURL.insert(.database)
+            }
             rest = rest[..<slash]
         }
         if let at = rest.lastIndex(of: "@") {
@@ -64,9 +73,11 @@ public struct DatabaseSettings: Sendable, Equatable {
             if let colon = credentials.firstIndex(of: ":") {
                 user = decode(credentials[..<colon])
                 password = decode(credentials[credentials.index(after: colon)...])
+                partsInURL.formUnion([.user, .password])
             } else {
                 user = decode(credentials)
                 password = ""
+                partsInURL.insert(.user)
             }
             rest = rest[rest.index(after: at)...]
         }
@@ -75,9 +86,13 @@ public struct DatabaseSettings: Sendable, Equatable {
                 throw ConfigurationError("db_url: bad port in \(url)")
             }
             port = number
+            partsInURL.insert(.port)
             rest = rest[..<colon]
         }
-        if !rest.isEmpty { host = String(rest) }
+        if !rest.isEmpty {
+            host = String(rest)
+            partsInURL.insert(.host)
+        }
     }
 
     /// The settings as a `db_url` that `init(url:)` reads back (the charset
