@@ -33,6 +33,19 @@ extension DatabaseTests {
         #expect(try store.photoIDs(ofUser: 2, before: .max, limit: 10) == [4, 3])
     }
 
+    /// The same on the PHP era's MyISAM tables, where no rollback takes the row back.
+    @Test func aPhotoOfAnAccountDeletedMeanwhileIsNotStoredInTheOriginalTables() throws {
+        let phone = try APIHarness(schema: "original-myisam.sql")
+        try phone.database.execute("INSERT INTO login (username, pass) VALUES ('bob', 'p')")
+        let store = MariaDBPhotoStore(database: phone.database)
+        #expect(try store.add(userID: 1, title: Array("kept".utf8), details: nil, secret: nil, publish: { _, _ in }, unpublish: { _ in }) > 0)
+        try phone.database.execute("DELETE FROM login WHERE IdUser = 1")
+        #expect(throws: PhotoStoreError.accountRemoved) {
+            _ = try store.add(userID: 1, title: Array("late".utf8), details: nil, secret: nil, publish: { _, _ in }, unpublish: { _ in })
+        }
+        #expect(try phone.database.query("SELECT title FROM photos").map { String(decoding: $0["title"] ?? [], as: UTF8.self) } == ["kept"])
+    }
+
     /// bob (1) with a photo (2), alice (2) with two (3, 4); each comments and
     /// votes on the other's. The harness is signed in as alice.
     func twoPeople() throws -> (phone: APIHarness, bob: [UInt8]) {
