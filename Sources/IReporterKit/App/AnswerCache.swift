@@ -12,9 +12,11 @@
 /// With a `SharedAnswerTable`, what one worker made is found there by the
 /// host's other workers under the same rules, and kept by them with the
 /// age it has.
-final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
+final class AnswerCache<Key: KeptKey, Answer: KeptAnswer> {
     private struct Entry {
         var body: Answer
+        /// The answer's and its key's bytes: a key holds what the client sent.
+        var cost: Int
         var madeAt: Int64
         /// How long it is served (`SharedAnswerTable.lifetime(named:maxAge:)`).
         var lifetime: Int64
@@ -71,7 +73,7 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
             return found.body
         }
         let answer = try make()
-        if answer.keep, answer.body.keptBytes <= maxBytes / 8 {
+        if answer.keep, key.keptBytes + answer.body.keptBytes <= maxBytes / 8 {
             keep(answer.body, for: key, madeAt: time, lifetime: lifetime)
             if let shared, let name { shared.keep(name, answer.body, now, time, true) }
         }
@@ -89,14 +91,15 @@ final class AnswerCache<Key: Hashable, Answer: KeptAnswer> {
     }
 
     private func keep(_ body: Answer, for key: Key, madeAt: Int64, lifetime: Int64) {
-        if bytes + body.keptBytes > maxBytes {
+        let cost = key.keptBytes + body.keptBytes
+        if bytes + cost > maxBytes {
             let middle = entries.values.map(\.order).sorted()[entries.count / 2]
             entries = entries.filter { $0.value.order >= middle }
-            bytes = entries.values.reduce(0) { $0 + $1.body.keptBytes }
+            bytes = entries.values.reduce(0) { $0 + $1.cost }
         }
         made += 1
-        bytes += body.keptBytes - (entries[key]?.body.keptBytes ?? 0)
-        entries[key] = Entry(body: body, madeAt: madeAt, lifetime: lifetime, order: made)
+        bytes += cost - (entries[key]?.cost ?? 0)
+        entries[key] = Entry(body: body, cost: cost, madeAt: madeAt, lifetime: lifetime, order: made)
     }
 
     private func forget() {
@@ -137,6 +140,12 @@ extension Array: SharedAnswer where Element == UInt8 {
 
 /// What an `AnswerCache` keeps: its bytes count against the cache's bound.
 protocol KeptAnswer {
+    var keptBytes: Int { get }
+}
+
+/// An `AnswerCache`'s question: its bytes count too, as they hold what a
+/// client sent (a megabyte of a parameter made a key counted as nothing).
+protocol KeptKey: Hashable {
     var keptBytes: Int { get }
 }
 

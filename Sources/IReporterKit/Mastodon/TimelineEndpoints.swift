@@ -17,7 +17,7 @@ struct TimelineEndpoints: MastodonEndpoints {
     /// which address, how long, of which command answer (as the command
     /// rendered it, kept by the command while nothing changed: it is not
     /// read back for a page kept here).
-    struct NewestPage: Hashable {
+    struct NewestPage: KeptKey {
         let viewer: Int64?
         let siteURL: String
         let limit: Int
@@ -32,6 +32,8 @@ struct TimelineEndpoints: MastodonEndpoints {
             hasher.combine(limit)
             answer.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
+
+        var keptBytes: Int { siteURL.utf8.count + answer.count + 32 }
 
         /// Its name in the host's table (`SharedAnswerTable`), with the
         /// answer's SHA-256: a page is never found for another answer, and

@@ -32,6 +32,21 @@ struct AnswerCacheTests {
         #expect(host.made == 2)
     }
 
+    /// The questions' bytes count against the bound: a client's megabyte
+    /// parameters, each with a small answer, do not pile up uncounted.
+    @Test func bigQuestionsCountAgainstTheBound() {
+        let cache = AnswerCache<String, [UInt8]>(counters: InMemoryCounters(), maxAgeMillis: 1000, maxBytes: 1 << 20, clock: ManualClock())
+        var made = 0
+        func ask(_ question: String) { _ = cache.answer(for: question) { made += 1; return (Array("[]".utf8), true) } }
+        let questions = (0..<64).map { String(repeating: "\($0 % 10)", count: 64 << 10) + "\($0)" }
+        for question in questions { ask(question) }
+        #expect(made == 64)
+        ask(questions[0])
+        #expect(made == 65, "the oldest went to make room")
+        for _ in 0..<2 { ask(String(repeating: "x", count: 200 << 10)) }
+        #expect(made == 67, "a question over an eighth of the bound is not kept")
+    }
+
     @Test func withoutTheTableEachWorkerMakesItsOwn() {
         let host = Host()
         let workers = (0..<4).map { _ in host.worker(shared: false) }
@@ -158,4 +173,8 @@ struct SharedPageTests {
         #expect(ask(1, "b") == Array("b #2".utf8))
         #expect(ask(0, "ab") == Array("ab #3".utf8))
     }
+}
+
+extension String: KeptKey {
+    public var keptBytes: Int { utf8.count }
 }

@@ -27,12 +27,14 @@ public struct FeedCommand: SignedInCommand {
     }
 
     /// One viewer's question.
-    struct Question: Hashable {
+    struct Question: KeptKey {
         var viewer: Int64
         var since: Int64
         var before: Int64
         var count: Int
         var extras: [StreamExtra]
+
+        var keptBytes: Int { 32 + extras.count * 8 }
 
         /// Its name in the host's table.
         var sharedKey: [UInt8] {

@@ -84,10 +84,12 @@ public struct SearchCommand: Command {
     private let answers: AnswerCache<AnswerKey, [UInt8]>
 
     /// What an answer depends on: whose votes `myvote` shows (nil: no one's).
-    private struct AnswerKey: Hashable {
+    private struct AnswerKey: KeptKey {
         var query: PhotoSearchQuery
         var extras: [StreamExtra]
         var viewer: Int64?
+
+        var keptBytes: Int { query.terms.reduce(64) { $0 + $1.count + 16 } + extras.count * 8 }
     }
 
     public init(_ services: AppServices) {

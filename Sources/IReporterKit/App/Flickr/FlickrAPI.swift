@@ -28,9 +28,11 @@ public final class FlickrAPI {
     /// and the formats read (`answerParameters`), and where the photos are
     /// served. Only those: a request's other parameters, of any size, made
     /// keys the cache's byte limit did not count (a megabyte each).
-    private struct ListQuestion: Hashable {
+    private struct ListQuestion: KeptKey {
         var parameters: [String: [UInt8]]
         var siteURL: String
+
+        var keptBytes: Int { parameters.reduce(siteURL.utf8.count) { $0 + $1.key.utf8.count + $1.value.count + 32 } }
 
         init(_ parameters: [String: [UInt8]], siteURL: String) {
             self.parameters = parameters.filter { FlickrAPI.answerParameters.contains($0.key) }
