@@ -23,6 +23,9 @@ final class APIResponder {
     }
 
     private static let readChunk = 64 * 1024
+    /// What the access log and the metrics keep of a form's command: every
+    /// command's whole name, and no more of a client's.
+    static let loggedCommandBytes = 32
     /// Room for the text fields and multipart framing beside the photo.
     private static let formOverhead = 1024 * 1024
 
@@ -107,7 +110,9 @@ final class APIResponder {
         let response: APIResponse
         switch form {
         case .success(let form):
-            context.record.command = form.field("command").map { AccessLog.field(String(decoding: $0.prefix(16), as: UTF8.self)) } ?? "-"
+            context.record.command = form.field("command").map {
+                AccessLog.field(String(decoding: $0.prefix(Self.loggedCommandBytes), as: UTF8.self))
+            } ?? "-"
             // The spool files are the command context's: removed when answered, unless moved into place.
             response = api.handle(apiRequest(context, parameters: form))
             context.record.imageMicros = response.imageMicros

@@ -33,7 +33,7 @@ struct RequestMetrics {
             return Labels(calls: [Call("unknown", "unknown-command")], durationCommand: "unknown")
         }
         switch record.command {
-        case "status", "size":
+        case "status", "size", "mastodon":
             return Labels(calls: [Call(record.command, outcome(record.outcome))], durationCommand: record.command)
         case "rpc":
             let methods = record.call.split(separator: ",").map(String.init)

@@ -125,6 +125,7 @@ struct CommandDescriptorTests {
         let api = IReporterAPI(services: try AppServices.inMemory())
         let commands = Dictionary(uniqueKeysWithValues: api.router.descriptors.map { ($0.name, $0) })
         #expect(commands.count == 29)
+        #expect(commands.keys.allSatisfy { $0.utf8.count <= APIResponder.loggedCommandBytes }, "logged and counted by their whole name")
         #expect(Set(commands.values.filter(\.readOnly).map(\.name))
                 == ["stream", "comments", "effects", "search", "followers", "following", "person", "feed", "notifications",
                     "notification_channel", "authorized_apps"])

@@ -86,6 +86,13 @@ struct MetricsExpositionTests {
         #expect(metrics.labels(record("flickr", call: "flickr.x.y", "flickr-error-112")).calls == [.init("unknown", "flickr-error-112")])
     }
 
+    /// The Mastodon API is one command, whatever its path: a path is the client's text.
+    @Test func theMastodonAPIIsCountedAsOne() {
+        #expect(metrics.labels(record("mastodon", call: "%2Fapi%2Fv1%2Fstatuses", "ok"))
+                == .init(calls: [.init("mastodon", "ok")], durationCommand: "mastodon"))
+        #expect(metrics.labels(record("mastodon", call: "%2Fapi%2Fv9%2Fx", "http-404")).calls == [.init("mastodon", "http-404")])
+    }
+
     @Test func anOutcomeThatIsNoNameOfTheServersIsOther() {
         #expect(metrics.labels(record("stream", "Weird Outcome")).calls == [.init("stream", "other")])
         #expect(metrics.labels(record("stream", String(repeating: "a", count: 40))).calls == [.init("stream", "other")])
