@@ -107,3 +107,40 @@ def test_check_config_warns_about_the_well_known_password_and_open_session_folde
                     f"session_dir = {sessions}\nupload_dir = {tmp_path}\n")
     p = check_config(binary, conf)
     assert p.returncode == 0 and "warning" not in p.stderr.lower(), p.stderr
+
+
+def test_the_socket_goes_to_listen_group_and_user_as_configured():
+    """`user = www-data` with `listen_group`: the web server's group gets
+    the socket (it was given back to www-data's own group when the server
+    switched user); `listen_owner` alone: the group is `user`'s."""
+    servers.need_root()
+    import tempfile
+    base = Path(tempfile.mkdtemp(prefix="ireporter-socket-"))
+    try:
+        base.chmod(0o755)
+        for folder in ("upload", "sessions"):
+            (base / folder).mkdir()
+            os.chown(base / folder, servers.pwd_id("www-data"), servers.grp_id("www-data"))
+        for n, (extra, owner, group) in enumerate([
+                ("listen_group = nogroup\n", "www-data", "nogroup"),
+                ("listen_owner = nobody\n", "nobody", "www-data")]):
+            socket = base / f"fcgi-{n}.sock"
+            conf = base / f"ireporter-{n}.conf"
+            conf.write_text(f"listen = {socket}\nuser = www-data\nworkers = 1\nupload_dir = {base}/upload\n"
+                            f"session_dir = {base}/sessions\ndb_url = mysql://nobody:@127.0.0.1:1/none\n" + extra)
+            server = subprocess.Popen([str(servers.binary()), "--config", str(conf)], env=servers.clean_env(),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            try:
+                def switched() -> bool:  # the socket's owners are set before the server becomes www-data
+                    uid = next(line.split()[2] for line in Path(f"/proc/{server.pid}/status").read_text().splitlines()
+                               if line.startswith("Uid:"))
+                    return int(uid) == servers.pwd_id("www-data")
+                servers.wait_for(lambda: server.poll() is not None or switched(), timeout=20, what="the switch to www-data")
+                assert server.poll() is None, server.stderr.read()
+                st = socket.stat()
+                assert (st.st_uid, st.st_gid) == (servers.pwd_id(owner), servers.grp_id(group)), (extra, st)
+            finally:
+                server.terminate()
+                server.wait(timeout=30)
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)

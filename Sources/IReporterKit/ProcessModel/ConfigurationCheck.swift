@@ -67,7 +67,7 @@ struct ConfigurationCheck {
     private func switchToServerUser() -> Line? {
         guard !configuration.user.isEmpty, getuid() == 0 else { return nil }
         do {
-            try Server.dropPrivileges(to: configuration.user, socketPath: nil)
+            try Server.dropPrivileges(to: configuration.user)
             return Line(outcome: .ok, item: "user", detail: "what follows is tried as \(configuration.user)")
         } catch {
             return Line(outcome: .failed, item: "user", detail: "\(error)")

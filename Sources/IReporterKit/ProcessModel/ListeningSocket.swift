@@ -37,8 +37,15 @@ public struct ListeningSocket {
     }
 
     /// `listen_owner` / `listen_group` of a unix socket we created.
-    static func changeOwner(_ path: String, owner: String, group: String) throws(SystemError) {
+    /// Gives the socket we made to `listen_owner` and `listen_group`, by
+    /// default `user` and its group (when root: `user` is whom the server
+    /// becomes); each left as it is when nothing names one.
+    static func changeOwner(_ path: String, owner: String, group: String, user: String) throws(SystemError) {
         var uid = uid_t.max, gid = gid_t.max
+        if !user.isEmpty, getuid() == 0 {
+            guard let entry = getpwnam(user) else { throw SystemError("unknown user \(user)", code: ENOENT) }
+            (uid, gid) = (entry.pointee.pw_uid, entry.pointee.pw_gid)
+        }
         if !owner.isEmpty {
             guard let entry = getpwnam(owner) else { throw SystemError("unknown listen_owner \(owner)", code: ENOENT) }
             uid = entry.pointee.pw_uid
@@ -47,6 +54,7 @@ public struct ListeningSocket {
             guard let entry = getgrnam(group) else { throw SystemError("unknown listen_group \(group)", code: ENOENT) }
             gid = entry.pointee.gr_gid
         }
+        guard uid != uid_t.max || gid != gid_t.max else { return }
         guard chown(path, uid, gid) == 0 else { throw SystemError("chown \(path)") }
     }
 

@@ -36,13 +36,11 @@ public enum Server {
                           + "(fd 0, systemd) and is not a CGI program: see --help")
                 return 2
             }
-            if let path = socket.ownedPath, !configuration.listenOwner.isEmpty || !configuration.listenGroup.isEmpty {
-                try ListeningSocket.changeOwner(path, owner: configuration.listenOwner, group: configuration.listenGroup)
+            if let path = socket.ownedPath {
+                try ListeningSocket.changeOwner(path, owner: configuration.listenOwner, group: configuration.listenGroup,
+                                                user: configuration.user)
             }
-            if !configuration.user.isEmpty {
-                try dropPrivileges(to: configuration.user,
-                                   socketPath: configuration.listenOwner.isEmpty ? socket.ownedPath : nil)
-            }
+            if !configuration.user.isEmpty { try dropPrivileges(to: configuration.user) }
         } catch {
             Log.error("\(error)")
             return 1
@@ -100,11 +98,10 @@ public enum Server {
         return true
     }
 
-    static func dropPrivileges(to user: String, socketPath: String?) throws(SystemError) {
+    static func dropPrivileges(to user: String) throws(SystemError) {
         guard getuid() == 0 else { return }
         guard let entry = getpwnam(user) else { throw SystemError("unknown user \(user)", code: ENOENT) }
         let uid = entry.pointee.pw_uid, gid = entry.pointee.pw_gid
-        if let socketPath { chown(socketPath, uid, gid) }
         guard initgroups(user, gid) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
             throw SystemError("switch to user \(user)")
         }
