@@ -87,6 +87,24 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "login"), ("username", "alice"), ("password", "new")]).contains(#""IdUser":"2""#))
     }
 
+    /// On a database with the comments and votes of migration 003 alone
+    /// (applied by hand while the PHP version still served), the tables of
+    /// follows, tokens and media are not there: nothing of the account in
+    /// them, and the account goes (it used to be logged out everywhere and
+    /// kept, answered "temporarily unavailable" at every try).
+    @Test func anAccountGoesFromADatabaseWithoutTheLaterMigrations() throws {
+        let phone = try APIHarness(migrated: false)
+        try TestServices.runSQLFile(phone.database, "migrations/003-photo-details-comments-votes.sql")
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "upload"), ("title", "t")], file: photo)
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "mine")])
+        let answer = try phone.send([("command", "delete_account"), ("password", "p")])
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"successful":1}"#)
+        #expect(try phone.rowCount("login") == 0)
+        #expect(try phone.rowCount("photos") == 0)
+        #expect(try phone.rowCount("comments") == 0)
+    }
+
     @Test func theAccountsRowsAndFilesGoAndTheOthersCountsFollow() throws {
         let (phone, bob) = try twoPeople()
         #expect(try rows(phone, "SELECT IdPhoto FROM photo_secrets ORDER BY IdPhoto") == ["2", "3", "4"])

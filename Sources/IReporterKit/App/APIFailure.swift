@@ -49,14 +49,18 @@ public struct ServiceUnavailable: APIFailure {
 /// is told to try again) rather than that the request itself failed.
 public protocol StoreError: Error {
     var isUnavailable: Bool { get }
+    /// The store's table is not there: its migration is not applied yet.
+    var isMissingTable: Bool { get }
 }
 
 extension DatabaseError: StoreError {
     /// Unreachable, or busy for a moment (on a Galera cluster around a
     /// node's departure): "try again", not the original's "broken".
     public var isUnavailable: Bool { isConnectionLost || isTransient }
+    public var isMissingTable: Bool { code == .noSuchTable }
 }
 
 extension S3Error: StoreError {
     public var isUnavailable: Bool { unreachable }
+    public var isMissingTable: Bool { false }
 }

@@ -40,13 +40,21 @@ struct AccountRemoval {
 
     func remove(_ userID: Int64) throws {
         try sessions.endSessions(of: userID, except: nil)
-        for part in parts { try part.removeAll(of: userID) }
+        for part in parts { try Self.remove(part, of: userID) }
         try users.removeAccount(id: userID)
         // An upload that passed its sign-in before the sessions ended, or a
         // follow of the account, may have committed since its part went;
         // from here on none can (`PhotoStore.add` and `FollowStore.follow`
         // need the account's row).
-        for part in lateParts { try part.removeAll(of: userID) }
+        for part in lateParts { try Self.remove(part, of: userID) }
+    }
+
+    /// A part whose table a database does not have yet (its migration not
+    /// applied) holds nothing of the account.
+    private static func remove(_ part: any AccountPart, of userID: Int64) throws {
+        do {
+            try part.removeAll(of: userID)
+        } catch let error as any StoreError where error.isMissingTable {}
     }
 }
 
