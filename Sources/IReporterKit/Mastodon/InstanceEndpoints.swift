@@ -4,9 +4,12 @@
 /// settings (a photo's size and pixels, its types; a status is a title of
 /// 100 bytes with one photo), and NodeInfo 2.0 with the usage figures.
 struct InstanceEndpoints: MastodonEndpoints {
-    /// The Mastodon API version we follow, and ours; clients read the first
-    /// number to know which endpoints to expect (`4.x`: the v2 instance).
-    static let version = "4.3.0 (compatible; iReporter \(Server.version))"
+    /// The Mastodon API version we follow, and ours; clients read it to know
+    /// which endpoints to expect (`4.x`: the v2 instance). Not 4.3, nor its
+    /// `api_versions`: with them the official Android app and Ice Cubes ask
+    /// only for grouped notifications (`/api/v2/notifications`), which we
+    /// do not have, and their notifications tab fails.
+    static let version = "4.2.0 (compatible; iReporter \(Server.version))"
 
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
         router.add(.get, "/api/v1/instance", scope: nil) { call in .json(try Self.instance(call, api, v2: false)) }
@@ -53,7 +56,6 @@ struct InstanceEndpoints: MastodonEndpoints {
         json.raw(",\"version\":")
         json.string(version)
         if v2 {
-            json.raw(",\"api_versions\":{\"mastodon\":2}")
             json.raw(",\"usage\":{\"users\":{\"active_month\":")
             json.raw(json: "\(try api.services.usage.counts().users)}}")
             json.raw(",\"thumbnail\":{\"url\":")
