@@ -72,8 +72,10 @@ enum Subcommand: String, CaseIterable, Sendable {
             """
         case .migrate:
             """
-            migrate applies sql/migrations to the database (the PHP version's
-            too): 001 widens login.pass, 002 indexes login.username. Those
+            migrate applies sql/migrations (001 to 012) to the database. 001
+            widens login.pass, which starts the hashing of passwords: a PHP
+            version still serving the database cannot log those accounts in
+            (README, "Migrations": what to apply by hand meanwhile). Those
             already applied are skipped. Ctrl-C stops it with nothing
             half-done, and run again it goes on where it stopped.
             """

@@ -19,7 +19,7 @@ public final class MariaDBUserStore: UserStore {
         let fits = try passwordColumnLength() >= Self.hashColumnLength
         if !fits && passwordColumn == nil {
             Log.warning("login.pass is too narrow for password hashes: passwords stay stored as the app sends them "
-                        + "until `ireporter migrate-passwords` has run (see README, \"Password storage\")")
+                        + "until sql/migrations/001 is applied (`ireporter migrate` or `migrate-passwords`; see README, \"Password storage\")")
         }
         passwordColumn = (fits, now)
         return fits
