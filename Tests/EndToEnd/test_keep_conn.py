@@ -116,7 +116,9 @@ def test_connections_are_kept_and_none_waits_behind_them(start_server):
     results = streams(16, rounds=20)
     slowest = max(seconds for seconds, _ in results)
     assert all("result" in answer for _, answer in results)
-    assert slowest < 1.5, f"a stream took {slowest:.2f} s"
+    # Behind kept connections the phones would wait in turn, 2 s each (nginx's
+    # keepalive_timeout): the last far past 5 s, which leaves a busy machine room.
+    assert slowest < 5, f"a stream took {slowest:.2f} s"
 
 
 def test_sigusr2_under_load_with_kept_connections(start_server, module_env):

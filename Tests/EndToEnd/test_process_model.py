@@ -31,6 +31,7 @@ loopback only.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import signal
@@ -231,7 +232,8 @@ def test_request_timeout_kills_hung_worker(start_server, module_env):
     p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 2 and victim not in p["pids"] and p, 10,
                          what="the hung worker replaced")
     waited = time.monotonic() - t0
-    assert 1.5 < waited < 5, f"the hung worker was replaced after {waited:.1f}s (request_timeout = 2)"
+    # Not before the timeout; the upper bound leaves a busy machine room.
+    assert 1.5 < waited < 8, f"the hung worker was replaced after {waited:.1f}s (request_timeout = 2)"
     assert p["status"]["timed out requests"] == 1, p["status"]
     assert not servers.proc_alive(victim)
     # Apache notices when it passes on the rest of the body: an error page,
@@ -426,8 +428,9 @@ def test_progressive_memory_bombs_from_several_clients(start_server, module_env)
 
     def streamer():
         with AppClient(Endpoint(API), timeout=60) as phone:
-            for _ in range(200):
-                if stop.is_set():
+            for i in range(200):
+                # 20 at least: enough for the 90th percentile to leave out a stray slow one.
+                if stop.is_set() and i >= 20:
                     break
                 t0 = time.monotonic()
                 assert phone.stream().status == 200
@@ -447,7 +450,11 @@ def test_progressive_memory_bombs_from_several_clients(start_server, module_env)
     # A decode of one of them would take 400 MB; refused from the header, a
     # worker's peak does not move beyond noise.
     assert max(grown.values()) < 8 * 1024, f"worker peaks grew by {grown} kB"
-    assert stream_seconds and max(stream_seconds) < 1.0, f"stream took up to {max(stream_seconds):.2f} s"
+    # Bombs decoded would hold the workers for seconds, the streams meanwhile
+    # waiting: the 90th percentile, and a loose max for a busy machine's stall.
+    ordered = sorted(stream_seconds)
+    p90 = ordered[math.ceil(0.9 * len(ordered)) - 1]
+    assert p90 < 1.0 and ordered[-1] < 5.0, f"stream: p90 {p90:.2f} s, max {ordered[-1]:.2f} s"
     # What a phone takes, progressive or not, passes (12 MP, 4:2:0: 34 MiB of coefficients).
     phone_photo = servers.imagemagick("-size", "4000x3000", "gradient:#3060c0-#f0a040", "-interlace", "JPEG",
                                       "-sampling-factor", "4:2:0", "-quality", "85", "jpeg:-")

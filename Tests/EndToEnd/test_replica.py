@@ -25,7 +25,9 @@ from appclient import AppClient, Endpoint
 
 HTTP_PORT = servers.http_port(0)
 PRIMARY_PORT = 3376  # the replica on 3377
-DELAY_SECONDS = 2
+# Counted from the write's whole second: 3 s is 2 at least, well past the
+# anonymous stream right after the upload (2 could be 1).
+DELAY_SECONDS = 3
 
 
 class ReplicaPair(servers.DatabaseScript):
@@ -78,6 +80,8 @@ def test_a_phones_next_stream_shows_its_upload_while_the_replica_lags(replicated
                 started = time.monotonic()
                 assert titles(phone)[0] == title, "the phone's very next stream shows its upload"
                 waited = time.monotonic() - started
+                # The replica applies it 2 s at least after the write; read from
+                # the primary without waiting, the stream takes milliseconds.
                 assert waited >= 0.5, f"the phone's stream waited for the replica ({waited:.2f} s)"
                 assert title in titles(anonymous), "once applied, the replica shows it to everyone"
     finally:

@@ -222,7 +222,11 @@ def test_a_registration_flood_leaves_stream_fast(endpoint, db, env):
         under_flood = stream_times(40)
         answers = [a for f in floods for a in f.result(timeout=30)]
     median = statistics.median(under_flood)
-    assert median < 0.1, f"stream median {median * 1000:.1f} ms under the flood (baseline {baseline * 1000:.1f} ms)"
+    # Timed beside 128 flooding threads (the GIL, a busy machine): relative to
+    # the baseline and generous, capped well under the hashing server's 2.1 s.
+    bound = max(0.5, min(20 * baseline, 1.0))
+    assert median < bound, (f"stream median {median * 1000:.1f} ms under the flood (baseline "
+                            f"{baseline * 1000:.1f} ms, bound {bound * 1000:.0f} ms)")
     assert answers and all(a == USER_EXISTS or a.startswith(TOO_MANY_REGISTRATIONS) for a in answers), set(answers)
     assert any(a.startswith(TOO_MANY_REGISTRATIONS) for a in answers), "registrations from one address are counted"
 

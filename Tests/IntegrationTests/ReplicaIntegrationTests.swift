@@ -56,8 +56,10 @@ struct ReplicaIntegrationTests {
     }
 
     @Test func aWritersNextReadWaitsForTheReplicaAndSeesTheWrite() throws {
-        let (reads, photos, user) = try setUp(waitMillis: 5000)
-        try setDelay(seconds: 1)
+        // The delay counts from the write's whole second: 3 s is 2 at least
+        // (1 could be nothing); the wait outlasts it.
+        let (reads, photos, user) = try setUp(waitMillis: 8000)
+        try setDelay(seconds: 3)
         defer { try? setDelay(seconds: 0) }
         for _ in 0..<2 {
             let id = try upload(reads, as: user)
