@@ -180,8 +180,14 @@ final class APIResponder {
         let contentType = (request.param("CONTENT_TYPE") ?? "").lowercased()
         if contentType.hasPrefix("application/json") {
             var body: [UInt8] = []
-            guard readBody(request, limit: Self.formOverhead, { body.append(contentsOf: $0) }) else {
-                return .failure(MastodonError(status: 413, message: "The body is over \(Self.formOverhead / 1024) KiB"))
+            switch readBody(request, limit: Self.formOverhead, { body.append(contentsOf: $0) }) {
+            case .whole: break
+            case .overLimit: return .failure(MastodonError(status: 413, message: "The body is over \(Self.formOverhead / 1024) KiB"))
+            case .cutShort: return .failure(MastodonError(status: 400, message: "The body ended before its Content-Length"))
+            }
+            // No body at all (a favourite, sent with a JSON Content-Type): no parameters, as Rails reads it.
+            if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                return .success((MastodonParameters(query: query), []))
             }
             do {
                 let json = try JSONParser.parse(body)
@@ -260,8 +266,10 @@ final class APIResponder {
         guard contentType.hasPrefix("application/json") else { return refused("the body must be application/json") }
         let limit = JSONRPCService.maxBodyBytes
         var body: [UInt8] = []
-        guard readBody(request, limit: limit, { body.append(contentsOf: $0) }) else {
-            return refused("the body is over \(limit / 1024) KiB")
+        switch readBody(request, limit: limit, { body.append(contentsOf: $0) }) {
+        case .whole: break
+        case .overLimit: return refused("the body is over \(limit / 1024) KiB")
+        case .cutShort: return refused("the body ended before its Content-Length")
         }
         context.record.parseMicros = monotonicMicros() - started
         let response = api.handle(jsonRPC: body, of: apiRequest(context, parameters: FormData()))
@@ -270,21 +278,28 @@ final class APIResponder {
         return GatewayAnswer(head: Self.head(for: response), body: response.body)
     }
 
+    enum BodyRead {
+        case whole, overLimit
+        /// Fewer bytes than `CONTENT_LENGTH`: the client went away mid-body
+        /// (Apache streams it to us); a command must not run on a part of it.
+        case cutShort
+    }
+
     /// Reads the body in chunks into `consume`, up to `limit` bytes (a
-    /// `CONTENT_LENGTH` over it is refused before reading); false when the
-    /// body is over it.
+    /// `CONTENT_LENGTH` over it is refused before reading).
     private func readBody<Failure: Error>(_ request: GatewayRequest, limit: Int,
-                                          _ consume: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) -> Bool {
-        if let length = request.param("CONTENT_LENGTH").flatMap(Int.init), length > limit { return false }
+                                          _ consume: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) -> BodyRead {
+        let length = request.param("CONTENT_LENGTH").flatMap(Int.init)
+        if let length, length > limit { return .overLimit }
         var total = 0
         while true {
             let count = request.read(into: buffer)
             if count > 0 {
                 total += count
-                if total > limit { return false }
+                if total > limit { return .overLimit }
                 try consume(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
-            if count < buffer.count { return true }
+            if count < buffer.count { return total < (length ?? 0) ? .cutShort : .whole }
         }
     }
 
@@ -315,10 +330,11 @@ final class APIResponder {
                     total += chunk.count
                     try parser.feed(chunk)
                 }
-                guard try readBody(request, limit: maxUploadBytes + Self.formOverhead, counted) else {
-                    return .failure(.fileTooLarge(limit: maxUploadBytes))
+                switch try readBody(request, limit: maxUploadBytes + Self.formOverhead, counted) {
+                case .whole: return .success(try parser.finish())
+                case .overLimit: return .failure(.fileTooLarge(limit: maxUploadBytes))
+                case .cutShort: return .failure(.malformed("the body ended before its Content-Length"))
                 }
-                return .success(try parser.finish())
             } catch {
                 return .failure(error)
             }
@@ -328,10 +344,11 @@ final class APIResponder {
         }
         if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             var body: [UInt8] = []
-            guard readBody(request, limit: Self.formOverhead, { body.append(contentsOf: $0) }) else {
-                return .failure(.overLimit("urlencoded body"))
+            switch readBody(request, limit: Self.formOverhead, { body.append(contentsOf: $0) }) {
+            case .whole: return .success(URLEncodedForm.parse(body))
+            case .overLimit: return .failure(.overLimit("urlencoded body"))
+            case .cutShort: return .failure(.malformed("the body ended before its Content-Length"))
             }
-            return .success(URLEncodedForm.parse(body))
         }
         if contentType.lowercased().hasPrefix("multipart/form-data") { return .failure(.malformed("no boundary")) }
         return .success(FormData())

@@ -22,10 +22,12 @@ final class MastodonResponder {
         return uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 
-    /// The request's method as the API routes it; nil for OPTIONS (CORS's
+    /// The request's method as the API routes it (HEAD as GET, whose body
+    /// the web server leaves out, as Rails does); nil for OPTIONS (CORS's
     /// preflight, answered here) and methods it has no use for.
     static func method(_ request: GatewayRequest) -> HTTPMethod? {
-        HTTPMethod(rawValue: request.param("REQUEST_METHOD") ?? "")
+        let name = request.param("REQUEST_METHOD") ?? ""
+        return HTTPMethod(rawValue: name == "HEAD" ? "GET" : name)
     }
 
     /// The answer to a request whose body is read (`parameters`).

@@ -9,7 +9,7 @@ final class BodyRequest: GatewayRequest {
 
     init(_ params: [String: String], body: [UInt8] = []) {
         var params = params
-        if !body.isEmpty { params["CONTENT_LENGTH"] = String(body.count) }
+        if !body.isEmpty, params["CONTENT_LENGTH"] == nil { params["CONTENT_LENGTH"] = String(body.count) }
         (self.params, self.body) = (params, body)
     }
 

@@ -43,8 +43,10 @@ struct GatewayPipelineTests {
     }
 
     func responder(_ services: AppServices) -> APIResponder {
-        APIResponder(api: IReporterAPI(services: services), uploadDirectory: "/nonexistent", maxUploadBytes: 1 << 20,
-                     flickr: FlickrResponder(api: FlickrAPI(services: services)))
+        let api = IReporterAPI(services: services)
+        return APIResponder(api: api, uploadDirectory: "/nonexistent", maxUploadBytes: 1 << 20,
+                            flickr: FlickrResponder(api: FlickrAPI(services: services)),
+                            mastodon: MastodonResponder(api: MastodonAPI(api: api)))
     }
 
     @Test func theStepsAreTheLogTheIdTheTimeAndTheReplicaScopeInThatOrder() throws {
@@ -94,5 +96,42 @@ struct GatewayPipelineTests {
 
         let odd = BodyRequest(form: [("command", "effects")], extra: ["REQUEST_ID": "a b"])
         #expect(gateway.respond(to: odd).requestID == "a%20b" && !odd.answer.contains("X-Request-Id"), "logged, not echoed")
+    }
+
+    /// A body that ends before its `CONTENT_LENGTH` (the client went away
+    /// while Apache streamed it to us) is refused: no command runs on a part
+    /// of it (a registration with half its password).
+    @Test func aBodyCutShortIsRefusedBeforeAnyCommandRuns() throws {
+        let gateway = responder(try AppServices.inMemory(policy: AppHarness.cheapPolicy))
+        func post(_ uri: String, _ type: String, _ body: String, declaring length: Int) -> BodyRequest {
+            let request = BodyRequest(["REQUEST_METHOD": "POST", "REQUEST_URI": uri, "REMOTE_ADDR": "192.0.2.1", "CONTENT_TYPE": type,
+                                       "CONTENT_LENGTH": String(length)], body: Array(body.utf8))
+            gateway.respond(to: request)
+            return request
+        }
+        let form = "command=register&username=eve&password=abc"
+        let urlencoded = "application/x-www-form-urlencoded"
+        #expect(post("/iReporter/", urlencoded, form, declaring: form.utf8.count + 20).answer.hasSuffix(#"{"error":"Malformed request"}"#))
+        #expect(post("/iReporter/", urlencoded, form, declaring: form.utf8.count).answer.contains(#""username":"eve""#),
+                "the whole body: the name was not taken by the cut one")
+        let rpc = #"{"jsonrpc":"2.0","method":"effects","id":1}"#
+        #expect(post("/iReporter/rpc", "application/json", rpc, declaring: rpc.utf8.count + 5).answer.contains("ended before its Content-Length"))
+        let status = #"{"status":"cut"}"#
+        let mastodon = post("/api/v1/statuses", "application/json", status, declaring: status.utf8.count + 5)
+        #expect(mastodon.answer.hasPrefix("Status: 400") && mastodon.answer.contains("ended before its Content-Length"))
+    }
+
+    /// What Rails does for Mastodon's clients: HEAD answered as GET (an
+    /// uptime monitor's), a JSON Content-Type with no body read as no
+    /// parameters (a favourite sent so).
+    @Test func aHeadIsAGetAndAnEmptyJSONBodyHasNoParameters() throws {
+        let gateway = responder(try AppServices.inMemory(policy: AppHarness.cheapPolicy))
+        let head = BodyRequest(["REQUEST_METHOD": "HEAD", "REQUEST_URI": "/api/v1/instance", "REMOTE_ADDR": "192.0.2.1"])
+        gateway.respond(to: head)
+        #expect(head.answer.hasPrefix("Status: 200") && head.answer.contains(#""uri":"#), "\(head.answer)")
+        let empty = BodyRequest(["REQUEST_METHOD": "POST", "REQUEST_URI": "/api/v1/apps", "REMOTE_ADDR": "192.0.2.1",
+                                 "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": "0"])
+        gateway.respond(to: empty)
+        #expect(empty.answer.hasPrefix("Status: 422") && !empty.answer.contains("no JSON"), "\(empty.answer)")
     }
 }
