@@ -42,9 +42,11 @@ public struct FormData: Sendable {
         if isArray { arrayNames.insert(name) } else { files[name] = file }
     }
 
-    /// PHP's variable-name rules for form fields: the part before `[` is the
-    /// key (and the value becomes an array); spaces and dots become `_`.
-    static func phpName(_ raw: [UInt8]) -> (String, isArray: Bool) {
+    /// PHP's variable-name rules for form fields: a name ends at a NUL (PHP
+    /// reads it as a C string), the part before `[` is the key (and the
+    /// value becomes an array); spaces and dots become `_`.
+    static func phpName(_ sent: [UInt8]) -> (String, isArray: Bool) {
+        let raw = sent.firstIndex(of: 0).map { Array(sent[..<$0]) } ?? sent
         var name = raw
         var isArray = false
         if let bracket = raw.firstIndex(of: UInt8(ascii: "[")), bracket > 0,

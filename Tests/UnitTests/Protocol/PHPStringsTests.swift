@@ -74,6 +74,13 @@ struct PHPJSONTests {
 }
 
 struct URLEncodedFormTests {
+    /// PHP registers a field under its name up to a NUL (a C string).
+    @Test func aNameEndsAtANUL() {
+        let form = URLEncodedForm.parse(Array("command%00x=login&user%00name[]=a".utf8))
+        #expect(form.field("command") == Array("login".utf8))
+        #expect(form.field("user") == Array("a".utf8) && form.arrayNames.isEmpty, "the bracket is past the NUL: no array")
+    }
+
     @Test func parsesLikePHP() {
         let form = URLEncodedForm.parse(Array("command=stream&IdPhoto=2&title=a+b%2B&flag&=skipped&&x=1&x=2".utf8))
         #expect(form.field("command") == Array("stream".utf8))
