@@ -70,19 +70,40 @@ struct AccountEndpoints: MastodonEndpoints {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 
-    /// `q`'s account: the one with that exact username (no prefix search here).
+    /// `q`'s account: the one with that exact username (no prefix search
+    /// here), on the first page (`offset` 0) only.
     static func accounts(matching parameters: MastodonParameters, statuses: MastodonStatuses) throws -> [AccountEntity] {
-        guard let query = parameters.bytes("q"),
+        guard let query = parameters.bytes("q"), try offset(parameters) == 0,
               let id = try userID(named: query, siteURL: statuses.call.request.siteURL, services: statuses.services) else { return [] }
         return [try account(id, statuses: statuses)]
     }
 
-    /// `search`'s photos for `q`, newest first (`max_id` its `before`, `limit` its `count`).
+    /// How deep `offset` pages a search (Tusky pages so, until a page is empty).
+    static let maxOffset = PhotoSearchQuery.relevanceWindow
+
+    /// `offset`: results skipped (Mastodon's paging of a search besides `max_id`).
+    private static func offset(_ parameters: MastodonParameters) throws(MastodonError) -> Int {
+        Int(min(max(try parameters.integer("offset") ?? 0, 0), Int64(maxOffset)))
+    }
+
+    /// `search`'s photos for `q`, newest first (`max_id` its `before`,
+    /// `limit` its `count`), past the first `offset` (read a page of the
+    /// command at a time, up to `maxOffset`: beyond it, none).
     static func photos(matching parameters: MastodonParameters, statuses: MastodonStatuses) throws -> [StatusEntity] {
         guard let query = parameters.bytes("q") else { return [] }
         let page = try TimelinePage(parameters)
-        var arguments = CommandArguments(fields: ["q": query, "count": Array(String(page.limit).utf8)])
-        if let before = page.maxID { arguments.fields["before"] = Array(String(before).utf8) }
-        return statuses.statuses(try statuses.photoRows("search", arguments))
+        var skip = try offset(parameters)
+        guard skip < maxOffset else { return [] }
+        var before = page.maxID
+        while true {
+            let count = min(SearchCommand.maxCount, skip + page.limit)
+            var arguments = CommandArguments(fields: ["q": query, "count": Array(String(count).utf8)])
+            if let before { arguments.fields["before"] = Array(String(before).utf8) }
+            let rows = try statuses.photoRows("search", arguments)
+            guard skip >= rows.count else { return statuses.statuses(Array(rows.dropFirst(skip).prefix(page.limit))) }
+            guard rows.count == count, let last = rows.last else { return [] }
+            skip -= rows.count
+            before = last.photo.id
+        }
     }
 }

@@ -49,22 +49,26 @@ public struct MastodonRouter {
 
     /// The answer to `request`: its route's, or the error in Mastodon's shape.
     public func answer(_ request: MastodonRequest) -> MastodonAnswer {
-        // The rate limit's headers go with every answer of a counted request, 429 included.
+        // The rate limit's headers go with every answer of a counted request,
+        // its own 429 included; not with a command's 429 (uploads an hour, …),
+        // which they would tell a client to retry within minutes.
         var limitHeaders: [(name: String, value: String)] = []
+        var limitReached = false
         var answer: MastodonAnswer
         do {
-            answer = try routed(request, limitHeaders: &limitHeaders)
+            answer = try routed(request, limitHeaders: &limitHeaders, limitReached: &limitReached)
         } catch let error as MastodonError {
             answer = error.answer
         } catch {
             Log.error("\(request.method.rawValue) \(request.path.prefix(64)): \(error)")
             answer = MastodonError.unavailable.answer
         }
-        answer.headers += limitHeaders
+        if answer.status != 429 || limitReached { answer.headers += limitHeaders }
         return answer
     }
 
-    private func routed(_ request: MastodonRequest, limitHeaders: inout [(name: String, value: String)]) throws -> MastodonAnswer {
+    private func routed(_ request: MastodonRequest, limitHeaders: inout [(name: String, value: String)],
+                        limitReached: inout Bool) throws -> MastodonAnswer {
         let parts = Self.segments(of: request.path)
         for route in routes[Shape(method: request.method, segmentCount: parts.count)] ?? [] {
             guard let parameters = Self.match(route.segments, parts) else { continue }
@@ -72,6 +76,7 @@ public struct MastodonRouter {
             if let rateLimit {
                 let (allowed, headers) = try rateLimit.use(request, grant: grant)
                 limitHeaders = headers
+                limitReached = !allowed
                 guard allowed else { throw MastodonRateLimit.exceeded }
             }
             return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant, commands: commands))

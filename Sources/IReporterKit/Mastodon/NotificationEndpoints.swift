@@ -13,7 +13,9 @@ struct NotificationEndpoints: MastodonEndpoints {
             let types = kinds.map(\.rawValue).joined(separator: ",")
             let found = try Self.notifications(page.cursor(["types": types]), statuses: statuses)
             var answer = MastodonAnswer.json(NotificationEntity.list(found, links: statuses.links))
-            if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: found.map(\.record.id)) {
+            let filters = ["types", "exclude_types"].map { (name: "\($0)[]", values: call.parameters.strings($0)) }
+            if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: found.map(\.record.id),
+                                    carrying: filters) {
                 answer.headers.append(link)
             }
             return answer

@@ -21,7 +21,7 @@ struct StatusEndpoints: MastodonEndpoints {
             case .photo(let id): _ = try statuses.run("delete", ["IdPhoto": String(id)])
             case .comment(let id): _ = try statuses.run("uncomment", ["IdComment": String(id)])
             }
-            return statuses.answer(status)
+            return .json(status.json(links: statuses.links, source: true))
         }
         router.add(.get, "/api/v1/statuses/:id/context", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
@@ -91,6 +91,10 @@ struct StatusEndpoints: MastodonEndpoints {
         let parameters = call.parameters
         if parameters.bytes("poll[expires_in]") != nil || !parameters.strings("poll[options]").isEmpty {
             throw MastodonError(status: 422, message: "Polls are not supported by this server")
+        }
+        // Published unmarked, they would show what the person asked to hide.
+        if parameters.bool("sensitive") == true || !(parameters.bytes("spoiler_text") ?? []).isEmpty {
+            throw MastodonError(status: 422, message: "Sensitive posts and content warnings are not supported by this server")
         }
         if parameters.bytes("scheduled_at") != nil {
             throw MastodonError(status: 422, message: "Scheduled posts are not supported by this server")

@@ -37,10 +37,16 @@ struct TimelinePage {
         return arguments
     }
 
-    /// The `Link` header for a page of `ids` (newest first) at `path`; none for an empty page.
-    func link(siteURL: String, path: String, ids: [Int64]) -> (name: String, value: String)? {
+    /// The `Link` header for a page of `ids` (newest first) at `path`; none
+    /// for an empty page. `carrying`: the list's own parameters, which the
+    /// next pages keep (masto.js asks the link's URL as it stands).
+    func link(siteURL: String, path: String, ids: [Int64],
+              carrying: [(name: String, values: [String])] = []) -> (name: String, value: String)? {
         guard let newest = ids.first, let oldest = ids.last else { return nil }
-        let base = (siteURL.hasSuffix("/") ? String(siteURL.dropLast()) : siteURL) + path + "?"
+        let kept = carrying.flatMap { parameter in
+            parameter.values.map { "\(URLEncoding.percentEncoded(parameter.name))=\(URLEncoding.percentEncoded($0))&" }
+        }
+        let base = (siteURL.hasSuffix("/") ? String(siteURL.dropLast()) : siteURL) + path + "?" + kept.joined()
             + (sentLimit == nil ? "" : "limit=\(limit)&")
         return ("Link", "<\(base)max_id=\(oldest)>; rel=\"next\", <\(base)min_id=\(newest)>; rel=\"prev\"")
     }

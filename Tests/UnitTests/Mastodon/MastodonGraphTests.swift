@@ -74,6 +74,10 @@ struct MastodonGraphTests {
         let page = door.call(.get, "/api/v1/notifications", token: alice, [("limit", "1"), ("max_id", "3")])
         #expect(try door.ids(page) == ["2"])
         #expect(page.headers.first { $0.name == "Link" }?.value.contains("max_id=2") == true)
+        let mentions = door.call(.get, "/api/v1/notifications", token: alice, [("types[]", "mention"), ("types[]", "follow")])
+        #expect(mentions.headers.first { $0.name == "Link" }?.value
+                    .hasPrefix("<http://example.com/api/v1/notifications?types%5B%5D=mention&types%5B%5D=follow&max_id=2>") == true,
+                "the next page is of the same types")
         #expect(door.string(try door.json(door.call(.get, "/api/v1/notifications/1", token: alice))["type"]) == "favourite")
         #expect(door.call(.get, "/api/v1/notifications/1", token: bob).status == 404, "not bob's")
         #expect(door.call(.get, "/api/v1/notifications/\(Int64.max)", token: alice).status == 404, "no id + 1 to overflow")

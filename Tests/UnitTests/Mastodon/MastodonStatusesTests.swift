@@ -260,12 +260,27 @@ struct MastodonStatusesTests {
         #expect(call(.post, "/api/v1/statuses/\(photo)/reblog", token: bob).status == 422)
     }
 
+    /// A post the person marked sensitive or put behind a content warning
+    /// is refused: published unmarked, it would show what they asked to hide.
+    @Test func aSensitivePostIsRefusedNotPublishedUnmarked() throws {
+        let mediaID = try #require(string(try json(call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48)))["id"]))
+        for fields in [[("sensitive", "true")], [("spoiler_text", "spoilers")]] {
+            let refused = call(.post, "/api/v1/statuses", token: token(), [("status", "Hidden"), ("media_ids[]", mediaID)] + fields)
+            #expect(try refused.status == 422 && string(json(refused)["error"])?.contains("Sensitive posts") == true)
+        }
+        #expect(try harness.photos.newest(limit: 10).isEmpty)
+        let posted = call(.post, "/api/v1/statuses", token: token(), [("status", "Shown"), ("media_ids[]", mediaID), ("sensitive", "false"),
+                                                                       ("spoiler_text", "")])
+        #expect(posted.status == 200, "unmarked, as most clients send it")
+    }
+
     @Test func deletingAStatusDeletesThePhoto() throws {
         let photo = try #require(string(try post("Gone soon")["id"]))
         #expect(call(.delete, "/api/v1/statuses/\(photo)", token: token(user: 1)).status == 403, "not bob's")
         let deleted = call(.delete, "/api/v1/statuses/\(photo)", token: token())
         #expect(deleted.status == 200)
         #expect(string(try json(deleted)["id"]) == photo)
+        #expect(string(try json(deleted)["text"]) == "Gone soon", "the source text, for delete & re-draft")
         #expect(call(.get, "/api/v1/statuses/\(photo)").status == 404)
         #expect(try harness.body([("command", "stream")]) == #"{"result":[]}"#)
     }
@@ -350,6 +365,24 @@ struct MastodonStatusesTests {
         #expect(found["accounts"]?.arrayCount == 1)
         #expect(found["statuses"]?.arrayCount == 1, "search finds photos by their author's name too")
         #expect(found["hashtags"] == .array([]))
+    }
+
+    /// `offset` pages a search (Tusky's way, until a page is empty), past
+    /// the search command's 100 a page too; the account only on the first.
+    @Test func searchPagesByOffset() throws {
+        for n in 1...130 { _ = try harness.photos.add(userID: 2, title: Array("sun \(n)".utf8), publish: { _ in }, unpublish: { _ in }) }
+        func page(_ offset: Int, limit: Int = 40) throws -> [String] {
+            let found = try json(call(.get, "/api/v2/search", [("q", "sun"), ("type", "statuses"), ("offset", String(offset)),
+                                                                ("limit", String(limit))]))
+            guard case .array(let statuses)? = found["statuses"] else { return [] }
+            return statuses.compactMap { string($0["content"]) }
+        }
+        #expect(try page(0).first == "<p>sun 130</p>")
+        #expect(try page(40).first == "<p>sun 90</p>")
+        #expect(try page(120) == (1...10).reversed().map { "<p>sun \($0)</p>" }, "past the command's page of 100")
+        #expect(try page(130).isEmpty, "the end")
+        #expect(try page(5000).isEmpty)
+        #expect(try json(call(.get, "/api/v2/search", [("q", "alice"), ("offset", "1")]))["accounts"]?.arrayCount == 0)
     }
 
     @Test func aMediasDescriptionIsEditableAndAnotherOnesIsNotFound() throws {

@@ -10,9 +10,10 @@ struct OAuthEndpointsTests {
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
-    init(rateLimit: Int = 300) throws {
+    init(rateLimit: Int = 300, followRateLimit: Int? = nil) throws {
         harness = try AppHarness(hashesPasswords: false)
         var services = harness.services
+        if let followRateLimit { services.policy.followRateLimit = followRateLimit }
         services.wallClock = wallClock
         services.oauth = InMemoryOAuthStore(users: harness.users)
         services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: services.counters)
@@ -158,6 +159,20 @@ struct OAuthEndpointsTests {
         #expect(refused.status == 429 && refused.headers.contains { $0.name == "X-RateLimit-Limit" && $0.value == "2" })
         limited.harness.clock.advance(bySeconds: 300)
         #expect(limited.call(.get, "/api/v1/instance/peers").status == 200, "a new window")
+    }
+
+    /// A command's own limit (follows an hour) refuses with 429 but without
+    /// the request limit's headers, which would have a client retry when
+    /// that window ends, minutes away, with hundreds of requests "remaining".
+    @Test func aCommandsOwnLimitIsNotToldAsTheRequestLimit() throws {
+        let limited = try OAuthEndpointsTests(rateLimit: 100, followRateLimit: 1)
+        for name in ["alice", "carol"] { try limited.harness.send([("command", "register"), ("username", name), ("password", "p")]) }
+        let token = try limited.passwordToken(try limited.app(scopes: "read write follow"), scope: "read write follow")
+        let followed = limited.call(.post, "/api/v1/accounts/2/follow", token: token)
+        #expect(followed.status == 200 && followed.headers.contains { $0.name == "X-RateLimit-Remaining" })
+        let refused = limited.call(.post, "/api/v1/accounts/3/follow", token: token)
+        #expect(refused.status == 429)
+        #expect(!refused.headers.contains { $0.name.hasPrefix("X-RateLimit") }, "\(refused.headers)")
     }
 
     /// Per account whichever token it uses; an app's own tokens (anyone

@@ -57,7 +57,9 @@ public struct StatusEntity: Sendable, Equatable {
         photoID = comment.photoID
     }
 
-    public func write(into json: inout PHPJSONWriter, links: MastodonLinks) {
+    /// `source`: with its `text` too, as a deleted status is answered (the
+    /// client's "delete & re-draft" fills its composer from it).
+    public func write(into json: inout PHPJSONWriter, links: MastodonLinks, source: Bool = false) {
         json.raw("{")
         json.member("id", id.description)
         json.member("created_at", time: created ?? 0)
@@ -81,6 +83,7 @@ public struct StatusEntity: Sendable, Equatable {
             json.member("bookmarked", false)
         }
         json.member("content", StatusContent.html(text))
+        if source { json.member("text", text: text) }
         json.member("reblog", nil)
         json.name("account")
         account.write(into: &json, links: links)
@@ -96,9 +99,9 @@ public struct StatusEntity: Sendable, Equatable {
         json.raw("}")
     }
 
-    public func json(links: MastodonLinks) -> [UInt8] {
+    public func json(links: MastodonLinks, source: Bool = false) -> [UInt8] {
         var json = PHPJSONWriter(capacity: 1800)
-        write(into: &json, links: links)
+        write(into: &json, links: links, source: source)
         return json.bytes
     }
 
