@@ -251,7 +251,7 @@ extension DatabaseTests {
         #expect(try phone.body([("command", "upload"), ("title", "second")], file: photo) == #"{"successful":1}"#)
         let after = try statements()
         #expect(after.prepared == before.prepared, "none refused again")
-        #expect(after.executed - before.executed == 2, "the upload's INSERT, and this query")
+        #expect(after.executed - before.executed == 3, "the upload's INSERT, its account's check, and this query")
 
         for migration in ["003-photo-details-comments-votes.sql", "005-photo-words.sql", "006-photo-secrets.sql"] {
             try TestServices.runSQLFile(phone.database, "migrations/\(migration)")

@@ -3,8 +3,9 @@ import IReporterKit
 
 // URLEncodedForm.parse against a reference written from its documented rules
 // (pairs split on `&`, both sides url-decoded, a pair without `=` has an
-// empty value, the last of a repeated name wins, `name[...]` marks an array,
-// spaces and dots in names become `_`), and FormData's accessors.
+// empty value, the last of a repeated name wins, a name ends at a NUL,
+// `name[...]` marks an array, spaces and dots in names become `_`), and
+// FormData's accessors.
 
 struct Reference {
     var fields: [String: [UInt8]] = [:]
@@ -15,7 +16,7 @@ func referenceParse(_ body: [UInt8]) -> Reference {
     var out = Reference()
     for pair in body.split(separator: 0x26) {
         let equals = pair.firstIndex(of: 0x3D)
-        let rawName = PHPStrings.urlDecode(pair[..<(equals ?? pair.endIndex)])
+        let rawName = Array(PHPStrings.urlDecode(pair[..<(equals ?? pair.endIndex)]).prefix { $0 != 0 })
         let value = equals.map { PHPStrings.urlDecode(pair[($0 + 1)...]) } ?? []
         var name = rawName
         var isArray = false
