@@ -214,7 +214,8 @@ struct SchemaMigration: Sendable {
                     return !progress.stopRequested
                 }
             }
-        } catch where error.code == .queryInterrupted {
+        } catch where error.code == .queryInterrupted || progress.stopRequested {
+            // The KILL QUERY of a stop (MyISAM's index build answers it as a killed repair, 1034).
             return .stopped
         }
         return .applied
