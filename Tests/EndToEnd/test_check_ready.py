@@ -74,6 +74,26 @@ def test_check_says_ok_for_each_item_of_a_working_installation(site):
     assert lines["listen"].startswith("warn") and "in use (by a running server?)" in lines["listen"], p.stdout
 
 
+def test_check_tells_text_a_php_version_stored_converted(site):
+    """A PHP version that connected in the server's default utf8mb4 left
+    `é` as the latin1 byte E9 in the latin1 columns: read raw (db_charset =
+    latin1) that is no UTF-8, so check says to set db_charset = utf8mb4.
+    Our own UTF-8 text (café as C3 A9) is no reason to."""
+    assert run(site, "migrate").returncode == 0, "only this note left to say"
+    site.db.sql("INSERT INTO login (username, pass) VALUES (X'636166C3A9', 'p');\n")
+    lines = items(run(site, "check").stdout)
+    assert lines["database"].startswith("ok  "), lines["database"]
+    site.db.sql("INSERT INTO photos (IdUser, title) VALUES (1, X'636166E9');\n")
+    try:
+        p = run(site, "check")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert items(p.stdout)["database"].startswith("warn") and "set db_charset = utf8mb4" in items(p.stdout)["database"], p.stdout
+        conf = variant(site, "utf8mb4", db_charset="utf8mb4")
+        assert items(run(site, "check", conf=conf).stdout)["database"].startswith("ok  "), "told: no more"
+    finally:
+        site.db.sql("DELETE FROM photos WHERE title = X'636166E9'; DELETE FROM login WHERE username = X'636166C3A9';\n")
+
+
 def test_check_names_a_wrong_database_password(site):
     conf = variant(site, "wrong-password", db_url=re.sub(r"^(mysql://[^:/@]+:)[^@]*@", r"\1wrong@", site.db_url))
     assert run(site, "--check-config", conf=conf).returncode == 0, "the syntax is fine: --check-config cannot tell"

@@ -111,15 +111,39 @@ struct ConfigurationCheck {
             }
             // The server serves without them (the PHP version's database as it is, a
             // unique index held back by duplicate usernames): said, not a failure.
-            guard pending.isEmpty else {
-                return Line(outcome: .warning, item: "database",
-                            detail: "\(connected); migrations not applied: \(pending.joined(separator: ", ")) (ireporter migrate)")
+            var notes: [String] = []
+            if !pending.isEmpty { notes.append("migrations not applied: \(pending.joined(separator: ", ")) (ireporter migrate)") }
+            if let text = try convertedText(database, charset: settings.charset) { notes.append(text) }
+            guard notes.isEmpty else {
+                return Line(outcome: .warning, item: "database", detail: "\(connected); \(notes.joined(separator: "; "))")
             }
             return Line(outcome: .ok, item: "database",
                         detail: "\(connected); schema and \(SchemaMigration.all.count) migrations applied")
         } catch {
             return Line(outcome: .failed, item: "database", detail: "\(Self.place(settings)): \(error)")
         }
+    }
+
+    /// Text stored by a PHP version that connected in the server's default
+    /// character set (utf8mb4 on today's Debian) rather than latin1: MariaDB
+    /// converted it into the latin1 columns, so `é` is the one byte E9,
+    /// which read back raw is no UTF-8 (answered as null). Our text, through
+    /// a latin1 connection, is always the UTF-8 bytes sent. Looked for in
+    /// the newest titles and names; nil when none is so (or db_charset is
+    /// not latin1).
+    private func convertedText(_ database: DatabaseConnection, charset: String) throws(DatabaseError) -> String? {
+        guard charset.lowercased() == "latin1" else { return nil }
+        let samples = try database.query("""
+            (SELECT title AS text FROM (SELECT title FROM photos ORDER BY IdPhoto DESC LIMIT 10000) newest
+             WHERE title <> CONVERT(title USING ascii) LIMIT 200)
+            UNION ALL (SELECT username FROM (SELECT username FROM login ORDER BY IdUser DESC LIMIT 10000) newest
+             WHERE username <> CONVERT(username USING ascii) LIMIT 200)
+            """)
+        let converted = samples.compactMap { $0["text"] }.filter { String(validating: $0, as: UTF8.self) == nil }
+        guard !converted.isEmpty else { return nil }
+        return "\(converted.count) of the newest titles and usernames are not UTF-8 as stored (a PHP version that connected "
+            + "in the server's default character set stored them converted to latin1): if so, set db_charset = utf8mb4 "
+            + "(docs/COMPATIBILITY.md, \"Text\")"
     }
 
     private func replicaLine(_ index: Int) -> Line {
