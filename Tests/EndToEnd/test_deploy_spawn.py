@@ -121,7 +121,7 @@ def test_spawn_fcgi(spawn_env):
         assert run("status").stdout.startswith("ireporter is running")
 
         app_flow(spawn_env["url"], spawn_env["upload"], "spawn", spawn_env["logs"])
-        rotate_logs(spawn_env, script)
+        rotate_logs(spawn_env, pid_file)
 
         # reload: SIGUSR2, every worker replaced, the supervisor stays.
         run("reload")
@@ -142,16 +142,16 @@ def test_spawn_fcgi(spawn_env):
             servers.kill_pids([pid, *servers.children(pid)])
 
 
-def rotate_logs(spawn_env, script: Path):
+def rotate_logs(spawn_env, pid_file: Path):
     """deploy/logrotate/ireporter, forced, on the server's log: moved
-    away, made anew, and the server (told by the spawn-fcgi script, no
-    systemd running here) writes on in the new file."""
+    away, made anew, and the server (told through its pid file, no systemd
+    running here) writes on in the new file."""
     servers.need_tool("logrotate", "logrotate")
     log = spawn_env["log"]
     conf = spawn_env["base"] / "logrotate.conf"
     servers.render(servers.DEPLOY / "logrotate" / "ireporter", conf,
                    {"/var/log/ireporter/ireporter.log /var/log/ireporter/access.log": str(log),
-                    "/usr/local/bin/ireporter-spawn-fcgi": str(script)})
+                    "/run/ireporter/ireporter.pid": str(pid_file)})
     conf.chmod(0o644)
     p = subprocess.run(["logrotate", "--force", "--state", str(spawn_env["base"] / "logrotate.state"), str(conf)],
                        capture_output=True, text=True, timeout=60)
