@@ -48,7 +48,8 @@
 # the front), APP_PORTS ("PORT+1 PORT+2"), GALERA_PORT (3320: SQL 3320-3322,
 # Galera's own ports 3330-3352), REDIS_PORT (6390), WORKERS (2 per host),
 # SKIP_BUILD and BINARY as for scripts/stack.sh, PHOTO_STORE (s3: the S3
-# server's bucket; files: the shared folder), S3_PORT (9400).
+# server's bucket; files: the shared folder), S3_PORT (9400),
+# CLUSTER_EXTRA_CONFIG (lines added to each host's ireporter.conf).
 # `make up` uses 127.0.0.1:8080 too: the one that finds the port taken refuses.
 
 . "$(dirname "${BASH_SOURCE[0]}")/stack.sh"
@@ -100,7 +101,8 @@ host_env() {
   STACK_EXTRA_CONFIG="# scripts/cluster.sh: app host $n of $CLUSTER_DIR
 db_nodes = $nodes
 session_store = redis
-redis_url = redis://127.0.0.1:$REDIS_PORT/0"
+redis_url = redis://127.0.0.1:$REDIS_PORT/0${CLUSTER_EXTRA_CONFIG:+
+$CLUSTER_EXTRA_CONFIG}"
   LIVE_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
   # The front connects from 127.0.0.1: the host takes the phone's address
   # from the X-Forwarded-For it sets (its last address), from no one else.

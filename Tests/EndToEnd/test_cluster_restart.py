@@ -39,7 +39,8 @@ def cluster():
     for port in (FRONT_PORT, *APP_PORTS, GALERA_PORT, REDIS_PORT):
         servers.port_free(port)
     base = servers.make_workdir("cluster-restart")
-    cluster = Cluster(base / "cluster", FRONT_PORT, APP_PORTS, GALERA_PORT, REDIS_PORT, S3_PORT, PHOTO_STORE="files")
+    cluster = Cluster(base / "cluster", FRONT_PORT, APP_PORTS, GALERA_PORT, REDIS_PORT, S3_PORT, PHOTO_STORE="files",
+                      CLUSTER_EXTRA_CONFIG="registration_limit = 1000000")  # as test_cluster.py's
     try:
         assert cluster.script("up").strip().splitlines()[-1] == FRONT_URL
         yield cluster
