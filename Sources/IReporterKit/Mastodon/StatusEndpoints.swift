@@ -131,9 +131,24 @@ struct StatusEndpoints: MastodonEndpoints {
             throw MastodonError(status: 422, message: "Validation failed: a post needs a photo (text alone is not supported by this server)")
         }
         guard mediaIDs.count == 1 else { throw MastodonError(status: 422, message: "Validation failed: a post carries exactly one photo") }
-        let photoID = try MediaEndpoints.publish(mediaID: mediaIDs[0], title: text, as: user, statuses: statuses)
+        let photoID = try MediaEndpoints.publish(mediaID: mediaIDs[0], title: try Self.title(text), as: user, statuses: statuses)
         guard let status = try statuses.photo(photoID) else { throw MastodonError.notFound }
         return status
+    }
+
+    /// A caption as the photo's title: one line (a client's line breaks as
+    /// spaces; `upload` refuses control characters), and refused rather than
+    /// cut when over the title's bytes (`upload` cuts, as the 2012 app's did).
+    static func title(_ caption: [UInt8]) throws(MastodonError) -> [UInt8] {
+        var title: [UInt8] = []
+        for (index, byte) in caption.enumerated() where !(byte == 0x0A && index > 0 && caption[index - 1] == 0x0D) {
+            title.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
+        }
+        guard title.count <= UploadCommand.maxTitleBytes else {
+            throw MastodonError(status: 422, message: "Validation failed: Text is too long (a photo's caption is at most "
+                                    + "\(UploadCommand.maxTitleBytes) bytes of UTF-8, \(title.count) sent)")
+        }
+        return title
     }
 
     /// `like` or, for a photo the viewer likes, `unvote`; the status after.

@@ -62,6 +62,9 @@ struct MastodonRouterTests {
         #expect(answer.status == 422)
         #expect(text(answer) == #"{"error":"Lists are not supported by this server"}"#)
         #expect(get("/api/v1/polls/7").status == 404)
+        let profile = mastodon.answer(MastodonRequest(method: .patch, path: "/api/v1/accounts/update_credentials",
+                                                      authorization: "Bearer \(token("write"))"))
+        #expect(profile.status == 422 && text(profile) == #"{"error":"Editing a profile is not supported by this server"}"#)
     }
 
     @Test func scopesParseAsMastodonsAndNothingElse() {

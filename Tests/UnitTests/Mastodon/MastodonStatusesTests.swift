@@ -274,6 +274,19 @@ struct MastodonStatusesTests {
         #expect(posted.status == 200, "unmarked, as most clients send it")
     }
 
+    /// A caption is the photo's title: its line breaks become spaces, and one
+    /// over the title's 100 bytes is refused (the media still waits) rather
+    /// than cut as the 2012 app's title is.
+    @Test func aCaptionIsOneLineOfAtMostTheTitlesBytes() throws {
+        #expect(string(try post("Two\r\nlines\nhere")["content"]) == "<p>Two lines here</p>")
+        let mediaID = try #require(string(try json(call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48)))["id"]))
+        let long = String(repeating: "я", count: 51) // 102 bytes, 51 characters
+        let refused = call(.post, "/api/v1/statuses", token: token(), [("status", long), ("media_ids[]", mediaID)])
+        #expect(try refused.status == 422 && string(json(refused)["error"])?.contains("at most 100 bytes") == true)
+        #expect(call(.get, "/api/v1/media/\(mediaID)", token: token()).status == 200, "still waiting")
+        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", String(long.dropLast())), ("media_ids[]", mediaID)]).status == 200)
+    }
+
     @Test func deletingAStatusDeletesThePhoto() throws {
         let photo = try #require(string(try post("Gone soon")["id"]))
         #expect(call(.delete, "/api/v1/statuses/\(photo)", token: token(user: 1)).status == 403, "not bob's")
