@@ -31,6 +31,7 @@ from e2e import UPLOAD_FOLDER_MARKER
 PORT = servers.http_port(0)
 S3_PORT = 9471
 BASE_URL = f"http://127.0.0.1:{PORT}/iReporter/"
+READY_URL = f"http://127.0.0.1:{PORT}/ireporter-ready"
 UNAVAILABLE = {"error": "The service is temporarily unavailable, please try again"}
 
 
@@ -38,8 +39,10 @@ UNAVAILABLE = {"error": "The service is temporarily unavailable, please try agai
 def site():
     with servers.workspace("s3-store", database=False) as space:
         s3 = space.start(servers.S3Server(space.base, S3_PORT))
+        # 3 s: a PUT to moto on a busy machine may be slow, and none is retried (a frozen
+        # bucket's upload and readiness probe wait that long, well within the tests' bounds).
         with servers.server_behind_nginx("s3", PORT, workers=2, photo_store="s3", s3_url=s3.url,
-                                         s3_timeout_ms=1000) as server:
+                                         s3_timeout_ms=3000) as server:
             yield server, s3
 
 
@@ -51,6 +54,12 @@ def signed_in(tag: str) -> AppClient:
 
 def newest(phone: AppClient) -> dict:
     return phone.call({"command": "stream", "extras": "secret,server"}).json()["result"][0]
+
+
+def ready_once_the_bucket_answers():
+    """After a freeze moto first works off what it took meanwhile: waited for,
+    bounded, through the readiness page (the server's own HEAD to the bucket)."""
+    servers.wait_for(lambda: servers.http_get(READY_URL) == (200, "ready\n"), 30, what="ready once the bucket answers")
 
 
 def jpegs_in(folder) -> list[str]:
@@ -116,6 +125,7 @@ def test_the_bucket_down_is_a_clear_answer_and_the_stream_goes_on(site):
         finally:
             s3.freeze(False)
         assert jpegs_in(server.upload_dir) == [] and not list(server.upload_dir.glob(".spool-*"))
+        ready_once_the_bucket_answers()
         assert phone.upload(servers.photo(), "after").json() == {"successful": 1}
         after = newest(phone)["IdPhoto"]
         assert phone.get(f"upload/{after}.jpg").status == 200
@@ -159,12 +169,12 @@ def test_check_and_readiness_name_the_bucket_when_it_is_down(site):
     check = [str(server.binary), "check", "--config", str(server.config_path)]
     s3.freeze(True)
     try:
-        status, body = servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ready")
+        status, body = servers.http_get(READY_URL)
         assert status == 503 and "\ns3: " in body and "database" not in body, (status, body)
         p = subprocess.run(check, env=servers.clean_env(), capture_output=True, text=True, timeout=60)
         assert p.returncode == 1 and "\nFAIL s3: " in p.stdout and "check failed: s3" in p.stderr, p.stdout + p.stderr
     finally:
         s3.freeze(False)
-    servers.wait_for(lambda: servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ready") == (200, "ready\n"), 10, what="ready once the bucket answers")
+    ready_once_the_bucket_answers()
     p = subprocess.run(check, env=servers.clean_env(), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "\nok   s3: " in p.stdout, p.stdout + p.stderr

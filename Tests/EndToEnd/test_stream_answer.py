@@ -26,6 +26,9 @@ pytestmark = pytest.mark.skipif(not OURS, reason="the PHP original has no stream
 
 # The headers of an answer of index.php that the app and its HTTP library may look at.
 SAME_HEADERS = ("Content-Type", "Expires", "Cache-Control", "Pragma")
+# How long a block of requests with the server stopped may take: the server's
+# file must end no sooner (it ends stream_cache_ms, 1 s, after it is made).
+STOPPED_FOR_MS = 800
 
 
 @pytest.fixture
@@ -45,14 +48,29 @@ def urlencoded_stream(client: AppClient, query: str = "") -> Response:
     return client.request("POST", client.ep.path(query), b"command=stream", "application/x-www-form-urlencoded", None)
 
 
-def kept_answer(client: AppClient, answer_file, unlike: bytes | None = None) -> bytes:
+def kept_answer(client: AppClient, answer_file, unlike: bytes | None = None, ahead_ms: int | None = None) -> bytes:
     """The plain stream once the server has kept it in the file (the first
     stream after a change is the server's, which keeps it; a worker whose
-    own copy is still current keeps none until it ends, within a second)."""
+    own copy is still current keeps none until it ends, within a second).
+    With `ahead_ms`: once the file (its first line says when it ends) ends
+    at least that far from now, for a server about to be stopped: its
+    refresher makes the file again only ~125 ms before its end, and a
+    stream after the end goes to the stopped server and hangs."""
     def kept():
         answer = client.stream().body
-        return answer if answer_file.exists() and answer_file.read_bytes() != unlike else None
-    return servers.wait_for(kept, 5, interval=0.1, what="the stream answer file")
+        try:
+            content = answer_file.read_bytes()
+        except FileNotFoundError:
+            return None
+        if content == unlike:
+            return None
+        if ahead_ms is not None and int(content.split(b"\n", 1)[0]) - time.time() * 1000 < ahead_ms:
+            return None
+        return answer
+    if ahead_ms is None:
+        return servers.wait_for(kept, 5, interval=0.1, what="the stream answer file")
+    # A file lasts stream_cache_ms (1 s): far enough ahead only just after it is made, about once a second.
+    return servers.wait_for(kept, 15, interval=0.02, what=f"a stream answer file ending {ahead_ms} ms ahead")
 
 
 def count_a_removal(answer_file):
@@ -69,7 +87,8 @@ def count_a_removal(answer_file):
 
 def test_nginx_answers_the_plain_stream_while_the_server_is_stopped(env, endpoint, answer_file):
     with AppClient(endpoint, timeout=5) as app, AppClient(endpoint, timeout=5) as form:
-        expected = kept_answer(app, answer_file)
+        # The stopped server cannot make the file again: it must outlast the block.
+        expected = kept_answer(app, answer_file, ahead_ms=STOPPED_FOR_MS)
         assert answer_file.read_bytes().split(b"\n", 1)[1] == expected
         with server_stopped(env):
             # The app's own shape (multipart, AFNetworking's boundary), and a urlencoded form.
@@ -82,7 +101,7 @@ def test_nginx_answers_the_plain_stream_while_the_server_is_stopped(env, endpoin
 
 def test_the_kept_answer_is_the_servers_answer_byte_for_byte(env, endpoint, answer_file):
     with AppClient(endpoint, timeout=5) as nginx_side, AppClient(endpoint, timeout=30) as server_side:
-        kept_answer(nginx_side, answer_file)
+        kept_answer(nginx_side, answer_file, ahead_ms=STOPPED_FOR_MS)  # the stopped server cannot make it again
         with server_stopped(env):
             from_nginx = urlencoded_stream(nginx_side)
         from_server = urlencoded_stream(server_side, "?asked-of-the-server")  # a query string: the server's
