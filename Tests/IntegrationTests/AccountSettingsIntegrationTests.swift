@@ -105,6 +105,18 @@ extension DatabaseTests {
         #expect(try phone.rowCount("comments") == 0)
     }
 
+    /// Without migration 003 a photo cannot be removed (its counts' row is
+    /// locked first): the deletion fails whole, the account and its photos
+    /// stay, rather than the account going and its photos staying public.
+    @Test func withoutMigration003AnAccountIsNotDeletedWithoutItsPhotos() throws {
+        let phone = try APIHarness(migrated: false)
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "upload"), ("title", "t")], file: photo)
+        let answer = try phone.send([("command", "delete_account"), ("password", "p")])
+        #expect(String(decoding: answer.body, as: UTF8.self) != #"{"successful":1}"#)
+        #expect(try phone.rowCount("login") == 1 && phone.rowCount("photos") == 1)
+    }
+
     @Test func theAccountsRowsAndFilesGoAndTheOthersCountsFollow() throws {
         let (phone, bob) = try twoPeople()
         #expect(try rows(phone, "SELECT IdPhoto FROM photo_secrets ORDER BY IdPhoto") == ["2", "3", "4"])

@@ -8,6 +8,10 @@ import Glibc
 /// a deletion cut short is finished by asking again.
 protocol AccountPart {
     func removeAll(of userID: Int64) throws
+    /// Its tables come with a migration: on a database without them the
+    /// part holds nothing (false: a missing table is a failure, as for the
+    /// photos, whose removal needs migration 003's counts).
+    var isAddedByMigration: Bool { get }
 }
 
 /// An account's deletion: its sessions and its apps' tokens end first (no
@@ -49,18 +53,19 @@ struct AccountRemoval {
         for part in lateParts { try Self.remove(part, of: userID) }
     }
 
-    /// A part whose table a database does not have yet (its migration not
+    /// A part whose tables a database does not have yet (its migration not
     /// applied) holds nothing of the account.
     private static func remove(_ part: any AccountPart, of userID: Int64) throws {
         do {
             try part.removeAll(of: userID)
-        } catch let error as any StoreError where error.isMissingTable {}
+        } catch let error as any StoreError where error.isMissingTable && part.isAddedByMigration {}
     }
 }
 
 /// The account's votes on others' photos (those on its own go with them),
 /// each taken back as `vote`'s `clear` does: the counts follow.
 struct VotesOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
     let votes: any VoteStore
 
     func removeAll(of userID: Int64) throws {
@@ -74,6 +79,7 @@ struct VotesOfAccount: AccountPart {
 
 /// The account's comments, each removed as `uncomment` does.
 struct CommentsOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
     let comments: any CommentStore
 
     func removeAll(of userID: Int64) throws {
@@ -88,6 +94,7 @@ struct CommentsOfAccount: AccountPart {
 
 /// The account's photos, each removed as `delete` does (every size of it).
 struct PhotosOfAccount: AccountPart {
+    var isAddedByMigration: Bool { false }
     let photos: any PhotoStore
     let removal: PhotoRemoval
 
@@ -102,6 +109,7 @@ struct PhotosOfAccount: AccountPart {
 
 /// Whom the account follows and who follows it.
 struct FollowsOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
     let follows: any FollowStore
 
     func removeAll(of userID: Int64) throws { try follows.forget(userID: userID) }
@@ -110,6 +118,7 @@ struct FollowsOfAccount: AccountPart {
 /// The notifications to the account and those its likes, follows and
 /// comments gave others (last: the parts before may have told some).
 struct NotificationsOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
     let notifications: any NotificationStore
 
     func removeAll(of userID: Int64) throws { try notifications.forget(userID: userID) }
@@ -117,6 +126,7 @@ struct NotificationsOfAccount: AccountPart {
 
 /// The Mastodon API's tokens and codes of the account: no app keeps access.
 struct TokensOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
     let oauth: any OAuthStore
     let counters: any SharedCounters
 
@@ -129,6 +139,7 @@ struct TokensOfAccount: AccountPart {
 /// The media it uploaded through the Mastodon API and never posted, with
 /// their files; its posts' idempotency keys.
 struct MediaOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
     let media: any MediaStore
     let files: any PhotoFileStore
 
