@@ -17,6 +17,13 @@ extension DatabaseTests {
             let database = DatabaseConnection(settings: settings)
             let row = try #require(try database.query("SELECT CURRENT_USER() AS user").first)
             #expect(String(decoding: row["user"] ?? [], as: UTF8.self).hasPrefix("\(full.user)@"), "the URL's user, not the file's")
+
+            // A URL naming no database: its default, iReport, as without a file (the file has none).
+            var noDatabase = try DatabaseSettings(url: "mysql://\(full.user)@\(full.host):\(full.port)"
+                                                      + (full.socket.map { "?socket=\($0)" } ?? ""))
+            noDatabase.optionFile = settings.optionFile
+            let named = try DatabaseConnection(settings: noDatabase).query("SELECT DATABASE() AS name").first?["name"]
+            #expect(named.map { String(decoding: $0, as: UTF8.self) } == "iReport")
         }
     }
 }

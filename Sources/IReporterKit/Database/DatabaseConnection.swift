@@ -331,9 +331,14 @@ public final class DatabaseConnection {
             file.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_FILE, $0) }
             settings.optionGroup.withCString { _ = mysql_options(connection, MYSQL_READ_DEFAULT_GROUP, $0) }
         }
-        // With an option file, NULLs let the file's values apply to what no
-        // URL named (a cluster node's host and port are always the node's).
-        func given(_ part: DatabaseSettings.URLPart) -> Bool { settings.optionFile == nil || settings.partsInURL.contains(part) }
+        // With an option file, NULLs let the file's values apply: to all when
+        // there is no URL, else to the host, port and password it does not
+        // name (its user and database, or their defaults, always apply; a
+        // cluster node's host and port are always the node's).
+        func given(_ part: DatabaseSettings.URLPart) -> Bool {
+            settings.optionFile == nil || settings.partsInURL.contains(part)
+                || (settings.fromURL && (part == .user || part == .database))
+        }
         let host = node?.host ?? (given(.host) ? settings.host : nil)
         let port = node?.port ?? (given(.port) ? settings.port : 0)
         let socket = node == nil ? settings.socket : nil

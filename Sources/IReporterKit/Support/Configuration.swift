@@ -365,6 +365,7 @@ public struct Configuration: Sendable {
     func replicaSettings(_ index: Int) -> DatabaseSettings {
         var settings = database
         (settings.host, settings.port, settings.socket, settings.nodes) = (replicas[index].host, replicas[index].port, nil, [])
+        settings.partsInURL.formUnion([.host, .port]) // the replica's, never an option file's
         return settings
     }
 

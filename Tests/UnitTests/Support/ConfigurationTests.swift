@@ -54,6 +54,12 @@ struct ConfigurationTests {
         #expect(configuration.apiPolicy.streamCacheMillis == 0 && configuration.apiPolicy.searchCacheMillis == 0,
                 "a copy read from a lagging replica must not be kept under the current generation")
         #expect(!configuration.warnings.contains { $0.contains("db_replicas") })
+        // A URL naming no port, the password in an option file: the replica's own host and port still.
+        var primary = try DatabaseSettings(url: "mysql://u@primary/iReport")
+        primary.optionFile = "/etc/mysql/ireporter.cnf"
+        var passwordInFile = configuration
+        passwordInFile.database = primary
+        #expect(passwordInFile.replicaSettings(0).partsInURL.isSuperset(of: [.host, .port]))
 
         var withoutURL = Configuration()
         withoutURL.replicas = configuration.replicas
