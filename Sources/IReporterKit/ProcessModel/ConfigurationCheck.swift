@@ -130,16 +130,27 @@ struct ConfigurationCheck {
     /// which read back raw is no UTF-8 (answered as null). Our text, through
     /// a latin1 connection, is always the UTF-8 bytes sent. Looked for in
     /// the newest titles and names; nil when none is so (or db_charset is
-    /// not latin1).
+    /// not latin1). A value as long as its column whose end is a UTF-8
+    /// character cut short is a PHP-era value cut to the column (MySQL's
+    /// non-strict mode), not a conversion.
     private func convertedText(_ database: DatabaseConnection, charset: String) throws(DatabaseError) -> String? {
         guard charset.lowercased() == "latin1" else { return nil }
         let samples = try database.query("""
-            (SELECT title AS text FROM (SELECT title FROM photos ORDER BY IdPhoto DESC LIMIT 10000) newest
-             WHERE title <> CONVERT(title USING ascii) LIMIT 200)
-            UNION ALL (SELECT username FROM (SELECT username FROM login ORDER BY IdUser DESC LIMIT 10000) newest
-             WHERE username <> CONVERT(username USING ascii) LIMIT 200)
+            (SELECT title AS text, CHARACTER_MAXIMUM_LENGTH AS width FROM
+             (SELECT title FROM photos ORDER BY IdPhoto DESC LIMIT 10000) newest, information_schema.COLUMNS
+             WHERE title <> CONVERT(title USING ascii) AND TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos'
+             AND COLUMN_NAME = 'title' LIMIT 200)
+            UNION ALL (SELECT username, CHARACTER_MAXIMUM_LENGTH FROM
+             (SELECT username FROM login ORDER BY IdUser DESC LIMIT 10000) newest, information_schema.COLUMNS
+             WHERE username <> CONVERT(username USING ascii) AND TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login'
+             AND COLUMN_NAME = 'username' LIMIT 200)
             """)
-        let converted = samples.compactMap { $0["text"] }.filter { String(validating: $0, as: UTF8.self) == nil }
+        func isUTF8(_ bytes: ArraySlice<UInt8>) -> Bool { String(validating: bytes, as: UTF8.self) != nil }
+        let converted = samples.compactMap { row -> [UInt8]? in
+            guard let text = row["text"], !isUTF8(text[...]) else { return nil }
+            let cutAtWidth = row.int64("width") == Int64(text.count) && (1...3).contains { isUTF8(text.dropLast($0)) }
+            return cutAtWidth ? nil : text
+        }
         guard !converted.isEmpty else { return nil }
         return "\(converted.count) of the newest titles and usernames are not UTF-8 as stored (a PHP version that connected "
             + "in the server's default character set stored them converted to latin1): if so, set db_charset = utf8mb4 "
