@@ -36,7 +36,6 @@ public struct ListeningSocket {
         return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 && accepting != 0
     }
 
-    /// `listen_owner` / `listen_group` of a unix socket we created.
     /// Gives the socket we made to `listen_owner` and `listen_group`, by
     /// default `user` and its group (when root: `user` is whom the server
     /// becomes); each left as it is when nothing names one.

@@ -16,7 +16,14 @@ public final class MariaDBMediaStore: MediaStore {
                 + "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.int(media.userID), .bytes(Array(media.file.utf8)), .int(Int64(media.width)), .int(Int64(media.height)),
              .bytes(media.description ?? []), Self.focus(media.focusX, media.focusY), .int(media.created)]).insertID)
-        guard try pendingCount(userID: media.userID) > limit else { return id }
+        let count: Int
+        do {
+            count = try pendingCount(userID: media.userID)
+        } catch {
+            try? removePending(id: id) // its file goes with the caller's error
+            throw error
+        }
+        guard count > limit else { return id }
         try removePending(id: id)
         return nil
     }
