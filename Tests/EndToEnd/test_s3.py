@@ -169,7 +169,9 @@ def test_check_and_readiness_name_the_bucket_when_it_is_down(site):
     check = [str(server.binary), "check", "--config", str(server.config_path)]
     s3.freeze(True)
     try:
-        status, body = servers.http_get(READY_URL)
+        # A worker keeps its readiness answer for a second (the one before the freeze, ready, too).
+        status, body = servers.wait_for(lambda: (lambda answer: answer if answer[0] != 200 else None)(
+            servers.http_get(READY_URL)), 20, what="the readiness page to see the bucket down")
         assert status == 503 and "\ns3: " in body and "database" not in body, (status, body)
         p = subprocess.run(check, env=servers.clean_env(), capture_output=True, text=True, timeout=60)
         assert p.returncode == 1 and "\nFAIL s3: " in p.stdout and "check failed: s3" in p.stderr, p.stdout + p.stderr

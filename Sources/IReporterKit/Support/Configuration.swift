@@ -144,7 +144,7 @@ public struct Configuration: Sendable {
         Setting("db_url", .databaseURL,
                 "`mysql://USER:PASS@HOST:PORT/DB`; for a unix socket `mysql://USER:PASS@localhost/DB?socket=/run/mysqld/mysqld.sock`. User and password are %-decoded."),
         Setting("db_option_file", .readableFile(\.database.optionFile),
-                "a MariaDB client option file (e.g. `/etc/mysql/ireporter.cnf`): its `[client]` and `[ireporter]` groups give host, port, socket, user, password and database, for whatever `db_url` does not (when `db_url` is not set at all, everything comes from the file)."),
+                "a MariaDB client option file (e.g. `/etc/mysql/ireporter.cnf`): its `[client]` and `[ireporter]` groups give the host, port, socket and password `db_url` does not name (its user and database are always `db_url`'s, or their defaults `ireport` and `iReport`); when `db_url` is not set at all, everything comes from the file. `db_replicas` keep their own host and port."),
         Setting("db_option_group", .text(\.database.optionGroup),
                 "the option file's group read besides `[client]`."),
         Setting("db_charset", .text(\.database.charset),
