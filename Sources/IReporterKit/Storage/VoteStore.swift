@@ -8,9 +8,10 @@ public enum Vote: Int64, Sendable {
 /// together in one transaction.
 public protocol VoteStore: AnyObject {
     /// Sets `userID`'s vote on a photo (nil removes it); idempotent. The
-    /// photo's counts and the vote afterwards, or nil when there is no such
-    /// photo (then nothing is stored).
-    func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras?
+    /// photo's counts and the vote afterwards, and whether the vote was
+    /// another before (read with it, under the photo's lock); nil when there
+    /// is no such photo (then nothing is stored).
+    func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> (extras: PhotoExtras, changed: Bool)?
     /// `userID`'s votes on these photos (those without one are absent).
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
     /// Who likes the photo (the Mastodon API's `favourited_by`), by IdUser, at most `limit`.

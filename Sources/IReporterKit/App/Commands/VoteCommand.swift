@@ -53,11 +53,12 @@ public struct VoteCommand: SignedInCommand {
 
     public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
-        let before = try votes.votes(by: user.id, on: [input.photoID])[input.photoID]
-        guard let tally = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else { throw Failure.noSuchPhoto }
+        guard let (tally, changed) = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else {
+            throw Failure.noSuchPhoto
+        }
         // The same vote again changes nothing: no notification told again
         // (one its owner dismissed would come back), no cached stream dropped.
-        guard before != vote else { return VoteTally(photoID: input.photoID, extras: tally) }
+        guard changed else { return VoteTally(photoID: input.photoID, extras: tally) }
         counters.noteStreamChanged() // the counts of cached streams
         if let photo = try photos.photo(id: input.photoID) {
             let event = NotificationEvent.favourite(of: photo, by: user.id)

@@ -5,7 +5,7 @@ public final class MariaDBVoteStore: VoteStore {
 
     public init(database: DatabaseConnection) { self.database = database }
 
-    public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras? {
+    public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> (extras: PhotoExtras, changed: Bool)? {
         do {
             return try database.retryingTransaction {
                 guard try PhotoCountsRow.lock(database, photoID: photoID) != nil else { throw PhotoCountsRow.NoSuchPhoto() }
@@ -25,8 +25,8 @@ public final class MariaDBVoteStore: VoteStore {
                 }
                 let counts = try database.query("SELECT likes, dislikes, comments FROM photo_counts WHERE IdPhoto = ?",
                                                 [.int(photoID)]).first
-                return PhotoExtras(likes: counts?.int64("likes") ?? 0, dislikes: counts?.int64("dislikes") ?? 0,
-                                   comments: counts?.int64("comments") ?? 0, myVote: vote)
+                return (PhotoExtras(likes: counts?.int64("likes") ?? 0, dislikes: counts?.int64("dislikes") ?? 0,
+                                    comments: counts?.int64("comments") ?? 0, myVote: vote), old != vote)
             }
         } catch is PhotoCountsRow.NoSuchPhoto {
             return nil

@@ -123,10 +123,12 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     // MARK: - VoteStore
 
-    public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> PhotoExtras? {
+    public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> (extras: PhotoExtras, changed: Bool)? {
         guard rows.contains(where: { $0.id == photoID }) else { return nil }
-        votes[VoteKey(photoID: photoID, userID: userID)] = vote
-        return extras(of: photoID, viewer: userID)
+        let key = VoteKey(photoID: photoID, userID: userID)
+        let changed = votes[key] != vote
+        votes[key] = vote
+        return (extras(of: photoID, viewer: userID), changed)
     }
 
     public func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])] {
