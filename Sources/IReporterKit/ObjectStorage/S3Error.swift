@@ -45,9 +45,8 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch code {
-        case .transfer: "S3 \(request): \(message)"
+        case .transfer, .inconsistentAnswer: "S3 \(request): \(message)"
         case .unreadableAnswer(let xmlCode): "S3 \(request): an answer the client cannot read (XML error \(xmlCode)): \(message)"
-        case .inconsistentAnswer: "S3 \(request): \(message)"
         case .status(let status, let name): "S3 \(request): HTTP \(status) \(name.isEmpty ? "" : name + ": ")\(message)"
         }
     }
