@@ -505,11 +505,29 @@ class OurServer:
                 raise AssertionError(f"ireporter exited with {self.proc.returncode} during start-up\n"
                                      + tail(self.log_path))
             # (A server killed outright leaves its pid file: this one's pid, not any.)
-            return self.socket_path.is_socket() and self.pid_file.is_file() \
+            return self.listening() and self.pid_file.is_file() \
                 and self.pid_file.read_text().strip() == str(self.proc.pid)
-        wait_for(ready, timeout, what=f"ireporter to listen on {self.socket_path}")
+        wait_for(ready, timeout, what=f"ireporter to listen on {self.tcp_listen or self.socket_path}")
         self.workers()  # remember them for the cleanup
         return self
+
+    @property
+    def tcp_listen(self) -> Optional[tuple[str, int]]:
+        """(host, port) when `listen` is TCP rather than the unix socket."""
+        listen = re.search(r"^listen = (.+)$", self.config_text, re.M).group(1).strip()
+        if listen.startswith("/"):
+            return None
+        host, _, port = listen.rpartition(":")
+        return host, int(port)
+
+    def listening(self) -> bool:
+        if self.tcp_listen is None:
+            return self.socket_path.is_socket()
+        try:
+            socket.create_connection(self.tcp_listen, timeout=1).close()
+            return True
+        except OSError:
+            return False
 
     @property
     def pid(self) -> int:

@@ -18,6 +18,8 @@ snippet) tells which worker is busy.
   - a reload signal while a worker reads a request's FastCGI parameters
     (raw FastCGI on the socket, parameters sent in two halves): answered
     whole, not cut short; a client that stalls there meets the watchdog;
+  - a TCP peer not in listen_allowed_clients: closed before it sends its
+    parameters, an allowed one served;
   - max_requests recycling under load: no failed request, and the metrics
     (?openmetrics, in the shared state file) count every request of the
     workers that left;
@@ -534,6 +536,47 @@ def test_a_client_stalling_in_the_parameters_meets_the_watchdog(start_server, mo
     assert p["status"]["timed out requests"] == 1, p["status"]
     with AppClient(Endpoint(API)) as phone:
         assert "result" in phone.stream().json()  # the new worker serves
+
+
+def free_tcp_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_peer_not_in_listen_allowed_clients_is_closed_before_its_parameters(module_env):
+    """php-fpm's listen.allowed_clients: a refused peer is closed at accept,
+    not after libfcgi read its parameters (a peer trickling them would hold
+    the worker until the watchdog); an allowed one is served on the same
+    TCP socket."""
+    port = free_tcp_port()
+    stream = fcgi_record(1, bytes([0, 1, 0, 0, 0, 0, 0, 0])) + fcgi_record(4, fcgi_pairs({
+        "REQUEST_METHOD": "POST", "REQUEST_URI": "/iReporter/", "SCRIPT_NAME": "/iReporter/index.php",
+        "CONTENT_TYPE": "application/x-www-form-urlencoded", "CONTENT_LENGTH": "14",
+        "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1"})) + fcgi_record(4, b"") \
+        + fcgi_record(5, b"command=stream") + fcgi_record(5, b"")
+    for allowed, refused in (("10.0.0.7", True), ("10.0.0.7,127.0.0.1", False)):
+        server = servers.OurServer(module_env["dir"], module_env["binary"], module_env["db"].url, workers=1,
+                                   listen=f"127.0.0.1:{port}", listen_allowed_clients=allowed, request_timeout=30)
+        log_size = server.log_path.stat().st_size if server.log_path.exists() else 0
+        try:
+            server.start()
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                if refused:
+                    # The beginning of a request, then nothing.
+                    sock.sendall(stream[:20])
+                    sock.settimeout(5)
+                    try:
+                        answer = sock.recv(1)
+                    except ConnectionResetError:  # (closed with our bytes unread)
+                        answer = b""
+                    assert answer == b"", "a refused peer's connection is closed unanswered"
+                else:
+                    sock.sendall(stream)
+                    assert fcgi_stdout(sock).partition(b"\r\n\r\n")[2].startswith(b'{"result":[')
+        finally:
+            server.stop()
+        assert logged_since(server, log_size, "not in listen_allowed_clients") == refused
 
 
 def test_max_requests_recycling_under_load(start_server, module_env):

@@ -1,19 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CFastCGI
 
 /// One libfcgi request slot, reused for every request a worker accepts. Its
 /// address must not move (libfcgi's streams point back into it), so it lives
-/// in its own allocation.
+/// in its own allocation. (libfcgi's struct marks `ipcFd` and
+/// `keepConnection`, used here, private; they have been stable since 2.4.0.)
 final class FastCGIRequest {
     private let raw: UnsafeMutablePointer<FCGX_Request>
 
     /// Call once per process, on the main thread, before any request slot.
     static func initializeLibrary() -> Bool { FCGX_Init() == 0 }
 
+    /// The listening socket new connections come from; -1 once the slot
+    /// serves only its kept connection.
+    private var listenFD: Int32
+
     init(listenFD: Int32) {
+        self.listenFD = listenFD
         raw = .allocate(capacity: 1)
         raw.initialize(to: FCGX_Request())
-        // Fail (rather than retry) an accept interrupted by a signal.
-        FCGX_InitRequest(raw, listenFD, Int32(FCGI_FAIL_ACCEPT_ON_INTR))
+        // libfcgi never accepts by itself (listen_sock -1: its accept fails):
+        // `accept(allowing:)` takes the connection and checks its peer before
+        // libfcgi reads a byte of it. Fail (rather than retry) a read
+        // interrupted by a signal.
+        FCGX_InitRequest(raw, -1, Int32(FCGI_FAIL_ACCEPT_ON_INTR))
     }
 
     deinit {
@@ -21,11 +33,36 @@ final class FastCGIRequest {
         raw.deallocate()
     }
 
-    /// Accepts the next request and reads its parameters; false when there
-    /// was none to accept (non-blocking socket) or accepting failed.
-    func accept() -> Bool { FCGX_Accept_r(raw) >= 0 }
+    enum Accepted { case request, none, refused }
 
-    /// The accepted connection (for its peer's address); -1 when closed.
+    /// Reads the next request's parameters: from the kept connection, or
+    /// from a new one accepted here. A new connection from a peer
+    /// `allowedClients` refuses is closed unread (a refused peer trickling
+    /// parameters would otherwise hold the worker until the watchdog).
+    /// `.none` when there was no request (non-blocking socket, another
+    /// worker took the connection, the kept connection closed).
+    func accept(allowing allowedClients: ClientAllowList) -> Accepted {
+        if raw.pointee.ipcFd < 0 {
+            guard listenFD >= 0 else { return .none }
+            let connection = Glibc.accept(listenFD, nil, nil)
+            guard connection >= 0 else { return .none }
+            guard allowedClients.allows(connection: connection) else {
+                close(connection)
+                return .refused
+            }
+            // No replies to wait for (libfcgi's own accept does this, for IPv4 only).
+            var on: Int32 = 1
+            _ = setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            raw.pointee.ipcFd = connection
+            // libfcgi finishes the previous request first, closing the
+            // connection unless it is marked kept; the new request's own
+            // flag replaces this one.
+            raw.pointee.keepConnection = 1
+        }
+        return FCGX_Accept_r(raw) >= 0 ? .request : .none
+    }
+
+    /// The accepted connection (polled for its next request); -1 when closed.
     var connectionFD: Int32 { raw.pointee.ipcFd }
 
     /// Ends the request: flushes the answer and closes the connection,
@@ -45,20 +82,11 @@ final class FastCGIRequest {
 
     var isKept: Bool { raw.pointee.ipcFd >= 0 }
 
-    /// Ends the request and closes the connection even if the web server
-    /// asked to keep it (a peer refused by listen_allowed_clients).
-    func finishAndClose() {
-        raw.pointee.keepConnection = 0
-        FCGX_Finish_r(raw)
-    }
-
-    /// (libfcgi's struct marks these fields private; they have been stable
-    /// since 2.4.0, and ipcFd above is one of them.)
-    /// From now on `accept()` only reads the kept connection: when the web
-    /// server has closed it, accept() fails instead of taking a new
-    /// connection from the listening socket (which a worker that has stopped
-    /// accepting must leave to the others).
-    func keepConnectionOnly() { raw.pointee.listen_sock = -1 }
+    /// From now on `accept(allowing:)` only reads the kept connection: when
+    /// the web server has closed it, there is no request, instead of a new
+    /// connection taken from the listening socket (which a worker that has
+    /// stopped accepting must leave to the others).
+    func keepConnectionOnly() { listenFD = -1 }
 
     func param(_ name: String) -> String? {
         guard let value = FCGX_GetParam(name, raw.pointee.envp) else { return nil }

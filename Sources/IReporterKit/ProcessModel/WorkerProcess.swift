@@ -75,13 +75,13 @@ enum WorkerProcess {
             // Our own watchdog, a little later than the supervisor's: it still
             // holds when the supervisor is gone (SIGALRM's default ends us).
             if configuration.requestTimeout > 0 { alarm(UInt32(configuration.requestTimeout) + 5) }
-            guard request.accept() else {
+            switch request.accept(allowing: configuration.listenAllowedClients) {
+            case .request: break
+            case .none:
                 alarm(0)
                 return false
-            }
-            guard configuration.listenAllowedClients.allows(connection: request.connectionFD) else {
+            case .refused:
                 Log.warning("closed a connection from a peer not in listen_allowed_clients")
-                request.finishAndClose()
                 alarm(0)
                 return true
             }
