@@ -160,6 +160,25 @@ def test_favourites_are_likes(alice, bob, phone, images):
     assert unliked.favourited is False and unliked.favourites_count == 0
 
 
+def test_ones_favourites_are_listed_and_paged(site, alice, bob, images):
+    """GET /api/v1/favourites: what the apps' Favourites tab shows, each page
+    followed through its Link header."""
+    posted = [post_photo(alice, images.stripes, f"Fave {n}") for n in range(4)]
+    for status in posted[:3]:
+        bob.status_favourite(status.id)
+    seen = []
+    page = bob.favourites(limit=2)
+    while page:
+        assert len(page) <= 2 and all(status.favourited for status in page)
+        seen += [int(status.id) for status in page]
+        page = bob.fetch_next(page)
+    assert seen == [int(status.id) for status in reversed(posted[:3])], "newest photo first, every favourite once"
+    assert alice.favourites() == [], "bob's, not alice's"
+    with pytest.raises(MastodonAPIError) as refused:
+        Mastodon(api_base_url=site, version_check_mode="none").favourites()
+    assert refused.value.args[1] == 401
+
+
 def test_replies_are_comments_both_ways(alice, bob, phone, images):
     status = post_photo(alice, images.stripes, "Say something")
     reply = bob.status_post("Nice <stripes>", in_reply_to_id=status.id)

@@ -29,6 +29,8 @@ extension DatabaseTests {
                 {"result":[{"IdPhoto":"2","title":"mine","IdUser":"2","username":"alice","likes":"1","dislikes":"0",\
                 "comments":"1","myvote":"1","created":"\(created)","width":"64","height":"48"}]}
                 """)
+            #expect(try phone.body([("command", "liked"), ("extras", "likes")])
+                    == #"{"result":[{"IdPhoto":"2","title":"mine","IdUser":"2","username":"alice","likes":"1"}]}"#)
             #expect(try phone.body([("command", "delete"), ("IdPhoto", "2")]) == #"{"error":"You can only delete your own photos"}"#)
             #expect(try phone.body([("command", "like"), ("IdPhoto", "3")]) == #"{"error":"No such photo"}"#)
             #expect(try phone.body([("command", "like"), ("IdPhoto", "99999999999")]) == #"{"error":"No such photo"}"#,
@@ -166,13 +168,17 @@ extension DatabaseTests {
                 try phone.database.execute("""
                     INSERT INTO comments (IdPhoto, IdUser, text, created) SELECT 2 + seq % 50, 1, 'c', 0 FROM seq_1_to_5000
                     """)
-                for table in ["login", "photos", "comments"] { _ = try phone.database.query("ANALYZE TABLE \(table)") }
+                try phone.database.execute("""
+                    INSERT INTO votes (IdPhoto, IdUser, vote) SELECT 1 + seq DIV 20, 1 + seq % 20, IF(seq % 3, 1, -1) FROM seq_1_to_5000
+                    """)
+                for table in ["login", "photos", "comments", "votes"] { _ = try phone.database.query("ANALYZE TABLE \(table)") }
                 let deep: [DatabaseValue] = [.int(0), .int(1000), .int(50)]
                 let plans: [(String, [DatabaseValue], String)] = [
                     (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: false), deep, "PRIMARY"),
                     (MariaDBPhotoStore.pageSQL(ofUser: true, withExtras: false), [.int(0), .int(1000), .int(3), .int(50)], "IdUser_IdPhoto"),
                     (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: true), [.int(1)] + deep, "PRIMARY"),
                     (MariaDBCommentStore.pageSQL, [.int(7), .int(0), .int(4000), .int(50)], "IdPhoto_IdComment"),
+                    (MariaDBVoteStore.likedSQL, [.int(7), .int(0), .int(200), .int(40)], "IdUser_IdPhoto_vote"),
                 ]
                 for (sql, parameters, key) in plans {
                     let first = try #require(try TestServices.explain(sql, parameters, phone.database).first)
@@ -180,6 +186,7 @@ extension DatabaseTests {
                     #expect(first["type"] == Array("range".utf8), "\(schema) \(sql): \(extra)")
                     #expect(first["key"] == Array(key.utf8), "\(schema) \(sql)")
                     #expect(!extra.contains("filesort") && !extra.contains("temporary"), "\(schema) \(sql): \(extra)")
+                    if sql == MariaDBVoteStore.likedSQL { #expect(extra.contains("Using index"), "the index alone: \(extra)") }
                 }
             }
             try TestServices.resetTables(APIHarness().database)

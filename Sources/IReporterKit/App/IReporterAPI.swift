@@ -36,6 +36,7 @@ public final class IReporterAPI {
         router.register(FollowListCommand(services, .following))
         router.register(PersonCommand(services))
         router.register(FeedCommand(services))
+        router.register(LikedCommand(services))
         router.register(NotificationsCommand(services))
         router.register(DismissCommand(services))
         router.register(NotificationChannelCommand(services))

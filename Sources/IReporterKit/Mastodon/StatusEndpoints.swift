@@ -1,7 +1,8 @@
 /// `/api/v1/statuses`: a status is a photo (posted with its one media
 /// attachment, the caption its title, through `upload`) or a comment (a
 /// reply to a photo's status, through `comment`); deleted through `delete`
-/// or `uncomment`, favourited through `like` and `unvote`. What a Mastodon
+/// or `uncomment`, favourited through `like` and `unvote` (one's
+/// favourites are `liked`). What a Mastodon
 /// server has and we do not (boosts, bookmarks, pins, mutes, edits, polls,
 /// scheduled posts) answers as Pixelfed does: docs/API.md lists it.
 struct StatusEndpoints: MastodonEndpoints {
@@ -45,6 +46,13 @@ struct StatusEndpoints: MastodonEndpoints {
             let limit = try TimelinePage(call.parameters).limit
             let likers = try api.services.votes.likers(of: id, limit: limit).map { AccountEntity(id: $0.userID, username: $0.username) }
             return .json(AccountList.json(likers, links: statuses.links))
+        }
+        // One's favourites: `liked`, paged by photo (a vote keeps no time).
+        router.add(.get, "/api/v1/favourites", scope: OAuthScope("read:favourites")) { call in
+            _ = try call.user()
+            let statuses = MastodonStatuses(call, api: api)
+            let page = try TimelinePage(call.parameters)
+            return statuses.page(statuses.statuses(try statuses.photoRows("liked", page.cursor([:]))), page)
         }
         router.add(.get, "/api/v1/statuses/:id/reblogged_by", scope: nil) { call in
             _ = try MastodonStatuses(call, api: api).status(of: call)

@@ -16,7 +16,9 @@ public protocol VoteStore: AnyObject {
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
     /// Who likes the photo (the Mastodon API's `favourited_by`), by IdUser, at most `limit`.
     func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])]
+    /// The ids of the photos `userID` likes within the page's range, newest first.
+    func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64]
     /// `userID`'s votes on the photos after `photoID`, by photo id, at most
-    /// `limit` (`export`, `delete_account`: rare, so no index of its own).
+    /// `limit` (`export`, `delete_account`).
     func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)]
 }

@@ -30,15 +30,16 @@ enum TestServices {
     /// Migration 003 (photo details, counts, votes, comments), 004 (an index
     /// for one person's photos), 005 (the search index), 006 (the photos'
     /// secrets), 008 (photos by upload time), 009 (follows, notifications)
-    /// 010 (OAuth), 011 (media waiting for a post, photos' descriptions) and
-    /// 012 (posts' idempotency keys).
+    /// 010 (OAuth), 011 (media waiting for a post, photos' descriptions),
+    /// 012 (posts' idempotency keys) and 013 (one person's votes).
     static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql",
                                       "migrations/005-photo-words.sql", "migrations/006-photo-secrets.sql",
                                       "migrations/008-index-photo-upload-time.sql", "migrations/009-follows-notifications.sql", "migrations/010-oauth.sql",
-                                      "migrations/011-media-attachments.sql", "migrations/012-status-idempotency.sql"]
+                                      "migrations/011-media-attachments.sql", "migrations/012-status-idempotency.sql",
+                                      "migrations/013-index-votes-user.sql"]
 
     /// Drops every table and creates them again from a schema file in
-    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006, 008 and 009 to 012.
+    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006 and 008 to 013.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
         try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments, "
                              + "photo_words, photo_words_backfill, photo_secrets, photos_removed, follows, notifications, "

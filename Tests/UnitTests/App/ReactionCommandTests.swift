@@ -178,6 +178,28 @@ struct ReactionCommandTests {
         #expect(phone.photos.votes.isEmpty)
     }
 
+    @Test func likedListsThePhotosOneLikesNewestFirst() throws {
+        let phone = try twoUsers(photos: 6) // ids 2...7
+        #expect(try phone.body([("command", "liked")]) == #"{"error":"Authorization required"}"#)
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        #expect(try phone.body([("command", "liked")]) == #"{"result":[]}"#)
+        for id in [3, 6, 4, 7] { try phone.send([("command", "like"), ("IdPhoto", String(id))]) }
+        try phone.send([("command", "dislike"), ("IdPhoto", "7")])
+        try phone.send([("command", "dislike"), ("IdPhoto", "5")])
+        #expect(ids(try phone.body([("command", "liked")])) == [6, 4, 3], "likes only, the newest photo first")
+        #expect(ids(try phone.body([("command", "liked"), ("count", "2")])) == [6, 4])
+        #expect(ids(try phone.body([("command", "liked"), ("before", "4")])) == [3])
+        #expect(ids(try phone.body([("command", "liked"), ("since", "3")])) == [6, 4])
+        #expect(try phone.body([("command", "liked"), ("before", "4"), ("extras", "likes,myvote")])
+                == #"{"result":[{"IdPhoto":"3","title":"t","IdUser":"2","username":"alice","likes":"1","myvote":"1"}]}"#)
+        try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
+        #expect(try phone.body([("command", "liked")]) == #"{"result":[]}"#, "bob's likes are his")
+        try phone.send([("command", "delete"), ("IdPhoto", "6")])
+        try phone.send([("command", "login"), ("username", "bob"), ("password", "p")])
+        #expect(ids(try phone.body([("command", "liked")])) == [4, 3], "a deleted photo is gone from them")
+        #expect(try phone.body([("command", "liked"), ("count", "0")]).hasPrefix(#"{"error":"Invalid count"#))
+    }
+
     @Test func voteFloodsAreRefused() throws {
         var policy = AppHarness.cheapPolicy
         policy.voteRateLimit = 3

@@ -43,14 +43,12 @@ public struct FeedCommand: SignedInCommand {
     }
 
     private let graph: any FollowStore
-    private let photos: any PhotoStore
-    private let media: any MediaStore
+    private let pages: PhotoPageByID
     private let cache: AnswerCache<Question, [UInt8]>
 
     public init(_ services: AppServices) {
         graph = services.follows
-        photos = services.photos
-        media = services.media
+        pages = PhotoPageByID(photos: services.photos, media: services.media)
         cache = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.streamCacheMillis),
                             clock: services.clock, table: services.sharedAnswers, sharedKey: \.sharedKey)
     }
@@ -69,17 +67,9 @@ public struct FeedCommand: SignedInCommand {
         return RenderedJSON(json: try cache.answer(for: question) { (try answer(input, viewer: user.id), true) })
     }
 
-    /// The page's ids from the graph, then their rows (and extras) by id:
-    /// three point queries at most, whatever the feed's size.
+    /// The page's ids from the graph, then their rows (and extras) by id.
     private func answer(_ input: Input, viewer: Int64) throws -> [UInt8] {
-        let ids = try graph.feed(of: viewer, page: input.page)
-        let found = try photos.photos(ids: Set(ids))
-        let page = ids.compactMap { found[$0] }
-        guard !input.extras.isEmpty else { return PhotoList(photos: page).json }
-        let extras = try photos.extras(of: page.map(\.id), viewer: viewer)
-        let withExtras = page.map { ($0, extras[$0.id] ?? PhotoExtras()) }
-        return PhotoListWithExtras(photos: try StreamExtra.completing(withExtras, for: input.extras, photos: photos, media: media),
-                                   fields: input.extras, hasViewer: true).json
+        try pages.render(try graph.feed(of: viewer, page: input.page), extras: input.extras, viewer: viewer)
     }
 }
 

@@ -186,11 +186,15 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'status_idempotency'
             """)
 
+    static let indexVotesUser = index(file: "013-index-votes-user.sql", named: "IdUser_IdPhoto_vote", on: "votes",
+                                      columns: "`IdUser`, `IdPhoto`, `vote`")
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
-                      uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency]
+                      uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency,
+                      indexVotesUser]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

@@ -142,6 +142,11 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return mine
     }
 
+    public func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64] {
+        Array(votes.filter { $0.key.userID == userID && $0.value == .like && page.contains($0.key.photoID) }.map(\.key.photoID)
+            .sorted(by: >).prefix(page.count))
+    }
+
     public func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)] {
         Array(votes.filter { $0.key.userID == userID && $0.key.photoID > photoID }.map { ($0.key.photoID, $0.value) }
             .sorted { $0.photoID < $1.photoID }.prefix(limit))
