@@ -519,6 +519,35 @@ def test_screenshots_of_a_persons_page_and_of_posting(web_site, desktop, phone, 
     assert console_errors(desktop) == [] and console_errors(phone) == []
 
 
+def test_liked_shows_the_photos_you_like(web_site, desktop, client, images):
+    """Liked (`liked`): empty at first, the photo liked in its view there,
+    gone once the like is taken back."""
+    poster = client()
+    assert "result" in poster.register("liked-poster", "pw").json()
+    assert poster.upload(images.photo, title="Worth a like").json() == {"successful": 1}
+    console_errors(desktop)  # read: what the pages before logged is not this test's
+    log_in(desktop, web_site, "liked-viewer", "pw", register=True)
+    wait_for(lambda: link(desktop, "Liked"), what="the Liked link").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Photos you like", what="Liked")
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "No photos yet.", what="nothing liked yet")
+    for press in ("like", "unlike"):
+        desktop.get(f"{web_site}#/")
+        wait_for(lambda: tiles(desktop)[:1] == ["Worth a like"], what="the photo in Explore")
+        browser.open_newest(desktop)
+        like = wait_for(lambda: named(desktop, "Like"), what="Like")
+        like.click()
+        wait_for(lambda: like.get_attribute("aria-pressed") == ("true" if press == "like" else "false"), what=press)
+        desktop.get(f"{web_site}#/liked")
+        if press == "like":
+            wait_for(lambda: tiles(desktop) == ["Worth a like"], what="the liked photo in Liked")
+            assert link(desktop, "Liked").get_attribute("aria-current") == "page"
+        else:
+            wait_for(lambda: desktop.find_element(By.ID, "notice").text == "No photos yet.", what="Liked empty again")
+    button(desktop, "Log out").click()
+    wait_for(lambda: not desktop.find_element(By.ID, "liked-link").is_displayed(), what="Liked gone with the session")
+    assert console_errors(desktop) == []
+
+
 def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
     """On a touch screen, two taps on the photo like it (as in the app people
     know); a double tap that did not arrive as one (a busy machine) is tapped

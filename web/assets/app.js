@@ -1,6 +1,6 @@
 // The iReporter app in the browser: the stream, a photo, posting, search,
-// a person's photos (follow them), your home (the people you follow), your
-// notifications (live), log in / register / log out, the account's settings. Plain ES modules, no
+// a person's photos (follow them), your home (the people you follow), the
+// photos you like, your notifications (live), log in / register / log out, the account's settings. Plain ES modules, no
 // build step. Everything people typed is shown with textContent, never as
 // markup.
 import { API_URL, APIError, call, callForImage, upload, rows } from './api.js';
@@ -14,8 +14,8 @@ const PAGE = 50;
 
 const state = {
   user: loadUser(),
-  features: { extras: false, sizes: false, search: false, graph: null, effects: [] }, // graph: null until known
-  view: { kind: 'stream' },   // stream | home | user | search | notifications | settings
+  features: { extras: false, sizes: false, search: false, graph: null, liked: false, effects: [] }, // graph: null until known
+  view: { kind: 'stream' },   // stream | home | liked | user | search | notifications | settings
   photos: [],                 // what the grid shows, newest first
   current: null,              // the photo open in the view
   unfollow: null,             // stops the stream's live updates
@@ -60,13 +60,15 @@ function renderAccount() {
 /**
  * Home and Notifications are a signed-in person's, where the server has
  * follows (taken for granted until known otherwise: the bar keeps its
- * layout as the page starts); Explore is everyone's.
+ * layout as the page starts); Liked too, once the server is known to list
+ * them; Explore is everyone's.
  */
 function renderViews() {
   $('home-link').hidden = !state.user || state.features.graph === false;
+  $('liked-link').hidden = !state.user || !state.features.liked;
   $('notifications-item').hidden = !state.user || state.features.graph === false;
-  const current = { home: 'home-link', stream: 'explore-link', notifications: 'notifications-link' }[state.view.kind];
-  for (const id of ['home-link', 'explore-link', 'notifications-link']) {
+  const current = { home: 'home-link', liked: 'liked-link', stream: 'explore-link', notifications: 'notifications-link' }[state.view.kind];
+  for (const id of ['home-link', 'liked-link', 'explore-link', 'notifications-link']) {
     if (id === current) $(id).setAttribute('aria-current', 'page'); else $(id).removeAttribute('aria-current');
   }
 }
@@ -166,6 +168,7 @@ async function fetchPage(before) {
   const paging = state.features.extras ? { count: PAGE, before } : {};
   if (view.kind === 'search') return rows(await call('search', { q: view.query, extras: extras(), ...paging }));
   if (view.kind === 'home') return rows(await signedIn('feed', { extras: extras(), ...paging }));
+  if (view.kind === 'liked') return rows(await signedIn('liked', { extras: extras(), ...paging }));
   if (view.kind === 'user') {
     const photos = rows(await call('stream', { IdUser: view.userID, extras: extras(), ...paging }));
     // The original has no IdUser (it answers the newest 50 of everyone): theirs among them.
@@ -941,6 +944,9 @@ function route() {
   } else if (kind === 'home' && state.user && state.features.graph) {
     state.view = { kind: 'home' };
     $('heading').textContent = 'Home: the people you follow';
+  } else if (kind === 'liked' && state.user && state.features.liked) {
+    state.view = { kind: 'liked' };
+    $('heading').textContent = 'Photos you like';
   } else if (kind === 'notifications' && state.user && state.features.graph) {
     showNotifications();
     return;
@@ -1058,17 +1064,20 @@ async function aboutPerson(userID) {
  * cursors (`before`, `since`, `count`), a person's photos, `delete`.
  */
 async function detectFeatures() {
-  const [extras, sizes, effects, search, person] = await Promise.all([
+  const [extras, sizes, effects, search, person, liked] = await Promise.all([
     // A server with `extras` refuses an unknown one; the original ignores the field.
     call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => failure instanceof APIError
       && !failure.message.startsWith('The server')),
     // One that has the photos' sizes names them (a photo without a secret still keeps the 2012 URLs).
     call('stream', { count: 1, extras: 'secret,server' }).then(() => true, () => false),
-    probe('effects'), probe('search', { q: 'a' }), probe('person', { IdUser: 1 })]);
+    probe('effects'), probe('search', { q: 'a' }), probe('person', { IdUser: 1 }),
+    // Asked without a session it exists if it says so ("Authorization required").
+    probe('liked', { count: 1 })]);
   state.features.extras = extras;
   state.features.sizes = extras && sizes;
   state.features.search = search !== null;
   state.features.graph = person !== null;
+  state.features.liked = liked !== null;
   // {"effect":"sepia","summary":"brown-toned black and white …"}, …
   state.features.effects = rows(effects).filter((effect) => typeof effect.effect === 'string' && effect.effect !== '');
   $('search-form').hidden = !state.features.search;
