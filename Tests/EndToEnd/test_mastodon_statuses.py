@@ -131,7 +131,7 @@ def test_a_read_token_cannot_post(site, people, images):
 
 
 def test_timelines_page_with_the_link_header(alice, bob, phone, images):
-    for n in range(5):
+    for n in range(6):
         check_api(phone.upload(images.stripes, f"stripes {n}"), SUCCESS)
     everything = [int(p["IdPhoto"]) for p in phone.call({"command": "stream", "count": "100"}).json()["result"]]
     seen = []
@@ -147,6 +147,12 @@ def test_timelines_page_with_the_link_header(alice, bob, phone, images):
     newer = bob.timeline_public(since_id=everything[2])
     assert [int(status.id) for status in newer] == everything[:2]
     assert [int(status.id) for status in alice.timeline_home(limit=40)] == everything, "alice's own photos"
+    # min_id (the Link's prev): the page just before, not the newest one.
+    deeper = bob.timeline_public(max_id=everything[3], limit=2)
+    assert [int(status.id) for status in deeper] == everything[4:6]
+    assert [int(status.id) for status in bob.fetch_previous(deeper)] == everything[2:4]
+    assert [int(status.id) for status in alice.timeline_home(min_id=everything[4], limit=2)] == everything[2:4]
+    assert [int(status.id) for status in alice.account_statuses(alice.me().id, min_id=everything[5], limit=1)] == [everything[4]]
 
 
 def test_favourites_are_likes(alice, bob, phone, images):

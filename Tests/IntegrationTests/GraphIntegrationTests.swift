@@ -125,11 +125,13 @@ extension DatabaseTests {
                 """)
             for table in ["login", "photos", "follows", "notifications"] { _ = try database.query("ANALYZE TABLE \(table)") }
             let page: [DatabaseValue] = [.int(0), .int(Int64.max), .int(50)]
-            let plans: [(String, [DatabaseValue], String)] = [
-                (MariaDBFollowStore.followersSQL, [.int(7)] + page, "followee_id"),
-                (MariaDBFollowStore.followingSQL, [.int(7)] + page, "follower_id"),
-                (MariaDBNotificationStore.pageSQL, [.int(7), .bytes(Array("favourite,follow,mention".utf8))] + page, "recipient_id"),
-            ]
+            // Newest first, and oldest first from `since` (`after`).
+            let plans: [(String, [DatabaseValue], String)] = ["DESC", "ASC"].flatMap { order in [
+                (MariaDBFollowStore.listSQL(of: "followee", showing: "follower", order: order), [.int(7)] + page, "followee_id"),
+                (MariaDBFollowStore.listSQL(of: "follower", showing: "followee", order: order), [.int(7)] + page, "follower_id"),
+                (MariaDBNotificationStore.pageSQL(order: order), [.int(7), .bytes(Array("favourite,follow,mention".utf8))] + page,
+                 "recipient_id"),
+            ] }
             for (sql, parameters, key) in plans {
                 let first = try #require(try TestServices.explain(sql, parameters, database).first)
                 let extra = first["Extra"].map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -138,10 +140,12 @@ extension DatabaseTests {
                 #expect(!extra.contains("filesort") && !extra.contains("temporary"), "\(sql): \(extra)")
             }
             // The feed reads the followed people's photos on IdUser_IdPhoto, never the whole table.
-            let feed = try TestServices.explain(MariaDBFollowStore.feedSQL, [.int(7), .int(7)] + page, database)
-            let photos = try #require(feed.first { $0["table"] == Array("p".utf8) })
-            #expect(photos["key"] == Array("IdUser_IdPhoto".utf8), "\(feed.map(\.values))")
-            #expect((photos.int64("rows") ?? .max) < 1000, "\(feed.map(\.values))")
+            for order in ["DESC", "ASC"] {
+                let feed = try TestServices.explain(MariaDBFollowStore.feedSQL(order: order), [.int(7), .int(7)] + page, database)
+                let photos = try #require(feed.first { $0["table"] == Array("p".utf8) })
+                #expect(photos["key"] == Array("IdUser_IdPhoto".utf8), "\(feed.map(\.values))")
+                #expect((photos.int64("rows") ?? .max) < 1000, "\(feed.map(\.values))")
+            }
             try TestServices.resetTables(database)
         }
     }

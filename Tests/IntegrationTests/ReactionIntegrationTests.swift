@@ -173,20 +173,22 @@ extension DatabaseTests {
                     """)
                 for table in ["login", "photos", "comments", "votes"] { _ = try phone.database.query("ANALYZE TABLE \(table)") }
                 let deep: [DatabaseValue] = [.int(0), .int(1000), .int(50)]
-                let plans: [(String, [DatabaseValue], String)] = [
-                    (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: false), deep, "PRIMARY"),
-                    (MariaDBPhotoStore.pageSQL(ofUser: true, withExtras: false), [.int(0), .int(1000), .int(3), .int(50)], "IdUser_IdPhoto"),
-                    (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: true), [.int(1)] + deep, "PRIMARY"),
-                    (MariaDBCommentStore.pageSQL, [.int(7), .int(0), .int(4000), .int(50)], "IdPhoto_IdComment"),
-                    (MariaDBVoteStore.likedSQL, [.int(7), .int(0), .int(200), .int(40)], "IdUser_IdPhoto_vote"),
-                ]
+                // Newest first, and oldest first from `since` (`after`).
+                let plans: [(String, [DatabaseValue], String)] = ["DESC", "ASC"].flatMap { order in [
+                    (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: false, order: order), deep, "PRIMARY"),
+                    (MariaDBPhotoStore.pageSQL(ofUser: true, withExtras: false, order: order), [.int(0), .int(1000), .int(3), .int(50)],
+                     "IdUser_IdPhoto"),
+                    (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: true, order: order), [.int(1)] + deep, "PRIMARY"),
+                    (MariaDBCommentStore.pageSQL(order: order), [.int(7), .int(0), .int(4000), .int(50)], "IdPhoto_IdComment"),
+                    (MariaDBVoteStore.likedSQL(order: order), [.int(7), .int(0), .int(200), .int(40)], "IdUser_IdPhoto_vote"),
+                ] }
                 for (sql, parameters, key) in plans {
                     let first = try #require(try TestServices.explain(sql, parameters, phone.database).first)
                     let extra = first["Extra"].map { String(decoding: $0, as: UTF8.self) } ?? ""
                     #expect(first["type"] == Array("range".utf8), "\(schema) \(sql): \(extra)")
                     #expect(first["key"] == Array(key.utf8), "\(schema) \(sql)")
                     #expect(!extra.contains("filesort") && !extra.contains("temporary"), "\(schema) \(sql): \(extra)")
-                    if sql == MariaDBVoteStore.likedSQL { #expect(extra.contains("Using index"), "the index alone: \(extra)") }
+                    if key == "IdUser_IdPhoto_vote" { #expect(extra.contains("Using index"), "the index alone: \(extra)") }
                 }
             }
             try TestServices.resetTables(APIHarness().database)

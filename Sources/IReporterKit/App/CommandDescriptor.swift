@@ -206,9 +206,11 @@ extension CommandParameter {
 
     /// A page of a list, newest first, as `stream` and `comments` take it.
     static let since = Self("since", .integer(0...Int64.max), "only newer than this id (what a client polls with)")
+    static let after = Self("after", .integer(0...Int64.max),
+                            "only newer than this id, the ones just after it (the page before, still newest first)")
     static let before = Self("before", .integer(1...Int64.max), "only older than this id (the next page)")
     static let count = Self("count", .integer(ParameterRules.pageSizes), "how many, 1 to 100 (default 50)")
-    static let cursor = [since, before, count]
+    static let cursor = [since, after, before, count]
 
     /// `stream`'s and `search`'s `extras`.
     static func extras(invalid: any APIFailure = StreamExtra.Unknown()) -> Self {

@@ -29,11 +29,13 @@ enum ParameterRules {
     static let pageSizes: ClosedRange<Int64> = 1...100
     static let defaultPageSize = 50
 
-    /// `since`, `before` and `count`; nil when none of them was sent.
+    /// `since` or `after` (both: the larger), `before` and `count`; nil
+    /// when none of them was sent.
     static func cursor(_ parameters: any RequestParameters) throws -> PageCursor? {
-        let (since, before, count) = (try CommandParameter.since.integer(parameters), try CommandParameter.before.integer(parameters),
-                                      try CommandParameter.count.integer(parameters))
-        guard since != nil || before != nil || count != nil else { return nil }
-        return PageCursor(since: since ?? 0, before: before ?? .max, count: Int(count ?? Int64(defaultPageSize)))
+        let (since, after) = (try CommandParameter.since.integer(parameters), try CommandParameter.after.integer(parameters))
+        let (before, count) = (try CommandParameter.before.integer(parameters), try CommandParameter.count.integer(parameters))
+        guard since != nil || after != nil || before != nil || count != nil else { return nil }
+        return PageCursor(since: max(since ?? 0, after ?? 0), before: before ?? .max, count: Int(count ?? Int64(defaultPageSize)),
+                          fromSince: after != nil)
     }
 }

@@ -68,13 +68,13 @@ public final class StreamCache {
         try refreshed(load).body
     }
 
-    /// The photos newer than `since`, newest first, at most `count`, cut
-    /// from the current stream of `length` photos; nil when photos that
-    /// old may be missing from it (the caller asks the store).
-    func photos(newerThan since: Int64, count: Int, length: Int, _ load: () throws -> [PhotoRecord]) rethrows -> [PhotoRecord]? {
+    /// The page of the photos newer than its `since` (and not older than
+    /// any), cut from the current stream of `length` photos; nil when
+    /// photos that old may be missing from it (the caller asks the store).
+    func photos(newerThan page: PageCursor, length: Int, _ load: () throws -> [PhotoRecord]) rethrows -> [PhotoRecord]? {
         let newest = try refreshed(load).photos
-        guard newest.count < length || since >= newest[newest.count - 1].id else { return nil }
-        return Array(newest.prefix { $0.id > since }.prefix(count))
+        guard newest.count < length || page.since >= newest[newest.count - 1].id else { return nil }
+        return page.pick(newest.prefix { $0.id > page.since })
     }
 
     /// The answer of the newest photos with `fields` and `viewer`'s votes

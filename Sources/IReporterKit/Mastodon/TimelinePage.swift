@@ -1,18 +1,20 @@
 /// Mastodon's paging of a list (a timeline, an account's statuses):
 /// `max_id`, `since_id`, `min_id` and `limit` (20 by default, at most 40),
-/// read as the declared commands' cursors (`before`, `since`, `count`),
-/// and the `Link` header Mastodon sends with a page:
+/// read as the declared commands' cursors (`before`, `since`, `after`,
+/// `count`), and the `Link` header Mastodon sends with a page:
 /// `<…?max_id=LAST>; rel="next", <…?min_id=FIRST>; rel="prev"`.
 ///
-/// `min_id` asks for the statuses just after it and `since_id` for the
-/// newest after it; the commands page newest first, so both are `since`
-/// here: the same answer whenever the newer statuses fit in one page.
+/// `since_id` asks for the newest statuses after it, `min_id` (which wins
+/// over it, as in Mastodon) for the ones just after it: the page before.
 struct TimelinePage {
     static let defaultLimit = 20
     static let maxLimit = 40
 
     let maxID: Int64?
+    /// `min_id`, or else `since_id`.
     let sinceID: Int64?
+    /// `min_id`: the statuses just after `sinceID`, not the newest.
+    let fromSince: Bool
     let limit: Int
     /// `limit` as sent: the links carry it on.
     private let sentLimit: Int64?
@@ -20,7 +22,9 @@ struct TimelinePage {
     init(_ parameters: MastodonParameters) throws(MastodonError) {
         let maxID = try parameters.integer("max_id")
         self.maxID = maxID == 0 ? nil : maxID
-        if let minID = try parameters.integer("min_id") { sinceID = minID } else { sinceID = try parameters.integer("since_id") }
+        let minID = try parameters.integer("min_id")
+        if let minID { sinceID = minID } else { sinceID = try parameters.integer("since_id") }
+        fromSince = minID != nil
         sentLimit = try parameters.integer("limit")
         limit = sentLimit.map { Int(min(max($0, 1), Int64(Self.maxLimit))) } ?? Self.defaultLimit
     }
@@ -28,11 +32,11 @@ struct TimelinePage {
     /// Neither cursor: the newest, which `stream` answers from its cache.
     var isNewest: Bool { maxID == nil && sinceID == nil }
 
-    /// `arguments` with the page's cursor (`since`, `before`, `count`).
+    /// `arguments` with the page's cursor (`since` or `after`, `before`, `count`).
     func cursor(_ arguments: CommandArguments, count: Int? = nil) -> CommandArguments {
         var arguments = arguments
         if let maxID { arguments.fields["before"] = Array(String(maxID).utf8) }
-        if let sinceID { arguments.fields["since"] = Array(String(sinceID).utf8) }
+        if let sinceID { arguments.fields[fromSince ? "after" : "since"] = Array(String(sinceID).utf8) }
         arguments.fields["count"] = Array(String(count ?? limit).utf8)
         return arguments
     }

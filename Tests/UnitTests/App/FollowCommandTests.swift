@@ -89,6 +89,8 @@ struct FollowCommandTests {
         #expect(ids(try phone.body([("command", "followers"), ("IdUser", "2"), ("count", "1")]), "IdUser") == [3])
         #expect(ids(try phone.body([("command", "followers"), ("IdUser", "2"), ("before", "3")]), "IdUser") == [1])
         #expect(ids(try phone.body([("command", "followers"), ("IdUser", "2"), ("since", "1")]), "IdUser") == [3])
+        #expect(ids(try phone.body([("command", "following"), ("IdUser", "1"), ("after", "0"), ("count", "1")]), "IdUser") == [2],
+                "the oldest edge: just after 0")
         #expect(try phone.body([("command", "followers"), ("IdUser", "3")]) == #"{"result":[{"IdFollow":"2","IdUser":"1","username":"bob"}]}"#)
         #expect(try phone.body([("command", "following"), ("IdUser", "9")]) == #"{"result":[]}"#)
     }
@@ -106,6 +108,7 @@ struct FollowCommandTests {
         #expect(ids(try phone.body([("command", "feed"), ("count", "2"), ("before", String(alices[2]))]))
                 == [alices[1], alices[0]].map { Int($0) })
         #expect(ids(try phone.body([("command", "feed"), ("since", String(alices[2]))])) == [Int(bobs)])
+        #expect(ids(try phone.body([("command", "feed"), ("after", String(alices[0])), ("count", "1")])) == [Int(alices[1])])
         #expect(!ids(try phone.body([("command", "feed")])).contains(Int(carols)), "not followed")
         try phone.send([("command", "like"), ("IdPhoto", String(alices[0]))])
         #expect(try phone.body([("command", "feed"), ("before", String(alices[1])), ("extras", "likes,myvote")])
@@ -154,6 +157,8 @@ struct FollowCommandTests {
         #expect(comment.contains(#""IdComment":"1""#))
         #expect(ids(try phone.body([("command", "notifications"), ("types", "follow,favourite")]), "id") == [2, 1])
         #expect(ids(try phone.body([("command", "notifications"), ("before", "3"), ("count", "1")]), "id") == [2])
+        #expect(ids(try phone.body([("command", "notifications"), ("after", "0"), ("count", "2")]), "id") == [2, 1])
+        #expect(ids(try phone.body([("command", "notifications"), ("since", "0"), ("count", "2")]), "id") == [3, 2])
         #expect(try phone.body([("command", "notifications"), ("types", "boost")]) == #"{"error":"Invalid types"}"#)
         try signIn(phone, "bob")
         #expect(try phone.body([("command", "notifications")]) == #"{"result":[]}"#, "bob was told nothing")

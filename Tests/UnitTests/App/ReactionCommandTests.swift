@@ -31,6 +31,15 @@ struct ReactionCommandTests {
         #expect(ids(try phone.body([("command", "stream"), ("since", "118")])) == [121, 120, 119])
         #expect(ids(try phone.body([("command", "stream"), ("since", "10"), ("before", "14")])) == [13, 12, 11])
         #expect(ids(try phone.body([("command", "stream"), ("since", "121")])) == [])
+        // `after`: the page just after the id (Mastodon's min_id), still newest first.
+        #expect(ids(try phone.body([("command", "stream"), ("after", "118"), ("count", "2")])) == [120, 119], "from the cache")
+        #expect(ids(try phone.body([("command", "stream"), ("after", "118")])) == [121, 120, 119])
+        #expect(ids(try phone.body([("command", "stream"), ("after", "10"), ("count", "3")])) == [13, 12, 11], "from the store")
+        #expect(ids(try phone.body([("command", "stream"), ("after", "10"), ("before", "14"), ("count", "2")])) == [12, 11])
+        #expect(ids(try phone.body([("command", "stream"), ("after", "10"), ("since", "12"), ("count", "2")])) == [14, 13],
+                "with since: the larger")
+        #expect(ids(try phone.body([("command", "stream"), ("after", "10"), ("count", "2"), ("extras", "likes")])) == [12, 11])
+        #expect(try phone.body([("command", "stream"), ("after", "-1")]).hasPrefix(#"{"error":"Invalid after"#))
         _ = try phone.photos.add(userID: 1, title: Array("b".utf8), publish: { _ in }, unpublish: { _ in })
         #expect(ids(try phone.body([("command", "stream"), ("IdUser", "1")])) == [122])
         #expect(ids(try phone.body([("command", "stream"), ("IdUser", "2"), ("count", "2")])) == [121, 120])
@@ -190,6 +199,7 @@ struct ReactionCommandTests {
         #expect(ids(try phone.body([("command", "liked"), ("count", "2")])) == [6, 4])
         #expect(ids(try phone.body([("command", "liked"), ("before", "4")])) == [3])
         #expect(ids(try phone.body([("command", "liked"), ("since", "3")])) == [6, 4])
+        #expect(ids(try phone.body([("command", "liked"), ("after", "3"), ("count", "1")])) == [4])
         #expect(try phone.body([("command", "liked"), ("before", "4"), ("extras", "likes,myvote")])
                 == #"{"result":[{"IdPhoto":"3","title":"t","IdUser":"2","username":"alice","likes":"1","myvote":"1"}]}"#)
         try phone.send([("command", "login"), ("username", "alice"), ("password", "p")])
@@ -240,6 +250,7 @@ struct ReactionCommandTests {
         #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2")])) == ["four", "three", "two", "<script>alert(\\"])
         #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2"), ("before", "4"), ("count", "2")])) == ["three", "two"])
         #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2"), ("since", "3")])) == ["four"])
+        #expect(texts(try phone.body([("command", "comments"), ("IdPhoto", "2"), ("after", "1"), ("count", "2")])) == ["three", "two"])
         #expect(try phone.body([("command", "comments"), ("IdPhoto", "3")]) == #"{"result":[]}"#)
     }
 

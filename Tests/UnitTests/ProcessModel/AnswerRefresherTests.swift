@@ -42,11 +42,13 @@ struct AnswerRefresherTests {
     }
 
     @Test func aFeedQuestionReadsBackFromItsName() {
-        for question in [FeedCommand.Question(viewer: 7, since: 0, before: .max, count: 50, extras: []),
-                         FeedCommand.Question(viewer: 1, since: 12, before: 99, count: 20, extras: [.likes, .secret, .description])] {
+        for question in [FeedCommand.Question(viewer: 7, page: PageCursor(count: 50), extras: []),
+                         FeedCommand.Question(viewer: 1, page: PageCursor(since: 12, before: 99, count: 20), extras: [.likes, .secret, .description]),
+                         FeedCommand.Question(viewer: 1, page: PageCursor(since: 12, count: 20, fromSince: true), extras: [])] {
             #expect(FeedCommand.Question(sharedKey: question.sharedKey) == question)
         }
-        for name in ["page 7 20 http://x/\n", "feed 7 0 9 50", "feed 7 0 9 50 likes,password", "feed x 0 9 50 ", ""] {
+        for name in ["page 7 20 http://x/\n", "feed 7 since 0 9 50", "feed 7 since 0 9 50 likes,password", "feed x since 0 9 50 ",
+                     "feed 7 0 9 50 ", "feed 7 before 0 9 50 ", ""] {
             #expect(FeedCommand.Question(sharedKey: Array(name.utf8)) == nil, "\(name)")
         }
     }

@@ -29,16 +29,16 @@ public struct FeedCommand: SignedInCommand {
     /// One viewer's question.
     struct Question: KeptKey {
         var viewer: Int64
-        var since: Int64
-        var before: Int64
-        var count: Int
+        var page: PageCursor
         var extras: [StreamExtra]
 
-        var keptBytes: Int { 32 + extras.count * 8 }
+        var keptBytes: Int { 40 + extras.count * 8 }
 
-        /// Its name in the host's table.
+        /// Its name in the host's table: the page's `since` written `after`
+        /// when the page is the one just after it.
         var sharedKey: [UInt8] {
-            Array("feed \(viewer) \(since) \(before) \(count) \(extras.map(\.rawValue).joined(separator: ","))".utf8)
+            Array(("feed \(viewer) \(page.fromSince ? "after" : "since") \(page.since) \(page.before) \(page.count) "
+                   + extras.map(\.rawValue).joined(separator: ",")).utf8)
         }
     }
 
@@ -57,13 +57,11 @@ public struct FeedCommand: SignedInCommand {
     /// keeps under `name` (a `Question`'s `sharedKey`; any other name is left alone).
     func remake(named name: [UInt8]) throws {
         guard let question = Question(sharedKey: name) else { return }
-        let input = Input(page: PageCursor(since: question.since, before: question.before, count: question.count), extras: question.extras)
-        try cache.remake(question) { try answer(input, viewer: question.viewer) }
+        try cache.remake(question) { try answer(Input(page: question.page, extras: question.extras), viewer: question.viewer) }
     }
 
     public func run(_ input: Input, as user: SignedInUser, in context: CommandContext) throws -> RenderedJSON {
-        let question = Question(viewer: user.id, since: input.page.since, before: input.page.before, count: input.page.count,
-                                extras: input.extras)
+        let question = Question(viewer: user.id, page: input.page, extras: input.extras)
         return RenderedJSON(json: try cache.answer(for: question) { (try answer(input, viewer: user.id), true) })
     }
 
@@ -78,11 +76,12 @@ extension FeedCommand.Question {
     /// The question a name in the host's table stands for; nil: not a `feed` question's.
     init?(sharedKey: [UInt8]) {
         let words = String(decoding: sharedKey, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
-        guard words.count == 6, words[0] == "feed", let viewer = Int64(words[1]), let since = Int64(words[2]),
-              let before = Int64(words[3]), let count = Int(words[4]) else { return nil }
-        let extras = words[5].isEmpty ? [] : words[5].split(separator: ",").map { StreamExtra(rawValue: String($0)) }
+        guard words.count == 7, words[0] == "feed", let viewer = Int64(words[1]), ["since", "after"].contains(words[2]),
+              let since = Int64(words[3]), let before = Int64(words[4]), let count = Int(words[5]) else { return nil }
+        let extras = words[6].isEmpty ? [] : words[6].split(separator: ",").map { StreamExtra(rawValue: String($0)) }
         guard extras.allSatisfy({ $0 != nil }) else { return nil }
-        self.init(viewer: viewer, since: since, before: before, count: count, extras: extras.compactMap { $0 })
+        self.init(viewer: viewer, page: PageCursor(since: since, before: before, count: count, fromSince: words[2] == "after"),
+                  extras: extras.compactMap { $0 })
     }
 
     /// The names of `feed`'s questions in the host's table start so.

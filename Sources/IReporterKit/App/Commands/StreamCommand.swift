@@ -98,7 +98,7 @@ public struct StreamCommand: BatchReadingCommand {
             let page = input.page ?? PageCursor(count: Self.length)
             // Polling for what is new: answered from the cached stream when it holds it.
             if input.userID == nil, page.before == .max,
-               let new = try cache.photos(newerThan: page.since, count: page.count, length: Self.length, newest) {
+               let new = try cache.photos(newerThan: page, length: Self.length, newest) {
                 return RenderedJSON(json: PhotoList(photos: new).json)
             }
             return RenderedJSON(json: PhotoList(photos: try photos.photos(in: page, userID: input.userID)).json)

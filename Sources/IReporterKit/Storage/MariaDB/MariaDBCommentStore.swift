@@ -31,11 +31,13 @@ public final class MariaDBCommentStore: CommentStore {
     }
 
     /// An index range on `IdPhoto_IdComment`.
-    static let pageSQL = "\(columns) WHERE c.IdPhoto = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment DESC LIMIT ?"
+    static func pageSQL(order: String = "DESC") -> String {
+        "\(columns) WHERE c.IdPhoto = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment \(order) LIMIT ?"
+    }
 
     public func comments(photoID: Int64, page: PageCursor) throws -> [CommentRecord] {
-        try reads.query(Self.pageSQL, [.int(photoID), .int(page.since), .int(page.before), .int(Int64(page.count))])
-            .compactMap(Self.record)
+        page.newestFirst(try reads.query(Self.pageSQL(order: page.sqlOrder), [.int(photoID)] + page.sqlArguments)
+            .compactMap(Self.record))
     }
 
     public func comment(id: Int64) throws -> CommentRecord? {
@@ -45,8 +47,9 @@ public final class MariaDBCommentStore: CommentStore {
 
     /// The primary key backwards: all the pages together read the table once.
     public func comments(byUser userID: Int64, page: PageCursor) throws -> [CommentRecord] {
-        try database.query("\(Self.columns) WHERE c.IdUser = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment DESC LIMIT ?",
-                           [.int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))]).compactMap(Self.record)
+        page.newestFirst(try database.query("""
+            \(Self.columns) WHERE c.IdUser = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment \(page.sqlOrder) LIMIT ?
+            """, [.int(userID)] + page.sqlArguments).compactMap(Self.record))
     }
 
     public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {

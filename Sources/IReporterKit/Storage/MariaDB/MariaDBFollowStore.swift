@@ -24,30 +24,27 @@ public final class MariaDBFollowStore: FollowStore {
     /// One side's list: `side` is the column that names the person, the
     /// other column the accounts listed. The index is pinned: for a person
     /// with few edges MariaDB would read `follower_followee` and sort.
-    private static func listSQL(of side: String, showing other: String) -> String {
+    static func listSQL(of side: String, showing other: String, order: String = "DESC") -> String {
         """
         SELECT STRAIGHT_JOIN f.id, l.IdUser, l.username FROM follows f FORCE INDEX (\(side)_id) \
         JOIN login l ON (l.IdUser = f.\(other)) \
-        WHERE f.\(side) = ? AND f.id > ? AND f.id < ? ORDER BY f.id DESC LIMIT ?
+        WHERE f.\(side) = ? AND f.id > ? AND f.id < ? ORDER BY f.id \(order) LIMIT ?
         """
     }
 
-    static let followersSQL = listSQL(of: "followee", showing: "follower")
-    static let followingSQL = listSQL(of: "follower", showing: "followee")
-
     public func followers(of userID: Int64, page: PageCursor) throws -> [FollowRecord] {
-        try list(Self.followersSQL, userID, page)
+        try list(Self.listSQL(of: "followee", showing: "follower", order: page.sqlOrder), userID, page)
     }
 
     public func following(of userID: Int64, page: PageCursor) throws -> [FollowRecord] {
-        try list(Self.followingSQL, userID, page)
+        try list(Self.listSQL(of: "follower", showing: "followee", order: page.sqlOrder), userID, page)
     }
 
     private func list(_ sql: String, _ userID: Int64, _ page: PageCursor) throws -> [FollowRecord] {
-        try reads.query(sql, [.int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))]).compactMap { row in
+        page.newestFirst(try reads.query(sql, [.int(userID)] + page.sqlArguments).compactMap { row in
             guard let id = row.int64("id"), let userID = row.int64("IdUser") else { return nil }
             return FollowRecord(id: id, userID: userID, username: row["username"] ?? [])
-        }
+        })
     }
 
     /// Index ranges on `followee_id`, `follower_id` and one point of `follower_followee`.
@@ -70,14 +67,16 @@ public final class MariaDBFollowStore: FollowStore {
     /// in the page's range on `IdUser_IdPhoto` (migration 004), ids only
     /// (the index covers them), the newest of all kept: the cost is the
     /// followed accounts' photos in the range, not the whole table's.
-    static let feedSQL = """
-        SELECT p.IdPhoto FROM (SELECT followee AS IdUser FROM follows WHERE follower = ? UNION SELECT ?) people \
-        JOIN photos p ON (p.IdUser = people.IdUser) WHERE p.IdPhoto > ? AND p.IdPhoto < ? ORDER BY p.IdPhoto DESC LIMIT ?
+    static func feedSQL(order: String = "DESC") -> String {
         """
+        SELECT p.IdPhoto FROM (SELECT followee AS IdUser FROM follows WHERE follower = ? UNION SELECT ?) people \
+        JOIN photos p ON (p.IdUser = people.IdUser) WHERE p.IdPhoto > ? AND p.IdPhoto < ? ORDER BY p.IdPhoto \(order) LIMIT ?
+        """
+    }
 
     public func feed(of userID: Int64, page: PageCursor) throws -> [Int64] {
-        try reads.query(Self.feedSQL, [.int(userID), .int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))])
-            .compactMap { $0.int64("IdPhoto") }
+        page.newestFirst(try reads.query(Self.feedSQL(order: page.sqlOrder), [.int(userID), .int(userID)] + page.sqlArguments)
+            .compactMap { $0.int64("IdPhoto") })
     }
 
     public func forget(userID: Int64) throws {

@@ -37,17 +37,20 @@ public final class MariaDBNotificationStore: NotificationStore {
 
     /// An index range on `recipient_id`; the kinds as one comma list, so
     /// that every choice of kinds is the same statement.
-    static let pageSQL = """
+    static func pageSQL(order: String = "DESC") -> String {
+        """
         SELECT STRAIGHT_JOIN n.id, n.kind, n.recipient, n.actor, l.username, n.IdPhoto, n.IdComment, c.text, n.created \
         FROM notifications n JOIN login l ON (l.IdUser = n.actor) LEFT JOIN comments c ON (c.IdComment = n.IdComment) \
-        WHERE n.recipient = ? AND FIND_IN_SET(n.kind, ?) AND n.id > ? AND n.id < ? ORDER BY n.id DESC LIMIT ?
+        WHERE n.recipient = ? AND FIND_IN_SET(n.kind, ?) AND n.id > ? AND n.id < ? ORDER BY n.id \(order) LIMIT ?
         """
+    }
 
     public func notifications(for recipient: Int64, kinds: Set<NotificationKind>,
                               page: PageCursor) throws -> [NotificationRecord] {
         let kindList = NotificationKind.allCases.filter(kinds.contains).map(\.rawValue).joined(separator: ",")
-        return try database.query(Self.pageSQL, [.int(recipient), .bytes(Array(kindList.utf8)), .int(page.since),
-                                                 .int(page.before), .int(Int64(page.count))]).compactMap(Self.record)
+        return page.newestFirst(try database.query(Self.pageSQL(order: page.sqlOrder),
+                                                   [.int(recipient), .bytes(Array(kindList.utf8))] + page.sqlArguments)
+            .compactMap(Self.record))
     }
 
     private static func record(_ row: Row) -> NotificationRecord? {

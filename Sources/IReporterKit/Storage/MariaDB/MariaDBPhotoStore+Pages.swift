@@ -14,12 +14,10 @@ extension MariaDBPhotoStore {
         """
     private static let range = " WHERE p.IdPhoto > ? AND p.IdPhoto < ?"
     private static let ofUser = " AND p.IdUser = ?"
-    private static let order = " ORDER BY p.IdPhoto DESC LIMIT ?"
-
     /// The page query; with extras its first parameter is the viewer.
-    static func pageSQL(ofUser: Bool, withExtras: Bool) -> String {
+    static func pageSQL(ofUser: Bool, withExtras: Bool, order: String = "DESC") -> String {
         pageColumns + (withExtras ? extraColumns : "") + tables + (withExtras ? extraTables : "") + range
-            + (ofUser ? Self.ofUser : "") + order
+            + (ofUser ? Self.ofUser : "") + " ORDER BY p.IdPhoto \(order) LIMIT ?"
     }
 
     public func photoIDs(ofUser userID: Int64, before: Int64, limit: Int) throws -> [Int64] {
@@ -28,16 +26,16 @@ extension MariaDBPhotoStore {
     }
 
     public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
-        try reads.query(Self.pageSQL(ofUser: userID != nil, withExtras: false), Self.arguments(page, userID))
-            .compactMap(Self.record)
+        page.newestFirst(try reads.query(Self.pageSQL(ofUser: userID != nil, withExtras: false, order: page.sqlOrder),
+                                         Self.arguments(page, userID)).compactMap(Self.record))
     }
 
     public func photosWithExtras(in page: PageCursor, userID: Int64?,
                                  viewer: Int64?) throws -> [(photo: PhotoRecord, extras: PhotoExtras)] {
-        let sql = Self.pageSQL(ofUser: userID != nil, withExtras: true)
-        return try reads.query(sql, [.int(viewer ?? 0)] + Self.arguments(page, userID)).compactMap { row in
+        let sql = Self.pageSQL(ofUser: userID != nil, withExtras: true, order: page.sqlOrder)
+        return page.newestFirst(try reads.query(sql, [.int(viewer ?? 0)] + Self.arguments(page, userID)).compactMap { row in
             Self.record(row).map { ($0, Self.extras(row)) }
-        }
+        })
     }
 
     public func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] {

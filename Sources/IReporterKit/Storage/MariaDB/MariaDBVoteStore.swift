@@ -57,12 +57,13 @@ public final class MariaDBVoteStore: VoteStore {
     /// A range of migration 013's index (IdUser, IdPhoto, vote), read from
     /// the index alone; without it, the primary key walked newest photo
     /// first until the page is full.
-    static let likedSQL = "SELECT IdPhoto FROM votes WHERE IdUser = ? AND vote = 1 AND IdPhoto > ? AND IdPhoto < ? "
-        + "ORDER BY IdPhoto DESC LIMIT ?"
+    static func likedSQL(order: String = "DESC") -> String {
+        "SELECT IdPhoto FROM votes WHERE IdUser = ? AND vote = 1 AND IdPhoto > ? AND IdPhoto < ? ORDER BY IdPhoto \(order) LIMIT ?"
+    }
 
     public func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64] {
-        try database.query(Self.likedSQL, [.int(userID), .int(page.since), .int(page.before), .int(Int64(page.count))])
-            .compactMap { $0.int64("IdPhoto") }
+        page.newestFirst(try database.query(Self.likedSQL(order: page.sqlOrder), [.int(userID)] + page.sqlArguments)
+            .compactMap { $0.int64("IdPhoto") })
     }
 
     /// A range of migration 013's index (IdUser, IdPhoto, vote); without it,

@@ -37,10 +37,10 @@ public final class InMemoryFollowStore: FollowStore {
     /// first; those without an account are not shown.
     private func list(_ page: PageCursor,
                       _ listed: ((id: Int64, follower: Int64, followee: Int64, created: Int64)) -> Int64?) -> [FollowRecord] {
-        Array(edges.reversed().filter { page.contains($0.id) }.compactMap { edge -> FollowRecord? in
+        page.pick(edges.reversed().filter { page.contains($0.id) }.compactMap { edge -> FollowRecord? in
             guard let other = listed(edge), let account = users.accounts.first(where: { $0.id == other }) else { return nil }
             return FollowRecord(id: edge.id, userID: other, username: account.username)
-        }.prefix(page.count))
+        })
     }
 
     public func counts(of userID: Int64, viewer: Int64?) throws -> FollowCounts {
@@ -54,7 +54,7 @@ public final class InMemoryFollowStore: FollowStore {
 
     public func feed(of userID: Int64, page: PageCursor) throws -> [Int64] {
         let people = Set(edges.filter { $0.follower == userID }.map(\.followee)).union([userID])
-        return Array(photos.rows.reversed().lazy.filter { page.contains($0.id) && people.contains($0.userID) }.map(\.id).prefix(page.count))
+        return page.pick(photos.rows.reversed().filter { page.contains($0.id) && people.contains($0.userID) }.map(\.id))
     }
 
     public func forget(userID: Int64) throws {

@@ -28,13 +28,13 @@ public final class InMemoryNotificationStore: NotificationStore {
 
     public func notifications(for recipient: Int64, kinds: Set<NotificationKind>,
                               page: PageCursor) throws -> [NotificationRecord] {
-        Array(rows.reversed().lazy.filter { $0.event.recipient == recipient && kinds.contains($0.event.kind) && page.contains($0.id) }
+        page.pick(rows.reversed().filter { $0.event.recipient == recipient && kinds.contains($0.event.kind) && page.contains($0.id) }
             .compactMap { row -> NotificationRecord? in
                 guard let actor = self.users.accounts.first(where: { $0.id == row.event.actor }) else { return nil }
                 let text = row.event.commentID.map { id in self.photos.commentRows.first { $0.id == id }?.text }
                 return NotificationRecord(id: row.id, event: row.event, actorName: actor.username, text: text ?? nil,
                                           created: row.created)
-            }.prefix(page.count))
+            })
     }
 
     public func dismiss(id: Int64, for recipient: Int64) throws -> Bool {

@@ -76,9 +76,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     }
 
     public func photos(in page: PageCursor, userID: Int64?) throws -> [PhotoRecord] {
-        Array(rows.reversed().lazy
-            .filter { page.contains($0.id) && (userID == nil || $0.userID == userID) }
-            .compactMap(record).prefix(page.count))
+        page.pick(rows.reversed().filter { page.contains($0.id) && (userID == nil || $0.userID == userID) }.compactMap(record))
     }
 
     public func photosWithExtras(in page: PageCursor, userID: Int64?,
@@ -143,8 +141,8 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     }
 
     public func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64] {
-        Array(votes.filter { $0.key.userID == userID && $0.value == .like && page.contains($0.key.photoID) }.map(\.key.photoID)
-            .sorted(by: >).prefix(page.count))
+        page.pick(votes.filter { $0.key.userID == userID && $0.value == .like && page.contains($0.key.photoID) }.map(\.key.photoID)
+            .sorted(by: >))
     }
 
     public func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)] {
@@ -163,12 +161,11 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     }
 
     public func comments(photoID: Int64, page: PageCursor) throws -> [CommentRecord] {
-        Array(commentRows.reversed().lazy.filter { $0.photoID == photoID && page.contains($0.id) }
-            .prefix(page.count).map(comment))
+        page.pick(commentRows.reversed().filter { $0.photoID == photoID && page.contains($0.id) }.map(comment))
     }
 
     public func comments(byUser userID: Int64, page: PageCursor) throws -> [CommentRecord] {
-        Array(commentRows.reversed().lazy.filter { $0.userID == userID && page.contains($0.id) }.prefix(page.count).map(comment))
+        page.pick(commentRows.reversed().filter { $0.userID == userID && page.contains($0.id) }.map(comment))
     }
 
     public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {
