@@ -25,7 +25,7 @@ from typing import Callable, Optional
 import pytest
 
 import e2e
-from appclient import Endpoint, jpeg_size, php_json
+from appclient import Endpoint, jpeg_size, php_json, send_raw
 from conftest import reset_state
 from e2e import AUTH_FAILED, AUTH_REQUIRED, NOT_JPEG, REG_FAILED, SUCCESS, TOO_LARGE, UPLOAD_MALFUNCTION
 from golden import STEPS, Runner
@@ -187,6 +187,30 @@ def test_same_answer_as_php(both, n):
             + (f" beyond the allowed difference '{DIFFERENCES[n][0]}'" if n in DIFFERENCES else "")
             + f":\n  php : {rp.status} {rp.body[:400]!r}\n  ours: {ro.status} {ro.body[:400]!r}"
             + f"\n  want: {exp[0]} {exp[1][:400]!r}")
+
+
+def lf_multipart(endpoint: Endpoint, parts: list[tuple[str, str]], boundary: str = "lf-only") -> bytes:
+    """A hand-made client's form: every line ended by LF alone, and a
+    Content-Disposition folded onto a second line."""
+    body = "".join(f"--{boundary}\nContent-Disposition: form-data;\n\tname=\"{name}\"\n\n{value}\n"
+                   for name, value in parts) + f"--{boundary}--\n"
+    return (f"POST {endpoint.path()} HTTP/1.1\r\nHost: {endpoint.host_header}\r\nConnection: close\r\n"
+            f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {len(body)}\r\n\r\n{body}").encode()
+
+
+def test_a_form_of_bare_line_feeds_and_folded_headers_as_php(both):
+    """PHP reads a multipart body whose lines end in LF alone, and part
+    headers folded onto several lines: so do we (a PHP-era client built
+    its forms by hand)."""
+    php_runner, ours_runner = both
+    answers = []
+    for runner in (php_runner, ours_runner):
+        endpoint = runner.ep
+        request = lf_multipart(endpoint, [("command", "login"), ("username", "nobody-lf"), ("password", "x")])
+        response = send_raw(endpoint.host, endpoint.port, request)
+        answers.append((response.status, response.body))
+    assert answers[0] == (200, AUTH_FAILED), answers
+    assert answers[1] == answers[0], "ours read the form as PHP did"
 
 
 def test_differences_table_matches_test_golden():

@@ -26,6 +26,10 @@ public struct MultipartLimits: Sendable {
 /// A streaming `multipart/form-data` parser: fed the body in chunks as it is
 /// read, it keeps text fields in memory (bounded) and writes file parts
 /// straight to spool files, so an upload never sits in memory whole.
+///
+/// Lines end in CRLF or a bare LF, and a part header may continue on lines
+/// that start with a space or tab, as PHP's own parser reads them: a
+/// PHP-era client that writes LF alone keeps working.
 public final class MultipartParser {
     private enum State { case searchingFirstDelimiter, afterDelimiter, headers, body, epilogue }
 
@@ -58,11 +62,12 @@ public final class MultipartParser {
     }
 
     public init(boundary: [UInt8], limits: MultipartLimits, spoolDirectory: String) {
-        delimiter = Array("\r\n--".utf8) + boundary
+        // The CR before it, when sent, belongs to the line break, not to the part.
+        delimiter = Array("\n--".utf8) + boundary
         self.limits = limits
         self.spoolDirectory = spoolDirectory
-        // A body starts with the delimiter minus its leading CRLF: pretend one was sent.
-        pending = Array("\r\n".utf8)
+        // A body starts with the delimiter minus its leading line break: pretend one was sent.
+        pending = Array("\n".utf8)
     }
 
     deinit { for spool in openSpools { spool.discard() } }
@@ -108,7 +113,7 @@ public final class MultipartParser {
                 start = found + delimiter.count
                 state = .afterDelimiter
             case .afterDelimiter:
-                // "--" closes the body; otherwise optional padding, then CRLF.
+                // "--" closes the body; otherwise optional padding, then a line break.
                 guard available >= 2 else { return }
                 if pending[start] == UInt8(ascii: "-") && pending[start + 1] == UInt8(ascii: "-") {
                     state = .epilogue
@@ -118,29 +123,36 @@ public final class MultipartParser {
                 while i < pending.count, pending[i] == 0x20 || pending[i] == 0x09 { i += 1 }
                 // The same limit however the body was split into chunks.
                 if i - start > 64 { throw .malformed("padding after a boundary") }
-                guard i + 2 <= pending.count else { return }
-                guard pending[i] == 0x0D, pending[i + 1] == 0x0A else { throw .malformed("no line break after a boundary") }
-                start = i // keep the CRLF: the header block is searched from it
+                guard i < pending.count else { return }
+                if pending[i] == 0x0D {
+                    guard i + 1 < pending.count else { return }
+                    i += 1
+                }
+                guard pending[i] == 0x0A else { throw .malformed("no line break after a boundary") }
+                start = i // keep the LF: the header block's end is searched from it
                 state = .headers
             case .headers:
-                guard let end = find(Array("\r\n\r\n".utf8)) else {
-                    // Up to 3 bytes of the closing blank line may already be
+                // The block ends at a blank line: LF, then CRLF or LF.
+                let ends = [find(Self.blankLine), find(Self.bareBlankLine)].compactMap { $0 }
+                guard let end = ends.min() else {
+                    // Up to 2 bytes of the closing blank line may already be
                     // here: count as if the block were complete.
-                    if available - 3 > limits.maxHeaderBytes { throw .overLimit("part headers") }
+                    if available - 2 > limits.maxHeaderBytes { throw .overLimit("part headers") }
                     return
                 }
                 if end - start > limits.maxHeaderBytes { throw .overLimit("part headers") }
-                try beginPart(headers: Array(pending[(start + 2)..<max(start + 2, end)]))
-                start = end + 4
+                try beginPart(headers: Array(pending[(start + 1)..<max(start + 1, end)]))
+                start = end + (pending[end + 1] == 0x0D ? Self.blankLine.count : Self.bareBlankLine.count)
                 state = .body
             case .body:
                 if let found = find(delimiter) {
-                    try appendToPart(start..<found)
+                    try appendToPart(start..<(found > start && pending[found - 1] == 0x0D ? found - 1 : found))
                     try endPart()
                     start = found + delimiter.count
                     state = .afterDelimiter
                 } else {
-                    let keep = delimiter.count - 1
+                    // A delimiter may begin in the last bytes, with the CR before it.
+                    let keep = delimiter.count
                     if available > keep {
                         try appendToPart(start..<(pending.count - keep))
                         start = pending.count - keep
@@ -154,6 +166,9 @@ public final class MultipartParser {
         }
     }
 
+    private static let blankLine = Array("\n\r\n".utf8)
+    private static let bareBlankLine = Array("\n\n".utf8)
+
     private func find(_ needle: [UInt8]) -> Int? {
         guard available >= needle.count else { return nil }
         let offset = pending.withUnsafeBytes { haystack in
@@ -165,13 +180,20 @@ public final class MultipartParser {
     private func beginPart(headers: [UInt8]) throws(FormDataError) {
         partCount += 1
         if partCount > limits.maxParts { throw .overLimit("number of parts") }
-        var disposition: HeaderParameters?
-        var contentType: [UInt8] = []
+        // Each header with its continuation lines (those that start with a space or tab).
+        var fields: [(name: String, value: [UInt8])] = []
         for line in headers.split(separator: 0x0A) {
             let line = line.last == 0x0D ? line.dropLast() : line
+            if let first = line.first, first == 0x20 || first == 0x09, !fields.isEmpty {
+                fields[fields.count - 1].value += line
+                continue
+            }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformed("part header without a colon") }
-            let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-            let value = Array(line[(colon + 1)...])
+            fields.append((String(decoding: line[..<colon], as: UTF8.self).lowercased(), Array(line[(colon + 1)...])))
+        }
+        var disposition: HeaderParameters?
+        var contentType: [UInt8] = []
+        for (name, value) in fields {
             if name == "content-disposition" { disposition = HeaderParameters(value) }
             if name == "content-type" { contentType = HeaderParameters.trimmed(value) }
         }

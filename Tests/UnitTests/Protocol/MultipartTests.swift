@@ -72,6 +72,23 @@ final class MultipartTests {
         #expect(scratch.entries.isEmpty)
     }
 
+    /// PHP reads lines ended by LF alone and part headers folded onto
+    /// several lines: a hand-made PHP-era client's form.
+    @Test(arguments: [1, 2, 3, 5, 7, 64, 65536])
+    func bareLineFeedsAndFoldedHeadersInAnyChunking(chunkSize: Int) throws {
+        let photo: [UInt8] = [0xFF, 0xD8] + Array("\r\n\n-\r\n--C\r\n-B--\n".utf8) + (0..<500).map { UInt8($0 % 251) } + [0x0D, 0xFF, 0xD9]
+        let head = "preamble\n--B\nContent-Disposition: form-data; name=\"command\"\n\nupload\n"
+            + "--B \t\nContent-Disposition: form-data;\r\n name=\"title\"\r\n\r\nLine one\r\nline two\r\r\n"
+            + "--B\r\nContent-Disposition: form-data;\n\tname=\"file\"; filename=\"a.jpg\"\nContent-Type:\n image/jpeg\n\n"
+        let body = Array(head.utf8) + photo + Array("\n--B--\nepilogue".utf8)
+        let form = try parse(body, chunkSize: chunkSize, boundary: "B")
+        #expect(form.field("command") == Array("upload".utf8))
+        #expect(form.field("title") == Array("Line one\r\nline two\r".utf8), "one CR before the delimiter is the line break's")
+        let file = try #require(form.file("file"))
+        #expect(file.filename == Array("a.jpg".utf8) && file.contentType == Array("image/jpeg".utf8))
+        #expect(readFile(try #require(file.spoolPath)) == photo)
+    }
+
     @Test func boundaryFromContentType() {
         #expect(MultipartParser.boundary(fromContentType: "multipart/form-data; boundary=Boundary+0xAbCdEfGbOuNdArY")
                 == Array(Self.boundary.utf8))
@@ -98,6 +115,8 @@ final class MultipartTests {
         ("no disposition", "--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--"),
         ("no name", "--B\r\nContent-Disposition: form-data\r\n\r\nx\r\n--B--"),
         ("header without colon", "--B\r\nbogus\r\n\r\nx\r\n--B--"),
+        ("a continuation with nothing before it", "--B\r\n Content-Disposition: form-data; name=a\r\n\r\nx\r\n--B--"),
+        ("a lone CR after a boundary", "--B\rContent-Disposition: form-data; name=a\r\n\r\nx\r\n--B--"),
         ("garbage after boundary", "--Bxyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--B--"),
     ])
     func brokenBodiesAreRejected(_ label: String, _ body: String) {
