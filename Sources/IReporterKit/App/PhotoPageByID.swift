@@ -1,7 +1,8 @@
 /// A page of photos found by their ids elsewhere (`feed`'s in the graph,
 /// `liked`'s in the votes), read by id and rendered in `stream`'s shape,
-/// with `stream`'s `extras` as the viewer sees them: two point queries
-/// (three with extras), whatever the list's size.
+/// with `stream`'s `extras` as the viewer sees them: a few point queries
+/// (the rows, the counts, then what the extras ask), whatever the list's
+/// size.
 struct PhotoPageByID {
     let photos: any PhotoStore
     let media: any MediaStore

@@ -23,9 +23,8 @@ final class FastCGIRequest {
         raw.initialize(to: FCGX_Request())
         // libfcgi never accepts by itself (listen_sock -1: its accept fails):
         // `accept(allowing:)` takes the connection and checks its peer before
-        // libfcgi reads a byte of it. Fail (rather than retry) a read
-        // interrupted by a signal.
-        FCGX_InitRequest(raw, -1, Int32(FCGI_FAIL_ACCEPT_ON_INTR))
+        // libfcgi reads a byte of it.
+        FCGX_InitRequest(raw, -1, 0)
     }
 
     deinit {

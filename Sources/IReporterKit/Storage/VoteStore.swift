@@ -4,6 +4,10 @@ public enum Vote: Int64, Sendable {
     case dislike = -1
 }
 
+/// The photos one likes, asked of a database without migration 013's index
+/// on `votes`: answering would read every vote.
+public struct LikesNotIndexed: Error {}
+
 /// One vote per person per photo, and the counts the stream shows, kept
 /// together in one transaction.
 public protocol VoteStore: AnyObject {
@@ -16,7 +20,9 @@ public protocol VoteStore: AnyObject {
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
     /// Who likes the photo (the Mastodon API's `favourited_by`), by IdUser, at most `limit`.
     func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])]
-    /// The ids of the photos `userID` likes within the page's range, newest first.
+    /// The ids of the photos `userID` likes within the page's range, newest
+    /// first: photos that are there, with their account. Throws
+    /// `LikesNotIndexed` without migration 013.
     func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64]
     /// `userID`'s votes on the photos after `photoID`, by photo id, at most
     /// `limit` (`export`, `delete_account`).

@@ -54,16 +54,27 @@ public final class MariaDBVoteStore: VoteStore {
         return mine
     }
 
-    /// A range of migration 013's index (IdUser, IdPhoto, vote), read from
-    /// the index alone; without it, the primary key walked newest photo
-    /// first until the page is full.
+    /// Migration 013's index (IdUser, IdPhoto, vote).
+    static let userIndex = "IdUser_IdPhoto_vote"
+
+    /// A range of migration 013's index, read from the index alone, each
+    /// vote's photo and account a point of their primary keys (a vote whose
+    /// photo is gone takes no place in the page). The index is forced:
+    /// without it MariaDB would read every vote (error 1176 instead).
     static func likedSQL(order: String = "DESC") -> String {
-        "SELECT IdPhoto FROM votes WHERE IdUser = ? AND vote = 1 AND IdPhoto > ? AND IdPhoto < ? ORDER BY IdPhoto \(order) LIMIT ?"
+        "SELECT STRAIGHT_JOIN v.IdPhoto FROM votes v FORCE INDEX (\(userIndex)) JOIN photos p ON (p.IdPhoto = v.IdPhoto) "
+            + "JOIN login l ON (l.IdUser = p.IdUser) WHERE v.IdUser = ? AND v.vote = 1 AND v.IdPhoto > ? AND v.IdPhoto < ? "
+            + "ORDER BY v.IdPhoto \(order) LIMIT ?"
     }
 
     public func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64] {
-        page.newestFirst(try database.query(Self.likedSQL(order: page.sqlOrder), [.int(userID)] + page.sqlArguments)
-            .compactMap { $0.int64("IdPhoto") })
+        do {
+            return page.newestFirst(try database.query(Self.likedSQL(order: page.sqlOrder), [.int(userID)] + page.sqlArguments)
+                .compactMap { $0.int64("IdPhoto") })
+        } catch {
+            // (Not `catch … where`: this compiler fails on it with typed throws.)
+            throw error.code == .keyDoesNotExist ? LikesNotIndexed() : error
+        }
     }
 
     /// A range of migration 013's index (IdUser, IdPhoto, vote); without it,

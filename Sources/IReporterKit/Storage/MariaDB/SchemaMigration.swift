@@ -186,7 +186,7 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'status_idempotency'
             """)
 
-    static let indexVotesUser = index(file: "013-index-votes-user.sql", named: "IdUser_IdPhoto_vote", on: "votes",
+    static let indexVotesUser = index(file: "013-index-votes-user.sql", named: MariaDBVoteStore.userIndex, on: "votes",
                                       columns: "`IdUser`, `IdPhoto`, `vote`")
 
     /// In the order of their numbers; each stands alone (applied or not by

@@ -141,8 +141,8 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     }
 
     public func likedPhotoIDs(by userID: Int64, in page: PageCursor) throws -> [Int64] {
-        page.pick(votes.filter { $0.key.userID == userID && $0.value == .like && page.contains($0.key.photoID) }.map(\.key.photoID)
-            .sorted(by: >))
+        page.pick(rows.reversed().filter { page.contains($0.id) && votes[VoteKey(photoID: $0.id, userID: userID)] == .like }
+            .compactMap(record).map(\.id))
     }
 
     public func votes(byUser userID: Int64, after photoID: Int64, limit: Int) throws -> [(photoID: Int64, vote: Vote)] {
