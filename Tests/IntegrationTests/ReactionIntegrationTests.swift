@@ -184,7 +184,7 @@ extension DatabaseTests {
                 try phone.database.execute("INSERT INTO login (username, pass) SELECT CONCAT('u', seq), 'p' FROM seq_1_to_20")
                 try phone.database.execute("INSERT INTO photos (IdUser, title) SELECT 1 + seq % 20, 't' FROM seq_1_to_5000")
                 try phone.database.execute("""
-                    INSERT INTO comments (IdPhoto, IdUser, text, created) SELECT 2 + seq % 50, 1, 'c', 0 FROM seq_1_to_5000
+                    INSERT INTO comments (IdPhoto, IdUser, text, created) SELECT 2 + seq % 50, 1 + seq % 20, 'c', 0 FROM seq_1_to_5000
                     """)
                 try phone.database.execute("""
                     INSERT INTO votes (IdPhoto, IdUser, vote) SELECT 1 + seq DIV 20, 1 + seq % 20, IF(seq % 3, 1, -1) FROM seq_1_to_5000
@@ -198,6 +198,7 @@ extension DatabaseTests {
                      "IdUser_IdPhoto"),
                     (MariaDBPhotoStore.pageSQL(ofUser: false, withExtras: true, order: order), [.int(1)] + deep, "PRIMARY"),
                     (MariaDBCommentStore.pageSQL(order: order), [.int(7), .int(0), .int(4000), .int(50)], "IdPhoto_IdComment"),
+                    (MariaDBCommentStore.byUserSQL(order: order), [.int(7), .int(0), .int(4000), .int(50)], "IdUser_IdComment"),
                     (MariaDBVoteStore.likedSQL(order: order), [.int(7), .int(0), .int(200), .int(40)], "IdUser_IdPhoto_vote"),
                 ] }
                 for (sql, parameters, key) in plans {

@@ -31,12 +31,12 @@ enum TestServices {
     /// for one person's photos), 005 (the search index), 006 (the photos'
     /// secrets), 008 (photos by upload time), 009 (follows, notifications)
     /// 010 (OAuth), 011 (media waiting for a post, photos' descriptions),
-    /// 012 (posts' idempotency keys) and 013 (one person's votes).
+    /// 012 (posts' idempotency keys) and 013 (one person's votes and comments).
     static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql",
                                       "migrations/005-photo-words.sql", "migrations/006-photo-secrets.sql",
                                       "migrations/008-index-photo-upload-time.sql", "migrations/009-follows-notifications.sql", "migrations/010-oauth.sql",
                                       "migrations/011-media-attachments.sql", "migrations/012-status-idempotency.sql",
-                                      "migrations/013-index-votes-user.sql"]
+                                      "migrations/013-index-user-votes-comments.sql"]
 
     /// Drops every table and creates them again from a schema file in
     /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006 and 008 to 013.

@@ -45,11 +45,15 @@ public final class MariaDBCommentStore: CommentStore {
         return try reads.query("\(Self.columns) WHERE c.IdComment = ?", [.int(id)]).first.flatMap(Self.record)
     }
 
-    /// The primary key backwards: all the pages together read the table once.
+    /// A range of migration 013's `IdUser_IdComment`; without it, the
+    /// primary key backwards: all the pages together read the table once.
+    static func byUserSQL(order: String = "DESC") -> String {
+        "\(columns) WHERE c.IdUser = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment \(order) LIMIT ?"
+    }
+
     public func comments(byUser userID: Int64, page: PageCursor) throws -> [CommentRecord] {
-        page.newestFirst(try database.query("""
-            \(Self.columns) WHERE c.IdUser = ? AND c.IdComment > ? AND c.IdComment < ? ORDER BY c.IdComment \(page.sqlOrder) LIMIT ?
-            """, [.int(userID)] + page.sqlArguments).compactMap(Self.record))
+        page.newestFirst(try database.query(Self.byUserSQL(order: page.sqlOrder), [.int(userID)] + page.sqlArguments)
+            .compactMap(Self.record))
     }
 
     public func removeComment(id: Int64, by userID: Int64) throws -> CommentRemoval {

@@ -186,15 +186,24 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'status_idempotency'
             """)
 
-    static let indexVotesUser = index(file: "013-index-votes-user.sql", named: MariaDBVoteStore.userIndex, on: "votes",
-                                      columns: "`IdUser`, `IdPhoto`, `vote`")
+    static let indexUserVotesComments = SchemaMigration(
+        file: "013-index-user-votes-comments.sql",
+        statements: [
+            "CREATE INDEX IF NOT EXISTS `\(MariaDBVoteStore.userIndex)` ON `votes` (`IdUser`, `IdPhoto`, `vote`)",
+            "CREATE INDEX IF NOT EXISTS `IdUser_IdComment` ON `comments` (`IdUser`, `IdComment`)",
+        ],
+        // The last statement's index: the one before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'comments' \
+            AND INDEX_NAME = 'IdUser_IdComment'
+            """)
 
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
                       uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency,
-                      indexVotesUser]
+                      indexUserVotesComments]
 
     var name: String { String(file.dropLast(".sql".count)) }
 
