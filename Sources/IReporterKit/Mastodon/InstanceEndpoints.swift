@@ -41,6 +41,14 @@ struct InstanceEndpoints: MastodonEndpoints {
         return String(afterScheme.prefix { $0 != "/" })
     }
 
+    /// The site's origin as a WebSocket URL (`wss://host`): where Mastodon
+    /// has its streaming API. We have none (a connection there is a 404 and
+    /// clients go on without it), but clients decode the instance with this
+    /// URL required, as Pixelfed, which has none either, gives it.
+    static func streamingURL(_ siteURL: String) -> String {
+        (siteURL.hasPrefix("https://") ? "wss://" : "ws://") + domain(siteURL)
+    }
+
     static func instance(_ call: MastodonCall, _ api: MastodonAPI, v2: Bool) throws -> [UInt8] {
         let site = call.request.siteURL
         let policy = api.services.policy
@@ -64,7 +72,9 @@ struct InstanceEndpoints: MastodonEndpoints {
             json.raw(",\"contact\":{\"email\":\"\",\"account\":null},\"rules\":[]")
         } else {
             let counts = try api.services.usage.counts()
-            json.raw(",\"urls\":{},\"stats\":{\"user_count\":")
+            json.raw(",\"urls\":{\"streaming_api\":")
+            json.string(streamingURL(site))
+            json.raw("},\"stats\":{\"user_count\":")
             json.raw(json: "\(counts.users),\"status_count\":\(counts.photos),\"domain_count\":0}")
             json.raw(",\"thumbnail\":")
             json.string(MastodonLinks(siteURL: site).instanceIcon)
@@ -73,7 +83,9 @@ struct InstanceEndpoints: MastodonEndpoints {
         }
         json.raw(",\"configuration\":{")
         if v2 {
-            json.raw("\"urls\":{\"streaming\":null},\"vapid\":{\"public_key\":\"\"},")
+            json.raw("\"urls\":{\"streaming\":")
+            json.string(streamingURL(site))
+            json.raw("},\"vapid\":{\"public_key\":\"\"},")
         }
         json.raw("\"accounts\":{\"max_featured_tags\":0,\"max_pinned_statuses\":0}")
         json.raw(json: ",\"statuses\":{\"max_characters\":\(UploadCommand.maxTitleBytes),\"max_media_attachments\":1,"

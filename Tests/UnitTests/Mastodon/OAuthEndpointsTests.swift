@@ -200,6 +200,10 @@ struct OAuthEndpointsTests {
         #expect(body.contains(#""version":"4.2.0 (compatible; iReporter "#))
         #expect(!body.contains("api_versions"))
         #expect(body.contains(#""image_size_limit":20971520"#) && body.contains(#""max_characters":100"#))
+        // A URL, as strict decoders require, though nothing streams there.
+        #expect(body.contains(#""urls":{"streaming":"wss:\/\/photos.example"}"#))
+        #expect(String(decoding: call(.get, "/api/v1/instance").body, as: UTF8.self)
+                    .contains(#""urls":{"streaming_api":"wss:\/\/photos.example"}"#))
         #expect(String(decoding: call(.get, "/nodeinfo/2.0").body, as: UTF8.self).contains(#""users":{"total":1}"#))
     }
 }
