@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from mastodon import Mastodon, MastodonAPIError
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -688,6 +689,31 @@ def tiles_now(web_site) -> list:
                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     with urllib.request.urlopen(request, timeout=10) as r:
         return json.loads(r.read())["result"]
+
+
+def test_settings_list_the_apps_with_access_and_revoke_one(web_site, desktop, client):
+    """The apps a person signed in to through the Mastodon-compatible API
+    (`authorized_apps`), in Settings, each revoked there (`revoke_app`):
+    the app's token stops working."""
+    assert "result" in client().register("app-owner", app_password("pw")).json()
+    site = web_site.rstrip("/")
+    client_id, client_secret = Mastodon.create_app("Harbour Phone", scopes=["read", "write"], api_base_url=site)
+    phone_app = Mastodon(client_id=client_id, client_secret=client_secret, api_base_url=site, version_check_mode="none")
+    phone_app.log_in("app-owner", "pw", scopes=["read", "write"], allow_http=True)
+    assert phone_app.account_verify_credentials()["username"] == "app-owner"
+    console_errors(desktop)  # read: what the pages before logged is not this test's
+    log_in(desktop, web_site, "app-owner", "pw", register=False)
+    link(desktop, "Settings").click()
+    wait_for(lambda: "Harbour Phone" in desktop.find_element(By.ID, "app-list").text, what="the app in Settings")
+    assert "access: read write" in desktop.find_element(By.ID, "app-list").text
+    named(desktop, "Revoke Harbour Phone").click()
+    wait_for(lambda: desktop.find_element(By.ID, "apps-empty").is_displayed(), what="no app left")
+    with pytest.raises(MastodonAPIError) as refused:
+        phone_app.account_verify_credentials()
+    assert refused.value.args[1] == 401
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    assert console_errors(desktop) == []
 
 
 def test_settings_change_the_password_download_the_data_and_delete_the_account(web_site, desktop, phone, client, images,

@@ -861,7 +861,54 @@ function showSettings() {
   notify('');
   for (const id of ['grid', 'results', 'more', 'notification-list']) $(id).hidden = true;
   for (const id of ['password-error', 'password-done']) $(id).hidden = true;
-  if (!state.user) openLogin();
+  if (!state.user) { openLogin(); return; }
+  showApps();
+}
+
+/**
+ * The apps given access through the Mastodon-compatible API, each with a
+ * button that takes it back; the section stays hidden where the server has
+ * no such apps (the original).
+ */
+async function showApps() {
+  const [section, list, error] = [$('apps-section'), $('app-list'), $('apps-error')];
+  error.hidden = true;
+  let apps;
+  try {
+    apps = rows(await signedIn('authorized_apps'));
+  } catch (failure) {
+    section.hidden = !(failure instanceof APIError) || failure.message.startsWith('The server');
+    if (!section.hidden) showError(error, failure);
+    return;
+  }
+  section.hidden = false;
+  list.replaceChildren(...apps.map((app) => {
+    const item = document.createElement('li');
+    const name = document.createElement('span');
+    name.className = 'app-name';
+    name.textContent = app.name;
+    const detail = document.createElement('span');
+    detail.className = 'app-detail';
+    const used = Number(app.last_used);
+    detail.textContent = `access: ${app.scopes}` + (used > 0 ? ` · last used ${new Date(used * 1000).toLocaleDateString()}` : '');
+    const revoke = button('Revoke', () => revokeApp(app, revoke));
+    revoke.className = 'secondary';
+    revoke.setAttribute('aria-label', `Revoke ${app.name}`);
+    item.append(name, detail, revoke);
+    return item;
+  }));
+  $('apps-empty').hidden = apps.length > 0;
+}
+
+async function revokeApp(app, control) {
+  control.disabled = true;
+  try {
+    await signedIn('revoke_app', { IdApp: app.IdApp });
+    await showApps();
+  } catch (failure) {
+    control.disabled = false;
+    showError($('apps-error'), failure);
+  }
 }
 
 async function changePassword(event) {
