@@ -68,9 +68,10 @@ public final class StreamCache {
         try refreshed(load).body
     }
 
-    /// The page of the photos newer than its `since` (and not older than
-    /// any), cut from the current stream of `length` photos; nil when
-    /// photos that old may be missing from it (the caller asks the store).
+    /// The page asked of the photos newer than its `since` (the newest of
+    /// them, or with `fromSince` the ones just after it), cut from the
+    /// current stream of `length` photos; nil when photos that old may be
+    /// missing from it (the caller asks the store).
     func photos(newerThan page: PageCursor, length: Int, _ load: () throws -> [PhotoRecord]) rethrows -> [PhotoRecord]? {
         let newest = try refreshed(load).photos
         guard newest.count < length || page.since >= newest[newest.count - 1].id else { return nil }

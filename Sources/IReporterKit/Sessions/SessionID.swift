@@ -5,10 +5,14 @@ import CSystem
 
 /// Session ids: PHP's alphabet, and fresh ones from the CSPRNG.
 public enum SessionID {
-    /// PHP's session-id alphabet (`[a-zA-Z0-9,-]`); ids are 22 to 128 long.
-    /// Anything else (`../`, NUL, 10 KB) never reaches a store.
+    /// PHP's session-id alphabet (`[a-zA-Z0-9,-]`); ids are 22 to 250 long
+    /// (PHP's `session.sid_length` goes to 256, but its files handler's
+    /// `sess_` + id must fit a file name's 255 bytes: the ids a PHP site
+    /// can have). Anything else (`../`, NUL, 10 KB) never reaches a store.
+    public static let lengths = 22...250
+
     public static func isWellFormed(_ id: [UInt8]) -> Bool {
-        guard (22...128).contains(id.count) else { return false }
+        guard lengths.contains(id.count) else { return false }
         return id.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "-")

@@ -81,6 +81,11 @@ final class SessionFilesTests {
         write("sess_c1i1l468b9reah059gijqe41q8", #"IdUser|s:1:"1";"#)
         let session = try #require(try store.load(id: Array("c1i1l468b9reah059gijqe41q8".utf8)))
         #expect(session["IdUser"] == .string(Array("1".utf8)))
+        // The longest id a PHP site's files handler keeps (session.sid_length up to 250).
+        let longest = String(repeating: "a1,-", count: 62) + "b2"
+        write("sess_" + longest, #"IdUser|s:1:"2";"#)
+        #expect(try store.load(id: Array(longest.utf8))?["IdUser"] == .string(Array("2".utf8)))
+        #expect(!SessionID.isWellFormed(Array((longest + "c").utf8)), "no file name holds more")
     }
 
     @Test(arguments: ["../../etc/passwd", "sess", "a/b/c/d/e/f/g/h/i/j/k/l/m", String(repeating: "a", count: 10_000),
