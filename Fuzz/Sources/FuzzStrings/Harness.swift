@@ -75,7 +75,7 @@ func referenceIntCast(_ s: [UInt8]) -> Int64 {
 
 func referenceWellFormed(_ id: [UInt8]) -> Bool {
     let alphabet = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,-".utf8)
-    return id.count >= 22 && id.count <= 128 && id.allSatisfy { alphabet.contains($0) }
+    return id.count >= 22 && id.count <= 250 && id.allSatisfy { alphabet.contains($0) }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
