@@ -372,9 +372,7 @@ public final class DatabaseConnection {
     /// only: a Unix socket's peer is on this host.
     private static func dropWhenUnacknowledged(_ connection: UnsafeMutablePointer<MYSQL>, afterSeconds seconds: UInt32) {
         let fd = mysql_get_socket(connection)
-        var domain: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0, domain == AF_INET || domain == AF_INET6 else { return }
+        guard isTCPSocket(fd) else { return }
         var milliseconds = seconds * 1000
         if setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &milliseconds, socklen_t(MemoryLayout<UInt32>.size)) != 0 {
             Log.warning("database: \(SystemError("setsockopt TCP_USER_TIMEOUT"))")

@@ -16,9 +16,12 @@ final class FastCGIRequest {
     /// The listening socket new connections come from; -1 once the slot
     /// serves only its kept connection.
     private var listenFD: Int32
+    /// Whether its connections are TCP (asked once: a Unix socket's take no TCP_NODELAY).
+    private let acceptsTCP: Bool
 
     init(listenFD: Int32) {
         self.listenFD = listenFD
+        acceptsTCP = isTCPSocket(listenFD)
         raw = .allocate(capacity: 1)
         raw.initialize(to: FCGX_Request())
         // libfcgi never accepts by itself (listen_sock -1: its accept fails):
@@ -49,9 +52,11 @@ final class FastCGIRequest {
                 close(connection)
                 return .refused
             }
-            // No replies to wait for (libfcgi's own accept does this, for IPv4 only).
-            var on: Int32 = 1
-            _ = setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            if acceptsTCP {
+                // No replies to wait for (libfcgi's own accept does this, for IPv4 only).
+                var on: Int32 = 1
+                _ = setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            }
             raw.pointee.ipcFd = connection
             // libfcgi finishes the previous request first, closing the
             // connection unless it is marked kept; the new request's own

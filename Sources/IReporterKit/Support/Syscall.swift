@@ -15,3 +15,11 @@ func retryingInterrupted<T: FixedWidthInteger>(_ operation: @autoclosure () -> S
         if code != EINTR { throw SystemError(operation(), code: code) }
     }
 }
+
+/// Whether `fd` is a TCP socket (IPv4 or IPv6), not a Unix one: TCP's
+/// options apply to it.
+func isTCPSocket(_ fd: Int32) -> Bool {
+    var domain: Int32 = 0
+    var length = socklen_t(MemoryLayout<Int32>.size)
+    return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0 && (domain == AF_INET || domain == AF_INET6)
+}
