@@ -5,6 +5,7 @@ contrast, the phone and desktop layouts, and the page's budgets (reported).
 Browsers are started once per module."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -69,6 +70,36 @@ def colourfulness(driver, selector: str) -> int:
 
 def test_the_page_is_served_with_strict_headers(web_site):
     browser.check_headers(web_site)
+
+
+def assets_digest(files: list[Path]) -> str:
+    """One digest of the files' names and contents."""
+    digest = hashlib.sha256()
+    for file in sorted(files):
+        digest.update(file.name.encode() + b"\0" + str(file.stat().st_size).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+def test_a_changed_asset_gets_a_new_version():
+    """Browsers keep /assets/<version>/… for a year without asking again
+    (immutable): a file changed under a published version would leave
+    visitors with the old script against the new page. Each version's
+    contents are recorded in web-asset-versions.txt."""
+    root = Path(__file__).resolve().parents[2]
+    assets = root / "web" / "assets"
+    page_versions = set(re.findall(r'"assets/([0-9]+)/', (root / "web" / "index.html").read_text()))
+    image_versions = set(re.findall(r'assets/([0-9]+)/[a-z]+\.png', (root / "Sources" / "IReporterKit" / "Mastodon"
+                                                                       / "Entities" / "MastodonLinks.swift").read_text()))
+    assert len(page_versions) == 1 and len(image_versions) == 1, (page_versions, image_versions)
+    recorded = [line.split() for line in (Path(__file__).parent / "web-asset-versions.txt").read_text().splitlines()
+                if line and not line.startswith("#")]
+    assert len({digest for _, _, digest in recorded}) == len(recorded), "two versions with the same contents"
+    for kind, version, suffixes in (("page", page_versions.pop(), (".js", ".css", ".svg")),
+                                    ("images", image_versions.pop(), (".png",))):
+        digest = assets_digest([file for file in assets.iterdir() if file.suffix in suffixes])
+        assert [kind, version, digest] in recorded, (
+            f"web/assets' {kind} files are not what version {version} held: raise the version and record "
+            f"'{kind} <new version> {digest}' in web-asset-versions.txt")
 
 
 def test_the_journey(web_site, desktop, phone, images, tmp_path):
@@ -733,6 +764,13 @@ def test_settings_change_the_password_download_the_data_and_delete_the_account(w
     link(desktop, "Settings").click()
     wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Settings", what="the Settings view")
     assert not desktop.find_element(By.ID, "grid").is_displayed()
+    # Password managers file a changed password under the account the form names.
+    entries = desktop.get_log("browser")
+    assert [entry["message"] for entry in entries if entry.get("source") == "recommendation"] == []
+    assert [entry["message"] for entry in entries if entry["level"] == "SEVERE"] == []
+    for form in ("password-form", "delete-form"):
+        named_account = desktop.find_element(By.CSS_SELECTOR, f"#{form} input[autocomplete=username]")
+        assert named_account.get_attribute("value") == "settler", form
 
     by_label(desktop, "Current password").send_keys("wrong")
     by_label(desktop, "New password").send_keys("second one")

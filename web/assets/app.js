@@ -41,6 +41,8 @@ function setUser(user) {
 function renderAccount() {
   const nav = $('account');
   nav.replaceChildren();
+  // Password managers save a changed password under the account these name.
+  for (const field of document.querySelectorAll('.account-name')) field.defaultValue = state.user?.username ?? '';
   if (state.user) {
     const me = document.createElement('a');
     me.href = `#/user/${encodeURIComponent(state.user.IdUser)}`;
@@ -957,7 +959,8 @@ async function deleteAccount(event) {
     $('delete-dialog').close();
     setUser(null);
     history.replaceState(null, '', '#/');
-    route();
+    // After the stream is shown: an empty one would say "No photos yet." over it.
+    await route();
     notify('Your account and everything in it are deleted.');
   } catch (failure) {
     showError(error, failure);
@@ -968,6 +971,7 @@ async function deleteAccount(event) {
 
 // --------------------------------------------------------------- routing --
 
+/** Shows the view the hash names; for a list of photos, resolves once they are drawn. */
 function route() {
   const hash = decodeURIComponent(location.hash.slice(1) || '/');
   const [, kind, value] = hash.split('/');
@@ -1006,7 +1010,7 @@ function route() {
   renderHead();
   const view = state.view;
   if (view.kind === 'user') aboutPerson(view.userID).then((person) => { view.person = person; renderHead(); });
-  refresh().then(() => { view.loaded = true; renderHead(); });
+  return refresh().then(() => { view.loaded = true; renderHead(); });
 }
 
 /** A person's page opens with a header: their name and how many photos they have. */
