@@ -142,7 +142,14 @@ public struct SessionFiles: SessionStore, Sendable {
     private func updateIndex(of user: Int64, _ change: (inout [String]) -> Void) throws(SystemError) -> Bool {
         let index = indexPath(user: user)
         let fd = open(index, Self.openFlags(O_RDWR | O_CREAT), 0o600)
-        guard fd >= 0 else { throw SystemError("open \(index)") }
+        guard fd >= 0 else {
+            // Planted where anyone may create files (a symbolic link, a folder,
+            // another user's file): as for an index not ours, logins go on.
+            guard [ELOOP, EACCES, EPERM, EISDIR, ENXIO].contains(errno) else { throw SystemError("open \(index)") }
+            Log.warning("ignoring \(index): not openable by uid \(geteuid()) (\(String(cString: strerror(errno)))); "
+                        + "sessions are not capped")
+            return false
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SystemError("stat \(index)") }

@@ -242,6 +242,20 @@ final class SessionFilesTests {
         #expect(exists("\(directory)/sess_\(victim.id)"), "a forged index must not end others' sessions")
     }
 
+    /// Where anyone may create files (PHP's 1733 folder), an index that
+    /// cannot be opened must not lock its user out.
+    @Test func anIndexThatCannotBeOpenedLeavesLoginsWorking() throws {
+        let capped = SessionFiles(directory: directory, idleTimeout: 3600, maxPerUser: 1)
+        #expect(symlink("/nonexistent", "\(directory)/ireporter-sessions-7") == 0)
+        #expect(mkdir("\(directory)/ireporter-sessions-8", 0o777) == 0)
+        for user: Int64 in [7, 8] {
+            let first = try capped.create([("IdUser", .string(Array(String(user).utf8)))], user: user)
+            _ = try capped.create([("IdUser", .string(Array(String(user).utf8)))], user: user)
+            #expect(exists("\(directory)/sess_\(first.id)"), "uncapped: the index is not ours")
+            #expect(throws: SystemError.self) { try capped.endSessions(of: user, except: nil) }
+        }
+    }
+
     @Test func staleIndexesAreSwept() throws {
         let capped = SessionFiles(directory: directory, idleTimeout: 3600, absoluteTimeout: 7200, maxPerUser: 3)
         _ = try capped.create([("IdUser", .string(Array("7".utf8)))], user: 7)
