@@ -18,16 +18,23 @@ public enum SecurityLog {
         Log.warning("registration refused (throttled \(seconds) s) from \(address)")
     }
 
+    /// A name's bytes shown at most: a login may send a megabyte of name,
+    /// and each refusal writes a line (a throttled one costs no hash).
+    static let maxNameBytes = 64
+
+    /// `bytes` quoted; beyond `maxNameBytes`, `\+N` before the closing quote
+    /// says how many more were sent (no escape of a name starts so).
     static func quoted(_ bytes: [UInt8]) -> String {
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in bytes {
+        for byte in bytes.prefix(maxNameBytes) {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
             case 0x20..<0x7F: out.append(byte)
             default: out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
             }
         }
+        if bytes.count > maxNameBytes { out += Array("\\+\(bytes.count - maxNameBytes)".utf8) }
         out.append(UInt8(ascii: "\""))
         return String(decoding: out, as: UTF8.self)
     }

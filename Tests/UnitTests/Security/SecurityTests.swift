@@ -210,4 +210,10 @@ struct SecurityLogTests {
         #expect(SecurityLog.quoted(Array(#"y\"#.utf8)) == #""y\\""#)
         #expect(SecurityLog.quoted([0x7A, 0x0A, 0x0D, 0x00, 0xC3, 0xA9, 0x7F]) == #""z\x0a\x0d\x00\xc3\xa9\x7f""#)
     }
+
+    @Test func aLongNameIsCutWithTheCountOfWhatFollowed() {
+        #expect(SecurityLog.quoted(Array(repeating: 0x61, count: 64)) == "\"" + String(repeating: "a", count: 64) + "\"")
+        let megabyte = SecurityLog.quoted(Array(repeating: 0xFF, count: 1 << 20))
+        #expect(megabyte == "\"" + String(repeating: #"\xff"#, count: 64) + #"\+1048512""#)
+    }
 }
