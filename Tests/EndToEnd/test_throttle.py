@@ -28,6 +28,7 @@ are bounded in count and time; loopback only.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -272,12 +273,17 @@ class ServerLog:
 
 
 def banned_hosts(log: Path) -> list[str]:
-    """The address of each line deploy/fail2ban's filter matches, as fail2ban reads it."""
+    """The address of each line deploy/fail2ban's filter matches, as fail2ban
+    reads it on a host east of UTC: each line's time must be read as now
+    (within the jail's findtime), not hours ago."""
     tool = servers.need_tool("/usr/bin/fail2ban-regex", "fail2ban")
     filt = e2e.REPO_ROOT / "deploy/fail2ban/filter.d/ireporter.conf"
-    out = subprocess.run([tool, "-o", "ip", str(log), str(filt)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([tool, "-o", "row", str(log), str(filt)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "TZ": "Asia/Tokyo"})
     assert out.returncode == 0, out.stderr
-    return out.stdout.split()
+    rows = re.findall(r"^\['([^']+)',\s*([0-9.]+),", out.stdout, re.MULTILINE)
+    assert all(abs(float(seconds) - time.time()) < 600 for _, seconds in rows), (time.time(), out.stdout)
+    return [address for address, _ in rows]
 
 
 def test_registrations_from_one_address_are_counted(endpoint, db, env, tmp_path):
@@ -324,17 +330,20 @@ def test_failed_logins_and_refusals_are_the_lines_fail2ban_reads(endpoint, db, e
     answers = [a.answer for a in attempts]
     # A name made to look like the end of a line: the address stays the client's.
     forged = ['x" from 198.51.100.1', 'y\\" from 198.51.100.2',
-              'z\n2026-01-01T00:00:00Z ireporter[1] warning: login failed for "a" from 198.51.100.3']
-    assert [login(endpoint, "127.0.18.2", name, "guess") for name in forged] == [AUTH_FAILED] * 3
+              'z\n2026-01-01T00:00:00Z ireporter[1] warning: login failed for "a" from 198.51.100.3',
+              # A long name is cut in the line (64 bytes shown, the count of the rest).
+              "w" * 2000]
+    assert [login(endpoint, "127.0.18.2", name, "guess") for name in forged] == [AUTH_FAILED] * 4
     # A successful login is no line (nor its address anywhere among the banned).
     assert login(endpoint, "127.0.19.1", "gail", "pw-gail") == signed_in(ids["gail"], "gail")
     server_log = log.written(tmp_path / "server.log")
     failed = answers.count(AUTH_FAILED)
-    assert banned_hosts(server_log) == [guesser] * 7 + ["127.0.18.2"] * 3, server_log.read_text()
+    assert banned_hosts(server_log) == [guesser] * 7 + ["127.0.18.2"] * 4, server_log.read_text()
     text = server_log.read_text()
     assert text.count(f'login failed for "gail" from {guesser}\n') == failed, text
     assert text.count('login refused (throttled ') == 7 - failed, text
     assert 'for "x\\" from 198.51.100.1" from 127.0.18.2\n' in text, text
+    assert f'for "{"w" * 64}\\+1936" from 127.0.18.2\n' in text, text
 
 
 def test_the_shipped_jail_reads_the_server_log_with_the_filter(tmp_path):
@@ -357,3 +366,4 @@ def test_the_shipped_jail_reads_the_server_log_with_the_filter(tmp_path):
     assert any("addfailregex" in line and "login failed for" in line and "registration refused" in line for line in said), said
     assert f"['set', 'ireporter', 'addlogpath', '{log}', 'head']" in said, said
     assert any("['port', 'http,https']" in line for line in said), said
+    assert any("'addaction', 'nftables-multiport'" in line for line in said), said
