@@ -97,6 +97,15 @@ struct MediaEndpoints: MastodonEndpoints {
         let tooMany = MastodonError(status: 422, message: "Validation failed: \(Self.maxPending) photos are waiting for a post already")
         // Checked before the photo's work too, as most uploads past the limit can be refused at once.
         guard try services.media.pendingCount(userID: user.id) < Self.maxPending else { throw tooMany }
+        // Each is a decode of up to max_image_pixels that may never be posted,
+        // as a `preview` is (one that fails stores nothing, so the count of
+        // waiting media never stops it): preview's hourly limit, before the work.
+        let limit = PreviewCommand.rateLimit
+        do {
+            try limit.charge(user, perHour: limit.perHour(services.policy), counters: services.counters)
+        } catch is PreviewCommand.Failure {
+            throw MastodonError(status: 429, message: "Too many photos uploaded, please try again later")
+        }
         let context = call.commandContext()
         defer { context.removeTemporaryFiles() }
         let jpeg = try jpegFile(spool, services: services, context: context)

@@ -222,7 +222,8 @@ public struct Configuration: Sendable {
         Setting("oauth_token_lifetime_days", .number(\.oauthTokenLifetimeDays, 0...36_500),
                 "days an OAuth access token of the Mastodon-compatible API lasts; 0 = until it is revoked (Mastodon's way: a phone stays signed in)."),
         Setting("preview_rate_limit", .number(\.previewRateLimit, 0...1_000_000),
-                "`preview`s per user per hour (each is a decode and an encode of up to `max_image_pixels`); 0 = no limit."),
+                "`preview`s and Mastodon API media uploads per user per hour, together (each is a decode of up to `max_image_pixels`, "
+                    + "whatever becomes of it); 0 = no limit."),
         Setting("export_rate_limit", .number(\.exportRateLimit, 0...1_000_000),
                 "`export`s per user per hour (each reads every photo of the account into a zip, and the account's comments and votes from tables without an index for them); 0 = no limit."),
         Setting("flickr_api_keys", .text(\.flickrAPIKeys),

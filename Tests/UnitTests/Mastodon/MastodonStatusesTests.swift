@@ -159,6 +159,24 @@ struct MastodonStatusesTests {
         #expect(try harness.photos.newest(limit: 10).count == 1, "one photo")
     }
 
+    /// An upload that fails decoding stores nothing, so the waiting media's
+    /// cap never stops a loop of them: each is charged to preview's hourly
+    /// limit before any decode, failed or not.
+    @Test func mediaUploadsAreChargedBeforeTheirDecodeFailedOrNot() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.previewRateLimit = 2
+        let tests = try MastodonStatusesTests(policy: policy)
+        let broken = Array(makePNG(width: 40, height: 30).prefix(60))
+        for _ in 0..<2 {
+            #expect(tests.call(.post, "/api/v1/media", token: tests.token(), file: broken).status == 422)
+        }
+        let refused = tests.call(.post, "/api/v2/media", token: tests.token(), file: makeJPEG(width: 8, height: 8))
+        #expect(refused.status == 429)
+        #expect(String(decoding: refused.body, as: UTF8.self) == #"{"error":"Too many photos uploaded, please try again later"}"#)
+        #expect(tests.call(.post, "/api/v2/media", token: tests.token(user: 1), file: makeJPEG(width: 8, height: 8)).status == 200,
+                "another user's count is their own")
+    }
+
     /// A PNG's or HEIC's conversion holds gd's whole image and its canvas:
     /// it takes one of the decode slots, as `upload`'s decodes do.
     @Test func aPNGIsConvertedInOneOfTheDecodeSlots() throws {
