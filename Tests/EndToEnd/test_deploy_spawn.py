@@ -191,6 +191,17 @@ def test_systemd_units_verify(spawn_env):
     assert p.returncode == 0 and not ours, f"systemd-analyze verify: rc={p.returncode}\n{p.stderr}"
 
 
+def test_a_restart_of_the_service_leaves_the_socket_open(spawn_env):
+    """`PartOf=` or `BindsTo=` the service in the socket unit would have
+    systemd restart the socket with every restart of the service (and, from
+    systemd 254, with every automatic restart after a crash): the queued
+    requests reset, new ones refused until it listens again. (No systemd
+    runs here: the units' own words are checked.)"""
+    service, sock = rendered_units(spawn_env, "restart")
+    assert not sock.get("PartOf") and not sock.get("BindsTo"), sock
+    assert service.get("Requires") == ["ireporter.socket"], service
+
+
 def rendered_units(spawn_env, name: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The service and socket units with the module's paths: their values."""
     service = unit_values(servers.render(
