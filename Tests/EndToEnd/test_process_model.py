@@ -307,6 +307,24 @@ def titles_in_stream_from_db(module_env) -> set[str]:
         s.stop()
 
 
+def test_a_stopping_server_leaves_a_socket_another_bound_at_its_path(start_server, module_env):
+    """A server started by hand and still running when systemd's socket (or
+    a successor) is bound at the same path: stopping it later must not
+    remove the other's socket, which every request of nginx then missed."""
+    server = start_server(workers=1)
+    server.socket_path.unlink()
+    successor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        successor.bind(str(server.socket_path))
+        successor.listen(1)
+        assert server.stop() is not None
+        assert server.socket_path.is_socket(), "the successor's socket was removed"
+        assert "is another socket now: left in place" in servers.tail(server.log_path)
+    finally:
+        successor.close()
+        server.socket_path.unlink(missing_ok=True)
+
+
 def test_sigterm_under_load(start_server, module_env):
     shutdown_timeout = 5
     server = start_server(workers=3, shutdown_timeout=shutdown_timeout)

@@ -14,6 +14,27 @@ public struct ListeningSocket {
     public let fd: Int32
     /// The unix socket path we created, removed again when we stop.
     public let ownedPath: String?
+    /// What that path named once bound (device, inode): another server's
+    /// socket bound there since (systemd's, a successor's) is not ours to remove.
+    private var ownedNode: (device: UInt, inode: UInt)?
+
+    init(fd: Int32, ownedPath: String?) {
+        (self.fd, self.ownedPath) = (fd, ownedPath)
+        var info = stat()
+        if let ownedPath, stat(ownedPath, &info) == 0 { ownedNode = (UInt(info.st_dev), UInt(info.st_ino)) }
+    }
+
+    /// Removes the path we bound, if it still names our socket.
+    public func removeOwnedPath() {
+        guard let ownedPath, let ownedNode else { return }
+        var info = stat()
+        guard stat(ownedPath, &info) == 0 else { return }  // removed already
+        guard (UInt(info.st_dev), UInt(info.st_ino)) == ownedNode else {
+            Log.warning("\(ownedPath) is another socket now: left in place")
+            return
+        }
+        unlink(ownedPath)
+    }
     /// How long a new server waits for a HOST:PORT the workers of a dead one
     /// still listen on (at most the request in hand each).
     static let takeOverWaitMillis: Int64 = 10_000

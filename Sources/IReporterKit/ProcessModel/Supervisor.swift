@@ -88,7 +88,7 @@ final class Supervisor {
                 sweepPeriodically()
             }
         }
-        if let path = socket.ownedPath { unlink(path) }
+        socket.removeOwnedPath()
         if !configuration.pidFile.isEmpty { unlink(configuration.pidFile) }
         removeStreamAnswer()
         Log.info("stopped")
@@ -117,7 +117,7 @@ final class Supervisor {
             stopDeadline = clock.now.millis + Int64(configuration.shutdownTimeout) * 1000
             // No new connections from here on; the workers serve what is
             // already queued on the socket before they leave.
-            if let path = socket.ownedPath { unlink(path) }
+            socket.removeOwnedPath()
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGTERM) }
             for helper in helpers { kill(helper, SIGTERM) }
         case SIGUSR2:
