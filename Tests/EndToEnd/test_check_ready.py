@@ -126,6 +126,24 @@ def test_check_tries_the_folders_as_the_servers_user(site):
                                                     f"{servers.pwd_id('www-data')}"), p.stdout
 
 
+def test_check_leaves_a_session_folder_shared_as_phps_is(site):
+    """Debian's /var/lib/php/sessions: root's, 1733. PHP writes there as
+    "others": the check must not tell the operator to `chmod o-w` it (PHP
+    could then keep no session). A folder anyone may write that is not
+    sticky is still a warning."""
+    shared = site.base / "php-sessions"
+    shared.mkdir(exist_ok=True)
+    os.chown(shared, 0, 0)
+    shared.chmod(0o1733)
+    line = items(run(site, "check", conf=variant(site, "php-sessions", session_dir=shared)).stdout)["session_dir"]
+    assert line.startswith(f"ok   session_dir: {shared} is writable by uid {servers.pwd_id('www-data')}, shared as PHP's"), line
+    open_to_all = site.base / "open-sessions"
+    open_to_all.mkdir(exist_ok=True)
+    open_to_all.chmod(0o777)
+    line = items(run(site, "check", conf=variant(site, "open-sessions", session_dir=open_to_all)).stdout)["session_dir"]
+    assert line.startswith("warn session_dir: ") and "chmod o-w" in line, line
+
+
 def test_ready_while_the_database_answers_and_ping_stays_pong(site):
     assert servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ready") == (200, "ready\n")
     assert servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ping") == (200, "pong\n")

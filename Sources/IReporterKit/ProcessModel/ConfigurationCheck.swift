@@ -36,7 +36,7 @@ struct ConfigurationCheck {
         add(databaseLine())
         for index in configuration.replicas.indices { add(replicaLine(index)) }
         add(folderLine("upload_dir", configuration.uploadDirectory))
-        add(folderLine("session_dir", configuration.sessionDirectory))
+        add(folderLine("session_dir", configuration.sessionDirectory, sharedWithPHP: true))
         if let redis = configuration.redisSettings { add(Self.redisLine(redis)) }
         if let answer = configuration.streamAnswerFile(configuration.apiPolicy) {
             add(folderLine("stream_answer_file", answer.folder))
@@ -170,8 +170,12 @@ struct ConfigurationCheck {
         }
     }
 
-    /// Exists, takes a file (one is made and removed), and is not writable by everyone.
-    func folderLine(_ item: String, _ path: String) -> Line {
+    /// Exists, takes a file (one is made and removed), and is not writable
+    /// by everyone. `sharedWithPHP`: a session folder may be PHP's own,
+    /// root's and sticky (Debian's /var/lib/php/sessions, 1733), where the
+    /// store trusts only its user's files: PHP writes there through the
+    /// "others" bits, so `chmod o-w` would break it.
+    func folderLine(_ item: String, _ path: String, sharedWithPHP: Bool = false) -> Line {
         var info = stat()
         guard stat(path, &info) == 0 else {
             return Line(outcome: .failed, item: item,
@@ -187,6 +191,10 @@ struct ConfigurationCheck {
         close(fd)
         unlink(template)
         let mode = String(info.st_mode & 0o7777, radix: 8)
+        if sharedWithPHP && info.st_mode & S_ISVTX != 0 && info.st_uid != geteuid() {
+            return Line(outcome: .ok, item: item, detail: "\(path) is writable by uid \(geteuid()), shared as PHP's session "
+                        + "folder is (mode \(mode), sticky: only files of uid \(geteuid()) are read as sessions)")
+        }
         if info.st_mode & S_IWOTH != 0 {
             return Line(outcome: .warning, item: item,
                         detail: "\(path) is writable, but by every user too (mode \(mode)): chmod o-w \(path)")
