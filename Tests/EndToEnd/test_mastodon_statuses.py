@@ -212,9 +212,26 @@ def test_delete_removes_the_photo_and_every_size(alice, bob, upload_dir, images)
     with pytest.raises(MastodonAPIError) as refused:
         bob.status_delete(status.id)
     assert refused.value.args[1] == 403
-    alice.status_delete(status.id)
+    alice.status_delete(status.id, delete_media=True)
     assert files() == []
     assert fetch(original)[0] == 404
+    with pytest.raises(MastodonNotFoundError):
+        alice.status(status.id)
+
+
+def test_delete_and_redraft_posts_the_photo_again(alice, images):
+    """Tusky's and the official apps' "Delete & re-draft": the app posts
+    the media of the DELETE's answer again, with the caption it kept."""
+    status = post_photo(alice, images.photo, "Typo in the captoin", description="A purple fractal")
+    deleted = alice.status_delete(status.id)
+    [media] = deleted.media_attachments
+    assert int(media.id) > 10 ** 15 and deleted.text == "Typo in the captoin"
+    code, waiting = fetch(media.url)
+    assert code == 200 and jpeg_size(waiting) == (640, 640)
+    again = alice.status_post("Typo in the caption", media_ids=deleted.media_attachments)
+    [posted] = again.media_attachments
+    assert posted.description == "A purple fractal" and (posted.meta.original.width, posted.meta.original.height) == (640, 640)
+    assert fetch(posted.url) == (200, waiting)
     with pytest.raises(MastodonNotFoundError):
         alice.status(status.id)
 

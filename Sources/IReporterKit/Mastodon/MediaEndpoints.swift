@@ -115,11 +115,22 @@ struct MediaEndpoints: MastodonEndpoints {
         } catch {
             throw MastodonError(error)
         }
+        let waiting = PendingMedia(userID: user.id, file: "", width: prepared.width, height: prepared.height,
+                                   description: description, focusX: focus?.x, focusY: focus?.y, created: services.now())
+        guard let kept = try Self.keep(prepared.photoPath, as: waiting, services: services, context: context) else { throw tooMany }
+        return .json(Self.entity(kept).json(links: MastodonLinks(siteURL: call.request.siteURL)))
+    }
+
+    /// Puts the JPEG at `path` (this request's spool file) in place as
+    /// `waiting`'s file, under a new random key, and lists it: the media;
+    /// nil (the file removed) when `maxPending` of the user's wait already.
+    private static func keep(_ path: String, as waiting: PendingMedia, services: AppServices,
+                             context: CommandContext) throws -> PendingMedia? {
         let directory = services.photoFiles.spoolDirectory
-        let name = Self.filePrefix + "\(PhotoSecret.random())\(PhotoSecret.random())"
+        let name = filePrefix + "\(PhotoSecret.random())\(PhotoSecret.random())"
         do {
-            guard rename(prepared.photoPath, "\(directory)/\(name)") == 0 else { throw SystemError("rename to \(directory)/\(name)") }
-            context.keep(prepared.photoPath)
+            guard rename(path, "\(directory)/\(name)") == 0 else { throw SystemError("rename to \(directory)/\(name)") }
+            context.keep(path)
             try PhotoTree.sync("\(directory)/\(name)")
             try PhotoTree.sync(directory)
         } catch {
@@ -127,17 +138,55 @@ struct MediaEndpoints: MastodonEndpoints {
             unlink("\(directory)/\(name)")  // no row will name it
             throw MastodonError.unavailable
         }
-        let pending = PendingMedia(userID: user.id, file: name, width: prepared.width, height: prepared.height,
-                                   description: description, focusX: focus?.x, focusY: focus?.y, created: services.now())
-        var kept = pending
+        var kept = waiting
+        kept.file = name
         do {
-            guard let id = try services.media.addPending(pending, limit: Self.maxPending) else { throw tooMany }
+            guard let id = try services.media.addPending(kept, limit: maxPending) else {
+                unlink("\(directory)/\(name)")
+                return nil
+            }
             kept.id = id
         } catch {
             unlink("\(directory)/\(name)") // no row would ever sweep it
             throw error
         }
-        return .json(Self.entity(kept).json(links: MastodonLinks(siteURL: call.request.siteURL)))
+        return kept
+    }
+
+    /// For "delete & re-draft": a copy of the photo a status deletes,
+    /// waiting as a media of its owner's, for the app to post again with
+    /// the caption it keeps (Mastodon keeps a deleted status's media so).
+    /// Nil, with the reason logged, when none can be kept (the limit of
+    /// waiting media, the file unreadable): the status is deleted all the same.
+    static func redraftCopy(of media: MediaAttachmentEntity, userID: Int64, services: AppServices,
+                            context: CommandContext) -> MediaAttachmentEntity? {
+        guard case .photo(let id, let secret) = media.source else { return nil }
+        do {
+            guard let jpeg = try services.photoFiles.original(id: id, secret: secret) else { return nil }
+            let spool = try services.photoFiles.makeSpool()
+            context.removeWhenAnswered(spool.path)
+            if jpeg.withUnsafeBytes({ spool.write($0) }) != nil || spool.close() != nil {
+                throw SystemError("write \(spool.path)", code: EIO)
+            }
+            let waiting = PendingMedia(userID: userID, file: "", width: media.width ?? 0, height: media.height ?? 0,
+                                       description: media.description, focusX: media.focus?.x, focusY: media.focus?.y,
+                                       created: services.now())
+            guard let kept = try keep(spool.path, as: waiting, services: services, context: context) else {
+                Log.info("photo \(id) deleted without a copy to re-draft: \(maxPending) media of its owner's wait already")
+                return nil
+            }
+            return entity(kept)
+        } catch {
+            Log.error("photo \(id) deleted without a copy to re-draft: \(error)")
+            return nil
+        }
+    }
+
+    /// Removes a media listed and kept for a post that is not made.
+    static func forget(_ media: MediaAttachmentEntity, services: AppServices) {
+        guard media.id > pendingBase, let pending = try? services.media.pending(id: media.id - pendingBase) else { return }
+        unlink("\(services.photoFiles.spoolDirectory)/\(pending.file)")
+        try? services.media.removePending(id: pending.id)
     }
 
     /// The upload as a JPEG file: itself, or a PNG or HEIC converted into a spool file.

@@ -15,11 +15,23 @@ struct StatusEndpoints: MastodonEndpoints {
             return statuses.answer(try statuses.status(of: call))
         }
         router.add(.delete, "/api/v1/statuses/:id", scope: OAuthScope("write:statuses")) { call in
-            _ = try call.user()
+            let user = try call.user()
             let statuses = MastodonStatuses(call, api: api)
-            let status = try statuses.status(of: call)
+            var status = try statuses.status(of: call)
             switch status.id {
-            case .photo(let id): _ = try statuses.run("delete", ["IdPhoto": String(id)])
+            case .photo(let id):
+                defer { statuses.context.removeTemporaryFiles() }
+                // "Delete & re-draft": the app posts the answer's media again.
+                let copy = call.parameters.bool("delete_media") == true || status.account.id != user.id ? nil
+                    : status.media.flatMap { MediaEndpoints.redraftCopy(of: $0, userID: user.id, services: api.services,
+                                                                         context: statuses.context) }
+                do {
+                    _ = try statuses.run("delete", ["IdPhoto": String(id)])
+                } catch {
+                    if let copy { MediaEndpoints.forget(copy, services: api.services) }
+                    throw error
+                }
+                if let copy { status.media = copy }
             case .comment(let id): _ = try statuses.run("uncomment", ["IdComment": String(id)])
             }
             return .json(status.json(links: statuses.links, source: true))

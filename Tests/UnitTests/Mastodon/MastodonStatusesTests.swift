@@ -316,6 +316,45 @@ struct MastodonStatusesTests {
         #expect(try harness.body([("command", "stream")]) == #"{"result":[]}"#)
     }
 
+    /// "Delete & re-draft" (Tusky, the official apps): the app posts the
+    /// deleted status's media again, from the DELETE's answer.
+    @Test func aDeletedPhotosMediaWaitsToBeRedrafted() throws {
+        let photo = try #require(string(try post("First take", description: "A dog")["id"]))
+        let deleted = try json(call(.delete, "/api/v1/statuses/\(photo)", token: token()))
+        guard case .array(let attachments)? = deleted["media_attachments"], let copy = attachments.first,
+              let copyID = string(copy["id"]), let copyURL = string(copy["url"]) else {
+            Issue.record("no media in \(deleted)")
+            return
+        }
+        #expect(Int64(copyID)! > MediaEndpoints.pendingBase, "a media waiting again, not the deleted photo")
+        #expect(string(copy["description"]) == "A dog")
+        let file = String(copyURL.dropFirst("http://example.com".count))
+        #expect(call(.get, file).contentType == "image/jpeg", "its file is served as a waiting media's")
+        #expect(call(.get, "/api/v1/statuses/\(photo)").status == 404)
+        let again = call(.post, "/api/v1/statuses", token: token(), [("status", "Second take"), ("media_ids[]", copyID)])
+        #expect(again.status == 200, "\(String(decoding: again.body, as: UTF8.self))")
+        guard case .array(let posted)? = try json(again)["media_attachments"], let reposted = posted.first else {
+            Issue.record("no media posted")
+            return
+        }
+        #expect(string(reposted["description"]) == "A dog")
+        guard case .object(let meta)? = reposted["meta"], case .object(let original)? = JSONValue.object(meta)["original"] else {
+            Issue.record("no meta")
+            return
+        }
+        #expect(JSONValue.object(original)["size"] == .string(Array("64x48".utf8)))
+        let stream = try harness.body([("command", "stream")])
+        #expect(stream.contains(#""title":"Second take""#), "\(stream)")
+
+        // delete_media=true (Mastodon 4.4): nothing kept.
+        let other = try #require(string(try post("No redraft")["id"]))
+        let gone = try json(call(.delete, "/api/v1/statuses/\(other)", token: token(), [("delete_media", "true")]))
+        guard case .array(let left)? = gone["media_attachments"] else { Issue.record("\(gone)"); return }
+        let leftIDs = left.compactMap { string($0["id"]) }
+        #expect(leftIDs == [other], "the deleted photo's own media, nothing kept")
+        #expect(try media.pending(ofUser: 2).isEmpty, "only the posted copy was ever kept")
+    }
+
     @Test func timelinesPageAsMastodonPages() throws {
         for n in 1...5 { _ = try harness.photos.add(userID: Int64(n % 2 + 1), title: Array("p\(n)".utf8), publish: { _ in }, unpublish: { _ in }) }
         // ids 2...6, newest first; alice (2) has 2, 4, 6.

@@ -12,7 +12,7 @@ public struct StatusEntity: Sendable, Equatable {
     /// The title or comment as stored (plain text).
     public let text: [UInt8]
     public let account: AccountEntity
-    public let media: MediaAttachmentEntity?
+    public var media: MediaAttachmentEntity?
     public let repliesCount: Int64
     public let favouritesCount: Int64
     /// The viewer's like; nil without a viewer (Mastodon then leaves the
