@@ -88,15 +88,18 @@ def test_a_changed_asset_gets_a_new_version():
     root = Path(__file__).resolve().parents[2]
     assets = root / "web" / "assets"
     page_versions = set(re.findall(r'"assets/([0-9]+)/', (root / "web" / "index.html").read_text()))
-    image_versions = set(re.findall(r'assets/([0-9]+)/[a-z]+\.png', (root / "Sources" / "IReporterKit" / "Mastodon"
-                                                                       / "Entities" / "MastodonLinks.swift").read_text()))
+    # The Mastodon API's images (default avatar and header, the instance's icon).
+    mastodon_links = re.findall(r'assets/([0-9]+)/([a-z]+\.(?:png|svg))', (root / "Sources" / "IReporterKit" / "Mastodon"
+                                                                         / "Entities" / "MastodonLinks.swift").read_text())
+    image_versions = {version for version, _ in mastodon_links}
     assert len(page_versions) == 1 and len(image_versions) == 1, (page_versions, image_versions)
     recorded = [line.split() for line in (Path(__file__).parent / "web-asset-versions.txt").read_text().splitlines()
                 if line and not line.startswith("#")]
     assert len({digest for _, _, digest in recorded}) == len(recorded), "two versions with the same contents"
-    for kind, version, suffixes in (("page", page_versions.pop(), (".js", ".css", ".svg")),
-                                    ("images", image_versions.pop(), (".png",))):
-        digest = assets_digest([file for file in assets.iterdir() if file.suffix in suffixes])
+    for kind, version, files in (
+            ("page", page_versions.pop(), [file for file in assets.iterdir() if file.suffix in (".js", ".css", ".svg")]),
+            ("images", image_versions.pop(), [assets / name for _, name in mastodon_links])):
+        digest = assets_digest(files)
         assert [kind, version, digest] in recorded, (
             f"web/assets' {kind} files are not what version {version} held: raise the version and record "
             f"'{kind} <new version> {digest}' in web-asset-versions.txt")
