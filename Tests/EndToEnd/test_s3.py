@@ -88,6 +88,9 @@ def test_a_size_is_made_once_kept_in_the_bucket_and_cached_by_nginx(site):
         assert f"photos/000/000/{id_photo}_{secret}_q.jpg" in s3.keys()
         again = phone.get(path)
         assert again.status == 200 and again.body == first.body and again.header("X-Cache") == "HIT"
+        # A query string made up for the request is the same entry, not a GET of the bucket.
+        queried = phone.get(path + "?n=12345")
+        assert queried.status == 200 and queried.body == first.body and queried.header("X-Cache") == "HIT"
         wrong = phone.get(f"photos/{server_name}/{id_photo}_{'0' * 10}_q.jpg")
         assert wrong.status == 404 and wrong.json() == {"error": "No such photo size"}
         assert phone.get(f"upload/{id_photo}.jpg.bak").status == 404

@@ -36,6 +36,15 @@ public final class PhotoSizes {
         renderer = PhotoSizeRenderer(maxDecodeBytes: policy.maxDecodeBytes)
     }
 
+    /// For a HEAD: the size's length when it is stored already, its bytes
+    /// not read (a HEAD that reached the server by a path the web server does
+    /// not serve from disk would otherwise cost a read of the original for
+    /// nothing); nil otherwise, and `size` answers.
+    public func storedLength(_ size: PhotoSize, id: Int64, secret: PhotoSecret) -> Int? {
+        guard (try? isCurrent(id, secret)) == true else { return nil }
+        return try? files.storedSizeLength(size, id: id, secret: secret)
+    }
+
     public func size(_ size: PhotoSize, id: Int64, secret: PhotoSecret) -> Outcome {
         do {
             guard try isCurrent(id, secret) else { return .notFound }

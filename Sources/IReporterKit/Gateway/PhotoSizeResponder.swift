@@ -34,9 +34,14 @@ final class PhotoSizeResponder {
             return legacyAnswer(bucket, name: segments[segments.count - 1], request)
         }
         guard let wanted = PhotoTree.parse(urlPath: path) else { return Self.notFound }
+        let immutable = "public, max-age=31536000, immutable"
+        if request.param("REQUEST_METHOD") == "HEAD",
+           let length = sizes.storedLength(wanted.size, id: wanted.id, secret: wanted.secret) {
+            return Self.imageHead(length: length, cacheControl: immutable)
+        }
         switch sizes.size(wanted.size, id: wanted.id, secret: wanted.secret) {
         case .found(let jpeg):
-            return Self.image(jpeg, request, cacheControl: "public, max-age=31536000, immutable")
+            return Self.image(jpeg, request, cacheControl: immutable)
         case .notFound:
             return Self.notFound
         case .failed:
@@ -57,11 +62,14 @@ final class PhotoSizeResponder {
     }
 
     private static func image(_ jpeg: [UInt8], _ request: GatewayRequest, cacheControl: String) -> [UInt8] {
+        imageHead(length: jpeg.count, cacheControl: cacheControl) + (request.param("REQUEST_METHOD") == "HEAD" ? [] : jpeg)
+    }
+
+    private static func imageHead(length: Int, cacheControl: String) -> [UInt8] {
         // Status said: Apache hands a miss over as its 404's ErrorDocument, and keeps the 404 otherwise.
-        let head = "Status: 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
-            + "Cache-Control: \(cacheControl)\r\n"
-            + photoHeaders.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
-        return Array(head.utf8) + (request.param("REQUEST_METHOD") == "HEAD" ? [] : jpeg)
+        Array(("Status: 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(length)\r\n"
+               + "Cache-Control: \(cacheControl)\r\n"
+               + photoHeaders.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n").utf8)
     }
 
     /// What every answer that is a photo carries, whoever serves it: this

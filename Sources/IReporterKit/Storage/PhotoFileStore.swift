@@ -27,6 +27,8 @@ public protocol PhotoFileStore {
 public protocol PhotoSizeFiles {
     /// The size's bytes when it is stored already.
     func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]?
+    /// Its length when it is stored already, read without its bytes where the store can.
+    func storedSizeLength(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> Int?
     /// The original under its name in the tree, given it from its 2012 name
     /// when the tree lacks it; nil when the photo has no file.
     func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]?
@@ -39,6 +41,12 @@ public protocol PhotoSizeFiles {
     func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws
     /// Removes a size this route placed for a photo deleted meanwhile (none there is no error).
     func removeSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws
+}
+
+extension PhotoSizeFiles {
+    public func storedSizeLength(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> Int? {
+        try storedSize(size, id: id, secret: secret)?.count
+    }
 }
 
 extension PhotoSize {

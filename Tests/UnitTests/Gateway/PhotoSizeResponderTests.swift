@@ -50,6 +50,54 @@ struct PhotoSizeResponderTests {
         return found
     }
 
+    /// The folder, counting the sizes read whole.
+    final class CountingReads: PhotoSizeFiles {
+        let folder: UploadFolder
+        var reads = 0
+        init(_ folder: UploadFolder) { self.folder = folder }
+        func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
+            reads += 1
+            return folder.storedSize(size, id: id, secret: secret)
+        }
+        func storedSizeLength(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> Int? {
+            folder.storedSizeLength(size, id: id, secret: secret)
+        }
+        func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]? { try folder.originalInTree(id: id, secret: secret) }
+        func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
+                                _ render: (String) throws -> Result) throws -> Result? {
+            try folder.withSource(for: size, id: id, secret: secret, render)
+        }
+        func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws {
+            try folder.publishSize(jpeg, id: id, secret: secret, size: size)
+        }
+        func removeSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws { try folder.removeSize(size, id: id, secret: secret) }
+    }
+
+    /// A HEAD by a path the web server does not serve from disk (a folder
+    /// put before `photos/`) reaches the server: a size stored already is
+    /// answered from its length, none of it read (an original is up to 20 MiB).
+    @Test func aHEADOfAStoredSizeReadsNoneOfIt() throws {
+        let store = InMemoryPhotoStore(users: .withAlice())
+        let folder = UploadFolder(directory: scratch.path)
+        let secret = PhotoSecret.random()
+        let photo = makeJPEG(width: 320, height: 240)
+        let spool = scratch.write(".spool-head", photo)
+        let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
+            try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
+        }, unpublish: folder.remove)
+        let files = CountingReads(folder)
+        let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: files, policy: AppServices.Policy(), decodeGate: nil))
+        let uri = "/iReporter/elsewhere/" + PhotoTree.urlPath(id: id, secret: secret, size: .original)
+        let head = responder.answer(ParameterRequest(["REQUEST_METHOD": "HEAD", "REQUEST_URI": uri]))
+        let text = String(decoding: head, as: UTF8.self)
+        #expect(text.hasPrefix("Status: 200 OK\r\n") && text.contains("Content-Length: \(photo.count)\r\n") && text.hasSuffix("\r\n\r\n"),
+                "\(text)")
+        #expect(files.reads == 0)
+        let get = responder.answer(ParameterRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": uri]))
+        #expect(Array(get.suffix(photo.count)) == photo)
+        #expect(files.reads == 1)
+    }
+
     @Test func theFirstAnswerHasTheHeadersOfTheWebServersLaterOnes() throws {
         let head = try firstAnswerHead()
         #expect(head.first?.name == "Status" && head.first?.value == "200 OK", "\(head)")

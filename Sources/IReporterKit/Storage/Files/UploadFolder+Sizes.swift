@@ -8,6 +8,12 @@ extension UploadFolder: PhotoSizeFiles {
         readFile(tree.path(id: id, secret: secret, size: size))
     }
 
+    public func storedSizeLength(_ size: PhotoSize, id: Int64, secret: PhotoSecret) -> Int? {
+        var info = stat()
+        guard stat(tree.path(id: id, secret: secret, size: size), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     public func originalInTree(id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
         guard try linkOriginalIntoTree(id: id, secret: secret) else { return nil }
         return storedSize(.original, id: id, secret: secret)
