@@ -191,7 +191,7 @@ DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `p
 NEW_TABLE_MIGRATIONS = ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql",
                         "006-photo-secrets.sql", "008-index-photo-upload-time.sql", "009-follows-notifications.sql",
                         "010-oauth.sql", "011-media-attachments.sql", "012-status-idempotency.sql",
-                        "013-index-user-votes-comments.sql")
+                        "013-index-user-votes-comments.sql", "014-index-oauth-sweep.sql")
 
 
 def schema_as_installed(schema: Path) -> str:

@@ -760,7 +760,8 @@ def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env)
     """The supervisor's sweep (at start, then every 10 minutes) removes the
     Mastodon API's media left waiting a day, with their files, and media
     files no row names once they are older than any row: on a server nobody
-    uploads media to as well."""
+    uploads media to as well. And the apps registered a day ago that signed
+    no one in (migration 014)."""
     db = module_env["db"]
     upload_dir, session_dir = servers.app_dirs(module_env["dir"])
     two_days_ago = int(time.time()) - 2 * 86400
@@ -770,14 +771,18 @@ def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env)
     os.utime(orphan, (two_days_ago, two_days_ago))
     db.sql("INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
            f"VALUES (1, '.media-stale', 8, 8, '', '', {two_days_ago}), (1, '.media-young', 8, 8, '', '', {int(time.time())});")
+    db.sql("INSERT INTO oauth_apps (client_id, secret_hash, name, website, redirect_uris, scopes, created) VALUES "
+           f"('swept', REPEAT('0', 64), 'Never used', '', '', 'read', {two_days_ago}), "
+           f"('kept', REPEAT('0', 64), 'Just made', '', '', 'read', {int(time.time())});")
     try:
         # A state of its own: the installation's sweeps run once in 10 minutes, and this module's servers swept.
         start_server(workers=1, shared_state_file=str(session_dir / "media-sweep.state"))
         servers.wait_for(lambda: not stale.exists() and not orphan.exists(), 20, what="the media sweep")
         assert db.sql("SELECT file FROM media_attachments").split() == [".media-young"]
         assert young.exists()
+        servers.wait_for(lambda: db.sql("SELECT client_id FROM oauth_apps").split() == ["kept"], 20, what="the OAuth sweep")
     finally:
-        db.sql("DELETE FROM media_attachments;")
+        db.sql("DELETE FROM media_attachments; DELETE FROM oauth_apps;")
         young.unlink(missing_ok=True)
 
 

@@ -17,6 +17,48 @@ extension DatabaseTests {
         @Test func tokens() throws { try OAuthStoreBehaviour.tokensAreFoundByHashListedAndRevoked(store().0) }
         @Test func codes() throws { try OAuthStoreBehaviour.codesAreSingleUseAndExpire(store().0) }
 
+        /// Anyone may register an app without an account: those that signed
+        /// no one in go after a day, as tokens that ended do.
+        @Test func theSweepRemovesAppsThatSignedNoOneInAndTokensThatEnded() throws {
+            let (store, database) = try store()
+            let day: Int64 = 86_400, now: Int64 = 10 * day
+            func app(_ name: String, created: Int64) throws -> Int64 {
+                try store.addApp(OAuthApp(id: 0, clientID: name, secretHash: OAuthSecret.hash("s"), name: name, website: "",
+                                          redirectURIs: ["urn:ietf:wg:oauth:2.0:oob"], scopes: OAuthScopes([.read]), created: created)).id
+            }
+            func token(_ app: Int64, expires: Int64 = 0) throws -> String {
+                let hash = OAuthSecret.hash(OAuthSecret.random())
+                _ = try store.addToken(NewAccessToken(hash: hash, appID: app, userID: 2, scopes: OAuthScopes([.read]),
+                                                      created: now - 3 * day, expires: expires))
+                return hash
+            }
+            let unused = try app("unused", created: now - 2 * day)
+            let recent = try app("recent", created: now - day / 2)
+            let used = try app("used", created: now - 3 * day)
+            let authorizing = try app("authorizing", created: now - 3 * day)
+            try store.addCode(AuthorizationCode(hash: OAuthSecret.hash("code"), appID: authorizing, userID: 2,
+                                                redirectURI: "urn:ietf:wg:oauth:2.0:oob", scopes: OAuthScopes([.read]), challenge: nil,
+                                                challengeMethod: nil, expires: now + 600), at: now)
+            let live = try token(used)
+            let revokedLong = try token(used), revokedLately = try token(used)
+            #expect(try store.revokeToken(hash: revokedLong, appID: used, at: now - 2 * day))
+            #expect(try store.revokeToken(hash: revokedLately, appID: used, at: now - 3600))
+            let expiredLong = try token(used, expires: now - 2 * day)
+
+            #expect(try store.sweep(now: now) == (apps: 1, tokens: 2))
+            let apps = try database.query("SELECT id FROM oauth_apps ORDER BY id").compactMap { $0.int64("id") }
+            #expect(apps == [recent, used, authorizing] && !apps.contains(unused))
+            for (hash, kept) in [(live, true), (revokedLately, true), (revokedLong, false), (expiredLong, false)] {
+                #expect(try !database.query("SELECT 1 FROM oauth_tokens WHERE token_hash = ?", [.text(hash)]).isEmpty == kept)
+            }
+
+            // Before migration 014: nothing removed, rather than whole tables read.
+            _ = try app("unused again", created: now - 2 * day)
+            try database.command("DROP INDEX \(MariaDBOAuthStore.sweepIndex) ON oauth_tokens")
+            #expect(throws: DatabaseError.self) { try store.sweep(now: now) }
+            #expect(try database.query("SELECT 1 FROM oauth_apps").count == 4)
+        }
+
         @Test func onlyTheHashIsStoredAndADeletedAccountsTokenIsGone() throws {
             let (store, database) = try store()
             let app = try store.addApp(OAuthApp(id: 0, clientID: "c", secretHash: OAuthSecret.hash("s"), name: "n", website: "",

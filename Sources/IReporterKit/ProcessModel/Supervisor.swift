@@ -300,6 +300,24 @@ final class Supervisor {
     /// --yes` sets them aside); nothing at all when it looks like a wrong
     /// path (see `PhotoRepair`). The Mastodon API's media never posted
     /// go first (`PendingMediaSweep`).
+    /// The Mastodon API's apps that never signed anyone in, and its tokens
+    /// that ended (`MariaDBOAuthStore.sweep`).
+    private func sweepOAuth() {
+        do {
+            let swept = try MariaDBOAuthStore(database: DatabaseConnection(settings: configuration.database))
+                .sweep(now: wallClock.unixSeconds)
+            if swept.apps + swept.tokens > 0 {
+                Log.info("removed \(swept.apps) OAuth apps that signed no one in and \(swept.tokens) tokens that ended")
+            }
+        } catch where error.code == .noSuchTable {
+            // Before migration 010 there is no OAuth.
+        } catch where error.code == .keyDoesNotExist {
+            Log.info("OAuth apps and tokens are kept until migration 014 is applied (ireporter migrate)")
+        } catch {
+            Log.warning("sweep of the OAuth tables skipped: \(error)")
+        }
+    }
+
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -327,6 +345,7 @@ final class Supervisor {
         } catch {
             Log.warning("sweep of the media never posted skipped: \(error)")
         }
+        sweepOAuth()
         let repair = configuration.uploadRepair()
         do {
             let report = try repair.run(graceSeconds: graceSeconds, actions: PhotoRepair.Actions(setAsideFiles: true), progress: nil)

@@ -65,6 +65,34 @@ public final class MariaDBOAuthStore: OAuthStore {
                                  [.int(now), .int(userID), .int(appID)]).affectedRows)
     }
 
+    /// Migration 014's index of tokens by app, which the sweep names: without
+    /// it the sweep removes nothing rather than read whole tables.
+    static let sweepIndex = "app_id"
+    /// What the sweep leaves: whatever changed within a day.
+    static let sweepAgeSeconds: Int64 = 86_400
+    /// Rows of each kind one sweep removes at most (a table grown long
+    /// empties over several sweeps, each statement short).
+    static let sweepBatch = 10_000
+
+    /// Removes apps registered over a day ago that signed no one in (no
+    /// token, no code: anyone may register one without an account, and
+    /// each holds up to 10 KB), and tokens revoked or expired over a day ago
+    /// (codes go as new ones are made, `addCode`): how many of each.
+    /// `DatabaseError.keyDoesNotExist` before migration 014, nothing removed.
+    public func sweep(now: Int64) throws(DatabaseError) -> (apps: Int, tokens: Int) {
+        let before = [DatabaseValue.int(now - Self.sweepAgeSeconds)]
+        let apps = try database.execute(
+            "DELETE FROM oauth_apps WHERE created < ? "
+                + "AND NOT EXISTS (SELECT 1 FROM oauth_tokens FORCE INDEX (\(Self.sweepIndex)) WHERE app_id = oauth_apps.id) "
+                + "AND NOT EXISTS (SELECT 1 FROM oauth_codes FORCE INDEX (app_id) WHERE app_id = oauth_apps.id) "
+                + "LIMIT \(Self.sweepBatch)", before).affectedRows
+        let revoked = try database.execute("DELETE FROM oauth_tokens WHERE revoked BETWEEN 1 AND ? LIMIT \(Self.sweepBatch)",
+                                           before).affectedRows
+        let expired = try database.execute("DELETE FROM oauth_tokens WHERE expires BETWEEN 1 AND ? LIMIT \(Self.sweepBatch)",
+                                           before).affectedRows
+        return (Int(apps), Int(revoked + expired))
+    }
+
     public func forget(userID: Int64) throws {
         guard userID > 0 else { return } // 0 is every app's own token
         try database.execute("DELETE FROM oauth_tokens WHERE IdUser = ?", [.int(userID)])

@@ -198,12 +198,27 @@ struct SchemaMigration: Sendable {
             AND INDEX_NAME = 'IdUser_IdComment'
             """)
 
+    static let indexOAuthSweep = SchemaMigration(
+        file: "014-index-oauth-sweep.sql",
+        statements: [
+            "CREATE INDEX IF NOT EXISTS `created` ON `oauth_apps` (`created`)",
+            "CREATE INDEX IF NOT EXISTS `app_id` ON `oauth_codes` (`app_id`)",
+            "CREATE INDEX IF NOT EXISTS `revoked` ON `oauth_tokens` (`revoked`)",
+            "CREATE INDEX IF NOT EXISTS `expires` ON `oauth_tokens` (`expires`)",
+            "CREATE INDEX IF NOT EXISTS `\(MariaDBOAuthStore.sweepIndex)` ON `oauth_tokens` (`app_id`)",
+        ],
+        // The last statement's index: the ones before it ran first.
+        appliedQuery: """
+            SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'oauth_tokens' \
+            AND INDEX_NAME = 'app_id'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
                       uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency,
-                      indexUserVotesComments]
+                      indexUserVotesComments, indexOAuthSweep]
 
     var name: String { String(file.dropLast(".sql".count)) }
 
