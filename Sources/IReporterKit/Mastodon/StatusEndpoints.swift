@@ -140,11 +140,13 @@ struct StatusEndpoints: MastodonEndpoints {
         let mediaIDs = parameters.strings("media_ids")
         if let reply = parameters.string("in_reply_to_id") {
             guard mediaIDs.isEmpty else { throw MastodonError(status: 422, message: "A reply is a comment: it cannot carry a photo") }
-            guard let id = StatusID(reply), let target = try statuses.status(id) else { throw MastodonError.notFound }
+            guard let id = StatusID(reply), let target = try statuses.status(id),
+                  let photo = try statuses.photo(target.photoID) else { throw MastodonError.notFound }
+            let domain = InstanceEndpoints.domain(call.request.siteURL)
+            let text = Self.withoutLeadingMentions(text, of: [target.account, photo.account].compactMap(\.username), domain: domain)
             // A reply to a comment is one more comment on its photo.
             let output = try statuses.run("comment", CommandArguments(fields: ["IdPhoto": Array(String(target.photoID).utf8), "text": text]))
-            guard let comment = (output as? CommentList)?.comments.first,
-                  let photo = try statuses.photo(target.photoID) else { throw MastodonError.notFound }
+            guard let comment = (output as? CommentList)?.comments.first else { throw MastodonError.notFound }
             return StatusEntity(comment: comment, photoOwner: photo.account.id, viewer: true)
         }
         guard !mediaIDs.isEmpty else {
@@ -154,6 +156,24 @@ struct StatusEndpoints: MastodonEndpoints {
         let photoID = try MediaEndpoints.publish(mediaID: mediaIDs[0], title: try Self.title(text), as: user, statuses: statuses)
         guard let status = try statuses.photo(photoID) else { throw MastodonError.notFound }
         return status
+    }
+
+    /// A reply's text without the mentions of the people replied to that
+    /// apps put before it (`@alice `, `@alice@host `): a comment goes to
+    /// the photo's thread anyway, and the 2012 app and the web client would
+    /// show them as typed text. Mentions of anyone else, and any later in
+    /// the text, stay.
+    static func withoutLeadingMentions(_ text: [UInt8], of usernames: [[UInt8]], domain: String) -> [UInt8] {
+        let accts = usernames.flatMap { [$0 + Array("@\(domain)".utf8), $0] }.sorted { $0.count > $1.count }
+        var rest = text[...]
+        while rest.first == UInt8(ascii: "@"),
+              let acct = accts.first(where: { acct in
+                  rest.dropFirst().starts(with: acct)
+                      && (rest.count == acct.count + 1 || [0x20, 0x0A].contains(rest[rest.startIndex + acct.count + 1]))
+              }) {
+            rest = rest.dropFirst(acct.count + 1).drop { $0 == 0x20 || $0 == 0x0A }
+        }
+        return Array(rest)
     }
 
     /// A caption as the photo's title: one line (a client's line breaks as

@@ -262,6 +262,21 @@ struct MastodonStatusesTests {
         #expect(call(.get, "/api/v1/statuses/\(replyID)").status == 404)
     }
 
+    /// Apps start a reply with the mentions of the people replied to.
+    @Test func aReplysLeadingMentionsOfThoseRepliedToAreNotItsText() throws {
+        let photo = try #require(string(try post("Dog")["id"]))
+        let first = try json(call(.post, "/api/v1/statuses", token: token(user: 1), [("status", "@alice Nice dog"), ("in_reply_to_id", photo)]))
+        #expect(string(first["content"]) == "<p>Nice dog</p>")
+        let commentID = try #require(string(first["id"]))
+        let second = try json(call(.post, "/api/v1/statuses", token: token(),
+                                   [("status", "@bob@example.com @alice Thanks, @bob"), ("in_reply_to_id", commentID)]))
+        #expect(string(second["content"]) == "<p>Thanks, @bob</p>", "later mentions stay")
+        let other = try json(call(.post, "/api/v1/statuses", token: token(), [("status", "@carol look"), ("in_reply_to_id", photo)]))
+        #expect(string(other["content"]) == "<p>@carol look</p>", "someone not replied to stays")
+        #expect(StatusEndpoints.withoutLeadingMentions(Array("@alicea hi".utf8), of: [Array("alice".utf8)], domain: "example.com")
+                == Array("@alicea hi".utf8), "a longer name is not alice")
+    }
+
     @Test func favouritesAreLikes() throws {
         let photo = try #require(string(try post("Cat")["id"]))
         let bob = token(user: 1)
