@@ -108,6 +108,13 @@ struct FlickrAPITests {
         #expect(recent.body.hasSuffix(#","stat":"ok"})"#))
         #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": "app.cb_1"]).body
                 .hasPrefix("app.cb_1({"))
+        // nojsoncallback as Flickr reads it: any value but empty and 0 (clients send `true`).
+        for flag in ["1", "true", "yes"] {
+            #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "nojsoncallback": flag]).body.hasPrefix(#"{"format":"#))
+        }
+        for flag in ["0", ""] {
+            #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "nojsoncallback": flag]).body.hasPrefix("jsonFlickrApi({"))
+        }
         for named in ["jQuery19102_1700000000", "window.flickrCallback", "$.cb", "_"] {
             #expect(call(phone, ["method": "flickr.test.echo", "format": "json", "jsoncallback": named]).body.hasPrefix("\(named)({"))
         }

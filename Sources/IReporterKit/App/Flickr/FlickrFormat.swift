@@ -1,6 +1,7 @@
 /// How a Flickr answer is written: REST XML (Flickr's default), JSONP
 /// (`format=json`: `jsonFlickrApi(…)` or the `jsoncallback` name), or plain
-/// JSON (`format=json&nojsoncallback=1`).
+/// JSON (`format=json&nojsoncallback=1`, or any value but empty and `0`,
+/// as Flickr reads it: clients send `true`).
 public enum FlickrFormat: Equatable {
     case rest
     case jsonp(callback: String)
@@ -13,7 +14,7 @@ public enum FlickrFormat: Equatable {
         switch name {
         case "rest", "": return .success(.rest)
         case "json":
-            if let flag = parameters["nojsoncallback"], flag == Array("1".utf8) { return .success(.json) }
+            if let flag = parameters["nojsoncallback"], !flag.isEmpty, flag != Array("0".utf8) { return .success(.json) }
             guard let callback = parameters["jsoncallback"] else { return .success(.jsonp(callback: "jsonFlickrApi")) }
             guard isJavaScriptName(callback) else { return .failure(.badCallback) }
             return .success(.jsonp(callback: String(decoding: callback, as: UTF8.self)))
