@@ -213,5 +213,11 @@ struct JSONRPCTests {
         // Every command but upload and preview, which take a file (multipart only), and export, which answers one;
         // search is one since it is derived.
         #expect(names.count == phone.api.router.descriptors.count - 3)
+        // As @open-rpc/client-js asks (params `[]` when there are none), and `null`.
+        for none in ["[]", "null"] {
+            let asked = try answer(phone, #"{"jsonrpc":"2.0","method":"rpc.discover","params":"# + none + #","id":2}"#)
+            #expect(asked?["result"]?["openrpc"] == .string(Array("1.2.6".utf8)), "params \(none)")
+            #expect(try answer(phone, #"{"jsonrpc":"2.0","method":"effects","params":"# + none + #","id":3}"#)?["result"] != nil)
+        }
     }
 }

@@ -107,7 +107,8 @@ final class JSONRPCService {
         context.method = method
         var members: [(String, JSONValue)] = []
         switch call["params"] {
-        case nil: break
+        // No parameters, as clients send them (@open-rpc/client-js: `[]`).
+        case nil, .null?, .array([])?: break
         case .object(let named)?: members = named
         default: return idText == nil ? nil : Self.error(.invalidParams, detail: "params are named (an object)", id: answerID)
         }
