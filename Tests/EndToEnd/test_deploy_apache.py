@@ -38,6 +38,8 @@ from servers import WWW, app_flow
 from reactions import jsonrpc_flow, reactions_flow
 
 PROXY_PORT, FCGID_PORT, CGI_PORT = servers.http_port(0), servers.http_port(1), servers.http_port(2)
+# The LAMP sites' flickr_api_keys: a signed Flickr request's key must reach the server.
+LAMP_FLICKR_KEY = "lamp0flickr0key"
 TOO_LARGE = {"error": "Photo is too large (the limit is 20 MB)"}
 
 
@@ -65,7 +67,7 @@ class Site:
         text = text.replace("/var/www/html/iReporter", str(self.app))
         self.access_log = servers.www_file(base / f"{kind}-access.log")
         text = servers.set_config_keys(text, {"db_url": db_url, "session_dir": session_dir,
-                                              "access_log": self.access_log})
+                                              "access_log": self.access_log, "flickr_api_keys": LAMP_FLICKR_KEY})
         conf = self.app / "ireporter.conf"
         conf.write_text(text)
         os.chown(conf, 0, servers.grp_id(WWW))
@@ -331,6 +333,19 @@ def test_lamp_private_files_not_served(stack, port):
         r = c.get("anything/else")
         assert r.status == 200 and r.header("Content-Type") == "application/json", r
 
+
+@pytest.mark.parametrize("port", [FCGID_PORT, CGI_PORT], ids=["fcgid", "cgi"])
+def test_lamp_passes_a_signed_flickr_requests_key(stack, port):
+    """flickrapi names its key only in an `Authorization: OAuth` header,
+    which Apache hands on only with CGIPassAuth (the .htaccess has it)."""
+    import json
+    echo = "/iReporter/services/rest/?method=flickr.test.echo&format=json&nojsoncallback=1"
+    with AppClient(Endpoint(url(port))) as c:
+        signed = c.request("GET", echo, b"", None, cookie=None,
+                           extra_headers=[("Authorization", f'OAuth oauth_consumer_key="{LAMP_FLICKR_KEY}", oauth_nonce="1"')])
+        assert json.loads(signed.body)["stat"] == "ok", (signed.status, signed.body, stack["logs"]())
+        unsigned = c.request("GET", echo, b"", None, cookie=None)
+        assert json.loads(unsigned.body)["code"] == 100, unsigned.body
 
 
 @pytest.mark.parametrize("port", [FCGID_PORT, CGI_PORT], ids=["fcgid", "cgi"])
