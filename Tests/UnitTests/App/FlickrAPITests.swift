@@ -75,6 +75,9 @@ struct FlickrAPITests {
         #expect(search(["pad": String(repeating: "x", count: 1000)]).contains(#""total":1,"#),
                 "a parameter no list reads is not the question (nor a key of its size in the cache)")
         #expect(search(["per_page": "10"]).contains(#""total":2,"#), "another question")
+        // Tags (comma-separated) are title words too, and a question of their own.
+        #expect(search(["text": "", "tags": "sunset,again"]).contains(#""total":1,"#))
+        #expect(search(["text": "", "tags": "sunset"]).contains(#""total":2,"#))
         phone.counters.bumpStreamGeneration() // what an upload through any worker does
         #expect(search().contains(#""total":2,"#))
         #expect(call(phone, keys: ["k"], ["method": "flickr.photos.search", "text": "sunset"]).body.contains(#"code="100""#),

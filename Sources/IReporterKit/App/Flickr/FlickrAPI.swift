@@ -41,7 +41,7 @@ public final class FlickrAPI {
     }
 
     /// Every parameter a list's answer is made from (`FlickrCall`, `FlickrFormat`).
-    static let answerParameters: Set<String> = ["method", "text", "user_id", "min_upload_date", "max_upload_date", "sort",
+    static let answerParameters: Set<String> = ["method", "text", "tags", "user_id", "min_upload_date", "max_upload_date", "sort",
                                                 "page", "per_page", "extras", "format", "nojsoncallback", "jsoncallback"]
 
     public init(services: AppServices, apiKeys: Set<String> = []) {
@@ -122,7 +122,8 @@ public final class FlickrAPI {
         } catch let error as FlickrError {
             return .failure(error)
         } catch PhotoSearchError.tooBroad {
-            return .failure(parameters["text"].map(SearchWords.queryTerms)?.isEmpty == false ? .textTooBroad : .spanTooBroad)
+            let words = SearchWords.queryTerms((parameters["text"] ?? []) + [UInt8(ascii: " ")] + (parameters["tags"] ?? []))
+            return .failure(words.isEmpty ? .spanTooBroad : .textTooBroad)
         } catch PhotoSearchError.uploadTimesNotIndexed {
             return .failure(.uploadDatesUnavailable)
         } catch {

@@ -38,13 +38,17 @@ struct FlickrCall {
         parameters[name].flatMap { CommandParameter.wholeNumber($0, in: 0...999_999_999_999_999_999) }
     }
 
-    /// `text` as search terms; none only when a `user_id` narrows the search.
+    /// `text` and `tags` (comma-separated; our photos' tags are their
+    /// titles' words, so each tag's words are terms too, every one required
+    /// whatever `tag_mode`) as search terms; none only when a `user_id` or
+    /// an upload date narrows the search.
     func searchTerms() throws -> [[UInt8]] {
-        let text = parameters["text"] ?? []
+        let tags = (parameters["tags"] ?? []).map { $0 == UInt8(ascii: ",") ? UInt8(ascii: " ") : $0 }
+        let text = (parameters["text"] ?? []) + (tags.isEmpty ? [] : [UInt8(ascii: " ")] + tags)
         guard text.count <= SearchCommand.maxQueryBytes else { throw FlickrError.textTooLong }
         let terms = SearchWords.queryTerms(text)
         guard terms.count <= SearchCommand.maxTerms else { throw FlickrError.textTooLong }
-        // Flickr's limiting parameters: text, a user, an upload date.
+        // Flickr's limiting parameters: text, tags, a user, an upload date.
         if terms.isEmpty && self.text("user_id") == nil && uploadDate("min_upload_date") == nil
             && uploadDate("max_upload_date") == nil {
             throw FlickrError.parameterlessSearch
