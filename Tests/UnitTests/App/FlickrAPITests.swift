@@ -225,7 +225,11 @@ struct FlickrAPITests {
         #expect(error(["method": "flickr.photos.getSizes", "photo_id": "../2"]) == #"{"stat":"fail","code":1,"message":"Photo not found"}"#)
         #expect(error(["method": "flickr.photos.search"]).contains(#""code":3,"#))
         #expect(error(["method": "flickr.photos.search", "text": "+-\"*@"]).contains(#""code":3,"#), "operators are no words")
-        #expect(error(["method": "flickr.people.getPublicPhotos", "user_id": "12037949754@N01"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
+        #expect(error(["method": "flickr.photos.search", "user_id": "12037949754@N01"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
+        // Flickr's codes for getPublicPhotos: 1, User not found (a number that is no account too).
+        for user in ["12037949754@N01", "99"] {
+            #expect(error(["method": "flickr.people.getPublicPhotos", "user_id": user]) == #"{"stat":"fail","code":1,"message":"User not found"}"#)
+        }
         #expect(call(phone, ["method": "x", "format": "php_serial"]).body.contains(#"<err code="111" msg="Format &quot;phpserial&quot; not found" />"#))
         #expect(call(phone, ["method": "flickr.photos.getInfo"]).body.contains(#"<rsp stat="fail">"#))
     }

@@ -105,7 +105,8 @@ public final class FlickrAPI {
             case .photosSearch: return .success([try photoList(call, terms: try call.searchTerms(), scope: try call.searchScope())])
             case .photosGetRecent: return .success([try photoList(call, terms: [], scope: .everything)])
             case .peopleGetPublicPhotos:
-                guard let userID = try call.userID() else { return .failure(.userNotFound) }
+                // Flickr's own code and words for this method, as people.getInfo's.
+                guard let userID = call.personID(), try photos.person(id: userID) != nil else { return .failure(.personNotFound) }
                 return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
             case .peopleGetInfo:
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }

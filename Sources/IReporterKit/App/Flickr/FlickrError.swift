@@ -6,7 +6,7 @@ public struct FlickrError: Error, Equatable {
 
     static let photoNotFound = FlickrError(code: 1, message: "Photo not found")
     static let userNotFound = FlickrError(code: 2, message: "Unknown user")
-    /// `flickr.people.getInfo`'s own code and words for the same.
+    /// `flickr.people.getInfo`'s and `getPublicPhotos`' own code and words for the same.
     static let personNotFound = FlickrError(code: 1, message: "User not found")
     static let parameterlessSearch = FlickrError(
         code: 3, message: "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
