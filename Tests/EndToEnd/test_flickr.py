@@ -165,6 +165,22 @@ def test_jsonp_and_plain_json(rest_url):
     assert json.loads(body)["photos"]["total"] == 3
 
 
+def test_a_web_page_anywhere_may_read_the_answers(rest_url):
+    """Browser clients (flickr-sdk, a page's fetch) on their own origin, as
+    Flickr's answers allow: public data, no cookie read on this route."""
+    query = urllib.parse.urlencode({"method": "flickr.photos.getRecent", "format": "json", "nojsoncallback": "true"})
+    request = urllib.request.Request(f"{rest_url}?{query}", headers={"Origin": "https://elsewhere.example"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.headers["Access-Control-Allow-Origin"] == "*"
+        assert json.loads(answer.read())["photos"]["total"] == 3
+    preflight = urllib.request.Request(rest_url, method="OPTIONS", headers={
+        "Origin": "https://elsewhere.example", "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "authorization"})
+    with urllib.request.urlopen(preflight, timeout=10) as answer:
+        assert answer.status == 204 and answer.headers["Access-Control-Allow-Origin"] == "*"
+        assert "Authorization" in answer.headers["Access-Control-Allow-Headers"]
+
+
 def test_flickr_api_photo_info_and_its_owner(flickr_api_at, base_url):
     photo = flickr_api_at.Photo(id="3")
     info = photo.getInfo()  # Flickr's whole answer: usage, visibility, dates, tags, notes...

@@ -20,16 +20,27 @@ final class FlickrResponder {
     /// string, and for the access log the method and the outcome (`ok`, or
     /// `flickr-error-N` with Flickr's error code: docs/API.md).
     func answer(form: FormData, request: GatewayRequest) -> (bytes: [UInt8], method: String, outcome: String) {
+        if request.param("REQUEST_METHOD") == "OPTIONS" {
+            // A browser's preflight of a signed call (its Authorization header).
+            return (Array(("Status: 204 No Content\r\n\(Self.crossOrigin)Access-Control-Allow-Methods: GET, POST\r\n"
+                           + "Access-Control-Allow-Headers: Authorization, Content-Type\r\nAccess-Control-Max-Age: 86400\r\n\r\n").utf8),
+                    "-", "ok")
+        }
         var parameters = URLEncodedForm.parse(Array((request.param("QUERY_STRING") ?? "").utf8)).fields
         parameters.merge(form.fields) { _, body in body }
         let response = api.handle(parameters, oauthConsumerKey: Self.oauthConsumerKey(request.param("HTTP_AUTHORIZATION")),
                                   siteURL: Self.siteURL(request, publicURL: publicURL))
         let head = "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
-            + "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n\r\n"
+            + "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n\(Self.crossOrigin)\r\n"
         let method = parameters["method"].map { AccessLog.field(String(decoding: $0.prefix(64), as: UTF8.self)) } ?? "-"
         let outcome = api.lastFailure.map { "flickr-error-\($0.code)" } ?? "ok"
         return (Array(head.utf8) + response.body, method, outcome)
     }
+
+    /// Any web page may read the answers, as Flickr's own may be read
+    /// (browser clients, flickr-sdk): they are public, and no cookie or
+    /// session is ever read on this route.
+    static let crossOrigin = "Access-Control-Allow-Origin: *\r\n"
 
     /// The installation's root (`…/iReporter/`) for the answers' absolute
     /// URLs (`SiteRoot`'s rules).
