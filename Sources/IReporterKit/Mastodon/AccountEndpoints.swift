@@ -54,6 +54,20 @@ struct AccountEndpoints: MastodonEndpoints {
         return AccountEntity(person: summary.person, followersCount: summary.counts.followers, followingCount: summary.counts.following)
     }
 
+    /// The accounts of a list (followers, following, who likes a photo) with
+    /// their counts and join date, which apps show under each name (Ice
+    /// Cubes: "N followers"); one `person` each, a page being at most 40.
+    /// One gone meanwhile is listed by its id and name alone.
+    static func accounts(_ rows: [(userID: Int64, username: [UInt8]?)], statuses: MastodonStatuses) throws -> [AccountEntity] {
+        try rows.map { row in
+            do {
+                return try account(row.userID, statuses: statuses)
+            } catch let error as MastodonError where error.status == 404 {
+                return AccountEntity(id: row.userID, username: row.username)
+            }
+        }
+    }
+
     /// The account `acct` names (`name`, `@name` or `name@` this site's
     /// host), as logging in finds it. Any other host's `name` is someone
     /// elsewhere, not ours of that name. A username may hold an `@` itself

@@ -56,7 +56,7 @@ struct FollowEndpoints: MastodonEndpoints {
         guard let list = try statuses.run(command, page.cursor(["IdUser": String(id)])) as? FollowList else {
             throw MastodonError.unavailable
         }
-        let accounts = list.rows.map { AccountEntity(id: $0.userID, username: $0.username) }
+        let accounts = try AccountEndpoints.accounts(list.rows.map { ($0.userID, $0.username) }, statuses: statuses)
         var answer = MastodonAnswer.json(AccountList.json(accounts, links: statuses.links))
         if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: list.rows.map(\.id)) {
             answer.headers.append(link)

@@ -56,7 +56,8 @@ struct StatusEndpoints: MastodonEndpoints {
             let status = try statuses.status(of: call)
             guard case .photo(let id) = status.id else { return .emptyList }
             let limit = try TimelinePage(call.parameters).limit
-            let likers = try api.services.votes.likers(of: id, limit: limit).map { AccountEntity(id: $0.userID, username: $0.username) }
+            let likers = try AccountEndpoints.accounts(try api.services.votes.likers(of: id, limit: limit).map { ($0.userID, $0.username) },
+                                                       statuses: statuses)
             return .json(AccountList.json(likers, links: statuses.links))
         }
         // One's favourites: `liked`, paged by photo (a vote keeps no time).

@@ -29,6 +29,9 @@ struct MastodonGraphTests {
         #expect(try door.ids(relationships) == ["1"], "no account 9: left out")
         let followers = door.call(.get, "/api/v1/accounts/2/followers")
         #expect(try door.ids(followers) == ["1"])
+        // Each with its counts, which apps show under the name.
+        guard case .array(let listed)? = try? door.json(followers), let follower = listed.first else { Issue.record("no follower"); return }
+        #expect(follower["following_count"] == .number(Array("1".utf8)) && follower["followers_count"] == .number(Array("0".utf8)))
         #expect(try door.ids(door.call(.get, "/api/v1/accounts/1/following")) == ["2"])
         #expect(door.call(.get, "/api/v1/accounts/9/followers").status == 404)
         #expect(body(door.call(.post, "/api/v1/accounts/1/follow", token: bob)) == #"{"error":"You cannot follow yourself"}"#)

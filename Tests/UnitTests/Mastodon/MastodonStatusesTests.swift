@@ -286,6 +286,13 @@ struct MastodonStatusesTests {
         #expect(try harness.body([("command", "stream"), ("extras", "likes")]).contains(#""likes":"1""#))
         guard case .array(let likers) = try json(call(.get, "/api/v1/statuses/\(photo)/favourited_by")) else { return }
         #expect(likers.compactMap { string($0["username"]) } == ["bob"])
+        #expect(likers.first?["statuses_count"] == .number(Array("0".utf8)) && likers.first?["created_at"] != nil)
+        let alicesOwn = try json(call(.post, "/api/v1/statuses/\(photo)/favourite", token: token()))
+        #expect(alicesOwn["favourites_count"] == .number(Array("2".utf8)))
+        guard case .array(let both) = try json(call(.get, "/api/v1/statuses/\(photo)/favourited_by")),
+              let alice = both.first(where: { string($0["username"]) == "alice" }) else { Issue.record("no alice"); return }
+        #expect(alice["statuses_count"] == .number(Array("1".utf8)), "with her counts, not 0")
+        _ = call(.post, "/api/v1/statuses/\(photo)/unfavourite", token: token())
         #expect(try json(call(.get, "/api/v1/statuses/\(photo)", token: token()))["favourited"] == .bool(false), "alice's view")
         let unliked = try json(call(.post, "/api/v1/statuses/\(photo)/unfavourite", token: bob))
         #expect(unliked["favourited"] == .bool(false))
