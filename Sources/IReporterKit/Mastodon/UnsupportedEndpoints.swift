@@ -41,6 +41,8 @@ struct UnsupportedEndpoints: MastodonEndpoints {
         (.post, "/api/v1/domain_blocks", OAuthScope("write:blocks"), "Blocking is"),
         (.post, "/api/v1/reports", OAuthScope("write:reports"), "Reports are"),
         (.post, "/api/v1/markers", OAuthScope("write:statuses"), "Read markers are"),
+        (.post, "/api/v1/accounts/:id/note", OAuthScope("write:accounts"), "Private notes on accounts are"),
+        (.post, "/api/v1/accounts/:id/remove_from_followers", OAuthScope("write:follows"), "Removing a follower is"),
         // A 404 said "Record not found", which clients show as a missing account.
         (.patch, "/api/v1/accounts/update_credentials", OAuthScope("write:accounts"), "Editing a profile is"),
     ]

@@ -65,6 +65,12 @@ struct MastodonRouterTests {
         let profile = mastodon.answer(MastodonRequest(method: .patch, path: "/api/v1/accounts/update_credentials",
                                                       authorization: "Bearer \(token("write"))"))
         #expect(profile.status == 422 && text(profile) == #"{"error":"Editing a profile is not supported by this server"}"#)
+        // Not "Record not found", which apps show as a missing account.
+        for (path, what) in [("note", "Private notes on accounts are"), ("remove_from_followers", "Removing a follower is")] {
+            let answer = mastodon.answer(MastodonRequest(method: .post, path: "/api/v1/accounts/1/\(path)",
+                                                         authorization: "Bearer \(token("write"))"))
+            #expect(answer.status == 422 && text(answer) == #"{"error":""# + what + #" not supported by this server"}"#)
+        }
     }
 
     @Test func scopesParseAsMastodonsAndNothingElse() {
