@@ -11,9 +11,15 @@ struct NotificationEndpoints: MastodonEndpoints {
             guard !kinds.isEmpty else { return .emptyList }
             let page = try TimelinePage(call.parameters)
             let types = kinds.map(\.rawValue).joined(separator: ",")
-            let found = try Self.notifications(page.cursor(["types": types]), statuses: statuses)
+            var arguments = page.cursor(["types": types])
+            if let account = try call.parameters.integer("account_id") {
+                guard account > 0 else { return .emptyList }
+                arguments.fields["IdUser"] = Array(String(account).utf8)
+            }
+            let found = try Self.notifications(arguments, statuses: statuses)
             var answer = MastodonAnswer.json(NotificationEntity.list(found, links: statuses.links))
             let filters = ["types", "exclude_types"].map { (name: "\($0)[]", values: call.parameters.strings($0)) }
+                + [(name: "account_id", values: call.parameters.string("account_id").map { [$0] } ?? [])]
             if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: found.map(\.record.id),
                                     carrying: filters) {
                 answer.headers.append(link)

@@ -57,13 +57,20 @@ public protocol NotificationStore: AnyObject {
     func withdrawMention(commentID: Int64) throws
     /// Removes every notification about this photo (it was deleted).
     func withdrawAll(photoID: Int64) throws
-    /// A page of `recipient`'s, of these kinds, newest first; those whose
-    /// actor's account is gone are not shown.
-    func notifications(for recipient: Int64, kinds: Set<NotificationKind>, page: PageCursor) throws -> [NotificationRecord]
+    /// A page of `recipient`'s, of these kinds (and by `actor` alone when
+    /// given), newest first; those whose actor's account is gone are not shown.
+    func notifications(for recipient: Int64, kinds: Set<NotificationKind>, actor: Int64?, page: PageCursor) throws -> [NotificationRecord]
     /// Removes one of `recipient`'s; false when they have no such one.
     func dismiss(id: Int64, for recipient: Int64) throws -> Bool
     /// Removes all of `recipient`'s; how many.
     func dismissAll(for recipient: Int64) throws -> Int
     /// Removes every notification to or by `userID` (the account was deleted).
     func forget(userID: Int64) throws
+}
+
+extension NotificationStore {
+    /// A page of `recipient`'s of these kinds, whoever did them.
+    func notifications(for recipient: Int64, kinds: Set<NotificationKind>, page: PageCursor) throws -> [NotificationRecord] {
+        try notifications(for: recipient, kinds: kinds, actor: nil, page: page)
+    }
 }

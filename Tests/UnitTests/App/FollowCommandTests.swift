@@ -204,8 +204,9 @@ struct FollowCommandTests {
         func withdraw(_ event: NotificationEvent) throws { try store.withdraw(event) }
         func withdrawMention(commentID: Int64) throws { try store.withdrawMention(commentID: commentID) }
         func withdrawAll(photoID: Int64) throws { try store.withdrawAll(photoID: photoID) }
-        func notifications(for recipient: Int64, kinds: Set<NotificationKind>, page: PageCursor) throws -> [NotificationRecord] {
-            try store.notifications(for: recipient, kinds: kinds, page: page)
+        func notifications(for recipient: Int64, kinds: Set<NotificationKind>, actor: Int64?,
+                           page: PageCursor) throws -> [NotificationRecord] {
+            try store.notifications(for: recipient, kinds: kinds, actor: actor, page: page)
         }
         func dismiss(id: Int64, for recipient: Int64) throws -> Bool { try store.dismiss(id: id, for: recipient) }
         func dismissAll(for recipient: Int64) throws -> Int { try store.dismissAll(for: recipient) }

@@ -54,6 +54,23 @@ struct MastodonGraphTests {
         #expect(try door.ids(door.call(.get, "/api/v1/accounts/2/followers", [("limit", "2"), ("max_id", "2")])) == ["3"])
     }
 
+    /// `account_id` (Mastodon.py's notifications(account_id=), the apps'
+    /// notifications from one account): what that person did alone.
+    @Test func notificationsOfOneAccount() throws {
+        try door.harness.send([("command", "register"), ("username", "carol"), ("password", "p")])
+        let photo = try #require(door.string(try door.post("Sunset")["id"]))
+        #expect(door.call(.post, "/api/v1/statuses/\(photo)/favourite", token: door.token(user: 1)).status == 200)
+        #expect(door.call(.post, "/api/v1/accounts/2/follow", token: door.token(user: 3)).status == 200)
+        #expect(door.call(.post, "/api/v1/accounts/2/follow", token: door.token(user: 1)).status == 200)
+        let alice = door.token()
+        let bobs = door.call(.get, "/api/v1/notifications", token: alice, [("account_id", "1"), ("limit", "1")])
+        #expect(try door.ids(bobs) == ["3"])
+        #expect(bobs.headers.first { $0.name == "Link" }?.value.contains("account_id=1") == true, "the next page is bob's too")
+        #expect(try door.ids(door.call(.get, "/api/v1/notifications", token: alice, [("account_id", "1"), ("max_id", "3")])) == ["1"])
+        #expect(try door.ids(door.call(.get, "/api/v1/notifications", token: alice, [("account_id", "3")])) == ["2"])
+        #expect(body(door.call(.get, "/api/v1/notifications", token: alice, [("account_id", "9")])) == "[]")
+    }
+
     @Test func notificationsAreMastodonsWithTheirStatuses() throws {
         let status = try door.post("Sunset") // alice's photo 2
         let photo = try #require(door.string(status["id"]))

@@ -41,15 +41,17 @@ public final class MariaDBNotificationStore: NotificationStore {
         """
         SELECT STRAIGHT_JOIN n.id, n.kind, n.recipient, n.actor, l.username, n.IdPhoto, n.IdComment, c.text, n.created \
         FROM notifications n JOIN login l ON (l.IdUser = n.actor) LEFT JOIN comments c ON (c.IdComment = n.IdComment) \
-        WHERE n.recipient = ? AND FIND_IN_SET(n.kind, ?) AND n.id > ? AND n.id < ? ORDER BY n.id \(order) LIMIT ?
+        WHERE n.recipient = ? AND FIND_IN_SET(n.kind, ?) AND (? = 0 OR n.actor = ?) AND n.id > ? AND n.id < ? \
+        ORDER BY n.id \(order) LIMIT ?
         """
     }
 
-    public func notifications(for recipient: Int64, kinds: Set<NotificationKind>,
+    public func notifications(for recipient: Int64, kinds: Set<NotificationKind>, actor: Int64?,
                               page: PageCursor) throws -> [NotificationRecord] {
         let kindList = NotificationKind.allCases.filter(kinds.contains).map(\.rawValue).joined(separator: ",")
         return page.newestFirst(try database.query(Self.pageSQL(order: page.sqlOrder),
-                                                   [.int(recipient), .bytes(Array(kindList.utf8))] + page.sqlArguments)
+                                                   [.int(recipient), .bytes(Array(kindList.utf8)), .int(actor ?? 0), .int(actor ?? 0)]
+                                                       + page.sqlArguments)
             .compactMap(Self.record))
     }
 

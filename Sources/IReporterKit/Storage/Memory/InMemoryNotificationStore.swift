@@ -26,9 +26,10 @@ public final class InMemoryNotificationStore: NotificationStore {
 
     public func withdrawAll(photoID: Int64) throws { rows.removeAll { $0.event.photoID == photoID } }
 
-    public func notifications(for recipient: Int64, kinds: Set<NotificationKind>,
+    public func notifications(for recipient: Int64, kinds: Set<NotificationKind>, actor: Int64?,
                               page: PageCursor) throws -> [NotificationRecord] {
-        page.pick(rows.reversed().filter { $0.event.recipient == recipient && kinds.contains($0.event.kind) && page.contains($0.id) }
+        page.pick(rows.reversed().filter { $0.event.recipient == recipient && kinds.contains($0.event.kind) && page.contains($0.id)
+                                           && (actor == nil || $0.event.actor == actor) }
             .compactMap { row -> NotificationRecord? in
                 guard let actor = self.users.accounts.first(where: { $0.id == row.event.actor }) else { return nil }
                 let text = row.event.commentID.map { id in self.photos.commentRows.first { $0.id == id }?.text }
