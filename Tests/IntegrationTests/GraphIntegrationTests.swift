@@ -71,6 +71,7 @@ extension DatabaseTests {
                 NotificationRecord(id: first, event: liked, actorName: Array("u1".utf8), text: nil, created: 10),
             ], "the one by an account that is gone is not shown")
             #expect(try store.notifications(for: 2, kinds: [.follow, .favourite], page: PageCursor(count: 10)).map(\.id) == [second, first])
+            #expect(try store.notifications(for: 2, kinds: all, actor: 1, page: PageCursor(count: 10)).map(\.id) == [first], "one actor's")
             #expect(try store.notifications(for: 2, kinds: all, page: PageCursor(before: third, count: 1)).map(\.id) == [second])
             #expect(try store.notifications(for: 1, kinds: all, page: PageCursor(count: 10)).isEmpty)
             try store.withdraw(liked)
@@ -125,12 +126,15 @@ extension DatabaseTests {
                 """)
             for table in ["login", "photos", "follows", "notifications"] { _ = try database.query("ANALYZE TABLE \(table)") }
             let page: [DatabaseValue] = [.int(0), .int(Int64.max), .int(50)]
+            let kinds: [DatabaseValue] = [.int(7), .bytes(Array("favourite,follow,mention".utf8))]
+            let anyone: [DatabaseValue] = kinds + [.int(0), .int(0)] + page, oneActor: [DatabaseValue] = kinds + [.int(3), .int(3)] + page
             // Newest first, and oldest first from `since` (`after`).
             let plans: [(String, [DatabaseValue], String)] = ["DESC", "ASC"].flatMap { order in [
                 (MariaDBFollowStore.listSQL(of: "followee", showing: "follower", order: order), [.int(7)] + page, "followee_id"),
                 (MariaDBFollowStore.listSQL(of: "follower", showing: "followee", order: order), [.int(7)] + page, "follower_id"),
-                (MariaDBNotificationStore.pageSQL(order: order), [.int(7), .bytes(Array("favourite,follow,mention".utf8))] + page,
-                 "recipient_id"),
+                // Anyone's, and one actor's (the Mastodon API's account_id): the same range.
+                (MariaDBNotificationStore.pageSQL(order: order), anyone, "recipient_id"),
+                (MariaDBNotificationStore.pageSQL(order: order), oneActor, "recipient_id"),
             ] }
             for (sql, parameters, key) in plans {
                 let first = try #require(try TestServices.explain(sql, parameters, database).first)
