@@ -201,6 +201,23 @@ def test_flickr_api_photo_info_and_its_owner(flickr_api_at, base_url):
     assert failure.value.code == 1
 
 
+def test_flickr_api_downloads_a_photo_whose_size_was_never_kept(flickr_api_at, db, tmp_path):
+    """A PHP-era photo has no photo_details row: getSizes reads its size from
+    the file's header (flickr_api takes every size's width and height to
+    choose the largest, and failed with KeyError: 'height')."""
+    kept = db.run("SELECT created, width, height FROM photo_details WHERE IdPhoto = 4")[0]
+    db.run("DELETE FROM photo_details WHERE IdPhoto = 4")
+    try:
+        photo = flickr_api_at.Photo(id="4")
+        sizes = photo.getSizes()
+        assert (sizes["Original"]["width"], sizes["Original"]["height"]) == (640, 640), sizes["Original"]
+        saved = tmp_path / "legacy"
+        photo.save(str(saved))
+        assert jpeg_size((tmp_path / "legacy.jpg").read_bytes()) == (640, 640)
+    finally:
+        db.run(f"INSERT INTO photo_details (IdPhoto, created, width, height) VALUES (4, {', '.join(kept)})")
+
+
 def test_flickr_api_search_with_extras_and_a_download(flickr_api_at, tmp_path):
     photos = flickr_api_at.Photo.search(text="zoe", extras="owner_name,date_taken,license,views,tags,date_upload,o_dims")
     assert [p.id for p in photos] == ["2"]

@@ -20,6 +20,15 @@ public protocol PhotoFileStore {
     /// The photo as stored (in the tree under its secret, else under its
     /// 2012 name); nil when it has no file.
     func original(id: Int64, secret: PhotoSecret?) throws -> [UInt8]?
+    /// The photo's size as shown (EXIF orientation applied), read from its
+    /// file's header alone, for a photo whose size was never kept (stored
+    /// by the PHP version or before migration 003); nil where that costs more
+    /// than a header (a bucket), or when there is no such file.
+    func originalDimensions(id: Int64, secret: PhotoSecret?) -> (width: Int, height: Int)?
+}
+
+extension PhotoFileStore {
+    public func originalDimensions(id: Int64, secret: PhotoSecret?) -> (width: Int, height: Int)? { nil }
 }
 
 /// What the size route (`PhotoSizes`) needs of the photo store: a size

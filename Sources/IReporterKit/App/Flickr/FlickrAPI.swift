@@ -18,6 +18,7 @@ public final class FlickrAPI {
     private let search: any PhotoSearch
     private let photos: any PhotoStore
     private let comments: any CommentStore
+    private let photoFiles: any PhotoFileStore
     /// Empty: any key (or none) is accepted.
     private let apiKeys: Set<String>
     private let answers: AnswerCache<ListQuestion, [UInt8]>
@@ -48,6 +49,7 @@ public final class FlickrAPI {
         search = services.search
         photos = services.photos
         comments = services.comments
+        photoFiles = services.photoFiles
         self.apiKeys = apiKeys
         answers = AnswerCache(counters: services.counters, maxAgeMillis: Int64(services.policy.searchCacheMillis), clock: services.clock)
     }
@@ -112,7 +114,12 @@ public final class FlickrAPI {
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
                 return .success([call.person(person)])
             case .photosGetInfo: return .success([call.info(try info(try photo(call)))])
-            case .photosGetSizes: return .success([call.sizes(try described([try photo(call)])[0])])
+            case .photosGetSizes:
+                var described = try described([try photo(call)])[0]
+                if described.details == nil {
+                    described.measured = photoFiles.originalDimensions(id: described.record.id, secret: described.secret)
+                }
+                return .success([call.sizes(described)])
             case .photosCommentsGetList:
                 // Flickr's order, oldest first; no `comment` at all when there is none.
                 let found = try photo(call)

@@ -24,6 +24,11 @@ struct FlickrCall {
         let secret: PhotoSecret?
         /// nil for a photo from before migration 003: no dimensions then.
         let details: PhotoDetails?
+        /// The original's size read from its file, for one photo without
+        /// details (`getSizes`: flickr_api reads every size's width and height).
+        var measured: (width: Int, height: Int)? = nil
+
+        var dimensions: (width: Int, height: Int)? { details.map { ($0.width, $0.height) } ?? measured }
     }
 
     /// Without a secret: the 2012 thumbnail (180 square) for the small sizes, the photo for the others.
@@ -114,10 +119,10 @@ struct FlickrCall {
             if size.isSquare || size == .thumbnail || size == .small240 {
                 return (Array("\(siteURL)upload/\(id)-thumb.jpg".utf8), (Int(Self.thumbnailSide), Int(Self.thumbnailSide)))
             }
-            return (Array("\(siteURL)upload/\(id).jpg".utf8), nil)
+            return (Array("\(siteURL)upload/\(id).jpg".utf8), photo.dimensions)
         }
         return (Array((siteURL + PhotoTree.urlPath(id: id, secret: secret, size: size)).utf8),
-                photo.details.map { size.dimensions(ofPhoto: $0.width, $0.height) })
+                photo.dimensions.map { size.dimensions(ofPhoto: $0.width, $0.height) })
     }
 
     /// Flickr's photo identity: ids as strings, the secret and server of

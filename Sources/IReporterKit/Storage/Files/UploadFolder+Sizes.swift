@@ -19,6 +19,15 @@ extension UploadFolder: PhotoSizeFiles {
         return storedSize(.original, id: id, secret: secret)
     }
 
+    public func originalDimensions(id: Int64, secret: PhotoSecret?) -> (width: Int, height: Int)? {
+        let paths = (secret.map { [tree.path(id: id, secret: $0, size: .original)] } ?? []) + [photoPath(id: id)]
+        for path in paths {
+            guard let header = try? Thumbnailer.readHeader(ofFileAt: path) else { continue }
+            return (header.displayWidth, header.displayHeight)
+        }
+        return nil
+    }
+
     public func original(id: Int64, secret: PhotoSecret?) -> [UInt8]? {
         secret.flatMap { storedSize(.original, id: id, secret: $0) } ?? readFile(photoPath(id: id))
     }
