@@ -27,6 +27,8 @@ extension DatabaseTests {
             #expect(try graph.followers(of: 2, page: PageCursor(before: edge, count: 10)).map(\.userID) == [1])
             #expect(try graph.followers(of: 2, page: PageCursor(count: 1)).map(\.userID) == [3])
             #expect(try graph.following(of: 1, page: PageCursor(count: 10)).map(\.userID) == [3, 2])
+            #expect(try graph.familiarFollowers(of: 2, viewer: 1, limit: 10).map(\.userID) == [3], "1 follows 3, who follows 2")
+            #expect(try graph.familiarFollowers(of: 2, viewer: 3, limit: 10).isEmpty)
             #expect(try graph.counts(of: 2, viewer: 1) == FollowCounts(followers: 3, following: 0, followedByViewer: true))
             #expect(try graph.counts(of: 1, viewer: 2) == FollowCounts(followers: 0, following: 2, followedByViewer: false))
             #expect(try graph.counts(of: 1, viewer: nil).followedByViewer == nil)
@@ -136,7 +138,8 @@ extension DatabaseTests {
                 (MariaDBNotificationStore.pageSQL(order: order), anyone, "recipient_id"),
                 (MariaDBNotificationStore.pageSQL(order: order), oneActor, "recipient_id"),
             ] }
-            for (sql, parameters, key) in plans {
+            let familiar: (String, [DatabaseValue], String) = (MariaDBFollowStore.familiarSQL, [.int(7), .int(8), .int(40)], "follower_id")
+            for (sql, parameters, key) in plans + [familiar] {
                 let first = try #require(try TestServices.explain(sql, parameters, database).first)
                 let extra = first["Extra"].map { String(decoding: $0, as: UTF8.self) } ?? ""
                 #expect(first["type"] == Array("range".utf8) || first["type"] == Array("ref".utf8), "\(sql): \(extra)")

@@ -34,6 +34,7 @@ public final class IReporterAPI {
         router.register(FollowCommand(services, follows: false))
         router.register(FollowListCommand(services, .followers))
         router.register(FollowListCommand(services, .following))
+        router.register(FamiliarFollowersCommand(services))
         router.register(PersonCommand(services))
         router.register(FeedCommand(services))
         router.register(LikedCommand(services))

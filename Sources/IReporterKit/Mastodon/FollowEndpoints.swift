@@ -31,11 +31,38 @@ struct FollowEndpoints: MastodonEndpoints {
             }
             return .json(RelationshipEntity.list(relationships))
         }
+        // The profile's "followed by … you know": `familiar_followers` for each id asked.
+        router.add(.get, "/api/v1/accounts/familiar_followers", scope: OAuthScope("read:follows")) { call in
+            _ = try call.user()
+            let links = MastodonLinks(siteURL: call.request.siteURL)
+            let context = call.commandContext()
+            var json = PHPJSONWriter()
+            json.raw("[")
+            var first = true
+            for text in call.parameters.strings("id").prefix(Self.maxRelationships) {
+                guard let id = CommandParameter.wholeNumber(Array(text.utf8), in: 1...Int64.max) else { continue }
+                let arguments: CommandArguments = ["IdUser": String(id), "count": String(Self.maxFamiliarFollowers)]
+                guard let list = try call.run("familiar_followers", arguments, in: context) as? FollowList else {
+                    throw MastodonError.unavailable
+                }
+                if !first { json.raw(",") }
+                first = false
+                json.raw("{\"id\":")
+                json.string(String(id))
+                json.raw(",\"accounts\":")
+                json.raw(json: AccountList.json(list.rows.map { AccountEntity(id: $0.userID, username: $0.username) }, links: links))
+                json.raw("}")
+            }
+            json.raw("]")
+            return .json(json.bytes)
+        }
         router.add(.get, "/api/v1/follow_requests", scope: OAuthScope("read:follows")) { _ in .emptyList }
     }
 
     /// The most accounts one `relationships` request answers for (each costs its queries).
     static let maxRelationships = 40
+    /// The familiar followers listed per account (apps show a few names).
+    static let maxFamiliarFollowers = 40
 
     /// The account as `person` answers it for the call's user; nil when there is none.
     static func person(_ id: Int64, _ call: MastodonCall, in context: CommandContext) throws -> PersonSummary? {

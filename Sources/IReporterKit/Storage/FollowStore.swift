@@ -36,6 +36,9 @@ public protocol FollowStore: AnyObject {
     func followers(of userID: Int64, page: PageCursor) throws -> [FollowRecord]
     /// Those `userID` follows, newest edge first.
     func following(of userID: Int64, page: PageCursor) throws -> [FollowRecord]
+    /// Those `viewer` follows who follow `userID` too, newest of `viewer`'s
+    /// edges first, at most `limit` (a record's id is `viewer`'s edge's).
+    func familiarFollowers(of userID: Int64, viewer: Int64, limit: Int) throws -> [FollowRecord]
     func counts(of userID: Int64, viewer: Int64?) throws -> FollowCounts
     /// Whether `follower` follows `followee`.
     func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool

@@ -124,14 +124,14 @@ struct CommandDescriptorTests {
     @Test func theServicesCommandsAreDescribedTruly() throws {
         let api = IReporterAPI(services: try AppServices.inMemory())
         let commands = Dictionary(uniqueKeysWithValues: api.router.descriptors.map { ($0.name, $0) })
-        #expect(commands.count == 30)
+        #expect(commands.count == 31)
         #expect(commands.keys.allSatisfy { $0.utf8.count <= APIResponder.loggedCommandBytes }, "logged and counted by their whole name")
         #expect(Set(commands.values.filter(\.readOnly).map(\.name))
-                == ["stream", "comments", "effects", "search", "followers", "following", "person", "feed", "liked",
+                == ["stream", "comments", "effects", "search", "followers", "following", "familiar_followers", "person", "feed", "liked",
                     "notifications", "notification_channel", "authorized_apps"])
         #expect(Set(commands.values.filter(\.signIn).map(\.name))
                 == ["upload", "comment", "uncomment", "like", "dislike", "unvote", "delete", "preview", "follow", "unfollow", "feed",
-                    "liked", "notifications", "dismiss", "notification_channel", "authorized_apps", "revoke_app", "change_password", "export",
+                    "familiar_followers", "liked", "notifications", "dismiss", "notification_channel", "authorized_apps", "revoke_app", "change_password", "export",
                     "delete_account"])
         #expect(Set(commands.values.filter { !$0.isJSONRPCMethod }.map(\.name)) == ["upload", "preview", "export"])
         let preview = try #require(commands["preview"])

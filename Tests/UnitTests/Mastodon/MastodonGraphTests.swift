@@ -41,6 +41,20 @@ struct MastodonGraphTests {
         #expect(body(door.call(.get, "/api/v1/follow_requests", token: bob)) == "[]")
     }
 
+    /// A profile's "followed by … you know" (Ice Cubes, the official apps).
+    @Test func familiarFollowersAreThoseYouFollowWhoFollowThem() throws {
+        try door.harness.send([("command", "register"), ("username", "carol"), ("password", "p")])
+        // bob (1) follows carol (3); carol and bob follow alice (2).
+        #expect(door.call(.post, "/api/v1/accounts/3/follow", token: door.token(user: 1)).status == 200)
+        #expect(door.call(.post, "/api/v1/accounts/2/follow", token: door.token(user: 3)).status == 200)
+        #expect(door.call(.post, "/api/v1/accounts/2/follow", token: door.token(user: 1)).status == 200)
+        let answer = door.call(.get, "/api/v1/accounts/familiar_followers", token: door.token(user: 1),
+                               [("id[]", "x"), ("id[]", "2"), ("id[]", "3")])
+        #expect(body(answer).hasPrefix(#"[{"id":"2","accounts":[{"id":"3","username":"carol","#), "\(body(answer))")
+        #expect(body(answer).contains(#"{"id":"3","accounts":[]}"#), "\(body(answer))")
+        #expect(door.call(.get, "/api/v1/accounts/familiar_followers", [("id[]", "2")]).status == 401)
+    }
+
     @Test func followersPageWithLinks() throws {
         for name in ["carol", "dave", "erin"] {
             try harness.send([("command", "register"), ("username", name), ("password", "p")])

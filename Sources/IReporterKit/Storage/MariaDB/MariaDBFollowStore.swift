@@ -40,11 +40,25 @@ public final class MariaDBFollowStore: FollowStore {
         try list(Self.listSQL(of: "follower", showing: "followee", order: page.sqlOrder), userID, page)
     }
 
+    /// `viewer`'s edges on `follower_id`, newest first, each kept when its
+    /// followee follows `userID` (one point of `follower_followee`).
+    static let familiarSQL = """
+        SELECT STRAIGHT_JOIN g.id, l.IdUser, l.username FROM follows g FORCE INDEX (follower_id) \
+        JOIN follows f ON (f.follower = g.followee AND f.followee = ?) JOIN login l ON (l.IdUser = g.followee) \
+        WHERE g.follower = ? ORDER BY g.id DESC LIMIT ?
+        """
+
+    public func familiarFollowers(of userID: Int64, viewer: Int64, limit: Int) throws -> [FollowRecord] {
+        try reads.query(Self.familiarSQL, [.int(userID), .int(viewer), .int(Int64(limit))]).compactMap(Self.record)
+    }
+
+    private static func record(_ row: Row) -> FollowRecord? {
+        guard let id = row.int64("id"), let userID = row.int64("IdUser") else { return nil }
+        return FollowRecord(id: id, userID: userID, username: row["username"] ?? [])
+    }
+
     private func list(_ sql: String, _ userID: Int64, _ page: PageCursor) throws -> [FollowRecord] {
-        page.newestFirst(try reads.query(sql, [.int(userID)] + page.sqlArguments).compactMap { row in
-            guard let id = row.int64("id"), let userID = row.int64("IdUser") else { return nil }
-            return FollowRecord(id: id, userID: userID, username: row["username"] ?? [])
-        })
+        page.newestFirst(try reads.query(sql, [.int(userID)] + page.sqlArguments).compactMap(Self.record))
     }
 
     /// Index ranges on `followee_id`, `follower_id` and one point of `follower_followee`.

@@ -33,6 +33,12 @@ public final class InMemoryFollowStore: FollowStore {
         list(page) { $0.follower == userID ? $0.followee : nil }
     }
 
+    public func familiarFollowers(of userID: Int64, viewer: Int64, limit: Int) throws -> [FollowRecord] {
+        list(PageCursor(count: limit)) { edge in
+            edge.follower == viewer && edges.contains { $0.follower == edge.followee && $0.followee == userID } ? edge.followee : nil
+        }
+    }
+
     /// The accounts `listed` picks from the edges in the page, newest edge
     /// first; those without an account are not shown.
     private func list(_ page: PageCursor,
