@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -618,6 +619,62 @@ def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
     button(phone, "Log out").click()
     wait_for(lambda: button(phone, "Log in"), what="logged out")
     assert console_errors(phone) == []
+
+
+def test_keys_views_and_names_as_a_person_meets_them(web_site, desktop, phone, client, images):
+    """From a review of the client as people use it: the cursor keys in the
+    comment field move its cursor, not to another photo; a photo opened from
+    Home closes back to Home; logging out from Home shows Explore, not the
+    login; a search holding "/" is searched whole; a name of 45 letters
+    without a space does not widen the phone's page; a tile's title is read
+    once (its picture has no alt of its own)."""
+    poster = client()
+    long_name = "w" * 45
+    assert "result" in poster.register(long_name, "pw").json()
+    for title in ("AC/DC live", "Second of two"):
+        assert poster.upload(images.photo, title=title).json() == {"successful": 1}
+    console_errors(desktop)  # read: what the pages before logged is not this test's
+    log_in(desktop, web_site, "reviewer", "pw", register=True)
+    button_follow = lambda: named(desktop, "Follow")
+    desktop.get(f"{web_site}#/user/{poster.login(long_name, 'pw').json()['result'][0]['IdUser']}")
+    wait_for(button_follow, what="Follow").click()
+    wait_for(lambda: named(desktop, "Unfollow"), what="followed")
+    link(desktop, "Home").click()
+    wait_for(lambda: tiles(desktop)[:2] == ["Second of two", "AC/DC live"], what="Home's photos")
+    alts = desktop.execute_script("return [...document.querySelectorAll('#grid .tile img')].map(image => image.alt)")
+    assert alts and set(alts) == {""}, alts
+    browser.open_newest(desktop)
+    title = desktop.find_element(By.ID, "viewer-title")
+    wait_for(lambda: title.text == "Second of two", what="the photo")
+    field = wait_for(lambda: by_label(desktop, "Comment"), what="the comment field")
+    field.send_keys("Nice shot teh")
+    field.send_keys(Keys.ARROW_LEFT, Keys.ARROW_RIGHT)
+    assert title.text == "Second of two", "the keys moved the cursor, not to another photo"
+    assert field.get_attribute("value") == "Nice shot teh"
+    desktop.find_element(By.ID, "viewer-close").click()
+    wait_for(lambda: not desktop.find_element(By.ID, "viewer").is_displayed(), what="the photo closed")
+    assert desktop.execute_script("return location.hash") == "#/home", "back where it was opened"
+    assert link(desktop, "Home").get_attribute("aria-current") == "page"
+    button(desktop, "Log out").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text.startswith("Explore"), what="Explore after the logout")
+    assert desktop.execute_script("return location.hash") == "#/"
+    assert not desktop.find_elements(By.CSS_SELECTOR, "dialog[open]"), "no login asked for"
+    desktop.get(f"{web_site}#/search/{urllib.parse.quote('AC/DC', safe='')}")
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Photos matching “AC/DC”", what="the whole search")
+    assert desktop.find_element(By.ID, "search-input").get_attribute("value") == "AC/DC"
+    assert console_errors(desktop) == []
+
+    phone.get(web_site)
+    wait_for(lambda: "AC/DC live" in tiles(phone), what="the photos on the phone")
+    for page in ("#/", f"#/user/{poster.login(long_name, 'pw').json()['result'][0]['IdUser']}"):
+        phone.get(web_site + page)
+        wait_for(lambda: long_name in phone.find_element(By.ID, "main").text, what=f"the long name on {page}")
+        assert phone.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{page} wider than the screen"
+    log_in(phone, web_site, long_name, "pw", register=False)
+    assert phone.execute_script("return document.documentElement.scrollWidth <= innerWidth"), "the bar wider than the screen"
+    assert named(phone, "Log out").is_displayed()
+    button(phone, "Log out").click()
+    wait_for(lambda: button(phone, "Log in"), what="logged out")
 
 
 def test_older_photos_come_as_you_scroll(web_site, phone, client, images):

@@ -52,11 +52,16 @@ export async function callForImage(command, fields) {
   throw new APIError('The server sent no image.');
 }
 
-/** Upload with progress (fetch cannot report upload progress). */
-export function upload(fields, onProgress) {
+/**
+ * Upload with progress (fetch cannot report upload progress); `signal`
+ * aborts it (an AbortError), as a Cancel while it is on its way asks.
+ */
+export function upload(fields, onProgress, signal) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', API_URL);
+    signal?.addEventListener('abort', () => request.abort());
+    request.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };

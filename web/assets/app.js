@@ -116,7 +116,7 @@ async function submitLogin(event) {
     setUser({ IdUser: String(user.IdUser), username: String(user.username) });
     $('login-password').value = '';
     $('login-dialog').close();
-    refresh();
+    route(); // the view (and a photo open) drawn again for the person now signed in
   } catch (failure) {
     showError(error, failure);
   }
@@ -143,7 +143,9 @@ async function logout() {
   try { await call('logout'); } catch { /* the session ends here either way */ }
   setUser(null);
   closeViewer();
-  refresh();
+  // Home, Liked, Notifications and Settings are a signed-in person's: Explore.
+  history.replaceState(null, '', '#/');
+  route();
 }
 
 function showError(element, failure) {
@@ -266,7 +268,7 @@ function photoItem(photo, place, eager) {
   // A photo whose file is gone (its size answers 404): a placeholder of the same box.
   image.addEventListener('error', () => image.replaceWith(unavailablePicture(photo)), { once: true });
   showPicture(image, photo, place);
-  image.alt = photo.title ?? '';
+  image.alt = ''; // the caption names the link: read once
   image.width = 180;
   image.height = 180;
   image.loading = eager ? 'eager' : 'lazy';
@@ -275,6 +277,7 @@ function photoItem(photo, place, eager) {
   caption.className = 'caption';
   const title = document.createElement('span');
   title.className = 'title';
+  title.dir = 'auto'; // a right-to-left title keeps its start when cut
   title.textContent = photo.title ?? '';
   const author = document.createElement('span');
   author.className = 'author';
@@ -407,6 +410,7 @@ function backHash() {
   const view = state.view;
   if (view.kind === 'search') return `#/search/${encodeURIComponent(view.query)}`;
   if (view.kind === 'user') return `#/user/${encodeURIComponent(view.userID)}`;
+  if (['home', 'liked', 'notifications'].includes(view.kind)) return `#/${view.kind}`;
   return '#/';
 }
 
@@ -484,9 +488,12 @@ async function renderComments(photo) {
   list.replaceChildren();
   if (section.hidden) return;
   try {
-    for (const comment of rows(await call('comments', { IdPhoto: photo.IdPhoto }))) list.append(commentItem(comment, photo));
+    const comments = rows(await call('comments', { IdPhoto: photo.IdPhoto }));
+    // Stepped to another photo meanwhile: these are not its comments.
+    if (state.current !== photo) return;
+    list.replaceChildren(...comments.map((comment) => commentItem(comment, photo)));
   } catch (failure) {
-    notifyViewer(failure);
+    if (state.current === photo) notifyViewer(failure);
   }
 }
 
@@ -495,6 +502,7 @@ function commentItem(comment, photo) {
   const author = document.createElement('strong');
   author.textContent = comment.username ?? '';
   const text = document.createElement('p');
+  text.dir = 'auto';
   text.textContent = comment.text ?? '';
   item.append(author, text);
   const mine = state.user && String(comment.IdUser) === String(state.user.IdUser);
@@ -525,23 +533,29 @@ function commentKey(event) {
   $('comment-form').requestSubmit();
 }
 
+/** A comment on its way: Enter or Send again meanwhile would post it twice. */
+let sendingComment = false;
+
 async function submitComment(event) {
   event.preventDefault();
   const photo = state.current;
   const text = $('comment-text').value;
-  if (!photo || !text.trim()) return;
+  if (!photo || !text.trim() || sendingComment) return;
+  sendingComment = true;
   try {
     await signedIn('comment', { IdPhoto: photo.IdPhoto, text });
     $('comment-text').value = '';
     renderComments(photo);
   } catch (failure) {
     notifyViewer(failure);
+  } finally {
+    sendingComment = false;
   }
 }
 
 // ------------------------------------------------------------ post a photo --
 
-const post = { file: null, sent: null, source: null, rendered: new Map(), chosen: '', photos: 0 };
+const post = { file: null, sent: null, source: null, rendered: new Map(), chosen: '', photos: 0, sending: null };
 
 /** How often a preview the server was too busy for is asked again, and after how long (ms, growing). */
 const BUSY_RETRIES = 5;
@@ -709,18 +723,24 @@ async function submitPost(event) {
   progress.hidden = false;
   progress.value = 0;
   $('upload-button').disabled = true;
+  const sending = new AbortController();
+  post.sending = sending;
   try {
     await upload({ title: $('post-title').value, effect: post.chosen || undefined, file },
-                 (fraction) => { progress.value = Math.round(fraction * 100); progress.textContent = `${progress.value}%`; });
+                 (fraction) => { progress.value = Math.round(fraction * 100); progress.textContent = `${progress.value}%`; },
+                 sending.signal);
+    post.sending = null;
     $('post-dialog').close();
     // On the stream already: the new photo joins the tiles shown (no redraw,
     // the place and focus kept); from elsewhere, the route draws the stream.
     if (state.view.kind === 'stream' && !location.hash.startsWith('#/photo/')) await catchUp().catch(() => notify('The photos could not be loaded.'));
     else location.hash = '#/';
   } catch (failure) {
+    if (failure.name === 'AbortError') return; // cancelled: the dialog is closed already
     if (failure instanceof APIError && failure.message === 'Authorization required') setUser(null);
     showError(error, failure);
   } finally {
+    if (post.sending === sending) post.sending = null;
     $('upload-button').disabled = false;
   }
 }
@@ -973,10 +993,14 @@ async function deleteAccount(event) {
 
 /** Shows the view the hash names; for a list of photos, resolves once they are drawn. */
 function route() {
-  const hash = decodeURIComponent(location.hash.slice(1) || '/');
-  const [, kind, value] = hash.split('/');
+  // Split before decoding: a search may hold a "/" (AC/DC).
+  const [, kind, encoded] = (location.hash.slice(1) || '/').split('/');
+  let value = encoded;
+  try { value = encoded === undefined ? undefined : decodeURIComponent(encoded); } catch { /* a stray % stays as typed */ }
   if (kind === 'photo' && value) {
-    if (state.photos.length === 0) refresh().then(() => openPhoto(value)); else openPhoto(value);
+    // A photo from the notifications is shown over them, not over a grid drawn behind.
+    if (state.photos.length === 0 && state.view.kind !== 'notifications') refresh().then(() => openPhoto(value));
+    else openPhoto(value);
     return;
   }
   closeViewer();
@@ -1151,7 +1175,10 @@ function start() {
   $('post-form').addEventListener('submit', submitPost);
   $('post-file').addEventListener('change', choosePhoto);
   $('effect-row').addEventListener('change', chooseEffect);
-  $('post-dialog').addEventListener('close', forgetPhoto); // no more previews asked for a photo let go
+  $('post-dialog').addEventListener('close', () => {
+    post.sending?.abort(); // Cancel while the photo is on its way: not posted
+    forgetPhoto(); // no more previews asked for a photo let go
+  });
   $('comment-form').addEventListener('submit', submitComment);
   $('password-form').addEventListener('submit', changePassword);
   $('delete-account').addEventListener('click', confirmDeletion);
@@ -1174,12 +1201,15 @@ function start() {
     closer.addEventListener('click', () => closer.closest('dialog').close());
   }
   document.addEventListener('keydown', (event) => {
-    if ($('viewer').hidden) return;
+    // A dialog over the photo (the login) has the keys; so has a field's cursor.
+    if ($('viewer').hidden || event.defaultPrevented || document.querySelector('dialog[open]')) return;
     if (event.key === 'Escape') closeViewer();
+    else if (event.target.closest('input, textarea, select, [contenteditable]')) return;
     else if (event.key === 'ArrowLeft') step(-1);
     else if (event.key === 'ArrowRight') step(1);
   });
-  swipe($('viewer'), (direction) => step(direction));
+  // On the photo: a drag across the comments selects their text.
+  swipe(document.querySelector('.viewer-stage'), (direction) => step(direction));
   doubleTap($('viewer-image'), likeByDoubleTap);
   // Infinite scroll: the next older page as the end of the list comes near (the button stays for keyboards).
   new IntersectionObserver((entries) => {
