@@ -646,6 +646,8 @@ def test_keys_views_and_names_as_a_person_meets_them(web_site, desktop, phone, c
     browser.open_newest(desktop)
     title = desktop.find_element(By.ID, "viewer-title")
     wait_for(lambda: title.text == "Second of two", what="the photo")
+    assert desktop.execute_script("return document.querySelector('header').inert && document.getElementById('main').inert"), \
+        "the page behind the photo (a modal dialog) takes no focus"
     field = wait_for(lambda: by_label(desktop, "Comment"), what="the comment field")
     field.send_keys("Nice shot teh")
     field.send_keys(Keys.ARROW_LEFT, Keys.ARROW_RIGHT)
@@ -675,6 +677,27 @@ def test_keys_views_and_names_as_a_person_meets_them(web_site, desktop, phone, c
     assert named(phone, "Log out").is_displayed()
     button(phone, "Log out").click()
     wait_for(lambda: button(phone, "Log in"), what="logged out")
+
+
+def test_features_are_asked_again_after_the_server_was_unreachable(web_site, client, images):
+    """The API unreachable as the page starts (a moment's outage): what the
+    server offers is asked again, not taken for the 2012 server's nothing."""
+    poster = client()
+    assert "result" in poster.register("outage", "pw").json()
+    assert poster.upload(images.photo, title="After the outage").json() == {"successful": 1}
+    driver = browser.start(*browser.DESKTOP)
+    try:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/iReporter/*"]})
+        driver.get(web_site)
+        wait_for(lambda: driver.find_element(By.ID, "notice").is_displayed(), what="the outage said")
+        assert not driver.find_element(By.ID, "search-form").is_displayed()
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        wait_for(lambda: driver.find_element(By.ID, "search-form").is_displayed(), timeout=15, what="search offered again")
+        wait_for(lambda: driver.find_element(By.ID, "heading").text.startswith("Explore"), what="the stream drawn anew")
+        wait_for(lambda: "After the outage" in tiles(driver), what="the photos")
+    finally:
+        driver.quit()
 
 
 def test_older_photos_come_as_you_scroll(web_site, phone, client, images):

@@ -373,6 +373,7 @@ async function openPhoto(id) {
   const viewer = $('viewer');
   if (viewer.hidden) {
     viewer.hidden = false;
+    setPageInert(true);
     document.documentElement.classList.add('viewing');
     viewer.classList.add('opening');
     requestAnimationFrame(() => viewer.classList.remove('opening'));
@@ -392,13 +393,23 @@ async function refreshCounts(photo) {
 
 function renderSteps() {
   const index = state.photos.indexOf(state.current);
+  const focused = document.activeElement;
   $('viewer-prev').disabled = index <= 0;
   $('viewer-next').disabled = index < 0 || index === state.photos.length - 1;
+  // A button that just became disabled would drop the focus to the page.
+  if (focused?.disabled) $('viewer-close').focus();
+}
+
+/** While the photo is shown (a modal dialog), the page behind takes no focus and is not read. */
+function setPageInert(inert) {
+  document.querySelector('header.bar').inert = inert;
+  $('main').inert = inert;
 }
 
 function closeViewer() {
   if ($('viewer').hidden) return;
   $('viewer').hidden = true;
+  setPageInert(false);
   document.documentElement.classList.remove('viewing');
   const id = state.current?.IdPhoto;
   state.current = null;
@@ -457,6 +468,7 @@ async function sendVote(photo, command) {
     const [counts] = rows(await signedIn(command, { IdPhoto: photo.IdPhoto }));
     if (counts) Object.assign(photo, counts);
     if (state.current === photo) renderVotes(photo);
+    $('viewer-error').hidden = true; // an earlier failure is over
   } catch (failure) {
     notifyViewer(failure);
   }
@@ -512,6 +524,7 @@ function commentItem(comment, photo) {
       try {
         await signedIn('uncomment', { IdComment: comment.IdComment });
         item.remove();
+        ($('comment-form').hidden ? $('viewer-close') : $('comment-text')).focus(); // not lost with the button
       } catch (failure) {
         notifyViewer(failure);
       }
@@ -545,6 +558,7 @@ async function submitComment(event) {
   try {
     await signedIn('comment', { IdPhoto: photo.IdPhoto, text });
     $('comment-text').value = '';
+    $('viewer-error').hidden = true; // an earlier failure is over
     renderComments(photo);
   } catch (failure) {
     notifyViewer(failure);
@@ -1139,10 +1153,13 @@ async function aboutPerson(userID) {
  * cursors (`before`, `since`, `count`), a person's photos, `delete`.
  */
 async function detectFeatures() {
+  let outage = false;
   const [extras, sizes, effects, search, person, liked] = await Promise.all([
     // A server with `extras` refuses an unknown one; the original ignores the field.
-    call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => failure instanceof APIError
-      && !failure.message.startsWith('The server')),
+    call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => {
+      outage = failure instanceof APIError && /^The server (cannot be reached|answered HTTP 5)/.test(failure.message);
+      return failure instanceof APIError && !failure.message.startsWith('The server');
+    }),
     // One that has the photos' sizes names them (a photo without a secret still keeps the 2012 URLs).
     call('stream', { count: 1, extras: 'secret,server' }).then(() => true, () => false),
     probe('effects'), probe('search', { q: 'a' }), probe('person', { IdUser: 1 }),
@@ -1158,7 +1175,16 @@ async function detectFeatures() {
   $('search-form').hidden = !state.features.search;
   renderViews();
   listenForNotifications();
+  // Down or unreachable as the page started: what it offers is asked again
+  // (not taken for the 2012 server's, which has none of it), the view drawn anew.
+  if (outage) {
+    setTimeout(() => detectFeatures().then(() => { if ($('viewer').hidden && !document.querySelector('dialog[open]')) route(); }),
+               FEATURES_RETRY_MS);
+  }
 }
+
+/** How soon what the server offers is asked again after it could not be reached. */
+const FEATURES_RETRY_MS = 5000;
 
 /** The command's answer; {} for an error answer (the command exists), null when absent. */
 async function probe(command, fields) {
