@@ -859,6 +859,7 @@ def test_settings_change_the_password_download_the_data_and_delete_the_account(w
     by_label(desktop, "New password").send_keys("second one")
     named(desktop, "Change password").click()
     wait_for(lambda: desktop.find_element(By.ID, "password-error").text == "Wrong password", what="the refusal")
+    assert desktop.execute_script("return document.activeElement.id") == "password-button", "the focus kept, not dropped to the page"
     by_label(desktop, "Current password").clear()
     by_label(desktop, "Current password").send_keys("first one")
     by_label(desktop, "New password").clear()

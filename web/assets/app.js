@@ -947,11 +947,16 @@ async function revokeApp(app, control) {
   }
 }
 
+/** A change on its way: the button says so (aria-disabled), and keeps the focus a disabled one would drop. */
+let changingPassword = false;
+
 async function changePassword(event) {
   event.preventDefault();
+  if (changingPassword) return;
   const [error, done] = [$('password-error'), $('password-done')];
   error.hidden = done.hidden = true;
-  $('password-button').disabled = true;
+  changingPassword = true;
+  $('password-button').setAttribute('aria-disabled', 'true');
   try {
     await signedIn('change_password', { password: appPassword($('current-password').value),
                                         new_password: appPassword($('new-password').value) });
@@ -961,7 +966,8 @@ async function changePassword(event) {
   } catch (failure) {
     showError(error, failure);
   } finally {
-    $('password-button').disabled = false;
+    changingPassword = false;
+    $('password-button').removeAttribute('aria-disabled');
   }
 }
 
