@@ -92,7 +92,8 @@ extension DatabaseTests {
             try TestServices.resetTables(phone.database)
         }
 
-        /// `flickr.people.getInfo`'s account: its name, photo count and first kept upload time.
+        /// `flickr.people.getInfo`'s account: its name, photo count and first
+        /// kept upload time (and the last: the Mastodon account's `last_status_at`).
         @Test func aPersonWithTheirPhotosCountAndFirstUpload() throws {
             for migrated in [true, false] {
                 let phone = try APIHarness(migrated: migrated)
@@ -105,7 +106,8 @@ extension DatabaseTests {
                 }
                 _ = try store.add(userID: 2, title: Array("t".utf8), publish: { _ in }, unpublish: { _ in })
                 #expect(try store.person(id: 1) == PersonRecord(id: 1, username: Array("alice".utf8), photoCount: 2,
-                                                                firstUpload: migrated ? 2000 : nil), "migrated: \(migrated)")
+                                                                firstUpload: migrated ? 2000 : nil, lastUpload: migrated ? 3000 : nil),
+                        "migrated: \(migrated)")
                 #expect(try store.person(id: 2) == PersonRecord(id: 2, username: Array("bob".utf8), photoCount: 1, firstUpload: nil),
                         "a photo without its details gives no first date")
                 #expect(try store.person(id: 3) == nil)

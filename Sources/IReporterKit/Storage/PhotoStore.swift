@@ -21,9 +21,11 @@ public struct PersonRecord: Sendable, Equatable {
     public var photoCount: Int64
     /// Unix seconds of the oldest upload whose time was kept (migration 003); nil: none.
     public var firstUpload: Int64?
+    /// And of the newest.
+    public var lastUpload: Int64?
 
-    public init(id: Int64, username: [UInt8], photoCount: Int64, firstUpload: Int64?) {
-        (self.id, self.username, self.photoCount, self.firstUpload) = (id, username, photoCount, firstUpload)
+    public init(id: Int64, username: [UInt8], photoCount: Int64, firstUpload: Int64?, lastUpload: Int64? = nil) {
+        (self.id, self.username, self.photoCount, self.firstUpload, self.lastUpload) = (id, username, photoCount, firstUpload, lastUpload)
     }
 }
 

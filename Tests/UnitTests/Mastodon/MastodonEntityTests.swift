@@ -14,10 +14,11 @@ struct MastodonEntityTests {
     /// (`?`: null allowed). Optional attributes we leave out are listed apart.
     static let accountAttributes: [String: String] = [
         "id": "string", "username": "string", "acct": "string", "display_name": "string", "locked": "bool", "bot": "bool",
-        "discoverable": "bool?", "indexable": "bool", "group": "bool", "created_at": "string", "note": "string", "url": "string",
+        "discoverable": "bool?", "indexable": "bool", "group": "bool", "noindex": "bool?", "hide_collections": "bool?",
+        "created_at": "string", "note": "string", "url": "string",
         "uri": "string", "avatar": "string", "avatar_static": "string", "header": "string", "header_static": "string",
         "followers_count": "number", "following_count": "number", "statuses_count": "number", "last_status_at": "string?",
-        "emojis": "array", "fields": "array",
+        "emojis": "array", "fields": "array", "roles": "array",
     ]
     static let mediaAttributes: [String: String] = [
         "id": "string", "type": "string", "url": "string?", "preview_url": "string?", "remote_url": "string?",
@@ -96,7 +97,8 @@ struct MastodonEntityTests {
     }
 
     @Test func anAccountHasMastodonsAttributes() throws {
-        let account = AccountEntity(person: PersonRecord(id: 7, username: Array("alice".utf8), photoCount: 12, firstUpload: 1_764_590_000),
+        let account = AccountEntity(person: PersonRecord(id: 7, username: Array("alice".utf8), photoCount: 12, firstUpload: 1_764_590_000,
+                                                         lastUpload: 1_796_536_700),
                                     followersCount: 3, followingCount: 4)
         let members = try object(account.json(links: links))
         expectShape(members, Self.accountAttributes)
@@ -104,6 +106,7 @@ struct MastodonEntityTests {
         #expect(string(value["id"]) == "7")
         #expect(string(value["acct"]) == "alice")
         #expect(string(value["created_at"]) == "2025-12-01T00:00:00.000Z")
+        #expect(string(value["last_status_at"]) == "2026-12-06", "a day, as Mastodon gives it")
         #expect(string(value["url"]) == "http://example.com/#/user/7")
         #expect(string(value["avatar"]) == "http://example.com/assets/1/avatar.png")
         #expect(value["statuses_count"] == .number(Array("12".utf8)))

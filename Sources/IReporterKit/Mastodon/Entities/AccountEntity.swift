@@ -12,20 +12,23 @@ public struct AccountEntity: Sendable, Equatable {
     /// Unix seconds of its first upload whose time was kept: shown, as
     /// Mastodon shows an account's creation, as that day; nil: the epoch.
     public var firstUpload: Int64?
+    /// Its newest upload whose time was kept: `last_status_at`, that day; nil: null.
+    public var lastUpload: Int64?
 
     public init(id: Int64, username: [UInt8]?, statusesCount: Int64 = 0, followersCount: Int64 = 0, followingCount: Int64 = 0,
-                firstUpload: Int64? = nil) {
+                firstUpload: Int64? = nil, lastUpload: Int64? = nil) {
         self.id = id
         self.username = username
         self.statusesCount = statusesCount
         self.followersCount = followersCount
         self.followingCount = followingCount
         self.firstUpload = firstUpload
+        self.lastUpload = lastUpload
     }
 
     public init(person: PersonRecord, followersCount: Int64 = 0, followingCount: Int64 = 0) {
         self.init(id: person.id, username: person.username, statusesCount: person.photoCount, followersCount: followersCount,
-                  followingCount: followingCount, firstUpload: person.firstUpload)
+                  followingCount: followingCount, firstUpload: person.firstUpload, lastUpload: person.lastUpload)
     }
 
     /// A gone account's name: something a client can show and link (its
@@ -45,6 +48,8 @@ public struct AccountEntity: Sendable, Equatable {
         json.member("discoverable", true)
         json.member("indexable", true)
         json.member("group", false)
+        json.member("noindex", false)
+        json.member("hide_collections", false)
         json.member("created_at", time: MastodonTime.day(of: firstUpload ?? 0))
         json.member("note", "")
         json.member("url", links.accountPage(id))
@@ -56,9 +61,10 @@ public struct AccountEntity: Sendable, Equatable {
         json.member("followers_count", followersCount)
         json.member("following_count", followingCount)
         json.member("statuses_count", statusesCount)
-        json.member("last_status_at", nil)
+        json.member("last_status_at", lastUpload.map(MastodonTime.date))
         json.emptyList("emojis")
         json.emptyList("fields")
+        json.emptyList("roles")
         if withSource {
             json.name("source")
             json.raw(#"{"privacy":"public","sensitive":false,"language":null,"note":"","fields":[],"follow_requests_count":0}"#)

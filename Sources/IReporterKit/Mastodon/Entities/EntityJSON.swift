@@ -57,15 +57,26 @@ extension PHPJSONWriter {
 /// Mastodon's times: `2026-12-02T14:42:15.000Z`.
 public enum MastodonTime {
     public static func iso8601(_ seconds: Int64) -> String {
+        let parts = utc(seconds)
+        return "\(date(seconds))T\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2)).000Z"
+    }
+
+    /// The day alone, `2026-12-02` (an account's `last_status_at`).
+    public static func date(_ seconds: Int64) -> String {
+        let parts = utc(seconds)
+        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))"
+    }
+
+    private static func utc(_ seconds: Int64) -> tm {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        func digits(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))T"
-            + "\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2)).000Z"
+        return parts
+    }
+
+    private static func digits(_ value: Int32, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     /// The day of `seconds` at midnight UTC (Mastodon's accounts' `created_at`).

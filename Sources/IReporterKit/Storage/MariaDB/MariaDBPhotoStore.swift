@@ -177,20 +177,21 @@ public final class MariaDBPhotoStore: PhotoStore {
     }
 
     /// Two reads: the account with its photo count (migration 004's index
-    /// on IdUser counts them), then the first kept upload time (none before
-    /// migration 003).
+    /// on IdUser counts them), then the first and last kept upload times
+    /// (none before migration 003).
     public func person(id: Int64) throws -> PersonRecord? {
         guard let account = try reads.query(
             "SELECT username, (SELECT COUNT(*) FROM photos WHERE IdUser = ?) AS photoCount FROM login WHERE IdUser = ? LIMIT 1",
             [.int(id), .int(id)]).first, let username = account["username"] else { return nil }
+        let uploads = try uploadTimes(userID: id)
         return PersonRecord(id: id, username: username, photoCount: account.int64("photoCount") ?? 0,
-                            firstUpload: try firstUpload(userID: id))
+                            firstUpload: uploads?.int64("firstUpload"), lastUpload: uploads?.int64("lastUpload"))
     }
 
-    private func firstUpload(userID: Int64) throws(DatabaseError) -> Int64? {
+    private func uploadTimes(userID: Int64) throws(DatabaseError) -> Row? {
         do {
-            return try reads.query("SELECT MIN(d.created) AS firstUpload FROM photos p JOIN photo_details d "
-                                   + "ON (d.IdPhoto = p.IdPhoto) WHERE p.IdUser = ?", [.int(userID)]).first?.int64("firstUpload")
+            return try reads.query("SELECT MIN(d.created) AS firstUpload, MAX(d.created) AS lastUpload FROM photos p "
+                                   + "JOIN photo_details d ON (d.IdPhoto = p.IdPhoto) WHERE p.IdUser = ?", [.int(userID)]).first
         } catch where error.code == .noSuchTable {
             return nil
         }

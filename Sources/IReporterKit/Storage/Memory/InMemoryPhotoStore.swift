@@ -58,8 +58,9 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
     public func person(id: Int64) throws -> PersonRecord? {
         guard let account = users.accounts.first(where: { $0.id == id }) else { return nil }
         let own = rows.filter { $0.userID == id }
+        let uploads = own.compactMap { details[$0.id]?.created }
         return PersonRecord(id: id, username: account.username, photoCount: Int64(own.count),
-                            firstUpload: own.compactMap { details[$0.id]?.created }.min())
+                            firstUpload: uploads.min(), lastUpload: uploads.max())
     }
 
     public func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] {
