@@ -113,7 +113,9 @@ struct AccountEndpoints: MastodonEndpoints {
             let count = min(SearchCommand.maxCount, skip + page.limit)
             var arguments = CommandArguments(fields: ["q": query, "count": Array(String(count).utf8)])
             if let before { arguments.fields["before"] = Array(String(before).utf8) }
-            let rows = try statuses.photoRows("search", arguments)
+            // A page skipped whole needs its ids alone, not the statuses' extras.
+            let rows = skip >= count ? try StreamRows.decode(try statuses.run("search", arguments).json)
+                                     : try statuses.photoRows("search", arguments)
             guard skip >= rows.count else { return statuses.statuses(Array(rows.dropFirst(skip).prefix(page.limit))) }
             guard rows.count == count, let last = rows.last else { return [] }
             skip -= rows.count
