@@ -905,6 +905,23 @@ def test_settings_change_the_password_download_the_data_and_delete_the_account(w
         wait_for(lambda: button(driver, "Log in"), what="logged out")
 
 
+def test_a_download_after_the_session_ended_elsewhere_offers_the_login(web_site, desktop, client):
+    """A new password set on another device ends this browser's session:
+    Download my data then offers the login, rather than leave the page for
+    the server's {"error":"Authorization required"}."""
+    log_in(desktop, web_site, "downloader", "first", register=True)
+    link(desktop, "Settings").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Settings", what="the Settings view")
+    elsewhere = client()
+    assert "result" in elsewhere.login("downloader", app_password("first")).json()
+    assert elsewhere.call({"command": "change_password", "password": app_password("first"),
+                           "new_password": app_password("second")}).json() == {"successful": 1}
+    named(desktop, "Download my data").click()
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#login-dialog[open]"), what="the login offered")
+    assert desktop.execute_script("return location.pathname") == "/", "still the page"
+    button(desktop, "Cancel").click()
+
+
 def test_follow_home_explore_and_live_notifications(web_site, desktop, phone, client, images):
     """Issue 29's follow graph in the page: a person's header with Follow /
     Unfollow and the followers and following counts, Home (the people you

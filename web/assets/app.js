@@ -971,6 +971,22 @@ async function changePassword(event) {
   }
 }
 
+/**
+ * The download is the form's own POST (the browser saves the zip as it
+ * comes); a session ended meanwhile (a new password elsewhere) would leave
+ * the page for the server's JSON answer: asked first, as Settings asks when
+ * it opens, and the login offered instead.
+ */
+async function downloadData(event) {
+  event.preventDefault();
+  try {
+    await signedIn('authorized_apps');
+  } catch (failure) {
+    if (failure instanceof APIError && failure.message === 'Authorization required') return;
+  }
+  event.target.submit();
+}
+
 /** The confirmation says what goes, with the number of photos where the server counts them. */
 async function confirmDeletion() {
   if (!state.user) { openLogin(); return; }
@@ -1205,6 +1221,7 @@ function start() {
   renderAccount();
   $('login-form').addEventListener('submit', submitLogin);
   $('post-form').addEventListener('submit', submitPost);
+  $('export-form').addEventListener('submit', downloadData);
   $('post-file').addEventListener('change', choosePhoto);
   $('effect-row').addEventListener('change', chooseEffect);
   $('post-dialog').addEventListener('close', () => {
