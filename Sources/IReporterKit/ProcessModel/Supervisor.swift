@@ -293,19 +293,11 @@ final class Supervisor {
         }
     }
 
-    /// What a crash or a failing disk left in the upload folder, cleared by
-    /// a separate process so that serving goes on. Only files older than
-    /// any request can be are touched; files without a row are set aside
-    /// (`.removed/`), rows without a file only reported (`ireporter repair
-    /// --yes` sets them aside); nothing at all when it looks like a wrong
-    /// path (see `PhotoRepair`). The Mastodon API's media never posted
-    /// go first (`PendingMediaSweep`).
     /// The Mastodon API's apps that never signed anyone in, and its tokens
     /// that ended (`MariaDBOAuthStore.sweep`).
-    private func sweepOAuth() {
+    private func sweepOAuth(_ database: DatabaseConnection) {
         do {
-            let swept = try MariaDBOAuthStore(database: DatabaseConnection(settings: configuration.database))
-                .sweep(now: wallClock.unixSeconds)
+            let swept = try MariaDBOAuthStore(database: database).sweep(now: wallClock.unixSeconds)
             if swept.apps + swept.tokens > 0 {
                 Log.info("removed \(swept.apps) OAuth apps that signed no one in and \(swept.tokens) tokens that ended")
             }
@@ -318,6 +310,14 @@ final class Supervisor {
         }
     }
 
+    /// What a crash or a failing disk left in the upload folder, cleared by
+    /// a separate process so that serving goes on. Only files older than
+    /// any request can be are touched; files without a row are set aside
+    /// (`.removed/`), rows without a file only reported (`ireporter repair
+    /// --yes` sets them aside); nothing at all when it looks like a wrong
+    /// path (see `PhotoRepair`). The Mastodon API's media never posted
+    /// go first (`PendingMediaSweep`), then its OAuth apps and tokens
+    /// (`sweepOAuth`), on one connection.
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -334,8 +334,9 @@ final class Supervisor {
         sigaddset(&terminate, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
         // First: a few queries, where the folder's listing may take minutes.
+        let database = DatabaseConnection(settings: configuration.database)
         do {
-            let media = MariaDBMediaStore(database: DatabaseConnection(settings: configuration.database))
+            let media = MariaDBMediaStore(database: database)
             let swept = try PendingMediaSweep(media: media, spoolDirectory: configuration.uploadDirectory, now: wallClock.unixSeconds).run()
             if swept.media + swept.files > 0 {
                 Log.info("removed \(swept.media) media never posted and \(swept.files) media files without a row")
@@ -345,7 +346,7 @@ final class Supervisor {
         } catch {
             Log.warning("sweep of the media never posted skipped: \(error)")
         }
-        sweepOAuth()
+        sweepOAuth(database)
         let repair = configuration.uploadRepair()
         do {
             let report = try repair.run(graceSeconds: graceSeconds, actions: PhotoRepair.Actions(setAsideFiles: true), progress: nil)
