@@ -51,7 +51,11 @@ struct AccountEndpoints: MastodonEndpoints {
     /// The account with its counts (`person`); 404 when there is none.
     static func account(_ id: Int64, statuses: MastodonStatuses) throws -> AccountEntity {
         guard let summary = try statuses.run("person", ["IdUser": String(id)]) as? PersonSummary else { throw MastodonError.notFound }
-        return AccountEntity(person: summary.person, followersCount: summary.counts.followers, followingCount: summary.counts.following)
+        return account(summary)
+    }
+
+    static func account(_ summary: PersonSummary) -> AccountEntity {
+        AccountEntity(person: summary.person, followersCount: summary.counts.followers, followingCount: summary.counts.following)
     }
 
     /// The accounts of a list (followers, following, who likes a photo) with
@@ -60,11 +64,8 @@ struct AccountEndpoints: MastodonEndpoints {
     /// One gone meanwhile is listed by its id and name alone.
     static func accounts(_ rows: [(userID: Int64, username: [UInt8]?)], statuses: MastodonStatuses) throws -> [AccountEntity] {
         try rows.map { row in
-            do {
-                return try account(row.userID, statuses: statuses)
-            } catch let error as MastodonError where error.status == 404 {
-                return AccountEntity(id: row.userID, username: row.username)
-            }
+            try FollowEndpoints.person(row.userID, statuses.call, in: statuses.context).map(account)
+                ?? AccountEntity(id: row.userID, username: row.username)
         }
     }
 

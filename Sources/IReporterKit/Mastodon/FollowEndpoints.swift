@@ -22,10 +22,9 @@ struct FollowEndpoints: MastodonEndpoints {
             let user = try call.user()
             let context = call.commandContext()
             var relationships: [RelationshipEntity] = []
-            for text in call.parameters.strings("id").prefix(Self.maxRelationships) {
+            for id in Self.askedIDs(call) {
                 // Mastodon leaves out the ids it has no account for.
-                guard let id = CommandParameter.wholeNumber(Array(text.utf8), in: 1...Int64.max),
-                      let summary = try Self.person(id, call, in: context) else { continue }
+                guard let summary = try Self.person(id, call, in: context) else { continue }
                 relationships.append(RelationshipEntity(id: id, following: summary.counts.followedByViewer == true,
                                                         followedBy: try api.services.follows.isFollowing(id, user.id)))
             }
@@ -39,8 +38,7 @@ struct FollowEndpoints: MastodonEndpoints {
             var json = PHPJSONWriter()
             json.raw("[")
             var first = true
-            for text in call.parameters.strings("id").prefix(Self.maxRelationships) {
-                guard let id = CommandParameter.wholeNumber(Array(text.utf8), in: 1...Int64.max) else { continue }
+            for id in Self.askedIDs(call) {
                 let arguments: CommandArguments = ["IdUser": String(id), "count": String(Self.maxFamiliarFollowers)]
                 guard let list = try call.run("familiar_followers", arguments, in: context) as? FollowList else {
                     throw MastodonError.unavailable
@@ -63,6 +61,11 @@ struct FollowEndpoints: MastodonEndpoints {
     static let maxRelationships = 40
     /// The familiar followers listed per account (apps show a few names).
     static let maxFamiliarFollowers = 40
+
+    /// The accounts `id[]` names (those that are ids), at most `maxRelationships`.
+    static func askedIDs(_ call: MastodonCall) -> [Int64] {
+        call.parameters.strings("id").prefix(maxRelationships).compactMap { CommandParameter.wholeNumber(Array($0.utf8), in: 1...Int64.max) }
+    }
 
     /// The account as `person` answers it for the call's user; nil when there is none.
     static func person(_ id: Int64, _ call: MastodonCall, in context: CommandContext) throws -> PersonSummary? {

@@ -163,15 +163,11 @@ struct MediaEndpoints: MastodonEndpoints {
         guard case .photo(let id, let secret) = media.source else { return nil }
         do {
             guard let jpeg = try services.photoFiles.original(id: id, secret: secret) else { return nil }
-            let spool = try services.photoFiles.makeSpool()
-            context.removeWhenAnswered(spool.path)
-            if jpeg.withUnsafeBytes({ spool.write($0) }) != nil || spool.close() != nil {
-                throw SystemError("write \(spool.path)", code: EIO)
-            }
+            let spool = try spooled(jpeg, services: services, context: context)
             let waiting = PendingMedia(userID: userID, file: "", width: media.width ?? 0, height: media.height ?? 0,
                                        description: media.description, focusX: media.focus?.x, focusY: media.focus?.y,
                                        created: services.now())
-            guard let kept = try keep(spool.path, as: waiting, services: services, context: context) else {
+            guard let kept = try keep(spool, as: waiting, services: services, context: context) else {
                 Log.info("photo \(id) deleted without a copy to re-draft: \(maxPending) media of its owner's wait already")
                 return nil
             }
@@ -210,13 +206,23 @@ struct MediaEndpoints: MastodonEndpoints {
             }
             throw MastodonError(status: 422, message: message)
         }
-        let converted = try services.photoFiles.makeSpool()
-        context.removeWhenAnswered(converted.path)
-        if jpeg.withUnsafeBytes({ converted.write($0) }) != nil || converted.close() != nil {
-            Log.error("media upload: cannot write \(converted.path)")
+        do {
+            return try Self.spooled(jpeg, services: services, context: context)
+        } catch {
+            Log.error("media upload: \(error)")
             throw MastodonError.unavailable
         }
-        return converted.path
+    }
+
+    /// `bytes` in a new spool file of this request (removed once it is
+    /// answered, unless kept): its path.
+    private static func spooled(_ bytes: [UInt8], services: AppServices, context: CommandContext) throws(SystemError) -> String {
+        let file = try services.photoFiles.makeSpool()
+        context.removeWhenAnswered(file.path)
+        if bytes.withUnsafeBytes({ file.write($0) }) != nil || file.close() != nil {
+            throw SystemError("write \(file.path)", code: EIO)
+        }
+        return file.path
     }
 
     /// Posts the pending media `mediaID` through `upload` with `title`:
