@@ -5,6 +5,7 @@ timelines paged with fetch_next (the Link header), favourites, replies that
 are the form API's comments both ways, delete removing every size."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import urllib.error
@@ -270,3 +271,23 @@ def test_toot_posts_a_photo_and_shows_it(site, people, bob, images, tmp_path):
     [latest] = bob.account_statuses(bob.me().id, limit=1)
     assert latest.content == "<p>Posted from toot</p>"
     assert latest.media_attachments[0].description == "Three stripes"
+
+
+def test_read_markers_follow_the_person_from_app_to_app(site, alice, images):
+    """Where one app left the home timeline, another app of the same person
+    opens it (Mastodon.py's markers_set/markers_get, a JSON body as toot and
+    the web clients send)."""
+    status = post_photo(alice, images.stripes, "Read up to here")
+    marked = alice.markers_set(["home"], [status.id])
+    assert marked.home.last_read_id == str(status.id) and marked.home.version == 1
+    tablet = signed_in(site, "alice", "secret")
+    read = tablet.markers_get(["home", "notifications"])
+    assert read.home.last_read_id == str(status.id) and "notifications" not in read
+    request = urllib.request.Request(site + "/api/v1/markers", method="POST",
+                                     data=json.dumps({"home": {"last_read_id": "7"}, "notifications": {"last_read_id": "3"}}).encode(),
+                                     headers={"Authorization": "Bearer " + tablet.access_token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        set_by_json = json.loads(answer.read())
+    assert set_by_json["home"]["version"] == 2 and set_by_json["notifications"]["last_read_id"] == "3"
+    again = alice.markers_get(["home", "notifications"])
+    assert (again.home.last_read_id, again.notifications.version) == ("7", 1)

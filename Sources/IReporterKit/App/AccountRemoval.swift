@@ -35,11 +35,12 @@ struct AccountRemoval {
         users = services.users
         let photos = PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services))
         let follows = FollowsOfAccount(follows: services.follows)
-        lateParts = [photos, follows]
+        let markers = MarkersOfAccount(markers: services.markers)
+        lateParts = [photos, follows, markers]
         parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters),
                  VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments), photos,
                  follows, NotificationsOfAccount(notifications: services.notifications),
-                 MediaOfAccount(media: services.media, files: services.photoFiles)]
+                 MediaOfAccount(media: services.media, files: services.photoFiles), markers]
     }
 
     func remove(_ userID: Int64) throws {
@@ -122,6 +123,14 @@ struct NotificationsOfAccount: AccountPart {
     let notifications: any NotificationStore
 
     func removeAll(of userID: Int64) throws { try notifications.forget(userID: userID) }
+}
+
+/// Where the account stopped reading its timelines.
+struct MarkersOfAccount: AccountPart {
+    var isAddedByMigration: Bool { true }
+    let markers: any ReadMarkerStore
+
+    func removeAll(of userID: Int64) throws { try markers.removeMarkers(of: userID) }
 }
 
 /// The Mastodon API's tokens and codes of the account: no app keeps access.

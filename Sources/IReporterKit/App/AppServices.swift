@@ -74,6 +74,8 @@ public struct AppServices {
     public var accessTokens: any AccessTokens = InMemoryAccessTokens()
     /// The Mastodon-compatible API's media waiting for a status, and the photos' descriptions.
     public var media: any MediaStore = InMemoryMediaStore()
+    /// Where each person stopped reading their home timeline and notifications.
+    public var markers: any ReadMarkerStore = InMemoryReadMarkerStore()
     /// OAuth's apps, tokens and codes (`OAuthServer`, whose tokens
     /// `accessTokens` checks in the server).
     public var oauth: any OAuthStore = InMemoryOAuthStore()

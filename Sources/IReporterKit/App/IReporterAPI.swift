@@ -41,6 +41,8 @@ public final class IReporterAPI {
         router.register(NotificationsCommand(services))
         router.register(DismissCommand(services))
         router.register(NotificationChannelCommand(services))
+        router.register(MarkersCommand(services))
+        router.register(MarkCommand(services))
         router.register(AuthorizedAppsCommand(services))
         router.register(RevokeAppCommand(services))
         self.router = router

@@ -289,6 +289,28 @@ extension PHPJSONWriter {
     }
 }
 
+/// `{"result":[{"timeline":"home","last_read_id":…,"version":…,"updated":…},…]}`:
+/// read markers, numbers as strings as the ids are.
+public struct ReadMarkerList: CommandOutput {
+    public let markers: [ReadMarker]
+
+    public var json: [UInt8] {
+        var json = PHPJSONWriter()
+        json.raw("{\"result\":[")
+        for (index, marker) in markers.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"timeline\":")
+            json.string(marker.timeline.rawValue)
+            json.number("last_read_id", marker.lastReadID)
+            json.number("version", marker.version)
+            json.number("updated", marker.updated)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
 /// `{"result":[{"effect":"sepia","summary":"…"},…]}`
 public struct EffectList: CommandOutput {
     public let effects: [PhotoEffect]
@@ -348,6 +370,8 @@ public enum ResultShape: Sendable {
     case channel
     /// `AuthorizedAppList`
     case authorizedApps
+    /// `ReadMarkerList`
+    case markers
 
     /// The media type of a result that is a file rather than JSON, which a
     /// JSON-RPC result cannot carry; nil for JSON.
@@ -356,7 +380,7 @@ public enum ResultShape: Sendable {
         case .jpeg: "image/jpeg"
         case .zip: "application/zip"
         case .signedIn, .photos, .successful, .nothing, .voteTally, .comments, .effects, .follows, .person, .notifications, .channel,
-             .authorizedApps: nil
+             .authorizedApps, .markers: nil
         }
     }
 
@@ -403,6 +427,10 @@ public enum ResultShape: Sendable {
         case .authorizedApps:
             return list(#""IdApp":\#(id),"name":{"type":"string"},"website":\#(text),"scopes":{"type":"string"},"authorized":\#(id),"last_used":\#(id)"#,
                         required: #""IdApp","name","website","scopes","authorized","last_used""#)
+        case .markers:
+            let timelines = MarkerTimeline.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+            return list(#""timeline":{"enum":[\#(timelines)]},"last_read_id":\#(id),"version":\#(id),"updated":\#(id)"#,
+                        required: #""timeline","last_read_id","version","updated""#)
         }
     }
 }

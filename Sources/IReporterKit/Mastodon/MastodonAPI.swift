@@ -16,7 +16,7 @@ public final class MastodonAPI {
         UnsupportedEndpoints(),
         // Before AccountEndpoints: the first route that matches answers, and
         // /accounts/relationships is no /accounts/:id.
-        FollowEndpoints(), NotificationEndpoints(),
+        FollowEndpoints(), NotificationEndpoints(), MarkerEndpoints(),
         StatusEndpoints(), MediaEndpoints(), TimelineEndpoints(), AccountEndpoints(),
         OAuthEndpoints(), InstanceEndpoints(),
     ]

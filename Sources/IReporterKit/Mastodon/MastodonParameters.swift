@@ -20,7 +20,8 @@ public struct MastodonParameters: Sendable {
     }
 
     /// The query string's parameters and a JSON body's object members
-    /// (strings, numbers and booleans as text; arrays as lists).
+    /// (strings, numbers and booleans as text; arrays as lists; an object's
+    /// members as a form names them, `home[last_read_id]`).
     public init(query: FormData, json: JSONValue) throws(MastodonError) {
         self.init(query: query)
         guard case .object(let members) = json else {
@@ -29,14 +30,22 @@ public struct MastodonParameters: Sendable {
         for (name, value) in members {
             if case .array(let elements) = value {
                 lists[name] = elements.compactMap(Self.text)
+            } else if case .object(let inner) = value {
+                for (member, value) in inner {
+                    if case .array(let elements) = value {
+                        lists["\(name)[\(member)]"] = elements.compactMap(Self.text)
+                    } else if let text = Self.text(value) {
+                        single["\(name)[\(member)]"] = text
+                    }
+                }
             } else if let text = Self.text(value) {
                 single[name] = text
             }
         }
     }
 
-    /// A JSON scalar as the form field it stands in for; nil for null and
-    /// nested objects (no endpoint of ours takes them).
+    /// A JSON scalar as the form field it stands in for; nil for null, lists
+    /// and objects (deeper than one level, no endpoint of ours takes them).
     private static func text(_ value: JSONValue) -> [UInt8]? {
         switch value {
         case .string(let bytes), .number(let bytes): bytes

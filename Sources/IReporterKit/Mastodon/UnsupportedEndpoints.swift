@@ -40,7 +40,6 @@ struct UnsupportedEndpoints: MastodonEndpoints {
         (.post, "/api/v1/accounts/:id/mute", OAuthScope("write:mutes"), "Muting is"),
         (.post, "/api/v1/domain_blocks", OAuthScope("write:blocks"), "Blocking is"),
         (.post, "/api/v1/reports", OAuthScope("write:reports"), "Reports are"),
-        (.post, "/api/v1/markers", OAuthScope("write:statuses"), "Read markers are"),
         (.post, "/api/v1/accounts/:id/note", OAuthScope("write:accounts"), "Private notes on accounts are"),
         (.post, "/api/v1/accounts/:id/remove_from_followers", OAuthScope("write:follows"), "Removing a follower is"),
         // A 404 said "Record not found", which clients show as a missing account.
@@ -59,8 +58,6 @@ struct UnsupportedEndpoints: MastodonEndpoints {
         // No poll is ever made, so none is found.
         router.add(.get, "/api/v1/polls/:id", scope: nil) { _ in throw MastodonError.notFound }
         router.add(.post, "/api/v1/polls/:id/votes", scope: OAuthScope("write:statuses")) { _ in throw MastodonError.notFound }
-        // No marker is ever kept: nothing to restore (Tusky, Ivory ask at start).
-        router.add(.get, "/api/v1/markers", scope: OAuthScope("read:statuses")) { _ in .emptyObject }
         router.add(.get, "/api/v1/preferences", scope: OAuthScope("read:accounts")) { _ in
             .json(Array(Self.preferences.utf8))
         }

@@ -106,6 +106,7 @@ extension Configuration {
                     databaseMicros: { database.busyMicros + (replicaReads?.replica.busyMicros ?? 0) })
         services.readYourWrites = replicaReads
         services.media = MariaDBMediaStore(database: database)
+        services.markers = MariaDBReadMarkerStore(database: database)
         services.oauth = MariaDBOAuthStore(database: database)
         services.accessTokens = OAuthAccessTokens(server: services.oauthServer, counters: counters, clock: services.clock)
         services.sharedAnswers = shared.answers

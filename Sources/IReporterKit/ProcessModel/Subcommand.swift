@@ -72,7 +72,7 @@ enum Subcommand: String, CaseIterable, Sendable {
             """
         case .migrate:
             """
-            migrate applies sql/migrations (001 to 014) to the database. 001
+            migrate applies sql/migrations (001 to 015) to the database. 001
             widens login.pass, which starts the hashing of passwords: a PHP
             version still serving the database cannot log those accounts in
             (README, "Migrations": what to apply by hand meanwhile). Those

@@ -8,7 +8,9 @@ public struct FormData: Sendable {
     /// are never a usable string or file.
     public private(set) var arrayNames: Set<String> = []
     /// The values of `name[]` fields, in the order sent (what the
-    /// Mastodon-compatible API's lists are: `media_ids[]`, `id[]`).
+    /// Mastodon-compatible API's lists are: `media_ids[]`, `id[]`). Its
+    /// nested names are kept whole too: `poll[options][]` here as
+    /// `poll[options]`, `home[last_read_id]` in `fields` under that name.
     public private(set) var arrayValues: [String: [[UInt8]]] = [:]
 
     public init() {}
@@ -30,6 +32,12 @@ public struct FormData: Sendable {
         if isArray {
             arrayNames.insert(name)
             arrayValues[name, default: []].append(value)
+            let whole = String(decoding: rawName.prefix { $0 != 0 }, as: UTF8.self)
+            if whole.hasSuffix("][]") {
+                arrayValues[String(whole.dropLast(2)), default: []].append(value)
+            } else if !whole.hasSuffix("[]") {
+                fields[whole] = value
+            }
         } else {
             fields[name] = value
         }

@@ -124,15 +124,15 @@ struct CommandDescriptorTests {
     @Test func theServicesCommandsAreDescribedTruly() throws {
         let api = IReporterAPI(services: try AppServices.inMemory())
         let commands = Dictionary(uniqueKeysWithValues: api.router.descriptors.map { ($0.name, $0) })
-        #expect(commands.count == 31)
+        #expect(commands.count == 33)
         #expect(commands.keys.allSatisfy { $0.utf8.count <= APIResponder.loggedCommandBytes }, "logged and counted by their whole name")
         #expect(Set(commands.values.filter(\.readOnly).map(\.name))
                 == ["stream", "comments", "effects", "search", "followers", "following", "familiar_followers", "person", "feed", "liked",
-                    "notifications", "notification_channel", "authorized_apps"])
+                    "notifications", "notification_channel", "authorized_apps", "markers"])
         #expect(Set(commands.values.filter(\.signIn).map(\.name))
                 == ["upload", "comment", "uncomment", "like", "dislike", "unvote", "delete", "preview", "follow", "unfollow", "feed",
                     "familiar_followers", "liked", "notifications", "dismiss", "notification_channel", "authorized_apps", "revoke_app", "change_password", "export",
-                    "delete_account"])
+                    "delete_account", "markers", "mark"])
         #expect(Set(commands.values.filter { !$0.isJSONRPCMethod }.map(\.name)) == ["upload", "preview", "export"])
         let preview = try #require(commands["preview"])
         #expect(preview.errors.map(\.code) == [-32602, -32000, -32001, -32003, -32004, -32005], "busy and the rate limit included")

@@ -93,6 +93,12 @@ struct MastodonRouterTests {
         #expect(json.bool("sensitive") == true)
         #expect(json.string("status") == "Hi")
         #expect(json.strings("status") == ["Hi"])
+        // An object's members are read as a form names them (toot and the web clients send markers so).
+        let nested = try MastodonParameters(query: FormData(), json: JSONParser.parse(Array(
+            #"{"home":{"last_read_id":"12"},"poll":{"options":["a","b"]},"x":{"y":{"z":1}}}"#.utf8)))
+        #expect(nested.string("home[last_read_id]") == "12")
+        #expect(nested.strings("poll[options]") == ["a", "b"])
+        #expect(nested.string("x[y]") == nil, "deeper than one level: not read")
         #expect(throws: MastodonError.self) { try MastodonParameters(query: FormData(), json: JSONParser.parse(Array("[1]".utf8))) }
         #expect(throws: MastodonError.self) { try form.integer("id") == nil && MastodonParameters(
             query: URLEncodedForm.parse(Array("limit=-1".utf8))).integer("limit") == nil }

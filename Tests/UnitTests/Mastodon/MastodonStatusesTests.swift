@@ -228,6 +228,18 @@ struct MastodonStatusesTests {
         #expect(call(.post, "/api/v1/statuses", [("status", "x")]).status == 401)
     }
 
+    /// A poll is refused, not posted without its options (their nested
+    /// names, `poll[options][]`, were once never read).
+    @Test func aPollIsRefused() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let poll = call(.post, "/api/v1/statuses", token: token(), [("status", "Which?"), ("media_ids[]", mediaID),
+                                                                     ("poll[options][]", "a"), ("poll[options][]", "b"),
+                                                                     ("poll[expires_in]", "300")])
+        #expect(poll.status == 422)
+        #expect(string(try json(poll)["error"]) == "Polls are not supported by this server")
+    }
+
     @Test func theCaptionHasTheTitlesRules() throws {
         let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
         let mediaID = try #require(string(try json(uploaded)["id"]))

@@ -213,12 +213,23 @@ struct SchemaMigration: Sendable {
             AND INDEX_NAME = 'app_id'
             """)
 
+    static let readMarkers = SchemaMigration(
+        file: "015-read-markers.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `read_markers` ( `IdUser` int(11) NOT NULL, `timeline` enum('home','notifications') NOT NULL, "
+                + "`last_read_id` bigint NOT NULL, `version` int(11) NOT NULL, `updated` bigint NOT NULL, "
+                + "PRIMARY KEY (`IdUser`, `timeline`) ) ENGINE=InnoDB",
+        ],
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'read_markers'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
                       uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency,
-                      indexUserVotesComments, indexOAuthSweep]
+                      indexUserVotesComments, indexOAuthSweep, readMarkers]
 
     var name: String { String(file.dropLast(".sql".count)) }
 
