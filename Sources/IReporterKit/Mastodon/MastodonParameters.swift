@@ -14,6 +14,7 @@ public struct MastodonParameters: Sendable {
     public init(query: FormData, body: FormData = FormData()) {
         for form in [query, body] {
             single.merge(form.fields) { _, later in later }
+            single.merge(form.nestedFields) { _, later in later }
             lists.merge(form.arrayValues) { _, later in later }
             files.merge(form.files) { _, later in later }
         }

@@ -8,10 +8,12 @@ public struct FormData: Sendable {
     /// are never a usable string or file.
     public private(set) var arrayNames: Set<String> = []
     /// The values of `name[]` fields, in the order sent (what the
-    /// Mastodon-compatible API's lists are: `media_ids[]`, `id[]`). Its
-    /// nested names are kept whole too: `poll[options][]` here as
-    /// `poll[options]`, `home[last_read_id]` in `fields` under that name.
+    /// Mastodon-compatible API's lists are: `media_ids[]`, `id[]`); its
+    /// nested lists too, by their whole name (`poll[options][]` as `poll[options]`).
     public private(set) var arrayValues: [String: [[UInt8]]] = [:]
+    /// Fields with a nested name, by the whole name as sent
+    /// (`home[last_read_id]`: the Mastodon-compatible API's; PHP makes them arrays).
+    public private(set) var nestedFields: [String: [UInt8]] = [:]
 
     public init() {}
 
@@ -36,7 +38,7 @@ public struct FormData: Sendable {
             if whole.hasSuffix("][]") {
                 arrayValues[String(whole.dropLast(2)), default: []].append(value)
             } else if !whole.hasSuffix("[]") {
-                fields[whole] = value
+                nestedFields[whole] = value
             }
         } else {
             fields[name] = value

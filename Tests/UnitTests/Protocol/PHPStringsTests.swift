@@ -98,9 +98,10 @@ struct URLEncodedFormTests {
         #expect(form.field("my_field") == Array("b".utf8))
         // Rails' nested names (the Mastodon API's `home[last_read_id]`, `poll[options][]`) are kept whole too.
         let nested = URLEncodedForm.parse(Array("home[last_read_id]=7&poll[options][]=a&poll[options][]=b&id[]=3".utf8))
-        #expect(nested.field("home") == nil && nested.field("home[last_read_id]") == Array("7".utf8))
+        #expect(nested.field("home") == nil && nested.field("home[last_read_id]") == nil, "PHP's arrays, as before")
+        #expect(nested.nestedFields == ["home[last_read_id]": Array("7".utf8)])
         #expect(nested.arrayValues["poll[options]"] == [Array("a".utf8), Array("b".utf8)])
-        #expect(nested.arrayValues["id"] == [Array("3".utf8)] && nested.fields.count == 1)
+        #expect(nested.arrayValues["id"] == [Array("3".utf8)])
     }
 }
 
