@@ -63,6 +63,32 @@ extension DatabaseTests {
             #expect(try phone.rowCount("photos") == 3)
         }
 
+        /// A row set aside keeps what hangs on its id (likes, comments, its
+        /// secret and details), which later runs' orphan sweep once removed:
+        /// restored as documented, the photo is whole again.
+        @Test func aRowSetAsideIsRestoredWhole() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "b", "lost"] { // 2, 3, 4
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            try phone.send([("command", "like"), ("IdPhoto", "4")])
+            try phone.send([("command", "comment"), ("IdPhoto", "4"), ("text", "Kept")])
+            let store = MariaDBPhotoStore(database: phone.database)
+            let secret = try #require(try store.secret(of: 4))
+            let folder = UploadFolder(directory: phone.uploads.path)
+            try folder.discard(id: 4)
+            let repair = PhotoRepair(files: folder, photos: store, maxImagePixels: 50_000_000)
+            for _ in 0..<2 { _ = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)) }
+            #expect(try store.existing([4]).isEmpty && phone.rowCount("photos_removed") == 1)
+
+            try phone.database.execute("INSERT INTO photos (IdPhoto, title, IdUser) SELECT IdPhoto, title, IdUser FROM photos_removed WHERE IdPhoto = 4")
+            #expect(try store.secret(of: 4) == secret)
+            #expect(try phone.body([("command", "comments"), ("IdPhoto", "4")]).contains(#""text":"Kept""#))
+            #expect(try phone.body([("command", "stream"), ("extras", "likes,comments,created"), ("count", "1")])
+                .contains(#""likes":"1","comments":"1","created":""#))
+        }
+
         /// The tree: sizes under an old secret removed, files of no row set
         /// aside, and the 2012 names removed or given back as
         /// `legacy_photo_urls` says, a photo the PHP version stored included.

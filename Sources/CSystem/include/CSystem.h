@@ -75,5 +75,9 @@ int csystem_mark_unread(int fd);
    import). No durability of its own: a hint that lets the fsyncs that
    follow find the data written. 0, or -1 with errno. */
 int csystem_start_writeback(int fd);
+/* rename(2) that never replaces `to` (-1 with EEXIST when it exists):
+   renameat2's RENAME_NOREPLACE, or a link and an unlink where the file
+   system has no such rename (NFS). */
+int csystem_rename_noreplace(const char *from, const char *to);
 
 #endif

@@ -13,8 +13,9 @@ public protocol PhotoFileStore {
     /// durably: stored when it returns, before the row commits. A
     /// `StoreError` that `isUnavailable` is a store down (try again).
     func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws
-    /// Removes a photo's files (a row that did not commit).
-    func remove(id: Int64)
+    /// Removes what `publish` stored under `secret` (a row that did not
+    /// commit): its 2012 names, its original in the tree.
+    func remove(id: Int64, secret: PhotoSecret?)
     /// Removes a deleted photo's files, every size of it, durably.
     func discard(id: Int64) throws
     /// The photo as stored (in the tree under its secret, else under its

@@ -24,7 +24,7 @@ struct PhotoSizesTests {
         let spool = scratch.write(".spool-test", makeJPEG(width: 1600, height: 1200))
         return try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
-        }, unpublish: folder.remove)
+        }, unpublish: { folder.remove(id: $0, secret: secret) })
     }
 
     func treeFiles(_ id: Int64) -> [String] { folder.tree.files(of: id) }
@@ -45,7 +45,7 @@ struct PhotoSizesTests {
         let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try UploadFolder(directory: scratch.path, legacyNames: false)
                 .publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
-        }, unpublish: folder.remove)
+        }, unpublish: { folder.remove(id: $0, secret: secret) })
         #expect(scratch.entries == ["photos"] && treeFiles(id) == ["\(id)_\(secret)_o.jpg"])
         guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
         #expect(jpegSize(q)! == (48, 48), "never enlarged")

@@ -16,7 +16,7 @@ struct PhotoSizeResponderTests {
         let spool = scratch.write(".spool-test", makeJPEG(width: 320, height: 240))
         let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
-        }, unpublish: folder.remove)
+        }, unpublish: { folder.remove(id: $0, secret: secret) })
         let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(),
                                                              decodeGate: nil))
         let answer = responder.answer(ParameterRequest(["REQUEST_METHOD": "GET",
@@ -84,7 +84,7 @@ struct PhotoSizeResponderTests {
         let spool = scratch.write(".spool-head", photo)
         let id = try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, secret in
             try folder.publish(photoSpool: spool, thumbnail: makeJPEG(width: 180, height: 180), id: id, secret: secret)
-        }, unpublish: folder.remove)
+        }, unpublish: { folder.remove(id: $0, secret: secret) })
         let files = CountingReads(folder)
         let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: files, policy: AppServices.Policy(), decodeGate: nil))
         let uri = "/iReporter/elsewhere/" + PhotoTree.urlPath(id: id, secret: secret, size: .original)

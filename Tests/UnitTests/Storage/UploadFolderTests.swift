@@ -73,3 +73,77 @@ struct UploadFolderTests {
         return stat(path, &status) == 0 ? status.st_mode & 0o7777 : nil
     }
 }
+
+/// An upload given the id of a photo whose files are still in the folder
+/// (a database restored from a backup older than the folder): that earlier
+/// photo is set aside into `.removed/`, never replaced or deleted.
+struct EarlierPhotoAtAnIDTests {
+    let scratch = ScratchDirectory("upload-earlier")
+    let folder: UploadFolder
+    let newSecret = PhotoSecret("0123abcdef")!
+    let oldSecret = PhotoSecret("fedcba9876")!
+
+    init() { folder = UploadFolder(directory: scratch.path) }
+
+    var removed: [String] {
+        (try? ScratchDirectory.names(in: "\(scratch.path)/.removed")) ?? []
+    }
+
+    @Test func anEarlierPhotosFilesAreSetAsideWhole() throws {
+        let leaf = "photos/\(PhotoTree.leaf(of: 7))"
+        try folder.tree.makeFolder(of: 7)
+        _ = scratch.write("7.jpg", Array("old photo".utf8))
+        _ = scratch.write("7-thumb.jpg", Array("old thumbnail".utf8))
+        _ = scratch.write("\(leaf)/7_\(oldSecret).jpg", Array("old photo".utf8))
+        _ = scratch.write("\(leaf)/7_\(oldSecret)_q.jpg", Array("old square".utf8))
+        try folder.publish(photoSpool: scratch.write(".spool-photo", Array("new photo".utf8)), thumbnail: [1], id: 7, secret: newSecret)
+
+        #expect(readFile(folder.photoPath(id: 7)) == Array("new photo".utf8))
+        #expect(readFile(folder.thumbnailPath(id: 7)) == [1])
+        #expect(folder.tree.files(of: 7) == ["7_\(newSecret)_o.jpg"])
+        #expect(removed == ["7-thumb.jpg", "7.jpg", "7_\(oldSecret).jpg", "7_\(oldSecret)_q.jpg"])
+        #expect(readFile("\(scratch.path)/.removed/7.jpg") == Array("old photo".utf8))
+    }
+
+    /// Found at the 2012 name only after the thumbnail and the tree's
+    /// original were placed: those are this upload's, and stay.
+    @Test func whatTheUploadPlacedStays() throws {
+        _ = scratch.write("8.jpg", Array("old photo".utf8))
+        try folder.publish(photoSpool: scratch.write(".spool-photo", Array("new photo".utf8)), thumbnail: [2], id: 8, secret: newSecret)
+        #expect(removed == ["8.jpg"])
+        #expect(readFile(folder.thumbnailPath(id: 8)) == [2])
+        #expect(readFile(folder.tree.path(id: 8, secret: newSecret, size: .original)) == Array("new photo".utf8))
+        #expect(readFile(folder.photoPath(id: 8)) == Array("new photo".utf8))
+    }
+
+    @Test func withoutASecretToo() throws {
+        _ = scratch.write("9.jpg", Array("old photo".utf8))
+        try folder.publish(photoSpool: scratch.write(".spool-photo", Array("new photo".utf8)), thumbnail: [3], id: 9, secret: nil)
+        #expect(removed == ["9.jpg"])
+        #expect(readFile(folder.photoPath(id: 9)) == Array("new photo".utf8))
+    }
+
+    /// A row that did not commit takes its own files, not an earlier
+    /// photo's sizes under another secret.
+    @Test func anUploadUndoneTakesOnlyItsOwnFiles() throws {
+        try folder.tree.makeFolder(of: 10)
+        let older = "photos/\(PhotoTree.leaf(of: 10))/10_\(oldSecret)_q.jpg"
+        _ = scratch.write(older, [9])
+        try folder.publish(photoSpool: scratch.write(".spool-photo", [4]), thumbnail: [5], id: 10, secret: newSecret)
+        folder.remove(id: 10, secret: newSecret)
+        #expect(folder.tree.files(of: 10) == ["10_\(oldSecret)_q.jpg"])
+        #expect(scratch.entries.filter { $0.hasPrefix("10") }.isEmpty)
+    }
+
+    /// Two files of one name set aside: the second beside the first
+    /// (a tree file's copy once went to a folder `.removed/` has not).
+    @Test func aSecondFileOfTheSameNameIsSetAsideBesideTheFirst() throws {
+        try folder.tree.makeFolder(of: 11)
+        for _ in 0..<2 {
+            let name = "photos/\(PhotoTree.leaf(of: 11))/11_\(oldSecret).jpg"
+            _ = scratch.write(name, [6])
+            try folder.setAside(name)
+        }
+        #expect(removed == ["11_\(oldSecret).jpg", "11_\(oldSecret).jpg.2"])
+    }
+}

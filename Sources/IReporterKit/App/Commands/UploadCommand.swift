@@ -117,7 +117,9 @@ public struct UploadCommand: SignedInCommand {
 
     private func add(title: [UInt8], details: PhotoDetails, prepared: PhotoIntake.Prepared, as user: SignedInUser,
                      in context: CommandContext) throws -> Int64 {
-        try photos.add(userID: user.id, title: title, details: details, secret: .random(), publish: { id, secret in
+        var publishedSecret: PhotoSecret?
+        return try photos.add(userID: user.id, title: title, details: details, secret: .random(), publish: { id, secret in
+            publishedSecret = secret
             do {
                 // Without a secret (a database without migration 006) the
                 // photo has its 2012 names alone, as a PHP-era photo has.
@@ -129,7 +131,7 @@ public struct UploadCommand: SignedInCommand {
                 Log.error("upload \(id): \(error)")
                 throw Failure.serverProblem
             }
-        }, unpublish: files.remove)
+        }, unpublish: { files.remove(id: $0, secret: publishedSecret) })
     }
 
     /// Tells the live subscribers, with the photo as the stream shows it.

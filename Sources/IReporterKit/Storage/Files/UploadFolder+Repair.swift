@@ -49,11 +49,12 @@ extension UploadFolder: RepairablePhotoStore {
         } else if errno != EEXIST {
             throw SystemError("mkdir \(folder)")
         }
-        var target = "\(folder)/\(path.split(separator: "/").last!)"
+        let name = path.split(separator: "/").last!
+        var target = "\(folder)/\(name)"
         var copy = 1
         while access(target, F_OK) == 0 {
             copy += 1
-            target = "\(folder)/\(path).\(copy)"
+            target = "\(folder)/\(name).\(copy)"
         }
         guard Glibc.rename("\(directory)/\(path)", target) == 0 else { throw SystemError("move \(path) to \(folder)") }
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 
 /// The upload folder: `<IdPhoto>.jpg` and `<IdPhoto>-thumb.jpg`, as the
 /// original laid it out and as the web server serves it, and the photos'
@@ -31,14 +32,17 @@ public struct UploadFolder: PhotoFileStore, Sendable {
     /// durably: each file is on disk (fsync) before its rename, and the
     /// directory entries after them. The spool file is consumed. With a
     /// secret the photo goes into the tree first, then gets its 2012 name.
+    /// A file found at a 2012 name is an earlier photo's (`placeNew`).
     public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
         let legacy = legacyNames || secret == nil
         // The thumbnail is written before either file is synced, so that
         // both go to disk together (`PhotoTree.sync`).
         let thumbnailSpool = legacy ? try writeReadableSpool(thumbnail, what: "thumbnail") : nil
+        // What this upload put in place: all it takes away again if it fails.
+        var placed: [String] = []
         do throws(SystemError) {
             try PhotoTree.sync([photoSpool] + (thumbnailSpool.map { [$0] } ?? []))
-            if let thumbnailSpool { try Self.rename(thumbnailSpool, to: thumbnailPath(id: id)) }
+            if let thumbnailSpool { try placeNew(thumbnailSpool, at: thumbnailPath(id: id), id: id, placed: &placed) }
         } catch {
             if let thumbnailSpool { unlink(thumbnailSpool) }
             throw error
@@ -49,17 +53,52 @@ public struct UploadFolder: PhotoFileStore, Sendable {
             if let secret {
                 try tree.makeFolder(of: id)
                 let original = tree.path(id: id, secret: secret, size: .original)
-                try Self.rename(photoSpool, to: original)
-                if legacy, link(original, photoPath(id: id)) != 0 { throw SystemError("link \(original) to \(photoPath(id: id))") }
+                try Self.rename(photoSpool, to: original) // named by a new secret: no earlier photo's
+                placed.append(original)
+                if legacy { try placeNew(original, at: photoPath(id: id), id: id, placed: &placed, byLink: true) }
                 try Self.syncFile(tree.folder(of: id))
             } else {
-                try Self.rename(photoSpool, to: photoPath(id: id))
+                try placeNew(photoSpool, at: photoPath(id: id), id: id, placed: &placed)
             }
             try Self.syncFile(directory)
         } catch {
-            remove(id: id)
+            for path in placed { unlink(path) }
             throw error
         }
+    }
+
+    /// Puts `from` at `path` (a rename, or with `byLink` a second name),
+    /// never over a file there: no row names one (the database just gave
+    /// out the id), so it is an earlier photo's of the same id, whose row is
+    /// gone (a database restored from a backup older than the folder, or its
+    /// AUTO_INCREMENT lowered). That photo's files are set aside into
+    /// `.removed/`, as `ireporter repair` sets debris aside, not replaced.
+    private func placeNew(_ from: String, at path: String, id: Int64, placed: inout [String], byLink: Bool = false) throws(SystemError) {
+        func attempt() -> Bool { (byLink ? link(from, path) : csystem_rename_noreplace(from, path)) == 0 }
+        if !attempt() {
+            guard errno == EEXIST else { throw SystemError("\(byLink ? "link" : "rename") to \(path)") }
+            try setAsideEarlierPhoto(id: id, except: placed)
+            guard attempt() else { throw SystemError("\(byLink ? "link" : "rename") to \(path)") }
+        }
+        placed.append(path)
+    }
+
+    /// Moves the files an earlier photo `id` left (its 2012 names, its
+    /// sizes in the tree) into `.removed/`, but for those of this upload.
+    /// Only plain files: anything else there is no photo, and stays.
+    func setAsideEarlierPhoto(id: Int64, except ours: [String]) throws(SystemError) {
+        let leaf = "\(PhotoTree.folderName)/\(PhotoTree.leaf(of: id))"
+        let names = (["\(id).jpg", "\(id)-thumb.jpg"] + tree.files(of: id).map { "\(leaf)/\($0)" }).filter { name in
+            var info = stat()
+            return !ours.contains("\(directory)/\(name)") && lstat("\(directory)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        }
+        guard !names.isEmpty else { return }
+        for name in names { try setAside(name) }
+        try Self.syncFile("\(directory)/\(PhotoRepair.removedFolder)")
+        if names.contains(where: { $0.hasPrefix(leaf) }) { try Self.syncFile(tree.folder(of: id)) }
+        Log.warning("upload \(id): an earlier photo \(id), which no row names, was in the upload folder (\(names.joined(separator: ", "))): "
+                    + "moved to \(PhotoRepair.removedFolder)/, not replaced. Was the database restored from a backup older than the folder? "
+                    + "docs/RELIABILITY.md, \"Restoring from backups\"")
     }
 
     /// The file a size is best rendered from: the smallest larger size of
@@ -146,10 +185,10 @@ public struct UploadFolder: PhotoFileStore, Sendable {
         return spool.path
     }
 
-    public func remove(id: Int64) {
+    public func remove(id: Int64, secret: PhotoSecret?) {
         unlink(photoPath(id: id))
         unlink(thumbnailPath(id: id))
-        try? tree.discard(id: id)
+        if let secret { unlink(tree.path(id: id, secret: secret, size: .original)) }
     }
 
     /// Removes a deleted photo's files, its sizes in the tree included, and

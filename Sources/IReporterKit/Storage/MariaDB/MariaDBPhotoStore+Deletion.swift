@@ -32,17 +32,25 @@ extension MariaDBPhotoStore {
         }
     }
 
+    /// Those of a row set aside into `photos_removed` stay: its restore
+    /// (docs/RELIABILITY.md) brings the photo back whole, with its upload
+    /// time, size, secret, likes, comments and description.
     public func removeOrphanedReactions() throws -> Int {
-        try ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets", "photo_descriptions"]
-            .reduce(0) { $0 + (try removeOrphans(from: $1)) }
+        let keepsSetAside = try !database.query("""
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos_removed'
+            """).isEmpty
+        return try ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets", "photo_descriptions"]
+            .reduce(0) { $0 + (try removeOrphans(from: $1, keepingSetAside: keepsSetAside)) }
     }
 
     /// The rows of `table` whose photo is gone; 0 before migration 003 (005
     /// for `photo_words`, 006 for `photo_secrets`, 011 for `photo_descriptions`) made the table.
-    private func removeOrphans(from table: String) throws(DatabaseError) -> Int {
+    private func removeOrphans(from table: String, keepingSetAside: Bool) throws(DatabaseError) -> Int {
+        let setAside = keepingSetAside ? " LEFT JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto)" : ""
         do {
             return Int(try database.execute("""
-                DELETE t FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto) WHERE p.IdPhoto IS NULL
+                DELETE t FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto)\(setAside) \
+                WHERE p.IdPhoto IS NULL\(keepingSetAside ? " AND r.IdPhoto IS NULL" : "")
                 """).affectedRows)
         } catch where error.code == .noSuchTable {
             return 0

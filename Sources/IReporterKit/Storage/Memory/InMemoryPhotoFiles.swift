@@ -40,7 +40,7 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
         publishedFrom[id] = photoSpool
     }
 
-    public func remove(id: Int64) { photos[id] = nil }
+    public func remove(id: Int64, secret: PhotoSecret?) { photos[id] = nil }
 
     public func discard(id: Int64) throws(SystemError) { photos[id] = nil }
 

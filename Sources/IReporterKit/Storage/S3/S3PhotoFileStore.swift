@@ -73,9 +73,11 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
         unlink(photoSpool)
     }
 
-    public func remove(id: Int64) {
+    public func remove(id: Int64, secret: PhotoSecret?) {
         do {
-            try discard(id: id)
+            for key in [Self.photoKey(id: id), Self.thumbnailKey(id: id)] + (secret.map { [Self.treeKey(id: id, secret: $0, size: .original)] } ?? []) {
+                try client.delete(key)
+            }
         } catch {
             Log.error("photo \(id): \(error); `ireporter repair` removes its objects")
         }
