@@ -36,6 +36,7 @@ typedef struct {
     struct jpeg_error_mgr pub;  /* must be first: libjpeg hands us &pub */
     jmp_buf jump;
     int status;                 /* ir_jpeg_status to return after the jump */
+    int tolerate_warnings;      /* decode on through libjpeg's warnings, as GD does */
     char *msg;
     size_t msg_len;
 } ir_error_mgr;
@@ -112,12 +113,13 @@ static void ir_error_exit(j_common_ptr cinfo) {
 
 /* msg_level -1 is a warning: libjpeg carries on with made-up data (grey
  * blocks for a truncated file). Here every warning fails the decode, except
- * an unknown JFIF minor/major version, which says nothing about the pixels.
+ * an unknown JFIF minor/major version, which says nothing about the pixels,
+ * and any when tolerated (a photo already stored: PHP's GD ignores them).
  * Levels >= 0 are trace messages: ignored. */
 static void ir_emit_message(j_common_ptr cinfo, int msg_level) {
     if (msg_level >= 0) return;
     cinfo->err->num_warnings++;
-    if (cinfo->err->msg_code == JWRN_JFIF_MAJOR) return;
+    if (cinfo->err->msg_code == JWRN_JFIF_MAJOR || ((ir_error_mgr *)cinfo->err)->tolerate_warnings) return;
     fail_with_library_message(cinfo);
 }
 
@@ -468,12 +470,13 @@ static int decode_impl(ir_ctx *c, FILE *fp, int min_short_side, long long max_pi
 }
 
 ir_jpeg_status ir_jpeg_decode_scaled_file(FILE *fp, int min_short_side, long long max_pixels,
-                               long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
-                               char *msg, size_t msg_len) {
+                               long long max_decode_bytes, int tolerate_warnings, gdImagePtr *out,
+                               ir_jpeg_info *info, char *msg, size_t msg_len) {
     if (out != NULL) *out = NULL;
     if (info != NULL) { memset(info, 0, sizeof *info); info->orientation = 1; }
     ir_ctx c;
     ctx_init(&c, msg, msg_len);
+    c.err.tolerate_warnings = tolerate_warnings;
     c.err.status = decode_impl(&c, fp, min_short_side, max_pixels, max_decode_bytes, info);
     int status = c.err.status;
     if (status == IR_JPEG_OK) {
@@ -517,14 +520,15 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info, char *m
 }
 
 ir_jpeg_status ir_jpeg_decode_scaled(const char *path, int min_short_side, long long max_pixels,
-                          long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
-                          char *msg, size_t msg_len) {
+                          long long max_decode_bytes, int tolerate_warnings, gdImagePtr *out,
+                          ir_jpeg_info *info, char *msg, size_t msg_len) {
     int status;
     if (out != NULL) *out = NULL;
     if (info != NULL) { memset(info, 0, sizeof *info); info->orientation = 1; }
     FILE *fp = open_jpeg(path, msg, msg_len, &status);
     if (fp == NULL) return status;
-    status = ir_jpeg_decode_scaled_file(fp, min_short_side, max_pixels, max_decode_bytes, out, info, msg, msg_len);
+    status = ir_jpeg_decode_scaled_file(fp, min_short_side, max_pixels, max_decode_bytes, tolerate_warnings, out, info,
+                                        msg, msg_len);
     fclose(fp);
     return status;
 }

@@ -89,6 +89,24 @@ extension DatabaseTests {
                 .contains(#""likes":"1","comments":"1","created":""#))
         }
 
+        /// A thumbnail missing beside a photo the PHP version stored that is
+        /// no JPEG (a PNG): not reported as made; one that only makes
+        /// libjpeg warn (stored as is by PHP) is made, as GD makes it.
+        @Test func thumbnailsThatCannotBeMadeAreSaidSo() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            #expect(try phone.body([("command", "upload"), ("title", "a")], file: photo) == #"{"successful":1}"#) // 2
+            try phone.database.execute("INSERT INTO photos (IdUser, title) VALUES (1, 'png'), (1, 'warns')") // 3, 4
+            _ = phone.uploads.write("3.jpg", makePNG(width: 40, height: 30))
+            _ = phone.uploads.write("4.jpg", Array(photo.dropLast(2)) + Array(repeating: 0x20, count: 100) + [0xFF, 0xD9])
+            let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database),
+                                     maxImagePixels: 50_000_000)
+            let report = try repair.run(graceSeconds: 0, actions: .init())
+            #expect(report.missingThumbnails == [3, 4] && report.unmadeThumbnails == [3])
+            #expect(report.summary.contains("2 missing thumbnails (made) but 1 whose original is no JPEG"), "\(report.summary)")
+            #expect(phone.uploads.entries.contains("4-thumb.jpg") && !phone.uploads.entries.contains("3-thumb.jpg"))
+        }
+
         /// The tree: sizes under an old secret removed, files of no row set
         /// aside, and the 2012 names removed or given back as
         /// `legacy_photo_urls` says, a photo the PHP version stored included.

@@ -91,7 +91,9 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info,
  * writes them, and the rest of the pipeline reads Huffman-coded files only.
  * Every scanline is
  * decoded and jpeg_finish_decompress is called, so the entire entropy-coded
- * data is checked; any libjpeg warning fails the call.
+ * data is checked; any libjpeg warning fails the call, unless
+ * `tolerate_warnings` (a photo already stored: decoded as PHP's GD decodes it,
+ * with libjpeg's made-up data where the file is broken).
  * Grayscale, YCbCr, RGB, CMYK and YCCK (Adobe, inverted or not) are handled.
  *
  * On success *out is a new image the caller frees with gdImageDestroy; on
@@ -99,14 +101,14 @@ ir_jpeg_status ir_jpeg_read_header(const char *path, ir_jpeg_info *info,
  * was read, also on failure (e.g. the dimensions for TOO_MANY_PIXELS).
  */
 ir_jpeg_status ir_jpeg_decode_scaled(const char *path, int min_short_side, long long max_pixels,
-                          long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
-                          char *msg, size_t msg_len);
+                          long long max_decode_bytes, int tolerate_warnings, gdImagePtr *out,
+                          ir_jpeg_info *info, char *msg, size_t msg_len);
 
 /* The same two calls on an already open stream, read from its current position. */
 ir_jpeg_status ir_jpeg_read_header_file(FILE *fp, ir_jpeg_info *info, char *msg, size_t msg_len);
 ir_jpeg_status ir_jpeg_decode_scaled_file(FILE *fp, int min_short_side, long long max_pixels,
-                               long long max_decode_bytes, gdImagePtr *out, ir_jpeg_info *info,
-                               char *msg, size_t msg_len);
+                               long long max_decode_bytes, int tolerate_warnings, gdImagePtr *out,
+                               ir_jpeg_info *info, char *msg, size_t msg_len);
 
 /*
  * Parses an EXIF APP1 payload (starting with "Exif\0\0") and returns the

@@ -9,7 +9,10 @@
 /// second look at the row (after placing, never before), removed, and
 /// answered 404; a size placed before the row went is the sweep's. A photo
 /// whose original is gone (no file under either name) is a 404 too, logged
-/// once per photo by each worker, and listed by `ireporter repair`.
+/// once per photo by each worker, and listed by `ireporter repair`. One
+/// whose original is no JPEG we can decode (a PNG or a broken file the PHP
+/// version stored: it checked nothing) answers its original as stored for
+/// every size, as its 2012 URL shows it, logged once too.
 public final class PhotoSizes {
     public enum Outcome {
         /// The size's bytes (now on disk too).
@@ -27,6 +30,8 @@ public final class PhotoSizes {
     private let policy: AppServices.Policy
     /// The photos whose lost original this worker has logged already.
     private var loggedLost = RecentIDs(capacity: 1024)
+    /// Those whose original could not be decoded, logged already.
+    private var loggedUndecodable = RecentIDs(capacity: 1024)
 
     public init(photos: any PhotoStore, files: any PhotoSizeFiles, policy: AppServices.Policy, decodeGate: DecodeGate?) {
         self.photos = photos
@@ -84,6 +89,14 @@ public final class PhotoSizes {
                 return .notFound
             }
             if case JPEGImageError.unreadable = error, (try? lostOriginal(id, secret)) != nil { return .notFound }
+            if let failure = error as? JPEGImageError, failure.isInvalidImage, size != .original,
+               let original = try? files.originalInTree(id: id, secret: secret) {
+                guard !original.isEmpty else { return (try? lostOriginal(id, secret)) ?? .notFound }
+                if loggedUndecodable.insert(id) {
+                    Log.warning("photo \(id): its original cannot be decoded (\(failure)): its sizes answer it as stored")
+                }
+                return .found(original)
+            }
             Log.error("size \(size.letter ?? "-") of photo \(id): \(error)")
             // Made again next time rather than risk outliving a delete unseen
             // (never the original: it may be the photo's only copy).

@@ -11,7 +11,8 @@ public struct PhotoSizeRenderer: Sendable {
 
     public init(quality: Int = 85, maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20) {
         self.quality = quality
-        decoder = Thumbnailer(quality: quality, maxDecodeBytes: maxDecodeBytes)
+        // A stored photo: checked when it came (or stored by the PHP version, which checked nothing).
+        decoder = Thumbnailer(quality: quality, maxDecodeBytes: maxDecodeBytes, toleratesWarnings: true)
     }
 
     /// The encoded `size` (not `original`) of the JPEG at `path`, and its width and height.

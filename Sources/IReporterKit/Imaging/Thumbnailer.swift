@@ -59,13 +59,19 @@ public struct Thumbnailer: Sendable {
     public let quality: Int
     /// What a progressive (multi-scan) photo's coefficients may take; <= 0: no limit.
     public let maxDecodeBytes: Int
+    /// Decodes through libjpeg's warnings (extraneous bytes, a truncated
+    /// end), as PHP's GD does: for photos already stored (the PHP version
+    /// stored any file); an upload is checked strictly.
+    public let toleratesWarnings: Bool
 
-    public init(side: Int = 180, quality: Int = 85, maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20) {
+    public init(side: Int = 180, quality: Int = 85, maxDecodeBytes: Int = Configuration().maxDecodeMemoryMiB << 20,
+                toleratesWarnings: Bool = false) {
         precondition(side >= 1 && side <= 4096, "thumbnail side out of range: \(side)")
         precondition((0...100).contains(quality), "JPEG quality out of range: \(quality)")
         self.side = side
         self.quality = quality
         self.maxDecodeBytes = maxDecodeBytes
+        self.toleratesWarnings = toleratesWarnings
     }
 
     /// The encoded `side` x `side` thumbnail of the JPEG at `path`.
@@ -100,7 +106,7 @@ public struct Thumbnailer: Sendable {
         var message = [CChar](repeating: 0, count: Int(IR_JPEG_MSG_LEN))
         let status = path.withCString { cPath in
             ir_jpeg_decode_scaled(cPath, Int32(clamping: minShortSide), Int64(maxPixels), Int64(maxDecodeBytes),
-                                  &image, &info, &message, message.count)
+                                  toleratesWarnings ? 1 : 0, &image, &info, &message, message.count)
         }
         if let error = JPEGImageError(status: status, message: Self.string(message),
                                       info: info, limit: maxPixels, memoryLimit: maxDecodeBytes) {

@@ -59,8 +59,9 @@ protocol RepairablePhotoStore {
     /// Whether the photo has its original now, under any name or secret.
     func hasOriginal(id: Int64) throws -> Bool
     /// Makes the photo's 2012 thumbnail from its original (`render`: the
-    /// original's local path to the thumbnail's JPEG, nil when it cannot).
-    func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) throws
+    /// original's local path to the thumbnail's JPEG, nil when it cannot);
+    /// false when none was made (the original no JPEG, or gone meanwhile).
+    func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) throws -> Bool
     /// The path of the photo's 2012 thumbnail, nil when it has none.
     func legacyThumbnail(id: Int64) throws -> String?
     /// Removes a size made again when asked for.
@@ -136,6 +137,9 @@ public struct PhotoRepair {
         public var photoFiles = 0
         public var spools: [String] = []
         public var missingThumbnails: [Int64] = []
+        /// Of those, the ones whose original could not be made one of (no
+        /// JPEG: a PNG or a broken file the PHP version stored).
+        public var unmadeThumbnails: [Int64] = []
         public var filesWithoutRow: [String] = []
         public var rowsWithoutPhoto: [Int64] = []
         /// Rows whose original is gone but sizes of it are left: listed, never changed.
@@ -165,7 +169,8 @@ public struct PhotoRepair {
             }
             return "\(rows) rows, \(photoFiles) photo files: "
                 + [part(spools.count, "spool files", .spools, "removed"),
-                   part(missingThumbnails.count, "missing thumbnails", .thumbnails, "made"),
+                   part(missingThumbnails.count, "missing thumbnails", .thumbnails, "made")
+                       + (unmadeThumbnails.isEmpty ? "" : " but \(unmadeThumbnails.count) whose original is no JPEG"),
                    part(orphanReactions, "reactions of deleted photos", .reactions, "removed"),
                    part(filesWithoutRow.count, "files without a row", .files, "moved to \(PhotoRepair.removedFolder)/"),
                    part(rowsWithoutPhoto.count, "rows without a photo file", .rows, "moved to photos_removed"),
@@ -198,7 +203,7 @@ public struct PhotoRepair {
         self.wallClock = wallClock
         self.photos = photos
         self.maxImagePixels = maxImagePixels
-        thumbnailer = Thumbnailer(maxDecodeBytes: maxDecodeBytes)
+        thumbnailer = Thumbnailer(maxDecodeBytes: maxDecodeBytes, toleratesWarnings: true)
     }
 
     func run(graceSeconds: Int, actions: Actions, progress: TaskProgress? = nil) throws -> Report {
@@ -284,7 +289,7 @@ public struct PhotoRepair {
             for (done, id) in report.missingThumbnails.enumerated() {
                 try checkStop()
                 progress?.update("making thumbnails", done: done, of: report.missingThumbnails.count)
-                try store.makeThumbnail(id: id, render)
+                if try !store.makeThumbnail(id: id, render) { report.unmadeThumbnails.append(id) }
             }
             report.applied.insert(.thumbnails)
             report.orphanReactions = try photos.removeOrphanedReactions()

@@ -112,6 +112,36 @@ struct PhotoSizesTests {
     }
 
     /// What a lost original is logged once by: the last ids seen, no more.
+    /// A photo the PHP version stored (at its 2012 name alone, checked by no one).
+    func storedByPHP(_ bytes: [UInt8], secret: PhotoSecret) throws -> Int64 {
+        try store.add(userID: 1, title: Array("t".utf8), details: nil, secret: secret, publish: { id, _ in
+            _ = scratch.write("\(id).jpg", bytes)
+        }, unpublish: { _ in })
+    }
+
+    /// libjpeg's warnings (here "extraneous bytes before marker 0xd9", as
+    /// some cameras write) are decoded through, as PHP's GD does; an
+    /// upload of the same file is refused (`ImagingTests`).
+    @Test func aStoredPhotoWithLibjpegsWarningsHasItsSizes() throws {
+        let secret = PhotoSecret.random()
+        let jpeg = makeJPEG(width: 320, height: 240)
+        let id = try storedByPHP(Array(jpeg.dropLast(2)) + Array(repeating: 0x20, count: 100) + [0xFF, 0xD9], secret: secret)
+        #expect(throws: JPEGImageError.self) { try Thumbnailer().thumbnailJPEG(ofFileAt: folder.photoPath(id: id), maxPixels: 0) }
+        guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
+        #expect(jpegSize(q)! == (150, 150))
+    }
+
+    /// No JPEG at all (a PNG the PHP version stored as `<id>.jpg`): every
+    /// size is the file as stored, as the 2012 URL shows it, not a 500.
+    @Test func aStoredPhotoThatIsNoJPEGAnswersItselfForEverySize() throws {
+        let secret = PhotoSecret.random()
+        let png = makePNG(width: 40, height: 30)
+        let id = try storedByPHP(png, secret: secret)
+        guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
+        #expect(q == png)
+        #expect(treeFiles(id) == ["\(id)_\(secret)_o.jpg"], "no size made of it")
+    }
+
     @Test func recentIDsSayNewOnceAndForgetTheOldestPastTheirCapacity() {
         var seen = RecentIDs(capacity: 3)
         let answers = [1, 2, 1, 3, 2, 4, 1, 3, 4, 2].map { seen.insert($0) }

@@ -27,7 +27,7 @@ import TestSupport
             var info = ir_jpeg_info()
             let decode = try MicroBenchmark.measure(n) {
                 var im: gdImagePtr? = nil
-                let status = ir_jpeg_decode_scaled(path, 180, 50_000_000, 0, &im, &info, nil, 0)
+                let status = ir_jpeg_decode_scaled(path, 180, 50_000_000, 0, 0, &im, &info, nil, 0)
                 guard status == IR_JPEG_OK, let im else { throw JPEGImageError.truncatedOrCorrupt("status \(status)") }
                 gdImageDestroy(im)
             }

@@ -277,7 +277,7 @@ private func timed(_ body: () -> Void) -> (wall: Double, cpu: Double) {
             let path = dir.write(ITCanvas(w, h).jpeg(), "s\(w).jpg")
             var info = ir_jpeg_info()
             var image: gdImagePtr? = nil
-            let status = ir_jpeg_decode_scaled(path, 180, 0, 0, &image, &info, nil, 0)
+            let status = ir_jpeg_decode_scaled(path, 180, 0, 0, 0, &image, &info, nil, 0)
             #expect(status == IR_JPEG_OK)
             #expect(info.scale_num == Int32(expectedNum), "\(w)x\(h)")
             #expect(info.scaled_width == Int32(ew) && info.scaled_height == Int32(eh), "\(w)x\(h)")

@@ -102,7 +102,10 @@ struct UploadRepairTests {
         }
         func modified(_ file: StoredPhotoFile) -> Int? { file.listedModified }
         func hasOriginal(id: Int64) -> Bool { objects["upload/\(id).jpg"] != nil }
-        func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) { objects["upload/\(id)-thumb.jpg"] = Int(time(nil)) }
+        func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) -> Bool {
+            objects["upload/\(id)-thumb.jpg"] = Int(time(nil))
+            return true
+        }
         func legacyThumbnail(id: Int64) -> String? { objects["upload/\(id)-thumb.jpg"] == nil ? nil : "upload/\(id)-thumb.jpg" }
         func remove(_ path: String) { objects[path] = nil }
         func setAside(_ path: String) {

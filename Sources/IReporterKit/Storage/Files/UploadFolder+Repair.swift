@@ -32,8 +32,10 @@ extension UploadFolder: RepairablePhotoStore {
 
     func hasOriginal(id: Int64) -> Bool { anyOriginal(id: id) != nil }
 
-    func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) throws {
-        if let original = anyOriginal(id: id), let thumbnail = render(original) { try publishThumbnail(thumbnail, id: id) }
+    func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) throws -> Bool {
+        guard let original = anyOriginal(id: id), let thumbnail = render(original) else { return false }
+        try publishThumbnail(thumbnail, id: id)
+        return true
     }
 
     func legacyThumbnail(id: Int64) -> String? { access(thumbnailPath(id: id), F_OK) == 0 ? "\(id)-thumb.jpg" : nil }

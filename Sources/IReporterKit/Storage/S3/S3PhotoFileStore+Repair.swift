@@ -21,9 +21,11 @@ extension S3PhotoFileStore: RepairablePhotoStore {
 
     func modified(_ file: StoredPhotoFile) -> Int? { file.listedModified }
 
-    func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) throws {
-        guard let original = try client.get(Self.photoKey(id: id)) else { return }
-        if let thumbnail = (try? withLocalCopy(of: original, render)) ?? nil { try client.put(Self.thumbnailKey(id: id), thumbnail) }
+    func makeThumbnail(id: Int64, _ render: (String) -> [UInt8]?) throws -> Bool {
+        guard let original = try client.get(Self.photoKey(id: id)),
+              let thumbnail = (try? withLocalCopy(of: original, render)) ?? nil else { return false }
+        try client.put(Self.thumbnailKey(id: id), thumbnail)
+        return true
     }
 
     func legacyThumbnail(id: Int64) throws -> String? {
