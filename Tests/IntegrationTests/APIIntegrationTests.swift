@@ -43,6 +43,27 @@ extension DatabaseTests {
         #expect(try phone.rowCount("photos") == 2)
     }
 
+    /// With `db_charset = utf8mb4` (`ireporter check`'s advice where a PHP
+    /// version connected so) MariaDB converts text into the latin1 columns
+    /// and, strict, refuses an emoji: said so, not "try again" for ever.
+    @Test func textTheColumnsCannotHoldIsRefusedClearly() throws {
+        let phone = try APIHarness()
+        var settings = try TestServices.settings()
+        settings.charset = "utf8mb4"
+        let converting = DatabaseConnection(settings: settings)
+        try converting.command("SET SESSION sql_mode = 'STRICT_ALL_TABLES'")
+        let worker = phone.anotherWorker(database: converting)
+        #expect(try phone.body([("command", "register"), ("username", "alice"), ("password", "p")], through: worker)
+                == #"{"result":[{"IdUser":"1","username":"alice"}]}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "Café")], file: photo, through: worker) == #"{"successful":1}"#)
+        #expect(try phone.body([("command", "upload"), ("title", "Coffee ☕")], file: photo, through: worker)
+                == #"{"error":"The text has characters this server cannot store"}"#)
+        let comment = try phone.body([("command", "comment"), ("IdPhoto", "2"), ("text", "☕")], through: worker)
+        #expect(comment == #"{"error":"The text has characters this server cannot store"}"#, "\(comment)")
+        #expect(try phone.rowCount("photos") == 1)
+        #expect(phone.uploads.entries.filter { $0.hasSuffix(".jpg") } == ["2-thumb.jpg", "2.jpg"], "the refused upload left nothing")
+    }
+
     @Test func registrationRules() throws {
         let phone = try APIHarness()
         _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])

@@ -40,6 +40,15 @@ public struct CrossOriginRefused: APIFailure {
     public var message: String { "Requests from other web sites are not allowed" }
 }
 
+/// Text the database refused for its characters: with `db_charset` other
+/// than latin1, MariaDB converts text into the latin1 columns, and in
+/// strict mode refuses what latin1 has not (emoji, most scripts). Not a
+/// failure to try again.
+public struct TextNotStorable: APIFailure {
+    public var message: String { "The text has characters this server cannot store" }
+    public var kind: FailureKind { .invalidParameters }
+}
+
 /// What the client is told when the database or the disk failed.
 public struct ServiceUnavailable: APIFailure {
     public var message: String { "The service is temporarily unavailable, please try again" }

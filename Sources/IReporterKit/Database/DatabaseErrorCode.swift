@@ -33,6 +33,10 @@ public struct DatabaseErrorCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let nodeNotReady = Self(rawValue: 1047)
     /// ER_DUP_ENTRY: a unique index already holds the value.
     public static let duplicateKey = Self(rawValue: 1062)
+    /// ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: text the column's character set
+    /// cannot hold (an emoji into the latin1 columns through a utf8mb4
+    /// connection, in strict mode).
+    public static let textNotStorable = Self(rawValue: 1366)
     /// ER_NO_SUCH_TABLE: e.g. a migration not applied yet.
     public static let noSuchTable = Self(rawValue: 1146)
     /// ER_KEY_DOES_NOT_EXITS: a statement's FORCE INDEX names an index the
