@@ -53,7 +53,8 @@ final class MastodonResponder {
 
     /// Status, content type and length, the answer's headers; every origin
     /// may read the API (it answers tokens, not cookies) but for the
-    /// authorization page, which is the server's own.
+    /// authorization page, which is the server's own. Nothing is kept by a
+    /// cache but what an answer says itself (a waiting media's file).
     func head(_ answer: MastodonAnswer, path: Substring) -> [UInt8] {
         var head = "Status: \(answer.status) \(MastodonAnswer.reason(answer.status))\r\n"
         head += "Content-Type: \(answer.contentType)\r\nContent-Length: \(answer.body.count)\r\n"
@@ -62,7 +63,8 @@ final class MastodonResponder {
             head += "Access-Control-Allow-Origin: *\r\n"
             head += "Access-Control-Expose-Headers: Link, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset\r\n"
         }
-        head += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\r\n"
+        if !answer.headers.contains(where: { $0.name == "Cache-Control" }) { head += "Cache-Control: no-store\r\n" }
+        head += "X-Content-Type-Options: nosniff\r\n\r\n"
         return Array(head.utf8)
     }
 }

@@ -114,6 +114,7 @@ struct AccountEndpoints: MastodonEndpoints {
             let count = min(SearchCommand.maxCount, skip + page.limit)
             var arguments = CommandArguments(fields: ["q": query, "count": Array(String(count).utf8)])
             if let before { arguments.fields["before"] = Array(String(before).utf8) }
+            if let account = try parameters.integer("account_id") { arguments.fields["IdUser"] = Array(String(account).utf8) }
             // A page skipped whole needs its ids alone, not the statuses' extras.
             let rows = skip >= count ? try StreamRows.decode(try statuses.run("search", arguments).json)
                                      : try statuses.photoRows("search", arguments)

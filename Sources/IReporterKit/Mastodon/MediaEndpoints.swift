@@ -41,7 +41,7 @@ struct MediaEndpoints: MastodonEndpoints {
                   call.pathParameter("file") == Self.key(of: pending) + ".jpg",
                   let jpeg = readFile("\(api.services.photoFiles.spoolDirectory)/\(pending.file)") else { throw MastodonError.notFound }
             return MastodonAnswer(contentType: "image/jpeg",
-                                  headers: [("Cache-Control", "private, max-age=86400"), ("X-Content-Type-Options", "nosniff"),
+                                  headers: [("Cache-Control", "private, max-age=86400"),
                                             ("Content-Security-Policy", "default-src 'none'; sandbox")], body: jpeg)
         }
         router.add(.put, "/api/v1/media/:id", scope: OAuthScope("write:media")) { call in

@@ -20,9 +20,11 @@ struct StatusEndpoints: MastodonEndpoints {
             var status = try statuses.status(of: call)
             switch status.id {
             case .photo(let id):
+                // As Mastodon, which looks the status up among the caller's own.
+                guard status.account.id == user.id else { throw MastodonError.notFound }
                 defer { statuses.context.removeTemporaryFiles() }
                 // "Delete & re-draft": the app posts the answer's media again.
-                let copy = call.parameters.bool("delete_media") == true || status.account.id != user.id ? nil
+                let copy = call.parameters.bool("delete_media") == true ? nil
                     : status.media.flatMap { MediaEndpoints.redraftCopy(of: $0, userID: user.id, services: api.services,
                                                                          context: statuses.context) }
                 do {
@@ -55,10 +57,15 @@ struct StatusEndpoints: MastodonEndpoints {
             let statuses = MastodonStatuses(call, api: api)
             let status = try statuses.status(of: call)
             guard case .photo(let id) = status.id else { return .emptyList }
-            let limit = try TimelinePage(call.parameters).limit
-            let likers = try AccountEndpoints.accounts(try api.services.votes.likers(of: id, limit: limit).map { ($0.userID, $0.username) },
-                                                       statuses: statuses)
-            return .json(AccountList.json(likers, links: statuses.links))
+            // Paged by the likers' ids, the `Link` header as Mastodon sends it.
+            let page = try TimelinePage(call.parameters)
+            let likers = try api.services.votes.likers(of: id, page: page.pageCursor)
+            let accounts = try AccountEndpoints.accounts(likers.map { ($0.userID, $0.username) }, statuses: statuses)
+            var answer = MastodonAnswer.json(AccountList.json(accounts, links: statuses.links))
+            if let link = page.link(siteURL: call.request.siteURL, path: call.request.path, ids: likers.map(\.userID)) {
+                answer.headers.append(link)
+            }
+            return answer
         }
         // One's favourites: `liked`, paged by photo (a vote keeps no time).
         router.add(.get, "/api/v1/favourites", scope: OAuthScope("read:favourites")) { call in

@@ -32,6 +32,9 @@ struct TimelinePage {
     /// Neither cursor: the newest, which `stream` answers from its cache.
     var isNewest: Bool { maxID == nil && sinceID == nil }
 
+    /// The page as a store reads it.
+    var pageCursor: PageCursor { PageCursor(since: sinceID ?? 0, before: maxID ?? .max, count: limit, fromSince: fromSince) }
+
     /// `arguments` with the page's cursor (`since` or `after`, `before`, `count`).
     func cursor(_ arguments: CommandArguments, count: Int? = nil) -> CommandArguments {
         var arguments = arguments

@@ -18,8 +18,9 @@ public protocol VoteStore: AnyObject {
     func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> (extras: PhotoExtras, changed: Bool)?
     /// `userID`'s votes on these photos (those without one are absent).
     func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote]
-    /// Who likes the photo (the Mastodon API's `favourited_by`), by IdUser, at most `limit`.
-    func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])]
+    /// Who likes the photo (the Mastodon API's `favourited_by`), paged by
+    /// IdUser, the highest first (a vote keeps no time).
+    func likers(of photoID: Int64, page: PageCursor) throws -> [(userID: Int64, username: [UInt8])]
     /// The ids of the photos `userID` likes within the page's range, newest
     /// first: photos that are there, with their account. Throws
     /// `LikesNotIndexed` without migration 013.

@@ -148,7 +148,10 @@ public struct Configuration: Sendable {
         Setting("db_option_group", .text(\.database.optionGroup),
                 "the option file's group read besides `[client]`."),
         Setting("db_charset", .text(\.database.charset),
-                "connection character set. The original's columns are latin1 and PHP connected as latin1, so bytes are stored exactly as the client sent them."),
+                "connection character set. The original's columns are latin1 and PHP connected as latin1, so bytes are stored exactly as the client sent them. "
+                    + "Another (`utf8mb4`, for a database a PHP version filled through the server's default character set: `ireporter check` says when) "
+                    + "makes MariaDB convert text into the latin1 columns, as it did PHP's: text with characters latin1 has not (emoji, most scripts) "
+                    + "is then refused, `The text has characters this server cannot store` (docs/COMPATIBILITY.md, \"Text\")."),
         Setting("db_nodes", .databaseNodes,
                 "a MariaDB Galera cluster: its nodes as `host:port,host:port,…` (user, password and database from `db_url`, whose host is then not used). Each connection goes to a node that is Synced in the primary component (workers start at different nodes), moves to another when its node fails, and avoids a refused node for 5 s; a transaction that met a certification conflict is run again (docs/SCALING.md). Empty: the one server of `db_url`."),
         Setting("db_sync_wait", .number(\.database.syncWait, 0...15),

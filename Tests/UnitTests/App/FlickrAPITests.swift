@@ -225,7 +225,9 @@ struct FlickrAPITests {
         #expect(error(["method": "flickr.photos.getSizes", "photo_id": "../2"]) == #"{"stat":"fail","code":1,"message":"Photo not found"}"#)
         #expect(error(["method": "flickr.photos.search"]).contains(#""code":3,"#))
         #expect(error(["method": "flickr.photos.search", "text": "+-\"*@"]).contains(#""code":3,"#), "operators are no words")
-        #expect(error(["method": "flickr.photos.search", "user_id": "12037949754@N01"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
+        for user in ["12037949754@N01", "99"] { // a number that is no account's too
+            #expect(error(["method": "flickr.photos.search", "user_id": user, "text": "x"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
+        }
         // Flickr's codes for getPublicPhotos: 1, User not found (a number that is no account too).
         for user in ["12037949754@N01", "99"] {
             #expect(error(["method": "flickr.people.getPublicPhotos", "user_id": user]) == #"{"stat":"fail","code":1,"message":"User not found"}"#)
@@ -309,6 +311,7 @@ struct FlickrAPITests {
         #expect(body(["method": "flickr.people.getPublicPhotos", "user_id": "1", "per_page": "1"])
                 .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
+        try phone.send([("command", "register"), ("username", "bob"), ("password", "p")]) // 2, no photos
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "2"]).contains(#""total":0,"#))
     }
 }

@@ -135,3 +135,25 @@ struct GatewayPipelineTests {
         #expect(empty.answer.hasPrefix("Status: 422") && !empty.answer.contains("no JSON"), "\(empty.answer)")
     }
 }
+
+/// The Mastodon door's heads: one cache header, the answer's own where it has one.
+struct MastodonResponderHeadTests {
+    let responder: MastodonResponder
+
+    init() throws {
+        responder = MastodonResponder(api: MastodonAPI(api: IReporterAPI(services: try AppServices.inMemory())))
+    }
+
+    func lines(_ answer: MastodonAnswer) -> [Substring] {
+        String(decoding: responder.head(answer, path: "/api/v1/x"), as: UTF8.self).split(separator: "\r\n")
+    }
+
+    @Test func anAnswerIsKeptByNoCacheUnlessItSaysSo() {
+        let plain = lines(MastodonAnswer.emptyObject)
+        #expect(plain.filter { $0.hasPrefix("Cache-Control:") } == ["Cache-Control: no-store"])
+        // A waiting media's file: kept a day by the phone that shows it (two headers, no-store won).
+        let media = lines(MastodonAnswer(contentType: "image/jpeg", headers: [("Cache-Control", "private, max-age=86400")], body: [1]))
+        #expect(media.filter { $0.hasPrefix("Cache-Control:") } == ["Cache-Control: private, max-age=86400"])
+        #expect(media.filter { $0.hasPrefix("X-Content-Type-Options:") }.count == 1)
+    }
+}

@@ -304,6 +304,12 @@ struct MastodonStatusesTests {
         guard case .array(let both) = try json(call(.get, "/api/v1/statuses/\(photo)/favourited_by")),
               let alice = both.first(where: { string($0["username"]) == "alice" }) else { Issue.record("no alice"); return }
         #expect(alice["statuses_count"] == .number(Array("1".utf8)), "with her counts, not 0")
+        // Paged as Mastodon pages it, by the likers' ids: alice (2), then bob (1).
+        let first = call(.get, "/api/v1/statuses/\(photo)/favourited_by", [("limit", "1")])
+        #expect(try ids(first) == ["2"])
+        let link = try #require(first.headers.first { $0.name == "Link" }?.value)
+        #expect(link.hasPrefix("<http://example.com/api/v1/statuses/\(photo)/favourited_by?limit=1&max_id=2>; rel=\"next\""), "\(link)")
+        #expect(try ids(call(.get, "/api/v1/statuses/\(photo)/favourited_by", [("limit", "1"), ("max_id", "2")])) == ["1"])
         _ = call(.post, "/api/v1/statuses/\(photo)/unfavourite", token: token())
         #expect(try json(call(.get, "/api/v1/statuses/\(photo)", token: token()))["favourited"] == .bool(false), "alice's view")
         let unliked = try json(call(.post, "/api/v1/statuses/\(photo)/unfavourite", token: bob))
@@ -341,7 +347,7 @@ struct MastodonStatusesTests {
 
     @Test func deletingAStatusDeletesThePhoto() throws {
         let photo = try #require(string(try post("Gone soon")["id"]))
-        #expect(call(.delete, "/api/v1/statuses/\(photo)", token: token(user: 1)).status == 403, "not bob's")
+        #expect(call(.delete, "/api/v1/statuses/\(photo)", token: token(user: 1)).status == 404, "not bob's: Mastodon's 404")
         let deleted = call(.delete, "/api/v1/statuses/\(photo)", token: token())
         #expect(deleted.status == 200)
         #expect(string(try json(deleted)["id"]) == photo)
@@ -487,6 +493,21 @@ struct MastodonStatusesTests {
         #expect(try page(130).isEmpty, "the end")
         #expect(try page(5000).isEmpty)
         #expect(try json(call(.get, "/api/v2/search", [("q", "alice"), ("offset", "1")]))["accounts"]?.arrayCount == 0)
+    }
+
+    /// `account_id`: one person's statuses (an app's "search this account's posts").
+    @Test func searchOfOneAccount() throws {
+        for (user, title) in [(1, "sun by bob"), (2, "sun by alice")] {
+            _ = try harness.photos.add(userID: Int64(user), title: Array(title.utf8), publish: { _ in }, unpublish: { _ in })
+        }
+        func contents(_ fields: [(String, String)]) throws -> [String] {
+            guard case .array(let statuses)? = try json(call(.get, "/api/v2/search", [("q", "sun"), ("type", "statuses")] + fields))["statuses"]
+            else { return [] }
+            return statuses.compactMap { string($0["content"]) }
+        }
+        #expect(try contents([]) == ["<p>sun by alice</p>", "<p>sun by bob</p>"])
+        #expect(try contents([("account_id", "1")]) == ["<p>sun by bob</p>"])
+        #expect(try contents([("account_id", "9")]).isEmpty)
     }
 
     @Test func aMediasDescriptionIsEditableAndAnotherOnesIsNotFound() throws {

@@ -3,12 +3,14 @@
 /// accents ignored), in the stream's shape. `sort` is `newest` (default;
 /// the next page is `before` the last IdPhoto shown) or `relevance` (whole
 /// words before prefixes among the newest 500 matches; the next page is
-/// `page` + 1). `count` photos a page, 50 by default. `extras`: the
-/// fields `stream` adds (`StreamExtra`), the same way.
+/// `page` + 1). `count` photos a page, 50 by default. `IdUser`: that
+/// person's photos alone. `extras`: the fields `stream` adds
+/// (`StreamExtra`), the same way.
 public struct SearchCommand: Command {
     public let descriptor = CommandDescriptor(
         "search", "Photos whose title or author has every word of q, newest first or by relevance.",
-        parameters: [Input.query, Input.sort, Input.count, Input.before, Input.page, .extras(invalid: Failure.unknownExtras)],
+        parameters: [Input.query, Input.sort, Input.count, Input.before, Input.page, Input.author,
+                     .extras(invalid: Failure.unknownExtras)],
         readOnly: true, failures: [.other], result: .photos)
 
     public struct Input: CommandInput {
@@ -22,6 +24,7 @@ public struct SearchCommand: Command {
                                              "`newest` only: photos with a smaller IdPhoto (the next page)", invalid: Failure.badBefore)
         static let page = CommandParameter("page", .integer(1...Int64(PhotoSearchQuery.relevanceWindow)),
                                            "`relevance` only: the page; relevance pages end at 500 photos", invalid: Failure.badPage)
+        static let author = CommandParameter("IdUser", .integer(1...Int64.max), "only this person's photos")
 
         public let query: PhotoSearchQuery
         public let extras: [StreamExtra]
@@ -37,7 +40,8 @@ public struct SearchCommand: Command {
             if order == .relevance, before != nil { throw Failure.beforeWithRelevance }
             if order == .newest, page != 1 { throw Failure.pageWithNewest }
             guard (page - 1) * count < PhotoSearchQuery.relevanceWindow else { throw Failure.badPage }
-            query = PhotoSearchQuery(terms: terms, order: order, before: before, offset: (page - 1) * count, limit: count)
+            query = PhotoSearchQuery(terms: terms, scope: PhotoScope(userID: try Self.author.integer(parameters)), order: order,
+                                     before: before, offset: (page - 1) * count, limit: count)
             extras = try CommandParameter.extras(invalid: Failure.unknownExtras).list(parameters)
         }
     }

@@ -104,7 +104,11 @@ public final class FlickrAPI {
             case .reflectionGetMethods:
                 return .success([FlickrElement("methods", children: FlickrMethod.allCases.map { FlickrElement("method", content: Array($0.rawValue.utf8)) },
                                                list: "method")])
-            case .photosSearch: return .success([try photoList(call, terms: try call.searchTerms(), scope: try call.searchScope())])
+            case .photosSearch:
+                let scope = try call.searchScope()
+                // A number that is no account's, as one that is no number.
+                if let userID = scope.userID, try photos.person(id: userID) == nil { return .failure(.userNotFound) }
+                return .success([try photoList(call, terms: try call.searchTerms(), scope: scope)])
             case .photosGetRecent: return .success([try photoList(call, terms: [], scope: .everything)])
             case .peopleGetPublicPhotos:
                 // Flickr's own code and words for this method, as people.getInfo's.

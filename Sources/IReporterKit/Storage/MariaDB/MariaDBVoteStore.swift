@@ -34,12 +34,14 @@ public final class MariaDBVoteStore: VoteStore {
     }
 
     /// A range of the primary key (IdPhoto, IdUser).
-    public func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])] {
+    /// A range of the primary key (IdPhoto, IdUser).
+    public func likers(of photoID: Int64, page: PageCursor) throws -> [(userID: Int64, username: [UInt8])] {
         guard PhotoCountsRow.isStorable(photoID) else { return [] }
-        return try database.query("SELECT v.IdUser, l.username FROM votes v JOIN login l ON (l.IdUser = v.IdUser) "
-                                  + "WHERE v.IdPhoto = ? AND v.vote = 1 ORDER BY v.IdUser LIMIT ?",
-                                  [.int(photoID), .int(Int64(limit))])
-            .compactMap { row in row.int64("IdUser").map { ($0, row["username"] ?? []) } }
+        return page.newestFirst(try database.query(
+            "SELECT v.IdUser, l.username FROM votes v JOIN login l ON (l.IdUser = v.IdUser) "
+                + "WHERE v.IdPhoto = ? AND v.vote = 1 AND v.IdUser > ? AND v.IdUser < ? ORDER BY v.IdUser \(page.sqlOrder) LIMIT ?",
+            [.int(photoID)] + page.sqlArguments)
+            .compactMap { row in row.int64("IdUser").map { ($0, row["username"] ?? []) } })
     }
 
     /// Point lookups on the primary key (IdPhoto, IdUser).

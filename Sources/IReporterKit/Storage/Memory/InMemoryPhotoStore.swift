@@ -130,9 +130,9 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return (extras(of: photoID, viewer: userID), changed)
     }
 
-    public func likers(of photoID: Int64, limit: Int) throws -> [(userID: Int64, username: [UInt8])] {
-        Array(votes.filter { $0.key.photoID == photoID && $0.value == .like }.map(\.key.userID).sorted().prefix(limit)
-            .compactMap { id in users.accounts.first { $0.id == id }.map { (id, $0.username) } })
+    public func likers(of photoID: Int64, page: PageCursor) throws -> [(userID: Int64, username: [UInt8])] {
+        page.pick(votes.filter { $0.key.photoID == photoID && $0.value == .like && page.contains($0.key.userID) }.map(\.key.userID)
+            .sorted(by: >).compactMap { id in users.accounts.first { $0.id == id }.map { (id, $0.username) } })
     }
 
     public func votes(by userID: Int64, on photoIDs: [Int64]) throws -> [Int64: Vote] {
