@@ -39,16 +39,18 @@ public struct ListeningSocket {
     /// still listen on (at most the request in hand each).
     static let takeOverWaitMillis: Int64 = 10_000
 
-    /// The socket systemd passed (fd 3, `LISTEN_FDS`/`LISTEN_PID`), or fd 0
-    /// when a spawner (spawn-fcgi, mod_fcgid) left a listening socket there.
-    public static func inherited() -> ListeningSocket? {
-        if let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1,
-           getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }) == getpid(), isListening(3) {
-            unsetenv("LISTEN_FDS")
-            unsetenv("LISTEN_PID")
-            return ListeningSocket(fd: 3, ownedPath: nil)
-        }
-        return isListening(0) ? ListeningSocket(fd: 0, ownedPath: nil) : nil
+    /// The socket systemd passed (fd 3, `LISTEN_FDS`/`LISTEN_PID`).
+    public static func fromSystemd() -> ListeningSocket? {
+        guard let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1,
+              getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }) == getpid(), isListening(3) else { return nil }
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_PID")
+        return ListeningSocket(fd: 3, ownedPath: nil)
+    }
+
+    /// The socket a spawner (spawn-fcgi, mod_fcgid) left on fd 0.
+    public static func fromStandardInput() -> ListeningSocket? {
+        isListening(0) ? ListeningSocket(fd: 0, ownedPath: nil) : nil
     }
 
     private static func isListening(_ fd: Int32) -> Bool {

@@ -24,11 +24,19 @@ public enum Server {
 
         let socket: ListeningSocket
         do {
-            if !configuration.listen.isEmpty {
+            if let systemd = ListeningSocket.fromSystemd() {
+                // Taking its path over would unlink systemd's socket: requests would
+                // no longer wait in it across a restart, nor start the service.
+                if !configuration.listen.isEmpty {
+                    Log.warning("listen = \(configuration.listen) is not used: systemd passed its socket (ireporter.socket); "
+                                + "leave listen empty in this configuration")
+                }
+                socket = systemd
+            } else if !configuration.listen.isEmpty {
                 socket = try ListeningSocket.open(configuration.listen, mode: configuration.listenMode,
                                                   backlog: configuration.listenBacklog)
-            } else if let inherited = ListeningSocket.inherited() {
-                socket = inherited
+            } else if let spawned = ListeningSocket.fromStandardInput() {
+                socket = spawned
             } else if CGIRequest.isCGI {
                 return serveCGI(configuration)
             } else {
