@@ -7,6 +7,7 @@ same the client got back as `X-Request-Id`. Loopback only.
 """
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -74,3 +75,16 @@ def test_every_request_gets_its_own_id(endpoint):
     with AppClient(endpoint) as c:
         ids = {c.call({"command": "stream"}).header("X-Request-Id") for _ in range(5)}
     assert len(ids) == 5 and None not in ids, ids
+
+
+def test_the_server_log_says_which_photo_was_stored_and_deleted_by_whom(env, endpoint, images):
+    """"My photo vanished": the server's log names each photo stored and
+    deleted, with its owner (and the sweep the files it set aside)."""
+    log = env.run_dir / "ireporter.log"
+    with AppClient(endpoint) as c:
+        user = c.register(f"logged{os.getpid()}", "pw").json()["result"][0]["IdUser"]
+        assert c.upload(images.photo, "Logged").json() == {"successful": 1}
+        photo = next(p["IdPhoto"] for p in c.call({"command": "stream", "IdUser": user}).json()["result"])
+        servers.wait_for(lambda: f"photo {photo} of user {user} stored" in log.read_text(), 5, what="the upload's line")
+        assert c.call({"command": "delete", "IdPhoto": photo}).json() == {"successful": 1}
+        servers.wait_for(lambda: f"photo {photo} of user {user} deleted" in log.read_text(), 5, what="the deletion's line")

@@ -355,6 +355,12 @@ final class Supervisor {
             } else if !report.isClean {
                 Log.warning("sweep of \(configuration.uploadDirectory): \(report.summary)")
             }
+            if report.applied.contains(.files), !report.filesWithoutRow.isEmpty {
+                // Named: "my photo vanished" is answered from the log.
+                Log.warning("moved to \(PhotoRepair.removedFolder)/ (no row names them): "
+                            + report.filesWithoutRow.prefix(50).joined(separator: ", ")
+                            + (report.filesWithoutRow.count > 50 ? ", and \(report.filesWithoutRow.count - 50) more" : ""))
+            }
             if !report.rowsWithoutPhoto.isEmpty && report.refusal == nil {
                 Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); "
                             + "`ireporter repair` shows what it would do, `ireporter repair --yes` moves them to the table photos_removed")

@@ -59,6 +59,7 @@ struct PhotoRemoval {
     func remove(id: Int64, by userID: Int64) throws -> PhotoDeletion {
         let outcome = try photos.deleteOwned(id: id, by: userID)
         guard outcome == .deleted else { return outcome }
+        Log.info("photo \(id) of user \(userID) deleted")
         counters.noteStreamChanged()
         notifier.withdrawAll(photoID: id)
         do {

@@ -111,6 +111,7 @@ public struct UploadCommand: SignedInCommand {
             throw AuthorizationRequired() // deleted while its photo was on its way
         }
         counters.noteStreamChanged()
+        Log.info("photo \(id) of user \(user.id) stored")
         announce(id)
         return Uploaded(photoID: id)
     }
