@@ -126,6 +126,22 @@ def test_check_tries_the_folders_as_the_servers_user(site):
                                                     f"{servers.pwd_id('www-data')}"), p.stdout
 
 
+def test_check_tries_the_logs_as_the_servers_user(site):
+    """log_file the server cannot open keeps it from starting; an
+    access_log whose folder it cannot write is made again by no one after
+    a rotation (unless logrotate's `create` does): both said, as www-data."""
+    roots = site.base / "roots-logs"
+    roots.mkdir(mode=0o755, exist_ok=True)
+    given = roots / "access.log"
+    given.touch()
+    servers.chown_www(given)
+    p = run(site, "check", conf=variant(site, "roots-logs", log_file=roots / "ireporter.log", access_log=given))
+    assert p.returncode == 1, p.stdout + p.stderr
+    lines = items(p.stdout)
+    assert lines["log_file"].startswith(f"FAIL log_file: {roots}/ireporter.log cannot be written by uid "), p.stdout
+    assert lines["access_log"].startswith(f"warn access_log: {given} is writable, but its folder is not"), p.stdout
+
+
 def test_check_leaves_a_session_folder_shared_as_phps_is(site):
     """Debian's /var/lib/php/sessions: root's, 1733. PHP writes there as
     "others": the check must not tell the operator to `chmod o-w` it (PHP

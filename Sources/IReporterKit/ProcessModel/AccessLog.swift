@@ -13,14 +13,22 @@ final class AccessLog {
         reopen()
     }
 
+    /// A file that cannot be made (its folder not writable by the server's
+    /// user) is said, and the lines go on into the file open before, as
+    /// `Log.reopen` does for the server's own log.
     func reopen() {
-        if fd > 2 { close(fd) }
         switch destination {
         case "": fd = -1
         case "stderr": fd = 2
         default:
-            fd = open(destination, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
-            if fd < 0 { Log.error("cannot open access log \(destination): \(String(cString: strerror(errno)))") }
+            let opened = open(destination, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+            guard opened >= 0 else {
+                Log.error("cannot open access log \(destination): \(String(cString: strerror(errno)))"
+                          + (fd >= 0 ? "; its lines go on in the file open before" : ""))
+                return
+            }
+            if fd > 2 { close(fd) }
+            fd = opened
         }
     }
 

@@ -37,6 +37,10 @@ struct ConfigurationCheck {
         for index in configuration.replicas.indices { add(replicaLine(index)) }
         add(folderLine("upload_dir", configuration.uploadDirectory))
         add(folderLine("session_dir", configuration.sessionDirectory, sharedWithPHP: true))
+        for (item, path) in [("log_file", configuration.logFile), ("access_log", configuration.accessLog)]
+        where !path.isEmpty && path != "stderr" {
+            add(logFileLine(item, path))
+        }
         if let redis = configuration.redisSettings { add(Self.redisLine(redis)) }
         if let answer = configuration.streamAnswerFile(configuration.apiPolicy) {
             add(folderLine("stream_answer_file", answer.folder))
@@ -200,6 +204,26 @@ struct ConfigurationCheck {
                         detail: "\(path) is writable, but by every user too (mode \(mode)): chmod o-w \(path)")
         }
         return Line(outcome: .ok, item: item, detail: "\(path) is writable by uid \(geteuid()) (mode \(mode))")
+    }
+
+    /// A log the server appends to, and makes again after a rotation
+    /// (SIGUSR1) unless logrotate's `create` does: the server's own log
+    /// unopenable keeps it from starting; after a rotation that cannot make
+    /// the file, lines go on into the rotated one.
+    func logFileLine(_ item: String, _ path: String) -> Line {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+        guard fd >= 0 else {
+            return Line(outcome: .failed, item: item,
+                        detail: "\(path) cannot be written by uid \(geteuid()): \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard access(folder.isEmpty ? "/" : folder, W_OK) == 0 else {
+            return Line(outcome: .warning, item: item,
+                        detail: "\(path) is writable, but its folder is not (uid \(geteuid())): after a rotation the file must be "
+                            + "made by the rotation (logrotate's `create`), or the lines go on into the rotated one")
+        }
+        return Line(outcome: .ok, item: item, detail: "\(path) is writable by uid \(geteuid())")
     }
 
     static func redisLine(_ settings: RedisSettings) -> Line {
