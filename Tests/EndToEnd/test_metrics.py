@@ -118,7 +118,8 @@ def prometheus(base_url, tmp_path_factory):
     stack = urllib.parse.urlsplit(base_url).netloc
     config = servers.render(e2e.REPO_ROOT / "deploy/prometheus/ireporter.yml", work / "prometheus.yml",
                             {'targets: ["127.0.0.1:80"]': f'targets: ["{stack}"]',
-                             "scrape_interval: 15s": "scrape_interval: 1s"})
+                             "scrape_interval: 15s": "scrape_interval: 1s",
+                             "/etc/prometheus/ireporter-alerts.yml": str(e2e.REPO_ROOT / "deploy/prometheus/ireporter-alerts.yml")})
     assert f'"{stack}"' in config and "scrape_interval: 1s" in config
     check = subprocess.run(["/usr/bin/promtool", "check", "config", str(work / "prometheus.yml")],
                            capture_output=True, text=True, timeout=60)
@@ -163,3 +164,22 @@ def test_prometheus_scrapes_our_requests(prometheus, client):
     assert all(float(series["value"][1]) >= 1 for series in found), found
     histogram = query(prometheus, 'ireporter_request_duration_seconds_bucket{command="stream",le="+Inf"}')
     assert histogram and float(histogram[0]["value"][1]) >= 1, histogram
+
+
+def test_the_alerts_fire_for_the_failures_they_name(prometheus):
+    """deploy/prometheus/ireporter-alerts.yml: valid, each alert fed its
+    failure's series (`promtool test rules`, Tests/EndToEnd/alerts), and
+    loaded by the Prometheus that scrapes the stack, with the upload
+    folder's free space to watch."""
+    tests = Path(__file__).parent / "alerts" / "ireporter-alerts.test.yml"
+    for command in (["check", "rules", str(e2e.REPO_ROOT / "deploy/prometheus/ireporter-alerts.yml")],
+                    ["test", "rules", tests.name]):
+        done = subprocess.run(["/usr/bin/promtool", *command], cwd=tests.parent, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+    with urllib.request.urlopen(prometheus["url"] + "/api/v1/rules", timeout=5) as r:
+        groups = json.loads(r.read())["data"]["groups"]
+    names = {rule["name"] for group in groups for rule in group["rules"]}
+    assert {"IReporterDown", "IReporterUploadsFailing", "IReporterDiskAlmostFull"} <= names, names
+    free = servers.wait_for(lambda: query(prometheus, 'ireporter_upload_dir_free_bytes{job="ireporter"}'), 30, interval=0.5,
+                            what="the upload folder's free space in Prometheus")
+    assert float(free[0]["value"][1]) > 0, free

@@ -15,6 +15,8 @@ struct MetricsExposition {
         var timedOut: Int64 = 0
         var crashed: Int64 = 0
         var preparedStatements: Int64 = 0
+        /// nil: not known.
+        var uploadFreeBytes: Int64?
     }
 
     let text: String
@@ -91,6 +93,11 @@ struct MetricsExposition {
         for (family, help, value) in counters {
             out.family(family, .counter, help: help)
             out.sample(family + "_total", [:], value)
+        }
+        if let free = server.uploadFreeBytes {
+            out.family("ireporter_upload_dir_free_bytes", .gauge, help: "Bytes the server's user may still write in upload_dir.",
+                       unit: "bytes")
+            out.sample("ireporter_upload_dir_free_bytes", [:], free)
         }
         out.family("ireporter_start_time_seconds", .gauge, help: "When this server started, in Unix time.", unit: "seconds")
         out.sample("ireporter_start_time_seconds", [:], server.startedAt)

@@ -17,12 +17,15 @@ final class OperatorPages {
     private let metrics: MetricsTable?
     private let listenDescription: String
     private let listenFD: Int32
+    /// Where uploads are written (and spooled, with a bucket too): its free space is a metric.
+    private let uploadDirectory: String
     private let clock: any TimeSource
     private let wallClock: any WallClock
 
     init(pingPath: String, statusPath: String, readyPath: String = "", scoreboard: Scoreboard, metrics: MetricsTable? = nil,
-         listenDescription: String, listenFD: Int32, clock: any TimeSource = MonotonicClock(),
+         listenDescription: String, listenFD: Int32, uploadDirectory: String = "", clock: any TimeSource = MonotonicClock(),
          wallClock: any WallClock = RealtimeClock()) {
+        self.uploadDirectory = uploadDirectory
         self.metrics = metrics
         self.clock = clock
         self.wallClock = wallClock
@@ -108,7 +111,15 @@ final class OperatorPages {
             startedAt: scoreboard.startedAt, accepted: scoreboard.accepted, listenQueue: listenQueue().map(Int64.init),
             workerStates: states, maxActive: scoreboard.maxActive, slowRequests: scoreboard.slowRequests,
             timedOut: scoreboard.timedOut, crashed: scoreboard.crashed,
-            preparedStatements: workers.reduce(0) { $0 + $1.preparedStatements })
+            preparedStatements: workers.reduce(0) { $0 + $1.preparedStatements }, uploadFreeBytes: uploadFreeBytes())
+    }
+
+    /// What the server's user may still write in the upload folder (statvfs's
+    /// f_bavail); nil when it cannot be asked.
+    private func uploadFreeBytes() -> Int64? {
+        var info = statvfs()
+        guard !uploadDirectory.isEmpty, statvfs(uploadDirectory, &info) == 0 else { return nil }
+        return Int64(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
     }
 
     /// php-fpm's names of a process's states.

@@ -186,7 +186,8 @@ final class Supervisor {
         let pages = OperatorPages(pingPath: configuration.pingPath, statusPath: configuration.statusPath,
                                   readyPath: configuration.readyPath,
                                   scoreboard: scoreboard, metrics: shared.metrics, listenDescription: listenDescription,
-                                  listenFD: socket.fd, clock: clock, wallClock: wallClock)
+                                  listenFD: socket.fd, uploadDirectory: configuration.uploadDirectory, clock: clock,
+                                  wallClock: wallClock)
         let supervisor = getpid()
         scoreboard.reserve(slot, generation: generation)
         let pid = fork()

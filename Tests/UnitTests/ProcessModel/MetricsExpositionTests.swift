@@ -46,13 +46,16 @@ struct MetricsExpositionTests {
         server.workerStates = [.idle: 3, .busy: 1]
         server.listenQueue = 7
         server.preparedStatements = 12
+        server.uploadFreeBytes = 5_000_000_000
         let text = MetricsExposition(table: nil, server: server).text
         #expect(text.contains("ireporter_worker_processes{state=\"idle\"} 3\n"))
         #expect(text.contains("ireporter_worker_processes{state=\"busy\"} 1\n"))
         #expect(text.contains("ireporter_worker_processes{state=\"starting\"} 0\n"))
         #expect(text.contains("ireporter_listen_queue 7\n"))
         #expect(text.contains("ireporter_prepared_statements 12\n"))
+        #expect(text.contains("ireporter_upload_dir_free_bytes 5000000000\n"))
         #expect(!MetricsExposition(table: nil, server: .init()).text.contains("listen_queue"), "unknown: left out")
+        #expect(!MetricsExposition(table: nil, server: .init()).text.contains("free_bytes"), "unknown: left out")
     }
 
     private let metrics = RequestMetrics(table: nil, commands: ["stream", "login", "upload"])
