@@ -113,7 +113,8 @@ async function submitLogin(event) {
     const answer = await (command === 'login' ? logIn(username, typed) : call(command, { username, password: appPassword(typed) }));
     const [user] = rows(answer);
     if (!user) throw new APIError('The server did not confirm the login.');
-    setUser({ IdUser: String(user.IdUser), username: String(user.username) });
+    // A name stored as no UTF-8 by the PHP era is null in the answer: the one typed.
+    setUser({ IdUser: String(user.IdUser), username: String(user.username ?? username) });
     $('login-password').value = '';
     $('login-dialog').close();
     route(); // the view (and a photo open) drawn again for the person now signed in

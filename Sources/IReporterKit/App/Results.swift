@@ -394,7 +394,7 @@ public enum ResultShape: Sendable {
         let photo = #""IdPhoto":\#(id),"title":\#(text),"IdUser":\#(id),"username":\#(text)"#
         let photoKeys = #""IdPhoto","title","IdUser","username""#
         switch self {
-        case .signedIn: return list(#""IdUser":\#(id),"username":{"type":"string"}"#, required: #""IdUser","username""#)
+        case .signedIn: return list(#""IdUser":\#(id),"username":\#(text)"#, required: #""IdUser","username""#)
         case .photos:
             let extras = StreamExtra.allCases.map { #",""# + $0.rawValue + #"":{"type":["string","null"]}"# }.joined()
             return list(photo + extras, required: photoKeys)
@@ -412,15 +412,15 @@ public enum ResultShape: Sendable {
                         required: #""effect","summary""#)
         case .jpeg, .zip: return #"{"type":"string","contentMediaType":"\#(fileType!)"}"#
         case .follows:
-            return list(#""IdFollow":\#(id),"IdUser":\#(id),"username":{"type":"string"}"#, required: #""IdFollow","IdUser","username""#)
+            return list(#""IdFollow":\#(id),"IdUser":\#(id),"username":\#(text)"#, required: #""IdFollow","IdUser","username""#)
         case .person:
             let counts = ["photos", "followers", "following"].map { #",""# + $0 + #"":\#(id)"# }.joined()
-            return list(#""IdUser":\#(id),"username":{"type":"string"}"# + counts + #","followed":{"enum":["1","0",null]}"#,
+            return list(#""IdUser":\#(id),"username":\#(text)"# + counts + #","followed":{"enum":["1","0",null]}"#,
                         required: #""IdUser","username","photos","followers","following","followed""#)
         case .notifications:
             let nullableID = #"{"type":["string","null"],"pattern":"^[0-9]+$"}"#
             let kinds = NotificationKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
-            return list(#""id":\#(id),"type":{"enum":[\#(kinds)]},"IdUser":\#(id),"username":{"type":"string"},"IdPhoto":\#(nullableID),"#
+            return list(#""id":\#(id),"type":{"enum":[\#(kinds)]},"IdUser":\#(id),"username":\#(text),"IdPhoto":\#(nullableID),"#
                         + #""IdComment":\#(nullableID),"text":\#(text),"created":\#(id)"#,
                         required: #""id","type","IdUser","username","IdPhoto","IdComment","text","created""#)
         case .channel: return list(#""channel":{"type":"string"}"#, required: #""channel""#)

@@ -149,10 +149,9 @@ struct ConfigurationCheck {
              WHERE username <> CONVERT(username USING ascii) AND TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login'
              AND COLUMN_NAME = 'username' LIMIT 200)
             """)
-        func isUTF8(_ bytes: ArraySlice<UInt8>) -> Bool { String(validating: bytes, as: UTF8.self) != nil }
         let converted = samples.compactMap { row -> [UInt8]? in
-            guard let text = row["text"], !isUTF8(text[...]) else { return nil }
-            let cutAtWidth = row.int64("width") == Int64(text.count) && (1...3).contains { isUTF8(text.dropLast($0)) }
+            guard let text = row["text"], String(validating: text, as: UTF8.self) == nil else { return nil }
+            let cutAtWidth = row.int64("width") == Int64(text.count) && StoredText.cutShort(text) != nil
             return cutAtWidth ? nil : text
         }
         guard !converted.isEmpty else { return nil }

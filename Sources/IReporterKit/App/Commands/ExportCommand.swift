@@ -102,7 +102,7 @@ public struct ExportCommand: SignedInCommand {
         json.raw("{\"account\":{\"IdUser\":")
         json.string(String(account.id))
         json.raw(",\"username\":")
-        json.string(account.username)
+        json.string(StoredText.text(account.username))
         json.raw("}")
         json.number("exported", exported)
         json.raw(",\"photos\":[")
@@ -111,8 +111,9 @@ public struct ExportCommand: SignedInCommand {
             let details = try photos.details(ids: Set(page.map(\.id)))
             for photo in page {
                 list.open(&json, "{\"IdPhoto\":", photo.id)
+                // The person's own title whatever its bytes (the form API's null is PHP's).
                 json.raw(",\"title\":")
-                json.nullableString(photo.title)
+                if let title = photo.title { json.string(StoredText.text(title)) } else { json.raw("null") }
                 json.number("created", details[photo.id]?.created)
                 json.text("file", photoFiles.contains(photo.id) ? "photos/\(photo.id).jpg" : nil)
                 json.raw("}")
@@ -128,7 +129,7 @@ public struct ExportCommand: SignedInCommand {
                 list.open(&json, "{\"IdComment\":", comment.id)
                 json.number("IdPhoto", comment.photoID)
                 json.raw(",\"text\":")
-                json.string(comment.text)
+                json.string(StoredText.text(comment.text))
                 json.number("created", comment.created)
                 json.raw("}")
             }
