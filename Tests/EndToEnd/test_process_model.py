@@ -757,11 +757,12 @@ def test_a_worker_a_failed_fork_did_not_start_is_started_once_one_works(start_se
 
 
 def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env):
-    """The supervisor's sweep (at start, then every 10 minutes) removes the
-    Mastodon API's media left waiting a day, with their files, and media
-    files no row names once they are older than any row: on a server nobody
-    uploads media to as well. And the apps registered a day ago that signed
-    no one in (migration 014)."""
+    """The supervisor's sweep (at start, then every 10 minutes, in a process
+    of its own) removes the Mastodon API's media left waiting a day, with
+    their files, and media files no row names once they are older than any
+    row: on a server nobody uploads media to as well. And the apps
+    registered a day ago that signed no one in (migration 014), and the
+    session files idle past their timeout."""
     db = module_env["db"]
     upload_dir, session_dir = servers.app_dirs(module_env["dir"])
     two_days_ago = int(time.time()) - 2 * 86400
@@ -769,6 +770,11 @@ def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env)
     for f in (stale, orphan, young):
         f.write_bytes(servers.small_photo())
     os.utime(orphan, (two_days_ago, two_days_ago))
+    idle_session = session_dir / ("sess_" + "s" * 26)
+    idle_session.write_text('IdUser|s:1:"1";')
+    servers.chown_www(idle_session)
+    a_fortnight_ago = int(time.time()) - 14 * 86400  # past session_idle_timeout's 7 days
+    os.utime(idle_session, (a_fortnight_ago, a_fortnight_ago))
     db.sql("INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
            f"VALUES (1, '.media-stale', 8, 8, '', '', {two_days_ago}), (1, '.media-young', 8, 8, '', '', {int(time.time())});")
     db.sql("INSERT INTO oauth_apps (client_id, secret_hash, name, website, redirect_uris, scopes, created) VALUES "
@@ -781,6 +787,7 @@ def test_the_sweep_at_start_forgets_media_never_posted(start_server, module_env)
         assert db.sql("SELECT file FROM media_attachments").split() == [".media-young"]
         assert young.exists()
         servers.wait_for(lambda: db.sql("SELECT client_id FROM oauth_apps").split() == ["kept"], 20, what="the OAuth sweep")
+        servers.wait_for(lambda: not idle_session.exists(), 20, what="the session sweep")
     finally:
         db.sql("DELETE FROM media_attachments; DELETE FROM oauth_apps;")
         young.unlink(missing_ok=True)

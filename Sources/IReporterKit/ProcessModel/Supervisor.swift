@@ -311,8 +311,8 @@ final class Supervisor {
         }
     }
 
-    /// What a crash or a failing disk left in the upload folder, cleared by
-    /// a separate process so that serving goes on. Only files older than
+    /// Expired sessions, then what a crash or a failing disk left in the
+    /// upload folder, cleared by a separate process so that serving goes on. Only files older than
     /// any request can be are touched; files without a row are set aside
     /// (`.removed/`), rows without a file only reported (`ireporter repair
     /// --yes` sets them aside); nothing at all when it looks like a wrong
@@ -334,7 +334,11 @@ final class Supervisor {
         sigemptyset(&terminate)
         sigaddset(&terminate, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
-        // First: a few queries, where the folder's listing may take minutes.
+        // Sessions first: a folder shared with PHP may hold hundreds of
+        // thousands of files, listed here rather than in the supervisor.
+        let removedSessions = configuration.sessionStore.sweep()
+        if removedSessions > 0 { Log.info("removed \(removedSessions) expired session files") }
+        // Then a few queries, where the folder's listing may take minutes.
         let database = DatabaseConnection(settings: configuration.database)
         do {
             let media = MariaDBMediaStore(database: database)
@@ -372,16 +376,14 @@ final class Supervisor {
         _exit(0)
     }
 
-    /// At start and every 10 minutes: the sessions, and the upload folder
-    /// unless a process of the installation began its sweep less than 10
-    /// minutes ago (`SweepClock`).
+    /// At start and every 10 minutes: the sessions and the upload folder,
+    /// in a process of their own, unless a process of the installation
+    /// began its sweep less than 10 minutes ago (`SweepClock`).
     private func sweepPeriodically() {
         let now = clock.now.millis
         guard now - lastSweep > 600_000 || lastSweep == 0 else { return }
         lastSweep = now
         // One sweep at a time: a folder of millions may take longer than the interval.
         if sweeper == 0, shared.sweepClock.claim(now: wallClock.unixSeconds, intervalSeconds: 600) { sweepUploadsInBackground() }
-        let removed = configuration.sessionStore.sweep()
-        if removed > 0 { Log.info("removed \(removed) expired session files") }
     }
 }
