@@ -43,10 +43,19 @@ struct MastodonStatuses {
 
     /// The rows' statuses, each with its description as the rows carry it (`StreamRows.extras`).
     func statuses(_ rows: [(photo: PhotoRecord, extras: PhotoExtras)]) -> [StatusEntity] {
-        rows.map { photo, extras in
-            StatusEntity(photo: photo, extras: extras, account: AccountEntity(id: photo.userID, username: photo.username),
-                         description: extras.description, viewer: hasViewer)
+        rows.map { row, extras in
+            let photo = withStoredText(row)
+            return StatusEntity(photo: photo, extras: extras, account: AccountEntity(id: photo.userID, username: photo.username),
+                                description: extras.description, viewer: hasViewer)
         }
+    }
+
+    /// A title or name the form API answers null (its bytes are no UTF-8,
+    /// as PHP's json_encode answers them: a PHP-era title cut inside a
+    /// character) read from the store, shown as well as its bytes allow.
+    private func withStoredText(_ photo: PhotoRecord) -> PhotoRecord {
+        guard photo.title == nil || photo.username == nil, let stored = try? services.photos.photo(id: photo.id) else { return photo }
+        return stored
     }
 
     /// The photo's status; nil when there is no such photo.

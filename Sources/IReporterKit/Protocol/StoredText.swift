@@ -17,7 +17,8 @@ enum StoredText {
     /// UTF-8 whose last character lacks its last bytes: the text before it.
     static func cutShort(_ bytes: [UInt8]) -> String? {
         // The start of the last character, at most 3 bytes from the end.
-        guard let lead = bytes.indices.suffix(3).last(where: { bytes[$0] & 0xC0 != 0x80 }), bytes[lead] >= 0xC0 else { return nil }
+        guard let lead = bytes.indices.suffix(3).last(where: { bytes[$0] & 0xC0 != 0x80 }), (0xC2...0xF4).contains(bytes[lead])
+        else { return nil }
         let needed = bytes[lead] >= 0xF0 ? 4 : bytes[lead] >= 0xE0 ? 3 : 2
         guard bytes.count - lead < needed else { return nil }
         return String(validating: bytes[..<lead], as: UTF8.self)

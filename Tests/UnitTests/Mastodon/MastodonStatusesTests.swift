@@ -72,6 +72,14 @@ struct MastodonStatusesTests {
         return try json(posted)
     }
 
+    /// A PHP-era title cut inside its last character: the form API's null
+    /// (PHP's json_encode), the status's content without that character.
+    @Test func aTitleThatIsNoUTF8IsShownAsItsBytesAllow() throws {
+        let id = try harness.photos.add(userID: 2, title: Array(Array("Crème ☕".utf8).dropLast(1)), publish: { _ in }, unpublish: { _ in })
+        #expect(try harness.body([("command", "stream"), ("IdPhoto", String(id))]).contains(#""title":null"#))
+        #expect(string(try json(call(.get, "/api/v1/statuses/\(id)"))["content"]) == "<p>Crème </p>")
+    }
+
     @Test func aPhotoPostedWithItsMediaIsInEveryDoor() throws {
         let status = try post("Sunset", description: "The sun over the sea")
         let id = try #require(string(status["id"]))

@@ -20,11 +20,11 @@ extension PHPJSONWriter {
         if let value { string(value) } else { raw("null") }
     }
 
-    /// Text that may not be UTF-8 (a title stored by the PHP version): its
-    /// invalid bytes shown as U+FFFD rather than the whole value as null.
+    /// Text that may not be UTF-8 (a title stored by the PHP version): read
+    /// as `StoredText` reads it rather than the whole value as null.
     mutating func member(_ name: StaticString, text: [UInt8]) {
         self.name(name)
-        string(String(decoding: text, as: UTF8.self))
+        string(StoredText.text(text))
     }
 
     mutating func member(_ name: StaticString, _ value: Int64) {

@@ -3,7 +3,7 @@
 /// lines (`<p>…</p>`), other line breaks as `<br />`. Nothing is linked.
 public enum StatusContent {
     public static func html(_ text: [UInt8]) -> String {
-        let plain = String(decoding: text, as: UTF8.self)
+        let plain = StoredText.text(text)
         guard !plain.isEmpty else { return "" }
         let lines = plain.split(separator: "\n", omittingEmptySubsequences: false)
         return lines.split(whereSeparator: \.isEmpty)
