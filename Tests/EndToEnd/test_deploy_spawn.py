@@ -17,6 +17,7 @@ flow through nginx.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -232,13 +233,7 @@ def test_systemd_socket_activation(spawn_env):
 
     # systemd opens the socket (SocketUser/Group/Mode) and starts ExecStart
     # at the first connection, the socket on fd 3 (LISTEN_FDS=1, LISTEN_PID).
-    log = open(spawn_env["base"] / "activate.log", "ab")
-    proc = subprocess.Popen([tool, "-l", sock["ListenStream"][0], "--", *shlex.split(service["ExecStart"][0])],
-                            user=user, group=group, extra_groups=[], env=servers.clean_env(),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/", start_new_session=True)
-    log.close()
-    try:
-        servers.wait_for(lambda: spawn_env["socket"].is_socket(), 10, what="the activation socket")
+    with socket_activated(spawn_env, tool, sock, shlex.split(service["ExecStart"][0]), "activate.log", user, group) as proc:
         os.chown(spawn_env["socket"], servers.pwd_id(sock["SocketUser"][0]), servers.grp_id(sock["SocketGroup"][0]))
         os.chmod(spawn_env["socket"], int(sock["SocketMode"][0], 8))
         check_socket(spawn_env["socket"], 0o660)
@@ -267,12 +262,6 @@ def test_systemd_socket_activation(spawn_env):
         assert proc.returncode == 0, f"exit status {proc.returncode}\n{servers.tail(spawn_env['log'])}"
         assert took < 10, f"stopping an idle server took {took:.1f}s"
         assert not any(servers.proc_alive(w) for w in workers), "workers outlived the supervisor"
-    finally:
-        if proc.poll() is None:
-            servers.kill_pids([proc.pid, *servers.children(proc.pid)])
-            proc.wait(10)
-        if spawn_env["socket"].exists():
-            spawn_env["socket"].unlink()
 
 
 def test_a_listen_left_in_the_configuration_does_not_take_systemds_socket_over(spawn_env):
@@ -283,14 +272,8 @@ def test_a_listen_left_in_the_configuration_does_not_take_systemds_socket_over(s
     tool = servers.need_tool("systemd-socket-activate", "systemd")
     service, sock = rendered_units(spawn_env, "listen-set")
     elsewhere = spawn_env["run"] / "from-the-configuration.sock"
-    log = open(spawn_env["base"] / "activate-listen.log", "ab")
-    proc = subprocess.Popen([tool, "-l", sock["ListenStream"][0], "--", *shlex.split(service["ExecStart"][0]),
-                             "--listen", str(elsewhere)],
-                            user=WWW, group=WWW, extra_groups=[], env=servers.clean_env(),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/", start_new_session=True)
-    log.close()
-    try:
-        servers.wait_for(lambda: spawn_env["socket"].is_socket(), 10, what="the activation socket")
+    command = [*shlex.split(service["ExecStart"][0]), "--listen", str(elsewhere)]
+    with socket_activated(spawn_env, tool, sock, command, "activate-listen.log") as proc:
         os.chmod(spawn_env["socket"], 0o666)
         app_flow(spawn_env["url"], spawn_env["upload"], "listenset", spawn_env["logs"])
         assert not elsewhere.exists(), "listen's path was made"
@@ -299,6 +282,23 @@ def test_a_listen_left_in_the_configuration_does_not_take_systemds_socket_over(s
         assert spawn_env["socket"].is_socket(), "systemd's socket was removed"
         said = (spawn_env["base"] / "activate-listen.log").read_text() + servers.tail(spawn_env["log"])
         assert "is not used: systemd passed its socket" in said, said[-2000:]
+
+
+@contextlib.contextmanager
+def socket_activated(spawn_env, tool: str, sock: dict[str, list[str]], command: list[str], log_name: str,
+                     user: str = WWW, group: str = WWW):
+    """`command` under systemd-socket-activate on the socket unit's path,
+    as the unit's user: started at the first connection with the socket on
+    fd 3, exec'd in place (the process is the server). Killed if it is
+    still there when the block ends, and the path removed."""
+    log = open(spawn_env["base"] / log_name, "ab")
+    proc = subprocess.Popen([tool, "-l", sock["ListenStream"][0], "--", *command],
+                            user=user, group=group, extra_groups=[], env=servers.clean_env(),
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/", start_new_session=True)
+    log.close()
+    try:
+        servers.wait_for(lambda: spawn_env["socket"].is_socket(), 10, what="the activation socket")
+        yield proc
     finally:
         if proc.poll() is None:
             servers.kill_pids([proc.pid, *servers.children(proc.pid)])
