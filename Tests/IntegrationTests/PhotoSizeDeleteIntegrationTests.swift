@@ -23,6 +23,7 @@ extension DatabaseTests {
             let step: Step
             let delete: () throws -> Void
             var deleted = false
+            var spoolDirectory: String { folder.spoolDirectory }
 
             init(_ folder: any PhotoSizeFiles, at step: Step, _ delete: @escaping () throws -> Void) {
                 (self.folder, self.step, self.delete) = (folder, step, delete)

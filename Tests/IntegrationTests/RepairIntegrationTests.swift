@@ -81,12 +81,32 @@ extension DatabaseTests {
             let repair = PhotoRepair(files: folder, photos: store, maxImagePixels: 50_000_000)
             for _ in 0..<2 { _ = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)) }
             #expect(try store.existing([4]).isEmpty && phone.rowCount("photos_removed") == 1)
+            #expect(try store.secret(of: 4) == nil, "set aside: no size of it is served, should its files come back first")
 
             try phone.database.execute("INSERT INTO photos (IdPhoto, title, IdUser) SELECT IdPhoto, title, IdUser FROM photos_removed WHERE IdPhoto = 4")
             #expect(try store.secret(of: 4) == secret)
             #expect(try phone.body([("command", "comments"), ("IdPhoto", "4")]).contains(#""text":"Kept""#))
             #expect(try phone.body([("command", "stream"), ("extras", "likes,comments,created"), ("count", "1")])
                 .contains(#""likes":"1","comments":"1","created":""#))
+        }
+
+        /// An account deleted takes its photos set aside too, with what hangs on their ids.
+        @Test func anAccountsDeletionTakesItsPhotosSetAside() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "b", "lost"] { // 2, 3, 4
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            try phone.send([("command", "comment"), ("IdPhoto", "4"), ("text", "Kept")])
+            let store = MariaDBPhotoStore(database: phone.database)
+            try UploadFolder(directory: phone.uploads.path).discard(id: 4)
+            _ = try PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: store, maxImagePixels: 50_000_000)
+                .run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true))
+            #expect(try phone.rowCount("photos_removed") == 1 && phone.rowCount("comments") == 1)
+            #expect(try phone.body([("command", "delete_account"), ("password", "x")]) == #"{"successful":1}"#)
+            for table in ["photos_removed", "comments", "photo_secrets", "photo_details", "photo_counts", "photo_words"] {
+                #expect(try phone.rowCount(table) == 0, "\(table)")
+            }
         }
 
         /// A thumbnail missing beside a photo the PHP version stored that is

@@ -105,6 +105,8 @@ struct PhotosOfAccount: AccountPart {
             for id in page { _ = try removal.remove(id: id, by: userID) }
             before = last
         }
+        // Those `ireporter repair` set aside (their files, in the upload folder's `.removed/`, are the operator's).
+        try photos.forgetSetAside(ofUser: userID)
     }
 }
 

@@ -9,10 +9,10 @@
 /// second look at the row (after placing, never before), removed, and
 /// answered 404; a size placed before the row went is the sweep's. A photo
 /// whose original is gone (no file under either name) is a 404 too, logged
-/// once per photo by each worker, and listed by `ireporter repair`. One
-/// whose original is no JPEG we can decode (a PNG or a broken file the PHP
-/// version stored: it checked nothing) answers its original as stored for
-/// every size, as its 2012 URL shows it, logged once too.
+/// once per photo by each worker, and listed by `ireporter repair`. The
+/// PHP version stored any file: a PNG or HEIC original under its `.jpg`
+/// name has its sizes made of it as the Mastodon API's media are; one no
+/// size can be made of (beyond the limits, unreadable) is a 404, logged once.
 public final class PhotoSizes {
     public enum Outcome {
         /// The size's bytes (now on disk too).
@@ -69,7 +69,11 @@ public final class PhotoSizes {
             } else {
                 rendered = try files.withSource(for: size, id: id, secret: secret) { source in
                     try decodeGate.decoding(limit: policy.concurrentDecodes) {
-                        try renderer.render(size, ofFileAt: source, maxPixels: policy.maxImagePixels).jpeg
+                        do {
+                            return try renderer.render(size, ofFileAt: source, maxPixels: policy.maxImagePixels).jpeg
+                        } catch JPEGImageError.notAJPEG(let message) {
+                            return try render(size, ofAnotherFormatAt: source) ?? { throw JPEGImageError.notAJPEG(message) }()
+                        }
                     }
                 }
                 placing = rendered != nil
@@ -89,13 +93,12 @@ public final class PhotoSizes {
                 return .notFound
             }
             if case JPEGImageError.unreadable = error, (try? lostOriginal(id, secret)) != nil { return .notFound }
-            if let failure = error as? JPEGImageError, failure.isInvalidImage, size != .original,
-               let original = try? files.originalInTree(id: id, secret: secret) {
-                guard !original.isEmpty else { return (try? lostOriginal(id, secret)) ?? .notFound }
+            if let failure = error as? JPEGImageError, failure.isInvalidImage {
+                // The file's own fault, the same at every request: not "try again".
                 if loggedUndecodable.insert(id) {
-                    Log.warning("photo \(id): its original cannot be decoded (\(failure)): its sizes answer it as stored")
+                    Log.warning("photo \(id): no size can be made of its original (\(failure)): its sizes answer 404")
                 }
-                return .found(original)
+                return .notFound
             }
             Log.error("size \(size.letter ?? "-") of photo \(id): \(error)")
             // Made again next time rather than risk outliving a delete unseen
@@ -103,6 +106,26 @@ public final class PhotoSizes {
             if placing && size != .original { try? files.removeSize(size, id: id, secret: secret) }
             return .failed
         }
+    }
+
+    /// A size of a PNG or HEIC original (a file the PHP version stored as
+    /// `<IdPhoto>.jpg`): its JPEG, as the Mastodon API makes its media's
+    /// (`UploadedImage`, within `max_image_pixels`), in a spool file the
+    /// size is rendered from. Nil for any other file.
+    private func render(_ size: PhotoSize, ofAnotherFormatAt path: String) throws -> [UInt8]? {
+        guard let original = readFile(path) else { return nil }
+        let format = UploadedImage.format(of: original)
+        guard format == .png || format == .heic else { return nil }
+        let jpeg: [UInt8]
+        do {
+            jpeg = try UploadedImage.jpeg(of: original, format: format, maxPixels: policy.maxImagePixels)
+        } catch {
+            throw JPEGImageError.unsupported("a \(format) original that cannot be read: \(error)")
+        }
+        let spool = try SpoolFile(directory: files.spoolDirectory)
+        defer { spool.discard() }
+        if let code = jpeg.withUnsafeBytes({ spool.write($0) }) ?? spool.close() { throw SystemError("write \(spool.path)", code: code) }
+        return try renderer.render(size, ofFileAt: spool.path, maxPixels: policy.maxImagePixels).jpeg
     }
 
     private func isCurrent(_ id: Int64, _ secret: PhotoSecret) throws -> Bool {

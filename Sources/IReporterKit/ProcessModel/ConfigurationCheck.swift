@@ -209,14 +209,14 @@ struct ConfigurationCheck {
     /// (SIGUSR1) unless logrotate's `create` does: the server's own log
     /// unopenable keeps it from starting; after a rotation that cannot make
     /// the file, lines go on into the rotated one.
+    /// Asked with access(2), as the server's user: nothing is opened or made.
     func logFileLine(_ item: String, _ path: String) -> Line {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
-        guard fd >= 0 else {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let exists = access(path, F_OK) == 0
+        guard access(exists ? path : (folder.isEmpty ? "/" : folder), W_OK) == 0 else {
             return Line(outcome: .failed, item: item,
                         detail: "\(path) cannot be written by uid \(geteuid()): \(String(cString: strerror(errno)))")
         }
-        close(fd)
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         guard access(folder.isEmpty ? "/" : folder, W_OK) == 0 else {
             return Line(outcome: .warning, item: item,
                         detail: "\(path) is writable, but its folder is not (uid \(geteuid())): after a rotation the file must be "

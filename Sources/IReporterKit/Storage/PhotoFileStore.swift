@@ -35,6 +35,8 @@ extension PhotoFileStore {
 /// What the size route (`PhotoSizes`) needs of the photo store: a size
 /// kept already, a local file to render one from, and the rendered size kept.
 public protocol PhotoSizeFiles {
+    /// Where a size's temporary files go (`PhotoFileStore.makeSpool`'s folder).
+    var spoolDirectory: String { get }
     /// The size's bytes when it is stored already.
     func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]?
     /// Its length when it is stored already, read without its bytes where the store can.

@@ -131,15 +131,28 @@ struct PhotoSizesTests {
         #expect(jpegSize(q)! == (150, 150))
     }
 
-    /// No JPEG at all (a PNG the PHP version stored as `<id>.jpg`): every
-    /// size is the file as stored, as the 2012 URL shows it, not a 500.
-    @Test func aStoredPhotoThatIsNoJPEGAnswersItselfForEverySize() throws {
+    /// A PNG the PHP version stored as `<id>.jpg`: its sizes are JPEGs
+    /// made of it, kept as any size is (a 500 at every request before).
+    @Test func aStoredPNGHasItsSizes() throws {
         let secret = PhotoSecret.random()
-        let png = makePNG(width: 40, height: 30)
-        let id = try storedByPHP(png, secret: secret)
+        let id = try storedByPHP(makePNG(width: 400, height: 300), secret: secret)
         guard case .found(let q) = sizes.size(.square150, id: id, secret: secret) else { Issue.record("no q"); return }
-        #expect(q == png)
-        #expect(treeFiles(id) == ["\(id)_\(secret)_o.jpg"], "no size made of it")
+        #expect(jpegSize(q)! == (150, 150))
+        #expect(treeFiles(id) == ["\(id)_\(secret)_q.jpg"])
+        #expect(scratch.entries.filter { $0.hasPrefix(".spool-") }.isEmpty, "no temporary file left")
+    }
+
+    /// No size can be made of it (text, or a PNG past max_image_pixels): a
+    /// 404, the same at every request, not a 500 "try again".
+    @Test func aStoredFileNoSizeCanBeMadeOfIsNotFound() throws {
+        let secret = PhotoSecret.random()
+        let text = try storedByPHP(Array("not a photo".utf8), secret: secret)
+        guard case .notFound = sizes.size(.square150, id: text, secret: secret) else { Issue.record("text answered"); return }
+        var small = AppServices.Policy()
+        small.maxImagePixels = 100
+        let strict = PhotoSizes(photos: store, files: folder, policy: small, decodeGate: nil)
+        let large = try storedByPHP(makePNG(width: 40, height: 30), secret: secret)
+        guard case .notFound = strict.size(.square150, id: large, secret: secret) else { Issue.record("a PNG past the limit answered"); return }
     }
 
     @Test func recentIDsSayNewOnceAndForgetTheOldestPastTheirCapacity() {

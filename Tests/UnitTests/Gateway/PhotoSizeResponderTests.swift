@@ -54,6 +54,7 @@ struct PhotoSizeResponderTests {
     final class CountingReads: PhotoSizeFiles {
         let folder: UploadFolder
         var reads = 0
+        var spoolDirectory: String { folder.spoolDirectory }
         init(_ folder: UploadFolder) { self.folder = folder }
         func storedSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws -> [UInt8]? {
             reads += 1

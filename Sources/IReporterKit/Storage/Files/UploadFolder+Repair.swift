@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 
 /// The upload folder as `PhotoRepair` sees it: its 2012 names and the
 /// photos' tree; files set aside into `.removed/`; its device recorded when
@@ -51,14 +52,14 @@ extension UploadFolder: RepairablePhotoStore {
         } else if errno != EEXIST {
             throw SystemError("mkdir \(folder)")
         }
+        // Never over a file there: uploads, the sweep and `repair` may set aside at once.
         let name = path.split(separator: "/").last!
-        var target = "\(folder)/\(name)"
-        var copy = 1
-        while access(target, F_OK) == 0 {
-            copy += 1
-            target = "\(folder)/\(name).\(copy)"
+        for copy in 1... {
+            let target = copy == 1 ? "\(folder)/\(name)" : "\(folder)/\(name).\(copy)"
+            if csystem_rename_noreplace("\(directory)/\(path)", target) == 0 { return }
+            if errno != EEXIST { break }
         }
-        guard Glibc.rename("\(directory)/\(path)", target) == 0 else { throw SystemError("move \(path) to \(folder)") }
+        throw SystemError("move \(path) to \(folder)")
     }
 
     func isMisnamed(id: Int64, secret: PhotoSecret) -> Bool {

@@ -32,15 +32,36 @@ extension MariaDBPhotoStore {
         }
     }
 
+    /// The tables that hold something of a photo by its IdPhoto.
+    private static let photoSideTables = ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets",
+                                          "photo_descriptions"]
+
     /// Those of a row set aside into `photos_removed` stay: its restore
     /// (docs/RELIABILITY.md) brings the photo back whole, with its upload
     /// time, size, secret, likes, comments and description.
     public func removeOrphanedReactions() throws -> Int {
-        let keepsSetAside = try !database.query("""
+        let keepsSetAside = try hasSetAsideTable()
+        return try Self.photoSideTables.reduce(0) { $0 + (try removeOrphans(from: $1, keepingSetAside: keepsSetAside)) }
+    }
+
+    public func forgetSetAside(ofUser userID: Int64) throws {
+        guard try hasSetAsideTable() else { return }
+        for table in Self.photoSideTables { try forgetSetAside(ofUser: userID, in: table) }
+        try database.execute("DELETE FROM photos_removed WHERE IdUser = ?", [.int(userID)])
+    }
+
+    /// What `table` holds of `userID`'s photos set aside; nothing before its migration made it.
+    private func forgetSetAside(ofUser userID: Int64, in table: String) throws(DatabaseError) {
+        do {
+            try database.execute("DELETE t FROM \(table) t JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto) WHERE r.IdUser = ?",
+                                 [.int(userID)])
+        } catch where error.code == .noSuchTable {}
+    }
+
+    private func hasSetAsideTable() throws(DatabaseError) -> Bool {
+        try !database.query("""
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos_removed'
             """).isEmpty
-        return try ["votes", "comments", "photo_details", "photo_counts", "photo_words", "photo_secrets", "photo_descriptions"]
-            .reduce(0) { $0 + (try removeOrphans(from: $1, keepingSetAside: keepsSetAside)) }
     }
 
     /// The rows of `table` whose photo is gone; 0 before migration 003 (005

@@ -137,7 +137,9 @@ public final class MariaDBPhotoStore: PhotoStore {
     public func secret(of id: Int64) throws -> PhotoSecret? {
         let rows: [Row]
         do {
-            rows = try database.query("SELECT secret FROM photo_secrets WHERE IdPhoto = ?", [.int(id)])
+            // Joined: a row set aside keeps its secret, and its sizes must not be served meanwhile.
+            rows = try database.query("SELECT s.secret FROM photo_secrets s JOIN photos p ON (p.IdPhoto = s.IdPhoto) WHERE s.IdPhoto = ?",
+                                      [.int(id)])
         } catch where error.code == .noSuchTable {
             return nil
         }

@@ -190,6 +190,8 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func existing(_ ids: [Int64]) throws -> Set<Int64> { Set(rows.map(\.id)).intersection(ids) }
 
+    public func forgetSetAside(ofUser userID: Int64) throws { removed.removeAll { $0.userID == userID } }
+
     public func setAside(id: Int64, reason: String) throws {
         removed += rows.filter { $0.id == id }
         rows.removeAll { $0.id == id }
