@@ -25,7 +25,8 @@ import browser
 from appclient import jpeg_size
 from e2e import app_password
 from browser import (accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
-                     link, log_in, named, no_dialog, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
+                     link, log_in, named, no_dialog, open_newest, post_photo, shown_comment_lines, tiles, updates, upload_photo,
+                     wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -988,3 +989,71 @@ def test_follow_home_explore_and_live_notifications(web_site, desktop, phone, cl
         wait_for(lambda: named(driver, "Follow"), what=f"Follow on the {name}")
         button(driver, "Log out").click()
         wait_for(lambda: button(driver, "Log in"), what="logged out")
+
+
+def test_a_second_tab_follows_who_is_signed_in(web_site, desktop):
+    """One browser, two tabs, one session cookie: when one tab signs out
+    and in as someone else, the other shows that at once (it went on
+    showing the first person while the server acted for the second: its
+    Delete account deleted the other account)."""
+    log_in(desktop, web_site, "tab-first", "pw", register=True)
+    first = desktop.current_window_handle
+    desktop.switch_to.new_window("tab")
+    second = desktop.current_window_handle
+    try:
+        desktop.get(f"{web_site}#/settings")
+        wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#account a").text == "tab-first", what="the second tab signed in")
+        desktop.switch_to.window(first)
+        button(desktop, "Log out").click()
+        wait_for(lambda: button(desktop, "Log in"), what="logged out")
+        desktop.switch_to.window(second)
+        wait_for(lambda: button(desktop, "Log in"), what="the second tab logged out too")
+        assert not desktop.find_element(By.ID, "settings").is_displayed(), "no signed-in forms left"
+        desktop.switch_to.window(first)
+        log_in(desktop, web_site, "tab-second", "pw", register=True)
+        desktop.switch_to.window(second)
+        wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#account a").text == "tab-second", what="the second tab following")
+    finally:
+        desktop.switch_to.window(second)
+        desktop.close()
+        desktop.switch_to.window(first)
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_a_comment_half_typed_stays_with_its_photo(web_site, desktop, client, images):
+    poster = client()
+    assert poster.register("draft-poster", app_password("pw")).status == 200
+    for title in ("Draft one", "Draft two"):
+        assert poster.upload(images.photo, title).body == b'{"successful":1}'
+    log_in(desktop, web_site, "draft-writer", "pw", register=True)
+    open_newest(desktop)
+    desktop.find_element(By.ID, "comment-text").send_keys("meant for the first photo")
+    desktop.find_element(By.ID, "viewer-next").click()
+    wait_for(lambda: desktop.find_element(By.ID, "viewer-title").text == "Draft one", what="the next photo")
+    assert desktop.find_element(By.ID, "comment-text").get_attribute("value") == ""
+    desktop.find_element(By.ID, "viewer-close").click()
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_notifications_read_on_another_device_are_not_new_here(web_site, desktop, client):
+    """The unread count starts from the server's read marker (`markers`,
+    the one the Mastodon apps set), not from this browser's memory; what is
+    read here is marked there for the phone."""
+    alice = client()
+    me = alice.register("marker-alice", app_password("pw")).json()["result"][0]["IdUser"]
+    for name in ("marker-bob", "marker-carol"):
+        follower = client()
+        assert follower.register(name, app_password("pw")).status == 200
+        assert b'"followed":"1"' in follower.call({"command": "follow", "IdUser": me}).body
+        if name == "marker-bob":  # read on "the phone" before carol came
+            read = alice.call({"command": "notifications"}).json()["result"][0]["id"]
+            assert alice.call({"command": "mark", "notifications": read}).json()["result"][0]["last_read_id"] == read
+    log_in(desktop, web_site, "marker-alice", "pw", register=False)
+    wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", timeout=15, what="carol's follow alone as new")
+    link(desktop, "Notifications").click()
+    wait_for(lambda: "marker-carol followed you" in desktop.find_element(By.ID, "notification-list").text, what="the list")
+    newest = alice.call({"command": "notifications"}).json()["result"][0]["id"]
+    wait_for(lambda: alice.call({"command": "markers"}).json()["result"][0]["last_read_id"] == newest, what="read here, marked there")
+    button(desktop, "Log out").click()

@@ -38,6 +38,23 @@ function setUser(user) {
   listenForNotifications();
 }
 
+/**
+ * Another tab of this browser signed in, out, or as someone else: the
+ * session cookie is one for every tab, so this one follows at once (it
+ * would otherwise show one person while the server acts for another).
+ */
+function followOtherTabs(event) {
+  if (event.key !== 'ireporter.user') return;
+  const user = loadUser();
+  if ((user?.IdUser ?? null) === (state.user?.IdUser ?? null)) return;
+  for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();
+  state.user = user;
+  renderAccount();
+  listenForNotifications();
+  closeViewer();
+  route();
+}
+
 function renderAccount() {
   const nav = $('account');
   nav.replaceChildren();
@@ -117,6 +134,8 @@ async function submitLogin(event) {
     setUser({ IdUser: String(user.IdUser), username: String(user.username ?? username) });
     $('login-password').value = '';
     $('login-dialog').close();
+    // Signed in over a post whose previews met the lost session: they come now.
+    if ($('post-dialog').open) { $('post-error').hidden = true; renderPreviews(post.photos); return; }
     route(); // the view (and a photo open) drawn again for the person now signed in
   } catch (failure) {
     showError(error, failure);
@@ -208,6 +227,9 @@ async function refresh() {
   }
 }
 
+/** What the last older page that failed said (cleared by the next that loads). */
+let olderFailure = '';
+
 /** The next older page, once at a time; again while the end of the list is still in sight. */
 async function loadOlder() {
   const last = state.photos[state.photos.length - 1];
@@ -223,8 +245,12 @@ async function loadOlder() {
     if (state.current) renderSteps();
     $('more').hidden = older.length < PAGE;
     renderStats();
+    if (olderFailure && $('notice').textContent === olderFailure) notify('');
+    olderFailure = '';
   } catch (failure) {
-    if (shown === state.shown) notify(failure instanceof APIError ? failure.message : 'Older photos could not be loaded.');
+    if (shown !== state.shown) return;
+    olderFailure = failure instanceof APIError ? failure.message : 'Older photos could not be loaded.';
+    notify(olderFailure);
     return;
   } finally {
     if (shown === state.shown) state.loadingOlder = false;
@@ -359,6 +385,8 @@ async function openPhoto(id) {
     }
     if (!photo) { notify('That photo is not there any more.'); return; }
   }
+  // A comment half typed was for the photo it was typed under.
+  if (String(state.current?.IdPhoto) !== String(photo.IdPhoto)) $('comment-text').value = '';
   state.current = photo;
   $('viewer-error').hidden = true;
   showPicture($('viewer-image'), photo, 'viewer');
@@ -699,8 +727,10 @@ async function renderPreviews(photo) {
     try {
       blob = await previewOf(post.source, effect, photo);
     } catch (failure) {
-      if (photo === post.photos) showError($('post-error'), failure);
-      return; // the rest would meet the same answer (the limit, or a photo the server refuses)
+      if (photo !== post.photos) return;
+      showError($('post-error'), failure);
+      if (failure instanceof APIError && failure.message === 'Authorization required') { setUser(null); openLogin(); }
+      return; // the rest would meet the same answer (the limit, a lost session, or a photo the server refuses)
     }
     if (photo !== post.photos || !blob) return;
     const url = URL.createObjectURL(blob);
@@ -752,8 +782,9 @@ async function submitPost(event) {
     else location.hash = '#/';
   } catch (failure) {
     if (failure.name === 'AbortError') return; // cancelled: the dialog is closed already
-    if (failure instanceof APIError && failure.message === 'Authorization required') setUser(null);
     showError(error, failure);
+    // Over the post, whose photo and title stay: Upload again once signed in.
+    if (failure instanceof APIError && failure.message === 'Authorization required') { setUser(null); openLogin(); }
   } finally {
     if (post.sending === sending) post.sending = null;
     $('upload-button').disabled = false;
@@ -764,6 +795,19 @@ async function submitPost(event) {
 
 /** The newest notification seen, per person (the count is of those after it). */
 const seenKey = () => `ireporter.seen.${state.user?.IdUser}`;
+
+/**
+ * The newest notification seen: the server's read marker, the same for
+ * every app and device of the person (`markers`), else (a server without
+ * them, or none marked yet) this browser's.
+ */
+async function lastSeen() {
+  try {
+    const [marker] = rows(await call('markers', { timelines: 'notifications' }));
+    if (marker) return Math.max(Number(marker.last_read_id) || 0, Number(localStorage.getItem(seenKey())) || 0);
+  } catch { /* the original has no markers */ }
+  return Number(localStorage.getItem(seenKey())) || 0;
+}
 
 /**
  * Keeps the unread count: those since the newest seen, then each one the
@@ -781,7 +825,7 @@ async function listenForNotifications() {
   let timer = 0;
   state.alerts.stop = () => { stopped = true; source?.close(); clearTimeout(timer); };
   const count = async () => {
-    const since = Number(localStorage.getItem(seenKey())) || 0;
+    const since = await lastSeen();
     const unseen = rows(await call('notifications', { since: since || undefined, count: 100 }));
     if (!stopped) setUnread(unseen.length);
   };
@@ -880,7 +924,11 @@ function notificationItem(item) {
 
 function markSeen() {
   const newest = Math.max(0, ...state.view.items.map((item) => Number(item.id)));
-  if (newest > (Number(localStorage.getItem(seenKey())) || 0)) localStorage.setItem(seenKey(), String(newest));
+  if (newest > (Number(localStorage.getItem(seenKey())) || 0)) {
+    localStorage.setItem(seenKey(), String(newest));
+    // Read here, read on the phone too (a server without markers says no: this browser's stays).
+    call('mark', { notifications: newest }).catch(() => {});
+  }
   setUnread(0);
 }
 
@@ -898,7 +946,8 @@ function showSettings() {
   notify('');
   for (const id of ['grid', 'results', 'more', 'notification-list']) $(id).hidden = true;
   for (const id of ['password-error', 'password-done']) $(id).hidden = true;
-  if (!state.user) { openLogin(); return; }
+  // Its forms are a signed-in person's: after the login (route draws them then).
+  if (!state.user) { $('settings').hidden = true; openLogin(); return; }
   showApps();
 }
 
@@ -1266,6 +1315,7 @@ function start() {
     if (entries.some((entry) => entry.isIntersecting)) loadOlder();
   }, { rootMargin: `0px 0px ${SCROLL_AHEAD}px 0px` }).observe($('more'));
   window.addEventListener('hashchange', route);
+  window.addEventListener('storage', followOtherTabs);
   detectFeatures().finally(route);
 }
 
