@@ -1057,3 +1057,28 @@ def test_notifications_read_on_another_device_are_not_new_here(web_site, desktop
     newest = alice.call({"command": "notifications"}).json()["result"][0]["id"]
     wait_for(lambda: alice.call({"command": "markers"}).json()["result"][0]["last_read_id"] == newest, what="read here, marked there")
     button(desktop, "Log out").click()
+
+
+def test_a_session_lost_while_posting_offers_the_login_over_the_post(web_site, desktop, images, tmp_path):
+    """The browser kept the name but the session is gone (a restart, an
+    expiry): the post's previews meet "Authorization required" and the
+    login is offered over it; signed in, the previews come and the photo
+    and its title go up (the only way out used to be Cancel)."""
+    log_in(desktop, web_site, "lost-session", "pw", register=True)
+    desktop.delete_all_cookies()
+    photo = tmp_path / "lost.jpg"
+    photo.write_bytes(images.photo)
+    choose_photo(desktop, photo)
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#login-dialog[open]"), what="the login over the post")
+    for label, value in (("Username", "lost-session"), ("Password", "pw")):
+        by_label(desktop, label).clear()
+        by_label(desktop, label).send_keys(value)
+    desktop.find_element(By.CSS_SELECTOR, "#login-dialog button[value='login']").click()
+    wait_for(lambda: not desktop.find_elements(By.CSS_SELECTOR, "#login-dialog[open]"), what="signed in")
+    assert desktop.find_elements(By.CSS_SELECTOR, "#post-dialog[open]"), "the post is still there"
+    wait_for(lambda: all(effect_previews(desktop).values()), timeout=20, what="the previews after the login")
+    by_label(desktop, "Title").send_keys("After the login")
+    button(desktop, "Upload").click()
+    wait_for(lambda: "After the login" in tiles(desktop), timeout=20, what="the photo in the grid")
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
