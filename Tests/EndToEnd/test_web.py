@@ -1082,3 +1082,39 @@ def test_a_session_lost_while_posting_offers_the_login_over_the_post(web_site, d
     wait_for(lambda: "After the login" in tiles(desktop), timeout=20, what="the photo in the grid")
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_the_focus_stays_on_the_page_and_byte_limits_are_said(web_site, desktop, images, tmp_path):
+    """Keyboard and screen-reader users: after the login, an upload, a
+    refused account deletion and the logout, the focus is on something of
+    the page (it fell to the page itself: the element it was on was gone or
+    disabled). A title over the server's 100 bytes is refused before it is
+    sent, saying why (the server would cut it silently)."""
+    def focused():
+        return desktop.execute_script(
+            "const e = document.activeElement; return e && e !== document.body ? (e.id || e.textContent.trim()) : null")
+    log_in(desktop, web_site, "focus-keeper", "pw", register=True)
+    assert focused() == "focus-keeper", focused()
+    photo = tmp_path / "focus.jpg"
+    photo.write_bytes(images.photo)
+    choose_photo(desktop, photo)
+    by_label(desktop, "Title").send_keys("é" * 60)
+    button(desktop, "Upload").click()
+    wait_for(lambda: "kept to 100 bytes, and this one has 120" in desktop.find_element(By.ID, "post-error").text,
+             what="the byte limit said")
+    title = by_label(desktop, "Title")
+    title.clear()
+    title.send_keys("Focus kept")
+    button(desktop, "Upload").click()
+    wait_for(lambda: "Focus kept" in tiles(desktop), timeout=20, what="the photo in the grid")
+    assert focused() is not None
+    link(desktop, "Settings").click()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Settings", what="Settings")
+    desktop.find_element(By.ID, "delete-account").click()
+    desktop.find_element(By.ID, "delete-password").send_keys("wrong")
+    desktop.find_element(By.ID, "delete-confirm").click()
+    wait_for(lambda: desktop.find_element(By.ID, "delete-error").is_displayed(), what="the wrong password said")
+    assert focused() == "delete-confirm", focused()
+    button(desktop, "Cancel").click()
+    button(desktop, "Log out").click()
+    wait_for(lambda: focused() == "Log in", what="the focus on Log in")

@@ -127,6 +127,10 @@ async function submitLogin(event) {
   try {
     const username = $('login-username').value;
     const typed = $('login-password').value;
+    if (command === 'register' && utf8Bytes(username) > USERNAME_BYTES) {
+      throw new APIError(`Usernames are at most ${USERNAME_BYTES} bytes, and this one has ${utf8Bytes(username)} `
+                         + '(an accented letter takes two).');
+    }
     const answer = await (command === 'login' ? logIn(username, typed) : call(command, { username, password: appPassword(typed) }));
     const [user] = rows(answer);
     if (!user) throw new APIError('The server did not confirm the login.');
@@ -134,6 +138,8 @@ async function submitLogin(event) {
     setUser({ IdUser: String(user.IdUser), username: String(user.username ?? username) });
     $('login-password').value = '';
     $('login-dialog').close();
+    // The Log in button it would go back to is gone: the person's name, where Log out is too.
+    document.querySelector('#account a')?.focus();
     // Signed in over a post whose previews met the lost session: they come now.
     if ($('post-dialog').open) { $('post-error').hidden = true; renderPreviews(post.photos); return; }
     route(); // the view (and a photo open) drawn again for the person now signed in
@@ -166,6 +172,7 @@ async function logout() {
   // Home, Liked, Notifications and Settings are a signed-in person's: Explore.
   history.replaceState(null, '', '#/');
   route();
+  document.querySelector('#account button')?.focus(); // Log in, where Log out was
 }
 
 function showError(element, failure) {
@@ -443,7 +450,8 @@ function closeViewer() {
   const id = state.current?.IdPhoto;
   state.current = null;
   if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash());
-  document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`)?.focus();
+  // Its tile, or (deleted, or opened from a list without it) the view's heading.
+  (document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`) ?? $('heading')).focus();
 }
 
 function backHash() {
@@ -757,21 +765,34 @@ async function previewOf(source, effect, photo) {
   }
 }
 
+/** The server's limits are bytes of UTF-8 (an accented letter takes two, an emoji four): said before sending. */
+const utf8Bytes = (text) => new TextEncoder().encode(text).length;
+const TITLE_BYTES = 100;
+const USERNAME_BYTES = 45;
+
 async function submitPost(event) {
   event.preventDefault();
   const error = $('post-error');
   error.hidden = true;
-  if (!post.file) return;
+  if (!post.file || post.sending) return;
+  const title = $('post-title').value;
+  if (utf8Bytes(title) > TITLE_BYTES) {
+    // The server would keep its first 100 bytes, silently.
+    showError(error, new APIError(`Titles are kept to ${TITLE_BYTES} bytes, and this one has ${utf8Bytes(title)} `
+                                  + '(an accented letter takes two, an emoji four): shorten it.'));
+    return;
+  }
   const useScaled = post.sent && $('post-downscale').checked;
   const file = useScaled ? new File([post.sent.blob], 'photo.jpg', { type: 'image/jpeg' }) : post.file;
   const progress = $('post-progress');
   progress.hidden = false;
   progress.value = 0;
-  $('upload-button').disabled = true;
+  // Said, not disabled: a disabled button drops the focus.
+  $('upload-button').setAttribute('aria-disabled', 'true');
   const sending = new AbortController();
   post.sending = sending;
   try {
-    await upload({ title: $('post-title').value, effect: post.chosen || undefined, file },
+    await upload({ title, effect: post.chosen || undefined, file },
                  (fraction) => { progress.value = Math.round(fraction * 100); progress.textContent = `${progress.value}%`; },
                  sending.signal);
     post.sending = null;
@@ -787,7 +808,7 @@ async function submitPost(event) {
     if (failure instanceof APIError && failure.message === 'Authorization required') { setUser(null); openLogin(); }
   } finally {
     if (post.sending === sending) post.sending = null;
-    $('upload-button').disabled = false;
+    $('upload-button').removeAttribute('aria-disabled');
   }
 }
 
@@ -1055,11 +1076,15 @@ async function confirmDeletion() {
   if (person?.photos !== null && person?.photos !== undefined && $('delete-dialog').open) describe(person.photos);
 }
 
+let deletingAccount = false;
+
 async function deleteAccount(event) {
   event.preventDefault();
+  if (deletingAccount) return;
   const error = $('delete-error');
   error.hidden = true;
-  $('delete-confirm').disabled = true;
+  deletingAccount = true;
+  $('delete-confirm').setAttribute('aria-disabled', 'true');
   try {
     await signedIn('delete_account', { password: appPassword($('delete-password').value) });
     $('delete-dialog').close();
@@ -1071,7 +1096,8 @@ async function deleteAccount(event) {
   } catch (failure) {
     showError(error, failure);
   } finally {
-    $('delete-confirm').disabled = false;
+    deletingAccount = false;
+    $('delete-confirm').removeAttribute('aria-disabled');
   }
 }
 
