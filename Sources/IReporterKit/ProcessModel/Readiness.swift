@@ -32,12 +32,14 @@ final class Readiness {
         return failures
     }
 
-    /// A worker's probes: its own database connection, and Redis and the
+    /// A worker's probes: its own database connection, the upload folder
+    /// (where every upload is spooled, with a bucket too), and Redis and the
     /// bucket when configured (connections of their own, made at the first probe).
     static func probes(_ configuration: Configuration, database: DatabaseConnection) -> [Probe] {
         var probes = [Probe(name: "database") {
             do { _ = try database.query("SELECT 1"); return nil } catch { return "\(error)" }
         }]
+        probes.append(Probe(name: "upload_dir") { [directory = configuration.uploadDirectory] in uploadFolderFailure(directory) })
         if let settings = configuration.redisSettings {
             let redis = RedisConnection(settings: settings)
             probes.append(Probe(name: "redis") {
@@ -58,5 +60,19 @@ final class Readiness {
             })
         }
         return probes
+    }
+
+    /// Why no upload could be stored in `directory` now: mounted read-only,
+    /// or full for the server's user (statvfs, no write); nil otherwise.
+    static func uploadFolderFailure(_ directory: String) -> String? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return "\(directory): \(String(cString: strerror(errno)))" }
+        return uploadFolderFailure(directory, info)
+    }
+
+    static func uploadFolderFailure(_ directory: String, _ info: statvfs) -> String? {
+        if info.f_flag & UInt(ST_RDONLY) != 0 { return "\(directory) is on a file system mounted read-only" }
+        if info.f_bavail == 0 || info.f_favail == 0 { return "\(directory) is full" }
+        return nil
     }
 }

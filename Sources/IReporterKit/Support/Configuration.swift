@@ -140,7 +140,7 @@ public struct Configuration: Sendable {
         Setting("status_path", .text(\.statusPath),
                 "php-fpm-style status: plain text, `?json`, `?full` (per worker), `?openmetrics` (for Prometheus: docs/DEPLOY.md, Metrics); empty = off. Route it to the server for loopback only (deploy/nginx/ireporter.conf does)."),
         Setting("ready_path", .text(\.readyPath),
-                "readiness for a balancer: `ready` (200) when the database, and Redis and the bucket when configured, answer; 503 naming what is down. Each probe is bounded by its connect timeout and its answer kept 1 s per worker. `ping_path` stays the liveness answer. Route it to the server for loopback or the balancer only, like `status_path`; empty = off."),
+                "readiness for a balancer: `ready` (200) when the database, and Redis and the bucket when configured, answer and `upload_dir` is neither full nor read-only; 503 naming what is down. Each probe is bounded by its connect timeout and its answer kept 1 s per worker. `ping_path` stays the liveness answer. Route it to the server for loopback or the balancer only, like `status_path`; empty = off."),
         Setting("db_url", .databaseURL,
                 "`mysql://USER:PASS@HOST:PORT/DB`; for a unix socket `mysql://USER:PASS@localhost/DB?socket=/run/mysqld/mysqld.sock`. User and password are %-decoded."),
         Setting("db_option_file", .readableFile(\.database.optionFile),

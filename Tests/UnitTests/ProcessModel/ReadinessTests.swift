@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import IReporterKit
 import Testing
+import TestSupport
 
 struct ReadinessTests {
     final class Service {
@@ -35,5 +39,20 @@ struct ReadinessTests {
         clock.advance(byMillis: 1)
         #expect(readiness.failures() == ["database: gone"])
         #expect(database.asked == 2)
+    }
+
+    /// A host whose upload folder is full or read-only stores no upload:
+    /// out of the balancer's rotation until it can (a statvfs, no write).
+    @Test func aFullOrReadOnlyUploadFolderIsNotReady() {
+        let scratch = ScratchDirectory("ready")
+        #expect(Readiness.uploadFolderFailure(scratch.path) == nil)
+        #expect(Readiness.uploadFolderFailure("\(scratch.path)/gone")?.hasSuffix("No such file or directory") == true)
+        var info = statvfs()
+        (info.f_bavail, info.f_favail) = (1000, 1000)
+        #expect(Readiness.uploadFolderFailure("/u", info) == nil)
+        info.f_bavail = 0
+        #expect(Readiness.uploadFolderFailure("/u", info) == "/u is full")
+        (info.f_bavail, info.f_flag) = (1000, UInt(ST_RDONLY))
+        #expect(Readiness.uploadFolderFailure("/u", info) == "/u is on a file system mounted read-only")
     }
 }
