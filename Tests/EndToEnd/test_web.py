@@ -1057,6 +1057,7 @@ def test_notifications_read_on_another_device_are_not_new_here(web_site, desktop
     newest = alice.call({"command": "notifications"}).json()["result"][0]["id"]
     wait_for(lambda: alice.call({"command": "markers"}).json()["result"][0]["last_read_id"] == newest, what="read here, marked there")
     button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
 
 
 def test_a_session_lost_while_posting_offers_the_login_over_the_post(web_site, desktop, images, tmp_path):
