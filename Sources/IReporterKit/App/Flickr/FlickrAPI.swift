@@ -17,6 +17,7 @@ public final class FlickrAPI {
 
     private let search: any PhotoSearch
     private let photos: any PhotoStore
+    private let users: any UserStore
     private let comments: any CommentStore
     private let photoFiles: any PhotoFileStore
     /// Empty: any key (or none) is accepted.
@@ -48,6 +49,7 @@ public final class FlickrAPI {
     public init(services: AppServices, apiKeys: Set<String> = []) {
         search = services.search
         photos = services.photos
+        users = services.users
         comments = services.comments
         photoFiles = services.photoFiles
         self.apiKeys = apiKeys
@@ -107,12 +109,13 @@ public final class FlickrAPI {
             case .photosSearch:
                 let scope = try call.searchScope()
                 // A number that is no account's, as one that is no number.
-                if let userID = scope.userID, try photos.person(id: userID) == nil { return .failure(.userNotFound) }
+                if let userID = scope.userID, try users.account(id: userID) == nil { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: try call.searchTerms(), scope: scope)])
             case .photosGetRecent: return .success([try photoList(call, terms: [], scope: .everything)])
             case .peopleGetPublicPhotos:
                 // Flickr's own code and words for this method, as people.getInfo's.
-                guard let userID = call.personID(), try photos.person(id: userID) != nil else { return .failure(.personNotFound) }
+                // Whether the account is there (a row), not its counts: `person` reads all its photos.
+                guard let userID = call.personID(), try users.account(id: userID) != nil else { return .failure(.personNotFound) }
                 return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
             case .peopleGetInfo:
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
