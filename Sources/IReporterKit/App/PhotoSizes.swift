@@ -122,10 +122,9 @@ public final class PhotoSizes {
         } catch {
             throw JPEGImageError.unsupported("a \(format) original that cannot be read: \(error)")
         }
-        let spool = try SpoolFile(directory: files.spoolDirectory)
-        defer { spool.discard() }
-        if let code = jpeg.withUnsafeBytes({ spool.write($0) }) ?? spool.close() { throw SystemError("write \(spool.path)", code: code) }
-        return try renderer.render(size, ofFileAt: spool.path, maxPixels: policy.maxImagePixels).jpeg
+        return try SpoolFile.withFile(holding: jpeg, in: files.spoolDirectory) { path in
+            try renderer.render(size, ofFileAt: path, maxPixels: policy.maxImagePixels).jpeg
+        }
     }
 
     private func isCurrent(_ id: Int64, _ secret: PhotoSecret) throws -> Bool {

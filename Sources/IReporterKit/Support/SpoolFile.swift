@@ -44,4 +44,15 @@ public final class SpoolFile {
         _ = close()
         unlink(path)
     }
+
+    /// Runs `body` on a spool file in `directory` holding `bytes` (the
+    /// decoders read files), removed after.
+    static func withFile<Result>(holding bytes: [UInt8], in directory: String, _ body: (String) throws -> Result) throws -> Result {
+        let spool = try SpoolFile(directory: directory)
+        defer { spool.discard() }
+        if let code = bytes.withUnsafeBytes({ spool.write($0) }) ?? spool.close() {
+            throw SystemError("write \(spool.path)", code: code)
+        }
+        return try body(spool.path)
+    }
 }

@@ -125,12 +125,7 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
 
     /// Runs `body` on a spool file holding `bytes` (the decoders read files), removed after.
     func withLocalCopy<Result>(of bytes: [UInt8], _ body: (String) throws -> Result) throws -> Result {
-        let spool = try makeSpool()
-        defer { spool.discard() }
-        if let code = bytes.withUnsafeBytes({ spool.write($0) }) ?? spool.close() {
-            throw SystemError("write \(spool.path)", code: code)
-        }
-        return try body(spool.path)
+        try SpoolFile.withFile(holding: bytes, in: spoolDirectory, body)
     }
 
     public func publishSize(_ jpeg: [UInt8], id: Int64, secret: PhotoSecret, size: PhotoSize) throws {
