@@ -111,15 +111,8 @@ final class OperatorPages {
             startedAt: scoreboard.startedAt, accepted: scoreboard.accepted, listenQueue: listenQueue().map(Int64.init),
             workerStates: states, maxActive: scoreboard.maxActive, slowRequests: scoreboard.slowRequests,
             timedOut: scoreboard.timedOut, crashed: scoreboard.crashed,
-            preparedStatements: workers.reduce(0) { $0 + $1.preparedStatements }, uploadFreeBytes: uploadFreeBytes())
-    }
-
-    /// What the server's user may still write in the upload folder (statvfs's
-    /// f_bavail); nil when it cannot be asked.
-    private func uploadFreeBytes() -> Int64? {
-        var info = statvfs()
-        guard !uploadDirectory.isEmpty, statvfs(uploadDirectory, &info) == 0 else { return nil }
-        return Int64(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
+            preparedStatements: workers.reduce(0) { $0 + $1.preparedStatements },
+            uploadFreeBytes: uploadDirectory.isEmpty ? nil : FolderSpace(uploadDirectory)?.freeBytes)
     }
 
     /// php-fpm's names of a process's states.

@@ -65,14 +65,13 @@ final class Readiness {
     /// Why no upload could be stored in `directory` now: mounted read-only,
     /// or full for the server's user (statvfs, no write); nil otherwise.
     static func uploadFolderFailure(_ directory: String) -> String? {
-        var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return "\(directory): \(String(cString: strerror(errno)))" }
-        return uploadFolderFailure(directory, info)
+        guard let space = FolderSpace(directory) else { return "\(directory): \(String(cString: strerror(errno)))" }
+        return uploadFolderFailure(directory, space)
     }
 
-    static func uploadFolderFailure(_ directory: String, _ info: statvfs) -> String? {
-        if info.f_flag & UInt(ST_RDONLY) != 0 { return "\(directory) is on a file system mounted read-only" }
-        if info.f_bavail == 0 || info.f_favail == 0 { return "\(directory) is full" }
+    static func uploadFolderFailure(_ directory: String, _ space: FolderSpace) -> String? {
+        if space.readOnly { return "\(directory) is on a file system mounted read-only" }
+        if space.freeBytes == 0 || space.freeFiles == 0 { return "\(directory) is full" }
         return nil
     }
 }

@@ -48,11 +48,14 @@ struct ReadinessTests {
         #expect(Readiness.uploadFolderFailure(scratch.path) == nil)
         #expect(Readiness.uploadFolderFailure("\(scratch.path)/gone")?.hasSuffix("No such file or directory") == true)
         var info = statvfs()
-        (info.f_bavail, info.f_favail) = (1000, 1000)
-        #expect(Readiness.uploadFolderFailure("/u", info) == nil)
+        (info.f_bavail, info.f_favail, info.f_frsize) = (1000, 1000, 4096)
+        #expect(Readiness.uploadFolderFailure("/u", FolderSpace(info)) == nil)
+        #expect(FolderSpace(info).freeBytes == 4_096_000, "the metric's figure")
         info.f_bavail = 0
-        #expect(Readiness.uploadFolderFailure("/u", info) == "/u is full")
-        (info.f_bavail, info.f_flag) = (1000, UInt(ST_RDONLY))
-        #expect(Readiness.uploadFolderFailure("/u", info) == "/u is on a file system mounted read-only")
+        #expect(Readiness.uploadFolderFailure("/u", FolderSpace(info)) == "/u is full")
+        (info.f_bavail, info.f_favail) = (1000, 0)
+        #expect(Readiness.uploadFolderFailure("/u", FolderSpace(info)) == "/u is full", "no file can be made")
+        (info.f_favail, info.f_flag) = (1000, UInt(ST_RDONLY))
+        #expect(Readiness.uploadFolderFailure("/u", FolderSpace(info)) == "/u is on a file system mounted read-only")
     }
 }
