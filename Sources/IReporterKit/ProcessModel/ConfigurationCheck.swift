@@ -211,13 +211,12 @@ struct ConfigurationCheck {
     /// the file, lines go on into the rotated one.
     /// Asked with access(2), as the server's user: nothing is opened or made.
     func logFileLine(_ item: String, _ path: String) -> Line {
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let exists = access(path, F_OK) == 0
-        guard access(exists ? path : (folder.isEmpty ? "/" : folder), W_OK) == 0 else {
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard access(access(path, F_OK) == 0 ? path : folder, W_OK) == 0 else {
             return Line(outcome: .failed, item: item,
                         detail: "\(path) cannot be written by uid \(geteuid()): \(String(cString: strerror(errno)))")
         }
-        guard access(folder.isEmpty ? "/" : folder, W_OK) == 0 else {
+        guard access(folder, W_OK) == 0 else {
             return Line(outcome: .warning, item: item,
                         detail: "\(path) is writable, but its folder is not (uid \(geteuid())): after a rotation the file must be "
                             + "made by the rotation (logrotate's `create`), or the lines go on into the rotated one")

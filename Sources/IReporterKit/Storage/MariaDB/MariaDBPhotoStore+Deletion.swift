@@ -67,11 +67,12 @@ extension MariaDBPhotoStore {
     /// The rows of `table` whose photo is gone; 0 before migration 003 (005
     /// for `photo_words`, 006 for `photo_secrets`, 011 for `photo_descriptions`) made the table.
     private func removeOrphans(from table: String, keepingSetAside: Bool) throws(DatabaseError) -> Int {
-        let setAside = keepingSetAside ? " LEFT JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto)" : ""
+        let (setAside, notSetAside) = keepingSetAside
+            ? (" LEFT JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto)", " AND r.IdPhoto IS NULL") : ("", "")
         do {
             return Int(try database.execute("""
                 DELETE t FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto)\(setAside) \
-                WHERE p.IdPhoto IS NULL\(keepingSetAside ? " AND r.IdPhoto IS NULL" : "")
+                WHERE p.IdPhoto IS NULL\(notSetAside)
                 """).affectedRows)
         } catch where error.code == .noSuchTable {
             return 0
