@@ -100,15 +100,22 @@ function button(label, onClick) {
   return element;
 }
 
+/** The server's answer to a request whose session is gone. */
+const sessionLost = (failure) => failure instanceof APIError && failure.message === 'Authorization required';
+
+/** A lost session sends the person to log in, over whatever they were doing. */
+function offerLoginIfSessionLost(failure) {
+  if (!sessionLost(failure)) return;
+  setUser(null);
+  openLogin();
+}
+
 /** A command that needs a session: a lost session sends the person to log in. */
 async function signedIn(command, fields) {
   try {
     return await call(command, fields);
   } catch (error) {
-    if (error instanceof APIError && error.message === 'Authorization required') {
-      setUser(null);
-      openLogin();
-    }
+    offerLoginIfSessionLost(error);
     throw error;
   }
 }
@@ -737,7 +744,7 @@ async function renderPreviews(photo) {
     } catch (failure) {
       if (photo !== post.photos) return;
       showError($('post-error'), failure);
-      if (failure instanceof APIError && failure.message === 'Authorization required') { setUser(null); openLogin(); }
+      offerLoginIfSessionLost(failure);
       return; // the rest would meet the same answer (the limit, a lost session, or a photo the server refuses)
     }
     if (photo !== post.photos || !blob) return;
@@ -805,7 +812,7 @@ async function submitPost(event) {
     if (failure.name === 'AbortError') return; // cancelled: the dialog is closed already
     showError(error, failure);
     // Over the post, whose photo and title stay: Upload again once signed in.
-    if (failure instanceof APIError && failure.message === 'Authorization required') { setUser(null); openLogin(); }
+    offerLoginIfSessionLost(failure);
   } finally {
     if (post.sending === sending) post.sending = null;
     $('upload-button').removeAttribute('aria-disabled');
@@ -1053,7 +1060,7 @@ async function downloadData(event) {
   try {
     await signedIn('authorized_apps');
   } catch (failure) {
-    if (failure instanceof APIError && failure.message === 'Authorization required') return;
+    if (sessionLost(failure)) return;
   }
   event.target.submit();
 }
