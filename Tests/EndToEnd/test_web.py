@@ -171,9 +171,12 @@ def test_the_journey(web_site, desktop, phone, images, tmp_path):
     by_label(desktop, "Comment").send_keys("Sent by the button")
     wait_for(lambda: named(desktop, "Send"), what="Send").click()
     wait_for(lambda: shown_comment_lines(desktop, "Sent by the button"), what="the comment sent by Send")
-    # Remove them again (your own comments).
+    # Remove them again (your own comments), each delete button named after its comment.
+    names = [accessible_name(remove) for remove in desktop.find_elements(By.CSS_SELECTOR, "#comment-list button")]
+    assert sorted(names) == ["Delete the comment by webalice: Lovely <i>light</i> at dawn",
+                             "Delete the comment by webalice: Sent by the button"], names
     for remaining in (1, 0):
-        button(desktop, "Delete comment").click()
+        button(desktop, "Delete the comment").click()
         wait_for(lambda: len(desktop.find_elements(By.CSS_SELECTOR, "#comment-list li")) == remaining,
                  what=f"{remaining} comment(s) left")
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
@@ -1119,3 +1122,60 @@ def test_the_focus_stays_on_the_page_and_byte_limits_are_said(web_site, desktop,
     button(desktop, "Cancel").click()
     button(desktop, "Log out").click()
     wait_for(lambda: focused() == "Log in", what="the focus on Log in")
+
+
+def test_back_closes_the_photo_titles_say_where_and_a_like_waits_for_the_login(web_site, desktop, client, images):
+    """From reviews of the client as people use it: after a photo opened from
+    the grid is closed (x or Escape), Back leaves the grid as it would have
+    without the photo; Back from the photo shows the grid as it was (its
+    older pages kept); the tab's title says what is shown; a Like pressed
+    signed out is applied once logged in (not lost, not taken back); a
+    comment over the server's 1,000 bytes is refused before it is sent."""
+    poster = client()
+    poster_id = poster.register("back-poster", app_password("pw")).json()["result"][0]["IdUser"]
+    for title in ("Back one", "Back two"):
+        assert poster.upload(images.photo, title).body == b'{"successful":1}'
+    desktop.get(f"{web_site}#/user/{poster_id}")  # a page to go back to
+    wait_for(lambda: desktop.title == "back-poster · iReporter", what="the poster's page, named in the title")
+    desktop.get(f"{web_site}#/")
+    wait_for(lambda: tiles(desktop)[:1] == ["Back two"], what="the grid")
+    wait_for(lambda: desktop.title.startswith("Explore"), what="the grid's title")
+    for close in ("x", "Escape", "Back"):
+        open_newest(desktop)
+        wait_for(lambda: desktop.title == "Back two · iReporter", what="the photo's title")
+        desktop.execute_script("document.querySelector('#grid .tile').dataset.drawn = 'before'")
+        if close == "x":
+            desktop.find_element(By.ID, "viewer-close").click()
+        elif close == "Escape":
+            desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
+        else:
+            desktop.back()
+        wait_for(lambda: not desktop.find_element(By.ID, "viewer").is_displayed(), what=f"the photo closed by {close}")
+        assert desktop.execute_script("return location.hash") == "#/"
+        wait_for(lambda: desktop.title.startswith("Explore"), what="the grid's title again")
+        assert desktop.execute_script("return document.querySelector('#grid .tile').dataset.drawn") == "before", \
+            f"closed by {close}, the grid is the one it was over, not drawn anew"
+    desktop.back()
+    wait_for(lambda: desktop.find_element(By.ID, "heading").text == "back-poster", what="one Back: the page before the grid")
+
+    desktop.get(f"{web_site}#/")
+    open_newest(desktop)
+    wait_for(lambda: named(desktop, "Like"), what="Like").click()
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#login-dialog[open]"), what="the login asked for")
+    by_label(desktop, "Username").send_keys("back-liker")
+    by_label(desktop, "Password").send_keys("pw")
+    button(desktop, "Register").click()
+    like = wait_for(lambda: named(desktop, "Like"), what="Like")
+    wait_for(lambda: like.get_attribute("aria-pressed") == "true", what="the like applied after the login")
+    wait_for(lambda: desktop.find_element(By.ID, "like-count").text == "1", what="its count")
+    newest = poster.call({"command": "stream", "count": "1", "extras": "likes"}).json()["result"][0]
+    assert (newest["title"], newest["likes"]) == ("Back two", "1")
+    field = by_label(desktop, "Comment")
+    field.send_keys("写" * 400)  # 1,200 bytes in 400 letters
+    named(desktop, "Send").click()
+    wait_for(lambda: "kept to 1000 bytes, and this one has 1200" in desktop.find_element(By.ID, "viewer-error").text,
+             what="the byte limit said")
+    assert poster.call({"command": "comments", "IdPhoto": newest["IdPhoto"]}).json() == {"result": []}
+    desktop.find_element(By.ID, "viewer-close").click()
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")

@@ -120,7 +120,11 @@ async function signedIn(command, fields) {
   }
 }
 
-function openLogin() {
+/** What the person was doing when the login was asked for: done once signed in (forgotten if the dialog is closed). */
+let afterLogin = null;
+
+function openLogin(then = null) {
+  afterLogin = then;
   $('login-error').hidden = true;
   $('login-dialog').showModal();
   $('login-username').focus();
@@ -144,11 +148,14 @@ async function submitLogin(event) {
     // A name stored as no UTF-8 by the PHP era is null in the answer: the one typed.
     setUser({ IdUser: String(user.IdUser), username: String(user.username ?? username) });
     $('login-password').value = '';
+    const then = afterLogin;
     $('login-dialog').close();
     // The Log in button it would go back to is gone: the person's name, where Log out is too.
     document.querySelector('#account a')?.focus();
     // Signed in over a post whose previews met the lost session: they come now.
     if ($('post-dialog').open) { $('post-error').hidden = true; renderPreviews(post.photos); return; }
+    // Before the view is drawn again: the photo's counts are then asked for with the vote in them.
+    await then?.();
     route(); // the view (and a photo open) drawn again for the person now signed in
   } catch (failure) {
     showError(error, failure);
@@ -406,6 +413,7 @@ async function openPhoto(id) {
   showPicture($('viewer-image'), photo, 'viewer');
   $('viewer-image').alt = photo.title ?? '';
   $('viewer-title').textContent = photo.title ?? '';
+  renderDocumentTitle();
   $('viewer-author').textContent = photo.username ?? '';
   $('viewer-author').href = `#/user/${encodeURIComponent(photo.IdUser)}`;
   $('viewer-avatar').textContent = initial(photo.username);
@@ -449,16 +457,37 @@ function setPageInert(inert) {
   $('main').inert = inert;
 }
 
+/**
+ * Whether the photo's entry in the history sits on the view's (a tile's link
+ * was followed): closing it then goes back to that entry, so the next Back
+ * leaves the view instead of landing where it already is.
+ */
+let photoOverView = false;
+
+/** The ×, Escape: the photo closed as Back would close it. */
+function leavePhoto() {
+  if (photoOverView && location.hash.startsWith('#/photo/')) history.back();
+  else closeViewer();
+}
+
 function closeViewer() {
+  photoOverView = false;
   if ($('viewer').hidden) return;
   $('viewer').hidden = true;
   setPageInert(false);
   document.documentElement.classList.remove('viewing');
   const id = state.current?.IdPhoto;
   state.current = null;
+  renderDocumentTitle();
   if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash());
   // Its tile, or (deleted, or opened from a list without it) the view's heading.
   (document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`) ?? $('heading')).focus();
+}
+
+/** The tab's title says what is shown: the photo open, or the view's heading (history and tab lists, screen readers). */
+function renderDocumentTitle() {
+  const shown = state.current ? (state.current.title || 'Photo') : $('heading').textContent;
+  document.title = shown ? `${shown} · iReporter` : 'iReporter';
 }
 
 function backHash() {
@@ -494,7 +523,8 @@ function renderVotes(photo) {
 async function vote(kind) {
   const photo = state.current;
   if (!photo) return;
-  if (!state.user) { openLogin(); return; }
+  // Signed out, the press is a like (or dislike) asked for: sent as one once signed in, never as a take-back.
+  if (!state.user) { openLogin(() => sendVote(photo, kind)); return; }
   const pressed = $(kind).getAttribute('aria-pressed') === 'true';
   await sendVote(photo, pressed ? 'unvote' : kind);
 }
@@ -503,7 +533,7 @@ async function vote(kind) {
 function likeByDoubleTap() {
   const photo = state.current;
   if (!photo || !state.features.extras) return;
-  if (!state.user) { openLogin(); return; }
+  if (!state.user) { openLogin(() => sendVote(photo, 'like')); return; }
   if ($('like').getAttribute('aria-pressed') !== 'true') sendVote(photo, 'like');
 }
 
@@ -573,7 +603,9 @@ function commentItem(comment, photo) {
         notifyViewer(failure);
       }
     });
-    remove.setAttribute('aria-label', 'Delete comment');
+    // Each named apart, as a list of buttons read out of their places is.
+    const excerpt = [...(comment.text ?? '')].slice(0, 40).join('');
+    remove.setAttribute('aria-label', `Delete the comment by ${comment.username ?? ''}: ${excerpt}`);
     remove.className = 'plain';
     item.append(remove);
   }
@@ -598,6 +630,11 @@ async function submitComment(event) {
   const photo = state.current;
   const text = $('comment-text').value;
   if (!photo || !text.trim() || sendingComment) return;
+  if (utf8Bytes(text) > COMMENT_BYTES) {
+    notifyViewer(new APIError(`Comments are kept to ${COMMENT_BYTES} bytes, and this one has ${utf8Bytes(text)} `
+                              + '(an accented letter takes two, an emoji four).'));
+    return;
+  }
   sendingComment = true;
   try {
     await signedIn('comment', { IdPhoto: photo.IdPhoto, text });
@@ -620,7 +657,7 @@ const BUSY_RETRIES = 5;
 const BUSY_WAIT = 300;
 
 function openPost() {
-  if (!state.user) { openLogin(); return; }
+  if (!state.user) { openLogin(openPost); return; }
   $('post-form').reset();
   $('preview').hidden = true;
   $('downscale-row').hidden = true;
@@ -776,6 +813,7 @@ async function previewOf(source, effect, photo) {
 const utf8Bytes = (text) => new TextEncoder().encode(text).length;
 const TITLE_BYTES = 100;
 const USERNAME_BYTES = 45;
+const COMMENT_BYTES = 1000;
 
 async function submitPost(event) {
   event.preventDefault();
@@ -1110,18 +1148,22 @@ async function deleteAccount(event) {
 
 // --------------------------------------------------------------- routing --
 
-/** Shows the view the hash names; for a list of photos, resolves once they are drawn. */
-function route() {
+/** Shows the view the hash names (`event`: the hashchange, if one); for a list of photos, resolves once they are drawn. */
+function route(event) {
   // Split before decoding: a search may hold a "/" (AC/DC).
   const [, kind, encoded] = (location.hash.slice(1) || '/').split('/');
   let value = encoded;
   try { value = encoded === undefined ? undefined : decodeURIComponent(encoded); } catch { /* a stray % stays as typed */ }
   if (kind === 'photo' && value) {
+    if ($('viewer').hidden) photoOverView = event?.oldURL !== undefined && (new URL(event.oldURL).hash || '#/') === backHash();
+
     // A photo from the notifications is shown over them, not over a grid drawn behind.
     if (state.photos.length === 0 && state.view.kind !== 'notifications') refresh().then(() => openPhoto(value));
     else openPhoto(value);
     return;
   }
+  // Back from a photo to the view under it: that view as it was (its older pages, where it was scrolled to).
+  if (!$('viewer').hidden && (location.hash || '#/') === backHash()) { closeViewer(); return; }
   closeViewer();
   $('settings').hidden = kind !== 'settings';
   if (kind === 'settings') {
@@ -1307,6 +1349,8 @@ function start() {
   $('export-form').addEventListener('submit', downloadData);
   $('post-file').addEventListener('change', choosePhoto);
   $('effect-row').addEventListener('change', chooseEffect);
+  $('login-dialog').addEventListener('close', () => { afterLogin = null; }); // not logged in after all
+  new MutationObserver(renderDocumentTitle).observe($('heading'), { childList: true, characterData: true, subtree: true });
   $('post-dialog').addEventListener('close', () => {
     post.sending?.abort(); // Cancel while the photo is on its way: not posted
     forgetPhoto(); // no more previews asked for a photo let go
@@ -1320,7 +1364,7 @@ function start() {
   $('like').addEventListener('click', () => vote('like'));
   $('dislike').addEventListener('click', () => vote('dislike'));
   $('delete').addEventListener('click', deletePhoto);
-  $('viewer-close').addEventListener('click', closeViewer);
+  $('viewer-close').addEventListener('click', leavePhoto);
   $('viewer-prev').addEventListener('click', () => step(-1));
   $('viewer-next').addEventListener('click', () => step(1));
   $('more-button').addEventListener('click', loadOlder);
@@ -1335,7 +1379,7 @@ function start() {
   document.addEventListener('keydown', (event) => {
     // A dialog over the photo (the login) has the keys; so has a field's cursor.
     if ($('viewer').hidden || event.defaultPrevented || document.querySelector('dialog[open]')) return;
-    if (event.key === 'Escape') closeViewer();
+    if (event.key === 'Escape') leavePhoto();
     else if (event.target.closest('input, textarea, select, [contenteditable]')) return;
     else if (event.key === 'ArrowLeft') step(-1);
     else if (event.key === 'ArrowRight') step(1);
