@@ -16,9 +16,17 @@ public struct RenderedPhoto: Sendable {
 /// carries no metadata at all (a new encoding). `preview` does the same at
 /// a small size, so a client shows what `upload` will store.
 ///
-/// Memory: 4 bytes a pixel while it runs (48 MB for 12 MP), bounded by
-/// `maxPixels` before anything is decoded.
+/// Memory: gd's 4 bytes a pixel for each of up to three copies at once (the
+/// decoded photo, its upright copy, the filter's own): `workingBytesPerPixel`.
+/// Their total is kept within the thumbnailer's `maxDecodeBytes`
+/// (`max_decode_memory_mib`): a photo whose copies would take more is
+/// rendered at the largest DCT scale whose copies fit (a 12 MP photo at 7/8
+/// with the default 128 MiB), so that `image_decode_concurrency` bounds
+/// the memory of uploads with an effect as it does the others'.
 public struct EffectRenderer: Sendable {
+    /// What rendering takes per pixel of the decoded photo, at most.
+    static let workingBytesPerPixel = 12
+
     public let thumbnailer: Thumbnailer
     /// gd JPEG quality of the stored photo.
     public let quality: Int
@@ -33,7 +41,10 @@ public struct EffectRenderer: Sendable {
 
     /// Throws only `JPEGImageError`.
     public func render(fileAt path: String, effect: PhotoEffect, maxPixels: Int) throws -> RenderedPhoto {
-        let image = try upright(fileAt: path, shortSide: Int(Int32.max), effect: effect, maxPixels: maxPixels)
+        let header = try Thumbnailer.readHeader(ofFileAt: path)
+        let shortSide = Self.renderedShortSide(width: header.width, height: header.height,
+                                               memoryLimit: thumbnailer.maxDecodeBytes)
+        let image = try upright(fileAt: path, shortSide: shortSide, effect: effect, maxPixels: maxPixels)
         guard let photo = image.jpegBytes(quality: quality) else { throw JPEGImageError.encodingFailed("gdImageJpegPtr failed") }
         guard let square = image.centreSquare(side: thumbnailer.side) else {
             throw JPEGImageError.outOfMemory("cannot allocate the \(thumbnailer.side)x\(thumbnailer.side) thumbnail")
@@ -52,6 +63,18 @@ public struct EffectRenderer: Sendable {
             throw JPEGImageError.encodingFailed("gdImageJpegPtr failed")
         }
         return jpeg
+    }
+
+    /// The short side to decode a `width` x `height` photo at: its own, or
+    /// that of the largest scale M/8 (3/8 passed over, as the decoder does)
+    /// whose working copies fit in `memoryLimit` (<= 0: no limit).
+    static func renderedShortSide(width: Int, height: Int, memoryLimit: Int) -> Int {
+        let scaled = { (m: Int) in ((width * m + 7) / 8, (height * m + 7) / 8) }
+        for m in [8, 7, 6, 5, 4, 2, 1] {
+            let (w, h) = scaled(m)
+            if memoryLimit <= 0 || w * h * workingBytesPerPixel <= memoryLimit || m == 1 { return min(w, h) }
+        }
+        return min(width, height)
     }
 
     private func upright(fileAt path: String, shortSide: Int, effect: PhotoEffect, maxPixels: Int) throws -> GDImage {

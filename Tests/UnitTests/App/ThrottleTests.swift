@@ -51,6 +51,17 @@ struct ThrottleTests {
         #expect(try login(phone, "alice", "pw-alice") == Self.signedIn(1, "alice"))
     }
 
+    /// A client backs off on the code: JSON-RPC's rate limit, not the wrong password's -32000.
+    @Test func aBlockedLoginIsTheRateLimitsCodeOverJSONRPC() throws {
+        let phone = try phone()
+        try accounts(["alice"], on: phone)
+        for _ in 0..<5 { #expect(try login(phone, "alice", "guess") == Self.failed) }
+        let request = #"{"jsonrpc":"2.0","method":"login","params":{"username":"alice","password":"pw-alice"},"id":1}"#
+        let answer = phone.api.handle(jsonRPC: Array(request.utf8), of: APIRequest(parameters: FormData(), clientAddress: phone.address))
+        #expect(String(decoding: answer.body, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","error":{"code":-32004,"message":"Too many failed logins, try again in 1 seconds"},"id":1}"#)
+    }
+
     @Test func aGuesserOnAFewAccountsLocksNobodyElseBehindTheAddressOut() throws {
         let phone = try phone()
         try accounts(["ann", "ben", "cat", "dan", "eve"], on: phone)

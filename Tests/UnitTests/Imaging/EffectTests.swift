@@ -79,4 +79,25 @@ struct EffectTests {
             try EffectRenderer().render(fileAt: path, effect: .mono, maxPixels: 1000)
         }
     }
+
+    /// An effect's working copies (12 bytes a pixel) stay within the decode
+    /// memory: a photo whose copies would take more is rendered smaller, at
+    /// the largest DCT scale that fits (a 7000x7000 photo of 191 KB took 400-600
+    /// MB at full size, outside `max_decode_memory_mib`, in a review).
+    @Test func anEffectIsRenderedWithinTheDecodeMemory() throws {
+        let scratch = ScratchDirectory("effects")
+        let path = scratch.write("photo.jpg", makeJPEG(width: 1600, height: 1200))
+        let fits = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: 1600 * 1200 * 12))
+        #expect(try fits.render(fileAt: path, effect: .blur, maxPixels: 50_000_000).width == 1600)
+        // 8 MiB: 5/8 (1000x750, 9 MB) is over, 4/8 (800x600, 5.8 MB) fits.
+        let small = EffectRenderer(thumbnailer: Thumbnailer(maxDecodeBytes: 8 << 20))
+        let rendered = try small.render(fileAt: path, effect: .blur, maxPixels: 50_000_000)
+        #expect((rendered.width, rendered.height) == (800, 600))
+        #expect(jpegSize(rendered.photo)! == (800, 600))
+        #expect(jpegSize(rendered.thumbnail)! == (180, 180))
+        #expect(EffectRenderer.renderedShortSide(width: 4000, height: 3000, memoryLimit: 128 << 20) == 2625, "12 MP at 7/8")
+        #expect(EffectRenderer.renderedShortSide(width: 7000, height: 7000, memoryLimit: 128 << 20) == 1750, "49 MP: 4/8 over, 3/8 passed over, 2/8")
+        #expect(EffectRenderer.renderedShortSide(width: 100_000, height: 100_000, memoryLimit: 1) == 12_500, "1/8 at least")
+        #expect(EffectRenderer.renderedShortSide(width: 4000, height: 3000, memoryLimit: 0) == 3000, "no limit")
+    }
 }

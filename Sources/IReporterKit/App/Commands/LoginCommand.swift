@@ -3,7 +3,7 @@
 /// session under a fresh id.
 public struct LoginCommand: Command {
     public let descriptor = CommandDescriptor(
-        "login", "Log in (the session cookie is set).", parameters: Credentials.forLogin, failures: [.other], result: .signedIn)
+        "login", "Log in (the session cookie is set).", parameters: Credentials.forLogin, failures: [.other, .rateLimited], result: .signedIn)
 
     public enum Failure: APIFailure {
         case authorizationFailed
@@ -13,6 +13,14 @@ public struct LoginCommand: Command {
             switch self {
             case .authorizationFailed: "Authorization failed"
             case .tooManyAttempts(let seconds): "Too many failed logins, try again in \(seconds) seconds"
+            }
+        }
+
+        /// A client backs off on the code (JSON-RPC's -32004, the Mastodon door's 429), not on the text.
+        public var kind: FailureKind {
+            switch self {
+            case .authorizationFailed: .other
+            case .tooManyAttempts: .rateLimited
             }
         }
     }

@@ -17,6 +17,13 @@ struct PasswordConfirmation {
             case .tooManyAttempts(let seconds): LoginCommand.Failure.tooManyAttempts(seconds: seconds).message
             }
         }
+
+        var kind: FailureKind {
+            switch self {
+            case .wrongPassword: .other
+            case .tooManyAttempts(let seconds): LoginCommand.Failure.tooManyAttempts(seconds: seconds).kind
+            }
+        }
     }
 
     private let users: any UserStore
