@@ -179,6 +179,9 @@ host_start() {
   host_env "$1"
   DB_URL="$(galera url)"
   root_dir "$RUN_DIR" 0711
+  # One live_publish_key on every host: it names each person's notification
+  # channel, which must be the same wherever they asked for it.
+  install -m 600 "$CLUSTER_DIR/publish.key" "$RUN_DIR/publish.key"
   stack_serve
   log "app host $1: $API_URL (server pid $(pidfile_pid "$SRV_PID"))"
 }
@@ -228,6 +231,7 @@ cluster_up() {
   stack_build
   # Both hosts install this binary (stack_build leaves BINARY as it found it).
   export BINARY SKIP_BUILD=1
+  stack_publish_key > /dev/null  # $CLUSTER_DIR/publish.key, the hosts' one key
 
   galera start
   redis_start

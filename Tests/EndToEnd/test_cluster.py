@@ -29,6 +29,8 @@ import re
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -200,6 +202,20 @@ def test_the_apps_flows_through_the_front_land_on_both_hosts(cluster):
 
 def test_a_subscriber_on_one_host_gets_a_photo_posted_through_the_other(cluster):
     photo_reaches_every_host(HOST_URLS[1], [HOST_URLS[0], FRONT_URL], lambda: cluster.redis("KEYS", "*"), "clusterlive")
+
+
+def test_a_persons_notification_channel_has_one_name_on_every_host(cluster):
+    """The channel is named by the hosts' live_publish_key: with a key per
+    host (as cluster.sh made them before), notifications made through the
+    other host never reached the person live."""
+    user = servers.unique_name("channel")
+    with AppClient(Endpoint(HOST_URLS[0]), timeout=30) as phone, AppClient(Endpoint(HOST_URLS[1]), timeout=30) as same:
+        assert phone.register(user, servers.app_password("pw")).json()["result"][0]["username"] == user
+        same.jar.update([f"PHPSESSID={phone.session_id}; path=/"])
+        channels = [client.call({"command": "notification_channel"}).json() for client in (phone, same)]
+    assert channels[0] == channels[1] and channels[0]["result"][0]["channel"].startswith("/iReporter/live/notifications-"), channels
+    keys = {(cluster.directory / f"host{n}" / "publish.key").read_text() for n in (1, 2)}
+    assert len(keys) == 1, "one live_publish_key"
 
 
 # Two phones behind the front, each on a loopback address of its own (the
@@ -376,6 +392,54 @@ def test_an_app_hosts_server_killed_during_load_answers_json_and_comes_back(clus
     figures.update(photos_check(cluster, load))
     # The front answers the requests host 1's nginx got while its server was down.
     check(cluster, "app host 1's server killed (kill -9), start-host 1 after 3 s", figures, {UNAVAILABLE["error"]})
+
+
+def test_a_hosts_server_down_answers_json_rpc_and_mastodon_clients_in_their_own_shapes(cluster):
+    """Through the front, a host whose nginx is up and whose server is down
+    gave JSON-RPC clients the form API's error and Mastodon clients nginx's
+    HTML 502. Each now gets its own shape: JSON-RPC's -32005, a JSON 503."""
+    front = f"http://127.0.0.1:{FRONT_PORT}"
+    rpc = json.dumps({"jsonrpc": "2.0", "method": "effects", "id": 7}).encode()
+
+    def post(path: str, body: bytes, content_type: str):
+        request = urllib.request.Request(front + path, data=body, headers={"Content-Type": content_type})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, answer.headers.get("X-Upstream"), json.loads(answer.read())
+        except urllib.error.HTTPError as failure:
+            return failure.code, failure.headers.get("X-Upstream"), json.loads(failure.read())
+
+    server = cluster.directory / "host1" / "ireporter" / "ireporter.pid"
+    os.kill(int(server.read_text()), signal.SIGKILL)  # its nginx stays up
+    try:
+        host1 = f"127.0.0.1:{APP_PORTS[0]}"
+
+        def host1_down() -> bool:  # its workers follow the killed supervisor out
+            try:
+                urllib.request.urlopen(urllib.request.Request(f"http://{host1}/iReporter/rpc", data=rpc), timeout=10)
+            except urllib.error.HTTPError as failure:
+                return failure.code == 502
+            return False
+        servers.wait_for(host1_down, 15, what="host 1's nginx answering 502")
+        rpc_unavailable = {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32005, "message": "The service is temporarily unavailable, please try again"}}
+        apps = b"client_name=shape&redirect_uris=urn:ietf:wg:oauth:2.0:oob"
+        # One kind at a time: host 1, left out for fail_timeout (5 s) after its 502, is tried again by the next request.
+        for path, body, content_type, unavailable, answered in (
+                ("/iReporter/rpc", rpc, "application/json", (200, rpc_unavailable), lambda b: b["id"] == 7 and "result" in b),
+                ("/api/v1/apps", apps, "application/x-www-form-urlencoded",
+                 (503, {"error": "Service temporarily unavailable, please try again"}), lambda b: "client_id" in b)):
+            deadline = time.monotonic() + 20
+            while True:
+                status, upstream, answer = post(path, body, content_type)
+                if upstream is None or upstream.endswith(host1):  # the front's own answer, or host 1's
+                    assert (status, answer) == unavailable, (path, status, answer)
+                    break
+                assert status == 200 and answered(answer), (path, status, answer)
+                assert time.monotonic() < deadline, f"host 1 never answered {path} through the front"
+                time.sleep(0.5)
+    finally:
+        cluster.script("start-host", "1")
 
 
 def test_the_s3_server_frozen_ten_seconds_during_load(cluster):
