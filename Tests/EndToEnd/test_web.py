@@ -1179,3 +1179,74 @@ def test_back_closes_the_photo_titles_say_where_and_a_like_waits_for_the_login(w
     desktop.find_element(By.ID, "viewer-close").click()
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_site, desktop, phone, client, images):
+    """From a review of the client with a keyboard, a screen reader, a phone
+    and a bad network: a logout the server never got leaves the person
+    signed in, saying so (the page used to show them signed out while the
+    cookie's session lived on); the download asked for offline says so
+    instead of leaving for the browser's error page; a photo deleted since
+    the grid was drawn is said to be gone as it opens; new notifications
+    are announced and described on their link, a comment in the list reads
+    in its own direction, and closing a photo opened from a notification
+    puts the focus back on its link; on a phone a long name gives way
+    before the bar's words break."""
+    poster = client()
+    assert poster.register("offline-poster", app_password("pw")).status == 200
+    assert poster.upload(images.photo, "Soon gone").body == b'{"successful":1}'
+    log_in(desktop, web_site, "offline-reader", "pw", register=True)
+    wait_for(lambda: tiles(desktop)[:1] == ["Soon gone"], what="the photo in the grid")
+    assert poster.call({"command": "delete", "IdPhoto": poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]}
+                       ).body == b'{"successful":1}'
+    desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "That photo is not there any more.", what="gone, said")
+    assert not desktop.find_element(By.ID, "viewer").is_displayed() and "Soon gone" not in tiles(desktop)
+
+    desktop.execute_cdp_cmd("Network.enable", {})
+    desktop.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/iReporter/*"]})
+    try:
+        link(desktop, "Settings").click()
+        wait_for(lambda: desktop.find_element(By.ID, "heading").text == "Settings", what="Settings")
+        button(desktop, "Download my data").click()
+        wait_for(lambda: desktop.find_element(By.ID, "export-error").is_displayed(), what="the download's failure said")
+        assert desktop.execute_script("return location.href").startswith(web_site), "still on the page"
+        button(desktop, "Log out").click()
+        wait_for(lambda: "still logged in" in desktop.find_element(By.ID, "notice").text, what="the failed logout said")
+        assert named(desktop, "Log out").is_displayed(), "still signed in here, as on the server"
+    finally:
+        desktop.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+
+    # A comment on the poster's new photo, made while the poster looks.
+    assert poster.upload(images.photo, "Commented").body == b'{"successful":1}'
+    photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_in(desktop, web_site, "offline-poster", "pw", register=False)
+    commenter = client()
+    assert commenter.register("offline-commenter", app_password("pw")).status == 200
+    assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "שלום!"}).json()
+    notifications = wait_for(lambda: link(desktop, "Notifications"), what="the Notifications link")
+    wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", timeout=40, what="one new")
+    assert notifications.get_attribute("aria-describedby") == "notification-count"
+    assert desktop.find_element(By.ID, "notification-news").get_attribute("textContent") == "1 new notifications"
+    notifications.click()
+    said = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#notification-list .said"), what="the comment")
+    assert said.get_attribute("dir") == "auto" and said.text == "שלום!"
+    photo_link = desktop.find_element(By.CSS_SELECTOR, "#notification-list a[href^='#/photo/']")
+    photo_link.send_keys(Keys.ENTER)
+    wait_for(lambda: desktop.find_element(By.ID, "viewer").is_displayed(), what="the photo")
+    desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_for(lambda: not desktop.find_element(By.ID, "viewer").is_displayed(), what="the photo closed")
+    wait_for(lambda: desktop.switch_to.active_element == photo_link, what="the focus back on the notification's link")
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+    log_in(phone, web_site, "w" * 40, "pw", register=True)
+    words = phone.execute_script(
+        "return [...document.querySelectorAll('#account button, #account a:not(.me)')]"
+        ".map(e => [e.textContent, e.getClientRects().length === 1 && e.scrollWidth <= e.clientWidth + 1])")
+    assert words and all(whole for _, whole in words), words
+    assert phone.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+    button(phone, "Log out").click()
+    wait_for(lambda: button(phone, "Log in"), what="logged out")

@@ -64,6 +64,8 @@ function renderAccount() {
     const me = document.createElement('a');
     me.href = `#/user/${encodeURIComponent(state.user.IdUser)}`;
     me.textContent = state.user.username;
+    me.className = 'me';
+    me.title = state.user.username;
     const post = button('Post', () => openPost());
     post.className = 'primary';
     const settings = document.createElement('a');
@@ -180,7 +182,15 @@ async function logIn(username, typed) {
 }
 
 async function logout() {
-  try { await call('logout'); } catch { /* the session ends here either way */ }
+  try {
+    await call('logout');
+  } catch (failure) {
+    // Not sent (offline) or not done: the session would live on behind a page that says signed out.
+    if (!(failure instanceof APIError) || failure.message.startsWith('The server')) {
+      notify('You are still logged in: the server could not be reached. Try again.');
+      return;
+    }
+  }
   setUser(null);
   closeViewer();
   // Home, Liked, Notifications and Settings are a signed-in person's: Explore.
@@ -428,6 +438,7 @@ async function openPhoto(id) {
     document.documentElement.classList.add('viewing');
     viewer.classList.add('opening');
     requestAnimationFrame(() => viewer.classList.remove('opening'));
+    openedFrom = document.activeElement;
     $('viewer-close').focus();
   }
   if (listed && state.features.extras) refreshCounts(photo);
@@ -437,9 +448,19 @@ async function openPhoto(id) {
 async function refreshCounts(photo) {
   try {
     const [fresh] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
-    if (fresh) Object.assign(photo, fresh);
+    if (!fresh) { forgetDeletedPhoto(photo); return; }
+    Object.assign(photo, fresh);
     if (state.current === photo) renderVotes(photo);
   } catch { /* the counts shown stay */ }
+}
+
+/** Its owner deleted it after it was drawn: out of the grid, and the view closed with a word. */
+function forgetDeletedPhoto(photo) {
+  state.photos = state.photos.filter((shown) => shown !== photo);
+  document.querySelector(`.tile[data-id="${CSS.escape(String(photo.IdPhoto))}"]`)?.parentElement.remove();
+  if (state.current !== photo) return;
+  closeViewer();
+  notify('That photo is not there any more.');
 }
 
 function renderSteps() {
@@ -464,6 +485,9 @@ function setPageInert(inert) {
  */
 let photoOverView = false;
 
+/** What had the focus when the photo opened (a tile, a notification's link). */
+let openedFrom = null;
+
 /** The ×, Escape: the photo closed as Back would close it. */
 function leavePhoto() {
   if (photoOverView && location.hash.startsWith('#/photo/')) history.back();
@@ -480,8 +504,11 @@ function closeViewer() {
   state.current = null;
   renderDocumentTitle();
   if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash());
-  // Its tile, or (deleted, or opened from a list without it) the view's heading.
-  (document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`) ?? $('heading')).focus();
+  // Its tile; or (opened from a notification, or deleted) what opened it; or the view's heading.
+  const opener = openedFrom?.isConnected && openedFrom !== document.body ? openedFrom : null;
+  const tile = document.querySelector(`.tile[data-id="${CSS.escape(String(id))}"]`);
+  const shown = tile?.getClientRects().length ? tile : null; // the grid of another view stays, hidden
+  (shown ?? opener ?? $('heading')).focus();
 }
 
 /** The tab's title says what is shown: the photo open, or the view's heading (history and tab lists, screen readers). */
@@ -537,7 +564,12 @@ function likeByDoubleTap() {
   if ($('like').getAttribute('aria-pressed') !== 'true') sendVote(photo, 'like');
 }
 
+/** The photo whose vote is on its way. */
+let votingOn = null;
+
 async function sendVote(photo, command) {
+  if (votingOn === photo) return;
+  votingOn = photo;
   try {
     const [counts] = rows(await signedIn(command, { IdPhoto: photo.IdPhoto }));
     if (counts) Object.assign(photo, counts);
@@ -545,6 +577,8 @@ async function sendVote(photo, command) {
     $('viewer-error').hidden = true; // an earlier failure is over
   } catch (failure) {
     notifyViewer(failure);
+  } finally {
+    votingOn = null;
   }
 }
 
@@ -638,7 +672,8 @@ async function submitComment(event) {
   sendingComment = true;
   try {
     await signedIn('comment', { IdPhoto: photo.IdPhoto, text });
-    $('comment-text').value = '';
+    if (state.current !== photo) return; // stepped on meanwhile: what is typed now is another photo's draft
+    if ($('comment-text').value === text) $('comment-text').value = '';
     $('viewer-error').hidden = true; // an earlier failure is over
     renderComments(photo);
   } catch (failure) {
@@ -825,8 +860,11 @@ async function submitPost(event) {
     // The server would keep its first 100 bytes, silently.
     showError(error, new APIError(`Titles are kept to ${TITLE_BYTES} bytes, and this one has ${utf8Bytes(title)} `
                                   + '(an accented letter takes two, an emoji four): shorten it.'));
+    $('post-title').setAttribute('aria-invalid', 'true');
+    error.scrollIntoView({ block: 'nearest' });
     return;
   }
+  $('post-title').removeAttribute('aria-invalid');
   const useScaled = post.sent && $('post-downscale').checked;
   const file = useScaled ? new File([post.sent.blob], 'photo.jpg', { type: 'image/jpeg' }) : post.file;
   const progress = $('post-progress');
@@ -915,9 +953,13 @@ async function listenForNotifications() {
 }
 
 function setUnread(count) {
+  const grew = count > state.alerts.unread;
   state.alerts.unread = count;
   $('notification-number').textContent = count > 99 ? '99+' : String(count);
   $('notification-count').hidden = count === 0;
+  const link = $('notifications-link');
+  if (count === 0) link.removeAttribute('aria-describedby'); else link.setAttribute('aria-describedby', 'notification-count');
+  if (grew) $('notification-news').textContent = `${$('notification-number').textContent} new notifications`;
 }
 
 async function showNotifications() {
@@ -974,6 +1016,7 @@ function notificationItem(item) {
     what.append(' commented on ', link('your photo'));
     const said = document.createElement('span');
     said.className = 'said';
+    said.dir = 'auto';
     said.textContent = item.text ?? '';
     what.append(said);
   }
@@ -1011,7 +1054,7 @@ function showSettings() {
   renderHead();
   notify('');
   for (const id of ['grid', 'results', 'more', 'notification-list']) $(id).hidden = true;
-  for (const id of ['password-error', 'password-done']) $(id).hidden = true;
+  for (const id of ['password-error', 'password-done', 'export-error']) $(id).hidden = true;
   // Its forms are a signed-in person's: after the login (route draws them then).
   if (!state.user) { $('settings').hidden = true; openLogin(); return; }
   showApps();
@@ -1095,10 +1138,13 @@ async function changePassword(event) {
  */
 async function downloadData(event) {
   event.preventDefault();
+  $('export-error').hidden = true;
   try {
     await signedIn('authorized_apps');
   } catch (failure) {
     if (sessionLost(failure)) return;
+    // Unreachable or failing: submitted, the form would leave this page for the browser's error page.
+    if (!(failure instanceof APIError) || failure.message.startsWith('The server')) { showError($('export-error'), failure); return; }
   }
   event.target.submit();
 }
@@ -1138,6 +1184,7 @@ async function deleteAccount(event) {
     // After the stream is shown: an empty one would say "No photos yet." over it.
     await route();
     notify('Your account and everything in it are deleted.');
+    document.querySelector('#account button')?.focus(); // Log in; the Settings the focus was in are gone
   } catch (failure) {
     showError(error, failure);
   } finally {
