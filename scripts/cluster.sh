@@ -201,7 +201,7 @@ front_render() {
   sed -e "/server 10\.0\.0\.12:80/d" \
       -e "s#^    server 10\.0\.0\.11:80 max_fails=1 fail_timeout=5s;#${hosts%\\n}#" \
       -e "s#listen 80;#listen 127.0.0.1:$FRONT_PORT;#" \
-      -e "s#^\(        proxy_pass http://ireporter_hosts;\)\$#\1\n        add_header X-Upstream \$upstream_addr always;#" \
+      -e "s#^\(        proxy_pass http://ireporter_\(mastodon_\)\{0,1\}hosts;\)\$#\1\n        add_header X-Upstream \$upstream_addr always;#" \
       "$IREPORTER_REPO/deploy/nginx/ireporter-front.conf" | write_file "$FRONT_DIR/ireporter-front.conf"
   grep -qF "server 127.0.0.1:${HOST_PORTS[1]} " "$FRONT_DIR/ireporter-front.conf" \
     && grep -qF "listen 127.0.0.1:$FRONT_PORT;" "$FRONT_DIR/ireporter-front.conf" \

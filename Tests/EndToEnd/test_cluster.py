@@ -30,10 +30,12 @@ import signal
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
+from mastodon import Mastodon
 
 import servers
 from appclient import AppClient, Endpoint, multipart_body, multipart_content_type
@@ -392,6 +394,33 @@ def test_an_app_hosts_server_killed_during_load_answers_json_and_comes_back(clus
     figures.update(photos_check(cluster, load))
     # The front answers the requests host 1's nginx got while its server was down.
     check(cluster, "app host 1's server killed (kill -9), start-host 1 after 3 s", figures, {UNAVAILABLE["error"]})
+
+
+def test_a_mastodon_apps_media_posts_through_the_front(cluster):
+    """A media waits for its status in the spool of the host that took it
+    (with the bucket, each host's own): the front sends each app's token to
+    one host, and asks each host in turn for a waiting media's picture.
+    Before, a status reaching the other host was refused (422, "posted
+    already") and the picture was a 404 there."""
+    site = f"http://127.0.0.1:{FRONT_PORT}"
+    user = servers.unique_name("mediaapp")
+    with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
+        assert phone.register(user, servers.app_password("pw")).json()["result"][0]["username"] == user
+    client_id, client_secret = Mastodon.create_app("cluster media", scopes=["read", "write"],
+                                                   redirect_uris="urn:ietf:wg:oauth:2.0:oob", api_base_url=site)
+    app = Mastodon(client_id=client_id, client_secret=client_secret, api_base_url=site, version_check_mode="none",
+                   request_timeout=30)
+    app.log_in(user, "pw", scopes=["read", "write"], allow_http=True)
+    pictures = set()
+    for n in range(6):
+        media = app.media_post(servers.photo(), mime_type="image/jpeg", file_name="photo.jpg")
+        for attempt in range(2):  # the front's round robin: one of the two asks lands on the host without it
+            with urllib.request.urlopen(site + urllib.parse.urlsplit(media["preview_url"]).path, timeout=30) as picture:
+                assert picture.status == 200 and picture.read(3) == b"\xff\xd8\xff"
+                pictures.add(picture.headers.get("X-Upstream"))
+        posted = app.status_post(f"through the front {n}", media_ids=[media["id"]])
+        assert posted["media_attachments"][0]["id"] != media["id"], "posted: the photo's own id"
+    assert any("," in upstreams for upstreams in pictures), f"no picture was asked of the host without it: {pictures}"
 
 
 def test_a_hosts_server_down_answers_json_rpc_and_mastodon_clients_in_their_own_shapes(cluster):
