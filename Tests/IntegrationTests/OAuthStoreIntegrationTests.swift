@@ -44,10 +44,22 @@ extension DatabaseTests {
             #expect(try store.revokeToken(hash: revokedLong, appID: used, at: now - 2 * day))
             #expect(try store.revokeToken(hash: revokedLately, appID: used, at: now - 3600))
             let expiredLong = try token(used, expires: now - 2 * day)
+            // Apps with their own token alone (client_credentials, never expiring): kept while it is used.
+            func appToken(_ app: Int64, usedAt: Int64?) throws {
+                let tokenID = try store.addToken(NewAccessToken(hash: OAuthSecret.hash(OAuthSecret.random()), appID: app, userID: nil,
+                                                                scopes: OAuthScopes([.read]), created: now - 3 * day, expires: 0))
+                if let usedAt { try store.noteUse(tokenID: tokenID, at: usedAt) }
+            }
+            let idle = try app("idle", created: now - 3 * day)
+            try appToken(idle, usedAt: now - 2 * day)
+            let reading = try app("reading", created: now - 3 * day)
+            try appToken(reading, usedAt: now - 3600)
+            try appToken(used, usedAt: nil)  // beside a person's token: the app stays, and so does this one
 
-            #expect(try store.sweep(now: now) == (apps: 1, tokens: 2))
+            #expect(try store.sweep(now: now) == (apps: 2, tokens: 3))
             let apps = try database.query("SELECT id FROM oauth_apps ORDER BY id").compactMap { $0.int64("id") }
-            #expect(apps == [recent, used, authorizing] && !apps.contains(unused))
+            #expect(apps == [recent, used, authorizing, reading] && !apps.contains(unused) && !apps.contains(idle))
+            #expect(try database.query("SELECT 1 FROM oauth_tokens WHERE IdUser = 0").count == 2)
             for (hash, kept) in [(live, true), (revokedLately, true), (revokedLong, false), (expiredLong, false)] {
                 #expect(try !database.query("SELECT 1 FROM oauth_tokens WHERE token_hash = ?", [.text(hash)]).isEmpty == kept)
             }
@@ -56,7 +68,7 @@ extension DatabaseTests {
             _ = try app("unused again", created: now - 2 * day)
             try database.command("DROP INDEX \(MariaDBOAuthStore.sweepIndex) ON oauth_tokens")
             #expect(throws: DatabaseError.self) { try store.sweep(now: now) }
-            #expect(try database.query("SELECT 1 FROM oauth_apps").count == 4)
+            #expect(try database.query("SELECT 1 FROM oauth_apps").count == 5)
         }
 
         @Test func onlyTheHashIsStoredAndADeletedAccountsTokenIsGone() throws {

@@ -39,6 +39,22 @@ struct JSONRPCTests {
 
     func json(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
 
+    /// From a client developer's review: a body after a byte order mark was
+    /// a parse error, and a count of `10.0` or `1e1` was refused.
+    @Test func aByteOrderMarkAndWholeNumbersSpelledOtherwiseAreTaken() throws {
+        let phone = try AppHarness()
+        let withMark = [0xEF, 0xBB, 0xBF] + Array(#"{"jsonrpc":"2.0","method":"effects","id":1}"#.utf8)
+        let answer = phone.api.handle(jsonRPC: withMark, of: APIRequest(parameters: FormData()))
+        #expect(String(decoding: answer.body, as: UTF8.self).hasPrefix(#"{"jsonrpc":"2.0","result":["#))
+        for count in ["10.0", "1e1", "1E+1"] {
+            let body = #"{"jsonrpc":"2.0","method":"stream","params":{"count":\#(count)},"id":1}"#
+            #expect(String(decoding: rpc(phone, body).body, as: UTF8.self) == #"{"jsonrpc":"2.0","result":[],"id":1}"#, "\(count)")
+        }
+        #expect(String(decoding: rpc(phone, #"{"jsonrpc":"2.0","method":"stream","params":{"count":2.5},"id":1}"#).body, as: UTF8.self)
+                .contains("-32602"), "a fraction is no count")
+        #expect(JSONParameters.integral(Array("1e300".utf8)) == nil && JSONParameters.integral(Array("-2.0".utf8)) == Array("-2".utf8))
+    }
+
     @Test func theSpecificationsErrorExamples() throws {
         let phone = try AppHarness()
         let examples: [(String, String?)] = [

@@ -55,6 +55,13 @@ struct MastodonMarkersTests {
         #expect(try store.markers(of: 2, in: MarkerTimeline.allCases).isEmpty)
     }
 
+    @Test func markWithNeitherTimelineSaysBothWouldDo() throws {
+        let api = IReporterAPI(services: door.harness.services)
+        let answer = api.handle(APIRequest(parameters: CommandArguments(fields: ["command": Array("mark".utf8)]),
+                                           session: RequestSession(signedIn: SignedInUser(token: 2))))
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"error":"Missing home or notifications"}"#)
+    }
+
     @Test func anAccountsDeletionTakesItsMarkers() throws {
         #expect(door.call(.post, "/api/v1/markers", token: door.token(), [("home[last_read_id]", "7")]).status == 200)
         try AccountRemoval(door.harness.services).remove(2)

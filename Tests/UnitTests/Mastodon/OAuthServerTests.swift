@@ -56,6 +56,12 @@ struct OAuthServerTests {
             try server.registerApp(name: " ", redirectURIs: ["https://x.example/"], scopes: .defaultScopes, website: "")
         }
         #expect(try app(["http://127.0.0.1:8123/"]).0.redirectURIs == ["http://127.0.0.1:8123/"], "a command-line client's port")
+        // Twenty long ones: refused as too long in all, not stored to fail as an outage (503) in the column.
+        let long = (0..<20).map { "https://client.example/\($0)/" + String(repeating: "a", count: 450) }
+        #expect(throws: OAuthServer.AppRefusal(message: "Validation failed: Redirect URIs are too long (at most 8000 bytes in all)")) {
+            try app(long)
+        }
+        #expect(try app(Array(long.prefix(16))).0.redirectURIs.count == 16)
     }
 
     @Test func anUnknownClientOrUnregisteredRedirectIsRefusedNeverRedirected() throws {

@@ -17,7 +17,7 @@ public struct MarkCommand: SignedInCommand {
             let home = try Self.home.integer(parameters)
             let notifications = try Self.notifications.integer(parameters)
             lastRead = [(MarkerTimeline.home, home), (.notifications, notifications)].compactMap { timeline, id in id.map { (timeline, $0) } }
-            if lastRead.isEmpty { throw ParameterRules.Missing(name: "home") }
+            if lastRead.isEmpty { throw ParameterRules.Missing(name: "home or notifications") }
         }
     }
 

@@ -45,7 +45,8 @@ final class JSONRPCService {
                 finished: (CommandContext) -> Void) -> (body: [UInt8]?, sessionChanged: CommandContext?) {
         let request: JSONValue
         do {
-            request = try JSONParser.parse(body)
+            // A byte order mark before the text, as some Windows tools write: RFC 8259 lets it be ignored.
+            request = try JSONParser.parse(body.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(body.dropFirst(3)) : body)
         } catch {
             return (Self.error(.parseError, detail: error.description, id: nil), nil)
         }

@@ -32,6 +32,9 @@ public struct OAuthServer {
     // MARK: apps
 
     /// Why an app cannot be registered (Mastodon: 422 "Validation failed: …").
+    /// What an app's redirect URIs may take together (the column's size).
+    static let maxRedirectURIBytes = 8000
+
     public struct AppRefusal: Error, Equatable {
         public let message: String
     }
@@ -49,6 +52,10 @@ public struct OAuthServer {
         guard uris.count <= 20 else { throw AppRefusal(message: "Validation failed: Redirect URI: at most 20") }
         if let refusal = uris.lazy.compactMap(RedirectURI.refusal).first {
             throw AppRefusal(message: "Validation failed: \(refusal)")
+        }
+        // Kept one a line in oauth_apps.redirect_uris, varbinary(8000): past it the INSERT would fail as an outage.
+        guard uris.joined(separator: "\n").utf8.count <= Self.maxRedirectURIBytes else {
+            throw AppRefusal(message: "Validation failed: Redirect URIs are too long (at most \(Self.maxRedirectURIBytes) bytes in all)")
         }
         guard website.utf8.count <= 2000 else { throw AppRefusal(message: "Validation failed: Website is too long") }
         let secret = OAuthSecret.random()

@@ -75,12 +75,21 @@ public final class MariaDBOAuthStore: OAuthStore {
     static let sweepBatch = 10_000
 
     /// Removes apps registered over a day ago that signed no one in (no
-    /// token, no code: anyone may register one without an account, and
-    /// each holds up to 10 KB), and tokens revoked or expired over a day ago
-    /// (codes go as new ones are made, `addCode`): how many of each.
+    /// person's token, no code: anyone may register one without an account,
+    /// and each holds up to 10 KB) with their own tokens (`client_credentials`,
+    /// which never expire) unless one was used within the day, and tokens
+    /// revoked or expired over a day ago (codes go as new ones are made,
+    /// `addCode`): how many of each. Without the first, one app token kept
+    /// every app an attacker registered for ever.
     /// `DatabaseError.keyDoesNotExist` before migration 014, nothing removed.
     public func sweep(now: Int64) throws(DatabaseError) -> (apps: Int, tokens: Int) {
         let before = [DatabaseValue.int(now - Self.sweepAgeSeconds)]
+        let idleAppTokens = try database.execute(
+            "DELETE FROM oauth_tokens WHERE IdUser = 0 AND GREATEST(created, last_used) < ? "
+                + "AND NOT EXISTS (SELECT 1 FROM oauth_tokens person FORCE INDEX (\(Self.sweepIndex)) "
+                + "WHERE person.app_id = oauth_tokens.app_id AND person.IdUser <> 0) "
+                + "AND NOT EXISTS (SELECT 1 FROM oauth_codes FORCE INDEX (app_id) WHERE app_id = oauth_tokens.app_id) "
+                + "LIMIT \(Self.sweepBatch)", before).affectedRows
         let apps = try database.execute(
             "DELETE FROM oauth_apps WHERE created < ? "
                 + "AND NOT EXISTS (SELECT 1 FROM oauth_tokens FORCE INDEX (\(Self.sweepIndex)) WHERE app_id = oauth_apps.id) "
@@ -90,7 +99,7 @@ public final class MariaDBOAuthStore: OAuthStore {
                                            before).affectedRows
         let expired = try database.execute("DELETE FROM oauth_tokens WHERE expires BETWEEN 1 AND ? LIMIT \(Self.sweepBatch)",
                                            before).affectedRows
-        return (Int(apps), Int(revoked + expired))
+        return (Int(apps), Int(idleAppTokens + revoked + expired))
     }
 
     public func forget(userID: Int64) throws {
