@@ -38,7 +38,7 @@ def test_the_page_is_openmetrics_with_every_family(base_url):
         "ireporter_requests": "counter", "ireporter_request_duration_seconds": "histogram",
         "ireporter_database_errors": "counter", "ireporter_redis_errors": "counter", "ireporter_s3_errors": "counter",
         "ireporter_throttle_refusals": "counter", "ireporter_upload_bytes": "counter",
-        "ireporter_stream_changes_unconfirmed": "counter",
+        "ireporter_stream_changes_unconfirmed": "counter", "ireporter_live_publish_failures": "counter",
         "ireporter_worker_processes": "gauge", "ireporter_prepared_statements": "gauge",
         "ireporter_accepted_connections": "counter", "ireporter_start_time_seconds": "gauge",
     }

@@ -46,6 +46,14 @@ extension DatabaseTests {
             #expect(table.value(.s3TransferErrors) == 1)
         }
 
+        /// An announcement the live feed did not take (nginx down, Redis behind Nchan restarting) is counted:
+        /// subscribers missed it, and only a warning in the log said so.
+        @Test func aLivePublishThatFailsIsCounted() throws {
+            let unreachable = try #require(NchanPublisher(url: "http://127.0.0.1:1/ireporter-publish", key: "0123456789abcdef"))
+            let table = counting { unreachable.publish(Array("{}".utf8)) }
+            #expect(table.value(.livePublishFailures) == 1)
+        }
+
         /// A host's stream answer listener that does not confirm a change (stopped) is counted once per change.
         @Test(.enabled(if: RedisTestServer.available)) func anUnconfirmedStreamChangeIsCounted() throws {
             var settings = RedisTestServer.shared.freshDatabase()

@@ -67,6 +67,9 @@ struct MetricsExposition {
         out.family("ireporter_stream_changes_unconfirmed", .counter,
                    help: "Changes of the stream some host's stream answer file listener did not confirm in time (several hosts).")
         out.sample("ireporter_stream_changes_unconfirmed_total", [:], table.value(.streamChangesUnconfirmed))
+        out.family("ireporter_live_publish_failures", .counter,
+                   help: "Announcements of new photos and notifications the live feed (Nchan) did not take: subscribers missed them.")
+        out.sample("ireporter_live_publish_failures_total", [:], table.value(.livePublishFailures))
         out.family("ireporter_upload_bytes", .counter, help: "Bytes of multipart (photo) request bodies read.", unit: "bytes")
         out.sample("ireporter_upload_bytes_total", [:], table.value(.uploadBytes))
     }

@@ -49,8 +49,12 @@ public final class NchanPublisher: LiveFeed {
         do throws(CurlError) {
             let status = try transfer.perform(method: "POST", url: url, headers: headers, body: message,
                                               timeoutMillis: timeoutMillis).status
-            if !(200..<300).contains(status) { Log.warning("live feed: \(url) answered HTTP \(status)") }
+            if !(200..<300).contains(status) {
+                Metrics.count(.livePublishFailures)
+                Log.warning("live feed: \(url) answered HTTP \(status)")
+            }
         } catch {
+            Metrics.count(.livePublishFailures)
             Log.warning("live feed: \(url): \(error)")
         }
     }

@@ -25,6 +25,7 @@ public final class MetricsTable: @unchecked Sendable {
         case redisConnectionErrors, redisReplyErrors, redisOtherErrors
         case s3TransferErrors, s3StatusErrors
         case streamChangesUnconfirmed
+        case livePublishFailures
     }
 
     /// Upper bounds of the duration histogram's buckets, in milliseconds (then +Inf).
