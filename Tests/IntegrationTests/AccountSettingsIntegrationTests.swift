@@ -33,6 +33,26 @@ extension DatabaseTests {
         #expect(try store.photoIDs(ofUser: 2, before: .max, limit: 10) == [4, 3])
     }
 
+    /// Nor a comment, a vote or the notification either would make (a JSON-RPC
+    /// batch's later calls, a request in flight: rows owned by no one, found in a review).
+    @Test func aCommentVoteOrNotificationOfAnAccountDeletedMeanwhileIsNotStored() throws {
+        let (phone, _) = try twoPeople()
+        try phone.database.execute("DELETE FROM login WHERE IdUser = 2")
+        let before = try phone.database.query(
+            "SELECT (SELECT COUNT(*) FROM comments) AS c, (SELECT COUNT(*) FROM votes) AS v, (SELECT COUNT(*) FROM notifications) AS n").first
+        #expect(throws: PhotoStoreError.accountRemoved) {
+            _ = try MariaDBCommentStore(database: phone.database).addComment(photoID: 2, userID: 2, text: Array("late".utf8), created: 1)
+        }
+        #expect(throws: PhotoStoreError.accountRemoved) { _ = try MariaDBVoteStore(database: phone.database).setVote(.dislike, photoID: 2, userID: 2) }
+        let event = NotificationEvent(kind: .favourite, recipient: 1, actor: 2, photoID: 2)
+        #expect(try MariaDBNotificationStore(database: phone.database).record(event, created: 1) == nil)
+        let after = try phone.database.query(
+            "SELECT (SELECT COUNT(*) FROM comments) AS c, (SELECT COUNT(*) FROM votes) AS v, (SELECT COUNT(*) FROM notifications) AS n").first
+        #expect(after?.int64("c") == before?.int64("c") && after?.int64("v") == before?.int64("v") && after?.int64("n") == before?.int64("n"))
+        #expect(try phone.database.query("SELECT likes, dislikes, comments FROM photo_counts WHERE IdPhoto = 2").first?.int64("comments") == 1,
+                "the counts rolled back with the row")
+    }
+
     /// The same on the PHP era's MyISAM tables, where no rollback takes the row back.
     @Test func aPhotoOfAnAccountDeletedMeanwhileIsNotStoredInTheOriginalTables() throws {
         let phone = try APIHarness(schema: "original-myisam.sql")

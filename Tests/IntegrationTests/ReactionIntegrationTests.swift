@@ -121,6 +121,10 @@ extension DatabaseTests {
             try phone.send([("command", "upload"), ("title", "t")], file: photo)
             let settings = try TestServices.settings()
             let voters = 8
+            for voter in 0..<voters {  // a vote needs its account
+                try phone.database.execute("INSERT INTO login (IdUser, username, pass) VALUES (?, ?, 'p')",
+                                           [.int(Int64(100 + voter)), .text("voter\(voter)")])
+            }
             // Each voter its own connection, as each worker has.
             DispatchQueue.concurrentPerform(iterations: voters) { voter in
                 let votes = MariaDBVoteStore(database: DatabaseConnection(settings: settings))

@@ -36,21 +36,22 @@ struct AccountRemoval {
         let photos = PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services))
         let follows = FollowsOfAccount(follows: services.follows)
         let markers = MarkersOfAccount(markers: services.markers)
-        lateParts = [photos, follows, markers]
-        parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters),
-                 VotesOfAccount(votes: services.votes), CommentsOfAccount(comments: services.comments), photos,
-                 follows, NotificationsOfAccount(notifications: services.notifications),
-                 MediaOfAccount(media: services.media, files: services.photoFiles), markers]
+        let votes = VotesOfAccount(votes: services.votes)
+        let comments = CommentsOfAccount(comments: services.comments)
+        let notifications = NotificationsOfAccount(notifications: services.notifications)
+        lateParts = [votes, comments, photos, follows, notifications, markers]
+        parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters), votes, comments, photos,
+                 follows, notifications, MediaOfAccount(media: services.media, files: services.photoFiles), markers]
     }
 
     func remove(_ userID: Int64) throws {
         try sessions.endSessions(of: userID, except: nil)
         for part in parts { try Self.remove(part, of: userID) }
         try users.removeAccount(id: userID)
-        // An upload that passed its sign-in before the sessions ended, or a
-        // follow of the account, may have committed since its part went;
-        // from here on none can (`PhotoStore.add` and `FollowStore.follow`
-        // need the account's row).
+        // An upload, a comment, a vote or a follow that passed its sign-in
+        // before the sessions ended (or a JSON-RPC batch's later calls) may
+        // have committed since its part went, with the notification it made;
+        // from here on none can (each store's addition needs the account's row).
         for part in lateParts { try Self.remove(part, of: userID) }
     }
 

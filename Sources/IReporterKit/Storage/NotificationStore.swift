@@ -49,7 +49,8 @@ public struct NotificationRecord: Sendable, Equatable {
 
 /// Each person's notifications (migration 009), newest first.
 public protocol NotificationStore: AnyObject {
-    /// Records the event; its new id, or nil when it was recorded already.
+    /// Records the event; its new id, or nil when it was recorded already or
+    /// its actor's account is gone (deleted while its like or comment was on its way).
     func record(_ event: NotificationEvent, created: Int64) throws -> Int64?
     /// Removes the event's notification (a like, follow undone), if any.
     func withdraw(_ event: NotificationEvent) throws

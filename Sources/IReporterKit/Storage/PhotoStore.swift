@@ -30,7 +30,7 @@ public struct PersonRecord: Sendable, Equatable {
 }
 
 public enum PhotoStoreError: Error, Equatable {
-    /// The photo's account was deleted meanwhile: no row for it.
+    /// The account was deleted meanwhile: no photo, comment or vote of it is added.
     case accountRemoved
 }
 

@@ -34,7 +34,16 @@ public struct LoginCommand: Command {
     }
 
     public func run(_ input: Credentials, in context: CommandContext) throws -> SignedIn {
-        try signIn(check.user(for: input, address: context.clientAddress), in: context)
+        let user = try check.user(for: input, address: context.clientAddress)
+        let signedIn = try signIn(user, in: context)
+        // The password changed while it was checked: change_password ended the
+        // sessions it found before this one was made, so this one ends here.
+        guard try check.stillHolds(input.password, of: user) else {
+            if case .started(let id) = context.sessionChange { sessions.destroy(id: id) }
+            context.sessionChange = .ended
+            throw Failure.authorizationFailed
+        }
+        return signedIn
     }
 
     /// Starts `user`'s session under a fresh id (a planted id is never

@@ -68,6 +68,18 @@ struct PasswordCheck {
         return user
     }
 
+    /// Whether `user`'s stored password is still the one `user(for:)`
+    /// matched, or, changed meanwhile (a login's upgrade of the same
+    /// password), still `password`'s: false once it was changed to another
+    /// (`change_password`) or the account is gone. A hash is computed only
+    /// when the stored value changed.
+    func stillHolds(_ password: [UInt8], of user: UserRecord) throws -> Bool {
+        guard let stored = try users.account(id: user.id) else { return false }
+        if stored.password == user.password { return true }
+        guard case .match = hasher.verify(password, against: stored.password) else { return false }
+        return true
+    }
+
     /// Names the value a failed login tried, for its retry's mark: a SHA-256
     /// of the accounts' stored hashes (whose random salts no guesser knows,
     /// so no other guess gives the same tag) and the value, cut to 64 bits.

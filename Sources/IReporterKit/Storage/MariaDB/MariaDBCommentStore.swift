@@ -21,6 +21,7 @@ public final class MariaDBCommentStore: CommentStore {
                 guard try PhotoCountsRow.lock(database, photoID: photoID) != nil else { throw PhotoCountsRow.NoSuchPhoto() }
                 let id = try database.execute("INSERT INTO comments (IdPhoto, IdUser, text, created) VALUES (?, ?, ?, ?)",
                                               [.int(photoID), .int(userID), .bytes(text), .int(created)]).insertID
+                try AccountRow.lock(database, userID: userID)
                 try database.execute("UPDATE photo_counts SET comments = comments + 1 WHERE IdPhoto = ?", [.int(photoID)])
                 return Int64(id)
             }

@@ -13,10 +13,15 @@ public final class MariaDBNotificationStore: NotificationStore {
          .int(event.recipient)]
     }
 
+    /// None for an actor whose account is gone (deleted while its like or
+    /// comment was on its way): one statement, so an account's deletion,
+    /// which removes the account's row before its notifications a second
+    /// time, sees this one or keeps it out.
     public func record(_ event: NotificationEvent, created: Int64) throws -> Int64? {
         let result = try database.execute("""
-            INSERT IGNORE INTO notifications (IdPhoto, kind, actor, IdComment, recipient, created) VALUES (?, ?, ?, ?, ?, ?)
-            """, Self.subject(event) + [.int(created)])
+            INSERT IGNORE INTO notifications (IdPhoto, kind, actor, IdComment, recipient, created) \
+            SELECT ?, ?, ?, ?, ?, ? FROM login WHERE IdUser = ?
+            """, Self.subject(event) + [.int(created), .int(event.actor)])
         return result.affectedRows == 1 ? Int64(result.insertID) : nil
     }
 

@@ -16,6 +16,7 @@ public final class MariaDBVoteStore: VoteStore {
                         try database.execute("""
                             INSERT INTO votes (IdPhoto, IdUser, vote) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE vote = VALUES(vote)
                             """, [.int(photoID), .int(userID), .int(vote.rawValue)])
+                        try AccountRow.lock(database, userID: userID)
                     } else {
                         try database.execute("DELETE FROM votes WHERE IdPhoto = ? AND IdUser = ?", [.int(photoID), .int(userID)])
                     }

@@ -12,7 +12,7 @@ public final class InMemoryNotificationStore: NotificationStore {
     }
 
     public func record(_ event: NotificationEvent, created: Int64) throws -> Int64? {
-        guard !rows.contains(where: { $0.event == event }) else { return nil }
+        guard !rows.contains(where: { $0.event == event }), users.accounts.contains(where: { $0.id == event.actor }) else { return nil }
         rows.append((nextID, event, created))
         nextID += 1
         return nextID - 1

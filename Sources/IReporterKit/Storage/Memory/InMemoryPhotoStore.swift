@@ -124,6 +124,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func setVote(_ vote: Vote?, photoID: Int64, userID: Int64) throws -> (extras: PhotoExtras, changed: Bool)? {
         guard rows.contains(where: { $0.id == photoID }) else { return nil }
+        if vote != nil, !users.accounts.contains(where: { $0.id == userID }) { throw PhotoStoreError.accountRemoved }
         let key = VoteKey(photoID: photoID, userID: userID)
         let changed = votes[key] != vote
         votes[key] = vote
@@ -155,6 +156,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
 
     public func addComment(photoID: Int64, userID: Int64, text: [UInt8], created: Int64) throws -> CommentRecord? {
         guard rows.contains(where: { $0.id == photoID }) else { return nil }
+        guard users.accounts.contains(where: { $0.id == userID }) else { throw PhotoStoreError.accountRemoved }
         let id = nextCommentID
         nextCommentID += 1
         commentRows.append((id, photoID, userID, text, created))
