@@ -184,12 +184,10 @@ async function logIn(username, typed) {
 async function logout() {
   try {
     await call('logout');
-  } catch (failure) {
-    // Not sent (offline) or not done: the session would live on behind a page that says signed out.
-    if (!(failure instanceof APIError) || failure.message.startsWith('The server')) {
-      notify('You are still logged in: the server could not be reached. Try again.');
-      return;
-    }
+  } catch {
+    // Not sent (offline) or not done (the service unavailable): the session would live on behind a page that says signed out.
+    notify('You are still logged in: the server could not log you out. Try again.');
+    return;
   }
   setUser(null);
   closeViewer();
@@ -479,23 +477,33 @@ function setPageInert(inert) {
 }
 
 /**
- * Whether the photo's entry in the history sits on the view's (a tile's link
- * was followed): closing it then goes back to that entry, so the next Back
- * leaves the view instead of landing where it already is.
+ * A photo's link followed from a view (a click: a new entry in the history,
+ * never a Back or Forward onto one): its entry is marked with that view's
+ * hash (`history.state.overView`) once the photo opens. Closing a photo
+ * whose entry sits on the view shown goes back to that entry, so that the
+ * next Back leaves the view instead of landing where it already is; any
+ * other (a link from elsewhere, a Back onto the photo) is replaced by the view.
  */
-let photoOverView = false;
+let linkFollowedFrom = null;
+
+/** A Back asked for by closing, not yet arrived (a second click of × waits for it). */
+let leaving = false;
 
 /** What had the focus when the photo opened (a tile, a notification's link). */
 let openedFrom = null;
 
 /** The ×, Escape: the photo closed as Back would close it. */
 function leavePhoto() {
-  if (photoOverView && location.hash.startsWith('#/photo/')) history.back();
-  else closeViewer();
+  if (leaving) return;
+  if (location.hash.startsWith('#/photo/') && history.state?.overView === backHash()) {
+    leaving = true;
+    history.back();
+  } else {
+    closeViewer();
+  }
 }
 
 function closeViewer() {
-  photoOverView = false;
   if ($('viewer').hidden) return;
   $('viewer').hidden = true;
   setPageInert(false);
@@ -529,7 +537,7 @@ function step(offset) {
   const index = state.photos.indexOf(state.current);
   const next = index + offset;
   if (index < 0 || next < 0 || next >= state.photos.length) return;
-  history.replaceState(null, '', `#/photo/${encodeURIComponent(state.photos[next].IdPhoto)}`);
+  history.replaceState(history.state, '', `#/photo/${encodeURIComponent(state.photos[next].IdPhoto)}`); // on the same view
   openPhoto(state.photos[next].IdPhoto);
   if (next === state.photos.length - 1) loadOlder(); // stepping on past the last photo loaded
 }
@@ -1142,9 +1150,9 @@ async function downloadData(event) {
   try {
     await signedIn('authorized_apps');
   } catch (failure) {
-    if (sessionLost(failure)) return;
-    // Unreachable or failing: submitted, the form would leave this page for the browser's error page.
-    if (!(failure instanceof APIError) || failure.message.startsWith('The server')) { showError($('export-error'), failure); return; }
+    // Unreachable or unavailable: submitted, the form would leave this page for the browser's error page, or the server's JSON.
+    if (!sessionLost(failure)) showError($('export-error'), failure);
+    return;
   }
   event.target.submit();
 }
@@ -1195,14 +1203,17 @@ async function deleteAccount(event) {
 
 // --------------------------------------------------------------- routing --
 
-/** Shows the view the hash names (`event`: the hashchange, if one); for a list of photos, resolves once they are drawn. */
-function route(event) {
+/** Shows the view the hash names; for a list of photos, resolves once they are drawn. */
+function route() {
+  leaving = false;
+  const followedFrom = linkFollowedFrom;
+  linkFollowedFrom = null;
   // Split before decoding: a search may hold a "/" (AC/DC).
   const [, kind, encoded] = (location.hash.slice(1) || '/').split('/');
   let value = encoded;
   try { value = encoded === undefined ? undefined : decodeURIComponent(encoded); } catch { /* a stray % stays as typed */ }
   if (kind === 'photo' && value) {
-    if ($('viewer').hidden) photoOverView = event?.oldURL !== undefined && (new URL(event.oldURL).hash || '#/') === backHash();
+    if (followedFrom !== null && $('viewer').hidden) history.replaceState({ overView: followedFrom }, '');
 
     // A photo from the notifications is shown over them, not over a grid drawn behind.
     if (state.photos.length === 0 && state.view.kind !== 'notifications') refresh().then(() => openPhoto(value));
@@ -1439,6 +1450,11 @@ function start() {
     if (entries.some((entry) => entry.isIntersecting)) loadOlder();
   }, { rootMargin: `0px 0px ${SCROLL_AHEAD}px 0px` }).observe($('more'));
   window.addEventListener('hashchange', route);
+  document.addEventListener('click', (event) => {
+    // A plain click (a modified one opens another tab); Enter on a link is a click too.
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (event.target.closest?.('a[href^="#/photo/"]')) linkFollowedFrom = backHash();
+  });
   window.addEventListener('storage', followOtherTabs);
   detectFeatures().finally(route);
 }
