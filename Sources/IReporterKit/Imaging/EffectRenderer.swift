@@ -42,8 +42,9 @@ public struct EffectRenderer: Sendable {
     /// Throws only `JPEGImageError`.
     public func render(fileAt path: String, effect: PhotoEffect, maxPixels: Int) throws -> RenderedPhoto {
         let header = try Thumbnailer.readHeader(ofFileAt: path)
-        let shortSide = Self.renderedShortSide(width: header.width, height: header.height,
-                                               memoryLimit: thumbnailer.maxDecodeBytes)
+        let scale = Self.renderedScale(width: header.width, height: header.height, memoryLimit: thumbnailer.maxDecodeBytes)
+        // The decoder takes the smallest scale whose short side reaches the one asked for: full size is asked as before.
+        let shortSide = scale == 8 ? Int(Int32.max) : (min(header.width, header.height) * scale + 7) / 8
         let image = try upright(fileAt: path, shortSide: shortSide, effect: effect, maxPixels: maxPixels)
         guard let photo = image.jpegBytes(quality: quality) else { throw JPEGImageError.encodingFailed("gdImageJpegPtr failed") }
         guard let square = image.centreSquare(side: thumbnailer.side) else {
@@ -65,16 +66,13 @@ public struct EffectRenderer: Sendable {
         return jpeg
     }
 
-    /// The short side to decode a `width` x `height` photo at: its own, or
-    /// that of the largest scale M/8 (3/8 passed over, as the decoder does)
-    /// whose working copies fit in `memoryLimit` (<= 0: no limit).
-    static func renderedShortSide(width: Int, height: Int, memoryLimit: Int) -> Int {
-        let scaled = { (m: Int) in ((width * m + 7) / 8, (height * m + 7) / 8) }
-        for m in [8, 7, 6, 5, 4, 2, 1] {
-            let (w, h) = scaled(m)
-            if memoryLimit <= 0 || w * h * workingBytesPerPixel <= memoryLimit || m == 1 { return min(w, h) }
-        }
-        return min(width, height)
+    /// The M of the scale M/8 to decode a `width` x `height` photo at: 8
+    /// (full size), or the largest (3/8 passed over, as the decoder does)
+    /// whose working copies fit in `memoryLimit` (<= 0: no limit); 1 at least.
+    static func renderedScale(width: Int, height: Int, memoryLimit: Int) -> Int {
+        [8, 7, 6, 5, 4, 2].first { m in
+            memoryLimit <= 0 || ((width * m + 7) / 8) * ((height * m + 7) / 8) * workingBytesPerPixel <= memoryLimit
+        } ?? 1
     }
 
     private func upright(fileAt path: String, shortSide: Int, effect: PhotoEffect, maxPixels: Int) throws -> GDImage {

@@ -52,7 +52,11 @@ struct JSONRPCTests {
         }
         #expect(String(decoding: rpc(phone, #"{"jsonrpc":"2.0","method":"stream","params":{"count":2.5},"id":1}"#).body, as: UTF8.self)
                 .contains("-32602"), "a fraction is no count")
-        #expect(JSONParameters.integral(Array("1e300".utf8)) == nil && JSONParameters.integral(Array("-2.0".utf8)) == Array("-2".utf8))
+        for (number, whole) in [("1e300", nil), ("-2.0", "-2"), ("12", nil), ("0.0", "0"), ("1.5e1", "15"), ("150e-1", "15"),
+                                ("149.00000000000001", nil), ("9007199254740993.0", "9007199254740993"), ("1.0000000000000001", nil),
+                                ("99999999999999999999.0", nil), ("2.50", nil)] {
+            #expect(JSONParameters.integral(Array(number.utf8)).map { String(decoding: $0, as: UTF8.self) } == whole, "\(number)")
+        }
     }
 
     @Test func theSpecificationsErrorExamples() throws {

@@ -194,6 +194,9 @@ struct ThrottleTests {
         }
         #expect(try phone.body([("command", "register"), ("username", "new4"), ("password", "pw")])
                 == #"{"error":"Too many registrations, try again in 1 seconds"}"#)
+        let request = #"{"jsonrpc":"2.0","method":"register","params":{"username":"new5","password":"pw"},"id":1}"#
+        let answer = phone.api.handle(jsonRPC: Array(request.utf8), of: APIRequest(parameters: FormData(), clientAddress: phone.address))
+        #expect(String(decoding: answer.body, as: UTF8.self).contains(#""code":-32004"#), "the rate limit's code, as a blocked login's")
     }
 
     @Test func aTakenNameCostsNoHash() throws {

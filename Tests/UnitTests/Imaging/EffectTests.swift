@@ -95,9 +95,12 @@ struct EffectTests {
         #expect((rendered.width, rendered.height) == (800, 600))
         #expect(jpegSize(rendered.photo)! == (800, 600))
         #expect(jpegSize(rendered.thumbnail)! == (180, 180))
-        #expect(EffectRenderer.renderedShortSide(width: 4000, height: 3000, memoryLimit: 128 << 20) == 2625, "12 MP at 7/8")
-        #expect(EffectRenderer.renderedShortSide(width: 7000, height: 7000, memoryLimit: 128 << 20) == 1750, "49 MP: 4/8 over, 3/8 passed over, 2/8")
-        #expect(EffectRenderer.renderedShortSide(width: 100_000, height: 100_000, memoryLimit: 1) == 12_500, "1/8 at least")
-        #expect(EffectRenderer.renderedShortSide(width: 4000, height: 3000, memoryLimit: 0) == 3000, "no limit")
+        #expect(EffectRenderer.renderedScale(width: 4000, height: 3000, memoryLimit: 128 << 20) == 7, "12 MP at 7/8")
+        #expect(EffectRenderer.renderedScale(width: 7000, height: 7000, memoryLimit: 128 << 20) == 2, "49 MP: 4/8 over, 3/8 passed over, 2/8")
+        #expect(EffectRenderer.renderedScale(width: 100_000, height: 100_000, memoryLimit: 1) == 1, "1/8 at least")
+        #expect(EffectRenderer.renderedScale(width: 4000, height: 3000, memoryLimit: 0) == 8, "no limit")
+        // A photo a few pixels high at full size: several scales give its short side, the smallest would win it.
+        let thin = scratch.write("thin.jpg", makeJPEG(width: 2000, height: 4))
+        #expect(try EffectRenderer().render(fileAt: thin, effect: .sepia, maxPixels: 50_000_000).width == 2000)
     }
 }

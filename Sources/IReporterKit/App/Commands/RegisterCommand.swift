@@ -4,7 +4,7 @@
 /// taken name is refused before any hash is computed.
 public struct RegisterCommand: Command {
     public let descriptor = CommandDescriptor(
-        "register", "Create an account and log it in.", parameters: Credentials.forRegister, failures: [.other], result: .signedIn)
+        "register", "Create an account and log it in.", parameters: Credentials.forRegister, failures: [.other, .rateLimited], result: .signedIn)
 
     public enum Failure: APIFailure {
         case usernameExists
@@ -25,6 +25,12 @@ public struct RegisterCommand: Command {
             case .usernameSpaceAtAnEnd: "Usernames cannot begin or end with a space"
             case .usernameLooksTaken: "Username is too similar to an existing one"
             }
+        }
+
+        /// A client backs off on the code (JSON-RPC's -32004), as for a blocked login.
+        public var kind: FailureKind {
+            if case .tooManyRegistrations = self { return .rateLimited }
+            return .other
         }
     }
 

@@ -17,13 +17,29 @@ struct JSONParameters: RequestParameters {
     func file(_ name: String) -> UploadedFile? { nil }
 
     /// `10.0` or `1e1` as `10`: a whole number however JSON spells it (JSON
-    /// Schema's "integer" takes them, and PHP's json_decode makes them 10).
-    /// Nil for a number with a fraction, or beyond a Double's whole numbers.
+    /// Schema's "integer" takes them), worked out on the digits, exactly.
+    /// Nil for a number as written already, one with a fraction, or one of
+    /// more than 19 digits.
     static func integral(_ text: [UInt8]) -> [UInt8]? {
-        guard text.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-              let value = Double(String(decoding: text, as: UTF8.self)), value == value.rounded(),
-              abs(value) <= 9_007_199_254_740_992 else { return nil }
-        return Array(String(Int64(value)).utf8)
+        let string = String(decoding: text, as: UTF8.self)
+        let parts = string.split(separator: "e", maxSplits: 1, omittingEmptySubsequences: false)
+            .flatMap { $0.split(separator: "E", maxSplits: 1, omittingEmptySubsequences: false) }
+        guard parts.count <= 2, let number = parts.first, number.contains(".") || parts.count == 2 else { return nil }
+        let exponent = parts.count == 2 ? Int(parts[1]) : 0
+        let negative = number.hasPrefix("-")
+        let pieces = number.drop { $0 == "-" }.split(separator: ".", omittingEmptySubsequences: false)
+        guard let exponent, abs(exponent) <= 40, (1...2).contains(pieces.count) else { return nil }
+        var digits = Array(pieces[0] + (pieces.count == 2 ? pieces[1] : ""))
+        let shift = exponent - (pieces.count == 2 ? pieces[1].count : 0)
+        if shift >= 0 {
+            digits += Array(repeating: "0", count: shift)
+        } else {
+            guard digits.suffix(-shift).allSatisfy({ $0 == "0" }), digits.count >= -shift else { return nil }
+            digits.removeLast(-shift)
+        }
+        let whole = String(digits.drop { $0 == "0" })
+        guard whole.count <= 19, whole.allSatisfy(\.isASCII) && whole.allSatisfy(\.isNumber) else { return nil }
+        return Array(((negative && !whole.isEmpty ? "-" : "") + (whole.isEmpty ? "0" : whole)).utf8)
     }
 
     /// The first member that is not a string, number, boolean or null.
