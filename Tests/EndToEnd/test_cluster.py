@@ -421,6 +421,14 @@ def test_a_mastodon_apps_media_posts_through_the_front(cluster):
         posted = app.status_post(f"through the front {n}", media_ids=[media["id"]])
         assert posted["media_attachments"][0]["id"] != media["id"], "posted: the photo's own id"
     assert any("," in upstreams for upstreams in pictures), f"no picture was asked of the host without it: {pictures}"
+    # The token in the query (access_token) is followed to the same host as in the header.
+    hosts = set()
+    for _ in range(4):
+        for query, headers in (("", {"Authorization": f"Bearer {app.access_token}"}), (f"?access_token={app.access_token}", {})):
+            request = urllib.request.Request(f"{site}/api/v1/accounts/verify_credentials{query}", headers=headers)
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                hosts.add(answer.headers["X-Upstream"])
+    assert len(hosts) == 1, hosts
 
 
 def test_a_hosts_server_down_answers_json_rpc_and_mastodon_clients_in_their_own_shapes(cluster):
