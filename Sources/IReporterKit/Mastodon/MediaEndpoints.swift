@@ -260,7 +260,9 @@ struct MediaEndpoints: MastodonEndpoints {
             uploaded = output
         } catch {
             unlink(claimed)  // where `upload` refused it before its use
-            _ = rename(held, waiting)
+            // Its row gone meanwhile (the account deleted): nothing waits for it any more.
+            let gone = (try? services.media.pending(id: pending.id) == nil) ?? false  // unknown (the database down): kept
+            if gone { unlink(held) } else { _ = rename(held, waiting) }
             throw error
         }
         unlink(held)

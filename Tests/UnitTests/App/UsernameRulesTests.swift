@@ -1,5 +1,6 @@
 import Testing
 @testable import IReporterKit
+import TestSupport
 
 /// docs/SECURITY.md, "Text that hides or impersonates": the issue's examples.
 struct UsernameRulesTests {
@@ -17,6 +18,45 @@ struct UsernameRulesTests {
         #expect(try phone.body([("command", "register"), ("username", "ADMIN"), ("password", "p")])
                 == #"{"error":"Username already exists"}"#, "the same name, as the column compares names")
         #expect(phone.users.accounts.count == 1)
+    }
+
+    /// A user store where another registration of `concurrent` lands
+    /// between the look-alike check and this registration's own.
+    final class RegisteredMeanwhile: UserStore {
+        let users: InMemoryUserStore
+        var concurrent: [UInt8]?
+        init(_ users: InMemoryUserStore) { self.users = users }
+        func storesPasswordHashes() throws -> Bool { try users.storesPasswordHashes() }
+        func accounts(named username: [UInt8]) throws -> [UserRecord] { try users.accounts(named: username) }
+        func accountKey(for username: [UInt8]) throws -> [UInt8] { try users.accountKey(for: username) }
+        func usernames() throws -> [[UInt8]] { try users.usernames() }
+        func register(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
+            if let name = concurrent {
+                concurrent = nil
+                _ = try users.register(username: name, password: password)
+            }
+            return try users.register(username: username, password: password)
+        }
+        func replacePassword(userID: Int64, old: [UInt8], new: [UInt8]) throws -> Bool {
+            try users.replacePassword(userID: userID, old: old, new: new)
+        }
+        func account(id: Int64) throws -> UserRecord? { try users.account(id: id) }
+        func removeAccount(id: Int64) throws { try users.removeAccount(id: id) }
+    }
+
+    /// Look-alikes registered at once each passed the check (three were
+    /// created in a review): the later one is refused, as it would have been alone.
+    @Test func aLookAlikeRegisteredAtTheSameTimeIsRefused() throws {
+        let phone = try AppHarness()
+        let racing = RegisteredMeanwhile(phone.users)
+        racing.concurrent = Array("admin".utf8)
+        var services = phone.services
+        services.users = racing
+        let answer = IReporterAPI(services: services).handle(APIRequest(parameters: CommandArguments(fields: [
+            "command": Array("register".utf8), "username": Array("ａｄｍｉｎ".utf8), "password": Array("p".utf8)])))
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"error":"Username is too similar to an existing one"}"#)
+        #expect(phone.users.accounts.map(\.username) == [Array("admin".utf8)])
+        #expect(answer.setCookie.isEmpty, "not signed in")
     }
 
     @Test func aNoBreakSpaceIsASpace() throws {

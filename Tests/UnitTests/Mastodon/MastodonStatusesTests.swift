@@ -153,6 +153,19 @@ struct MastodonStatusesTests {
         #expect(harness.files.spoolFiles.isEmpty, "nothing left in the spool area")
     }
 
+    /// The media's row removed while its post ran (its account deleted) and
+    /// the post failing: its file is not put back to wait for a row that is
+    /// gone (it stayed a day, a review found).
+    @Test func aMediaWhoseRowWentWhileItsPostFailedLeavesNoFile() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let pendingID = try #require(Int64(mediaID)) - MediaEndpoints.pendingBase
+        harness.files.failsNextPublish = true
+        harness.files.beforeNextPublish = { try media.removePending(id: pendingID) }
+        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "Gone"), ("media_ids[]", mediaID)]).status == 422)
+        #expect(harness.files.spoolFiles.isEmpty, "no file left waiting")
+    }
+
     /// Once the photo is committed the post is made: a database gone for
     /// the media's clean-up answers the status (a phone told otherwise posts
     /// again and is told the media is posted already).

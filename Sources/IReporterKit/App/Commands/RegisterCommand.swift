@@ -80,10 +80,23 @@ public struct RegisterCommand: Command {
             outcome = try users.register(username: input.username, password: input.password)
         }
         switch outcome {
-        case .created(let account): return try login.signIn(account, in: context)
+        case .created(let account):
+            try refuseIfALookalikeWasRegisteredFirst(account)
+            return try login.signIn(account, in: context)
         case .nameTaken: throw Failure.usernameExists // registered meanwhile
         case .passwordDoesNotFit: throw Failure.registrationFailed // narrowed again, or the value is too long for it
         }
+    }
+
+    /// Two look-alike names registered at once each passed `withNewUsername`
+    /// (every name is read before the hash, outside any lock): the one
+    /// registered later goes again, before it is signed in.
+    private func refuseIfALookalikeWasRegisteredFirst(_ account: UserRecord) throws {
+        let others = try users.usernames().filter { $0 != account.username }
+        guard let other = UsernameRules.lookalike(of: account.username, among: others),
+              try users.accounts(named: other).contains(where: { $0.id < account.id }) else { return }
+        try users.removeAccount(id: account.id)
+        throw Failure.usernameLooksTaken
     }
 
     /// The credentials with the name as it will be stored (NFC), once it

@@ -13,6 +13,8 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
     /// A test makes the next publish fail once the spool file is consumed,
     /// as a failed sync does after the photo was moved into place.
     public var failsNextPublish = false
+    /// Run as the next publish begins (a test's step of another request meanwhile).
+    public var beforeNextPublish: (() throws -> Void)?
 
     public init() throws(SystemError) {
         var template = Array("/tmp/ireporter-memory-XXXXXX".utf8CString)
@@ -30,6 +32,10 @@ public final class InMemoryPhotoFiles: PhotoFileStore {
     public func makeSpool() throws(SystemError) -> SpoolFile { try SpoolFile(directory: spoolDirectory) }
 
     public func publish(photoSpool: String, thumbnail: [UInt8], id: Int64, secret: PhotoSecret?) throws(SystemError) {
+        if let step = beforeNextPublish {
+            beforeNextPublish = nil
+            do { try step() } catch { throw SystemError("\(error)") }
+        }
         guard let photo = readFile(photoSpool) else { throw SystemError("read \(photoSpool)") }
         unlink(photoSpool)
         if failsNextPublish {
