@@ -78,30 +78,39 @@ extension DatabaseTests {
             #expect(try store.descriptions(ofPhotos: [id]).isEmpty, "an empty description is none")
         }
 
-        /// Migration 012's keys: per account, for the hour asked, swept by
+        /// Migration 012's keys: claimed by one request (a second at once is
+        /// told the first is under way), per account, for the hour asked,
+        /// released when the post failed, taken over once abandoned, swept by
         /// age and with their account; before the migration, none kept.
-        @Test func postsAreRememberedByTheirIdempotencyKeys() throws {
+        @Test func postsAreClaimedAndRememberedByTheirIdempotencyKeys() throws {
             let store = MariaDBMediaStore(database: try APIHarness().database)
             let key = OAuthSecret.hash("retry-1")
+            func claim(_ user: Int64, since: Int64 = 0, abandonedBefore: Int64 = 0, at time: Int64 = 5000) throws -> PostClaim {
+                try store.claimPost(userID: user, keyHash: key, since: since, abandonedBefore: abandonedBefore, at: time)
+            }
+            #expect(try claim(1, at: 1000) == .claimed)
+            #expect(try claim(1, at: 1001) == .underWay, "a second request at once: the first is being made")
             try store.rememberPost(userID: 1, keyHash: key, statusID: 42, at: 1000)
+            #expect(try claim(1) == .posted(42))
+            #expect(try claim(2, at: 2000) == .claimed, "each account its own")
             try store.rememberPost(userID: 2, keyHash: key, statusID: 1_000_000_000_000_007, at: 2000)
-            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 1000) == 42)
-            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 1001) == nil, "older than asked")
-            #expect(try store.postedStatus(userID: 2, keyHash: key, since: 0) == 1_000_000_000_000_007, "a comment's id, each account its own")
-            #expect(try store.postedStatus(userID: 1, keyHash: OAuthSecret.hash("retry-2"), since: 0) == nil)
-            try store.rememberPost(userID: 1, keyHash: key, statusID: 43, at: 3000)
-            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 3000) == 43, "remembered again: the newer post")
-            try store.rememberPost(userID: 3, keyHash: key, statusID: 44, at: 1500)
-            try store.forgetPosts(before: 2000)
-            #expect(try store.postedStatus(userID: 3, keyHash: key, since: 0) == nil)
-            #expect(try store.postedStatus(userID: 2, keyHash: key, since: 0) != nil)
-            try store.forgetPosts(ofUser: 2)
-            #expect(try store.postedStatus(userID: 2, keyHash: key, since: 0) == nil)
-            #expect(try store.postedStatus(userID: 1, keyHash: key, since: 0) == 43)
+            #expect(try claim(2) == .posted(1_000_000_000_000_007), "a comment's id")
+            #expect(try claim(1, since: 1001, at: 3000) == .claimed, "older than the hour asked: the key is new again")
+            try store.releasePost(userID: 1, keyHash: key)
+            #expect(try claim(1, since: 1001, at: 3000) == .claimed, "released after a failed post: claimed again")
+            #expect(try claim(1, abandonedBefore: 3001, at: 3100) == .claimed, "a claim never remembered, once abandoned")
+            try store.rememberPost(userID: 1, keyHash: key, statusID: 43, at: 3100)
+            try store.releasePost(userID: 1, keyHash: key)
+            #expect(try claim(1) == .posted(43), "a remembered status is not released")
+            try store.forgetPosts(before: 3000)
+            #expect(try claim(2, at: 6000) == .claimed, "swept by age")
+            try store.forgetPosts(ofUser: 1)
+            #expect(try claim(1, at: 6000) == .claimed, "swept with the account")
 
             let unmigrated = MariaDBMediaStore(database: try APIHarness(migrated: false).database)
+            #expect(try unmigrated.claimPost(userID: 1, keyHash: key, since: 0, abandonedBefore: 0, at: 1000) == .notKept)
             try unmigrated.rememberPost(userID: 1, keyHash: key, statusID: 42, at: 1000)
-            #expect(try unmigrated.postedStatus(userID: 1, keyHash: key, since: 0) == nil)
+            try unmigrated.releasePost(userID: 1, keyHash: key)
             try unmigrated.forgetPosts(before: 2000)
             try unmigrated.forgetPosts(ofUser: 1)
         }

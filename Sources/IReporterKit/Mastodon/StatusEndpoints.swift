@@ -132,11 +132,23 @@ struct StatusEndpoints: MastodonEndpoints {
         }
         let statuses = MastodonStatuses(call, api: api)
         let key = PostIdempotencyKey(call.request, userID: user.id, store: statuses.services.media, now: statuses.services.now())
-        if let posted = try key?.postedStatus() {
+        switch try key?.claim() {
+        case .posted(let posted)?:
             guard let id = StatusID(posted), let status = try statuses.status(id) else { throw MastodonError.notFound }
             return statuses.answer(status)
+        case .underWay?:
+            // The draft standard's answer: the first is still being made, its status comes to the next try.
+            throw MastodonError(status: 409, message: "A post with this Idempotency-Key is on its way: try again in a moment")
+        case .claimed?, .notKept?, nil:
+            break
         }
-        let status = try newStatus(call, user: user, statuses: statuses)
+        let status: StatusEntity
+        do {
+            status = try newStatus(call, user: user, statuses: statuses)
+        } catch {
+            key?.release()
+            throw error
+        }
         key?.remember(status.id)
         return statuses.answer(status)
     }
@@ -236,9 +248,23 @@ struct PostIdempotencyKey {
         (self.userID, hash, self.store, self.now) = (userID, OAuthSecret.hash(key), store, now)
     }
 
-    /// The status's id a post with this key made within the hour; nil: none.
-    func postedStatus() throws -> Int64? {
-        try store.postedStatus(userID: userID, keyHash: hash, since: now - Self.seconds)
+    /// How long a claim waits for its post before it counts as abandoned
+    /// (the request cut short): the default `request_timeout`.
+    static let abandonedSeconds: Int64 = 120
+
+    /// The key for this post, or the status a post with it made within the
+    /// hour, or word that one is under way (two retries at once posted twice).
+    func claim() throws -> PostClaim {
+        try store.claimPost(userID: userID, keyHash: hash, since: now - Self.seconds, abandonedBefore: now - Self.abandonedSeconds, at: now)
+    }
+
+    /// The post failed: the key may be tried again.
+    func release() {
+        do {
+            try store.releasePost(userID: userID, keyHash: hash)
+        } catch {
+            Log.error("Idempotency-Key of a post by user \(userID): \(error)")
+        }
     }
 
     /// After the post, forgetting keys past their hour as it goes: a

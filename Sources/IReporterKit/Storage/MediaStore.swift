@@ -24,6 +24,18 @@ public struct PendingMedia: Sendable, Equatable {
 /// The media waiting for a status (sql/migrations/011), the photos'
 /// descriptions (alt text) and the statuses posted with an `Idempotency-Key`
 /// (sql/migrations/012).
+/// What `claimPost` found.
+public enum PostClaim: Sendable, Equatable {
+    /// The key is this post's: make it, then remember (or release) it.
+    case claimed
+    /// A post with the key made this status.
+    case posted(Int64)
+    /// A post with the key is being made by another request.
+    case underWay
+    /// Keys are not kept (before migration 012): post.
+    case notKept
+}
+
 public protocol MediaStore: AnyObject {
     /// Keeps `media` (its `id` is not read) and answers its new id; nil, and
     /// nothing kept, when its user would have more than `limit` waiting, even
@@ -44,11 +56,15 @@ public protocol MediaStore: AnyObject {
     func descriptions(ofPhotos ids: [Int64]) throws -> [Int64: [UInt8]]
     /// Sets (nil or empty: removes) a photo's description.
     func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws
-    /// The status `userID` posted with the key whose hash is `keyHash` at or
-    /// after `since`; nil: none (or before migration 012).
-    func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64?
-    /// Remembers the status posted with a key (before migration 012: nothing).
+    /// Takes the key whose hash is `keyHash` for a post of `userID` at
+    /// `time`, unless a post with it was made at or after `since` (its
+    /// status) or is under way: a claim made since `abandonedBefore` and not
+    /// yet remembered (an older one's request was cut short).
+    func claimPost(userID: Int64, keyHash: String, since: Int64, abandonedBefore: Int64, at time: Int64) throws -> PostClaim
+    /// Remembers the status posted with a claimed key (before migration 012: nothing).
     func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws
+    /// Lets a claimed key go again (its post failed), unless a status is remembered for it.
+    func releasePost(userID: Int64, keyHash: String) throws
     /// Forgets the keys remembered before `time`, a few hundred at a time.
     func forgetPosts(before time: Int64) throws
     /// Forgets the keys of `userID` (whose account is removed).

@@ -132,6 +132,31 @@ struct MastodonStatusesTests {
         #expect(call(.post, "/api/v1/statuses", token: token(), gone, idempotencyKey: "post-3").status == 404)
     }
 
+    /// Two posts with one key at once made two statuses (a review): the
+    /// second, while the first is being made, is told so (409, as the
+    /// Idempotency-Key draft answers) and its retry gets the first's status;
+    /// a post that failed lets its key go.
+    @Test func aPostWithAKeyAlreadyUnderWayIsTold409() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let fields = [("status", "Once"), ("media_ids[]", mediaID)]
+        var during: MastodonAnswer?
+        harness.files.beforeNextPublish = { during = self.call(.post, "/api/v1/statuses", token: self.token(), fields, idempotencyKey: "k") }
+        let first = call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "k")
+        #expect(first.status == 200)
+        let second = try #require(during)
+        #expect(second.status == 409)
+        #expect(string(try json(second)["error"])?.contains("on its way") == true)
+        #expect(string(try json(call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "k"))["id"])
+                == string(try json(first)["id"]), "the retry: the first's status")
+        #expect(try harness.photos.newest(limit: 10).count == 1)
+        // A failed post lets its key go: the next try with it posts.
+        let reply = [("status", "On nothing"), ("in_reply_to_id", "999")]
+        #expect(call(.post, "/api/v1/statuses", token: token(), reply, idempotencyKey: "r").status == 404)
+        let photo = try #require(string(try json(first)["id"]))
+        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "Now"), ("in_reply_to_id", photo)], idempotencyKey: "r").status == 200)
+    }
+
     /// `upload` consumes the claimed file; a failure after that (a sync,
     /// the COMMIT) removes the photo it made: the media waits again, and
     /// its next post makes the photo.

@@ -88,11 +88,25 @@ public final class MariaDBMediaStore: MediaStore {
     // Before migration 012 keys are not kept: a post is posted, as before.
     private static let idempotencyTable = "status_idempotency"
 
-    public func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64? {
+    /// The primary key (IdUser, key_hash) decides between two requests at once: one INSERT goes in.
+    public func claimPost(userID: Int64, keyHash: String, since: Int64, abandonedBefore: Int64, at time: Int64) throws -> PostClaim {
+        let key: [DatabaseValue] = [.int(userID), .bytes(Array(keyHash.utf8))]
+        return try database.ifTableExists(Self.idempotencyTable) {
+            try database.execute("DELETE FROM status_idempotency WHERE IdUser = ? AND key_hash = ? "
+                                 + "AND (created < ? OR (status_id = 0 AND created < ?))", key + [.int(since), .int(abandonedBefore)])
+            if try database.execute("INSERT IGNORE INTO status_idempotency (IdUser, key_hash, status_id, created) VALUES (?, ?, 0, ?)",
+                                    key + [.int(time)]).affectedRows == 1 { return .claimed }
+            let posted = try database.query("SELECT status_id FROM status_idempotency WHERE IdUser = ? AND key_hash = ?", key)
+                .first?.int64("status_id") ?? 0
+            return posted > 0 ? .posted(posted) : .underWay
+        } ?? .notKept
+    }
+
+    public func releasePost(userID: Int64, keyHash: String) throws {
         try database.ifTableExists(Self.idempotencyTable) {
-            try database.query("SELECT status_id FROM status_idempotency WHERE IdUser = ? AND key_hash = ? AND created >= ?",
-                               [.int(userID), .bytes(Array(keyHash.utf8)), .int(since)]).first?.int64("status_id")
-        } ?? nil
+            try database.execute("DELETE FROM status_idempotency WHERE IdUser = ? AND key_hash = ? AND status_id = 0",
+                                 [.int(userID), .bytes(Array(keyHash.utf8))])
+        }
     }
 
     public func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws {

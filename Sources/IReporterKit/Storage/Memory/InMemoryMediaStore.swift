@@ -57,8 +57,18 @@ public final class InMemoryMediaStore: MediaStore {
         photoDescriptions[id] = description.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    public func postedStatus(userID: Int64, keyHash: String, since: Int64) throws -> Int64? {
-        posts[PostKey(userID: userID, keyHash: keyHash)].flatMap { $0.created >= since ? $0.statusID : nil }
+    public func claimPost(userID: Int64, keyHash: String, since: Int64, abandonedBefore: Int64, at time: Int64) throws -> PostClaim {
+        let key = PostKey(userID: userID, keyHash: keyHash)
+        if let kept = posts[key], kept.created >= since, kept.statusID > 0 || kept.created >= abandonedBefore {
+            return kept.statusID > 0 ? .posted(kept.statusID) : .underWay
+        }
+        posts[key] = (0, time)
+        return .claimed
+    }
+
+    public func releasePost(userID: Int64, keyHash: String) throws {
+        let key = PostKey(userID: userID, keyHash: keyHash)
+        if posts[key]?.statusID == 0 { posts[key] = nil }
     }
 
     public func rememberPost(userID: Int64, keyHash: String, statusID: Int64, at time: Int64) throws {
