@@ -16,7 +16,7 @@ public struct LoginCommand: Command {
             }
         }
 
-        /// A client backs off on the code (JSON-RPC's -32004, the Mastodon door's 429), not on the text.
+        /// A client backs off on the code (JSON-RPC's -32004), not on the text.
         public var kind: FailureKind {
             switch self {
             case .authorizationFailed: .other
