@@ -1232,7 +1232,9 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
     finally:
         desktop.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
 
-    # A comment on the poster's new photo, made while the poster looks.
+    # Comments on the poster's new photos, made while the poster looks.
+    assert poster.upload(images.photo, "Going").body == b'{"successful":1}'
+    going = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
     assert poster.upload(images.photo, "Commented").body == b'{"successful":1}'
     photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
     button(desktop, "Log out").click()
@@ -1240,20 +1242,27 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
     log_in(desktop, web_site, "offline-poster", "pw", register=False)
     commenter = client()
     assert commenter.register("offline-commenter", app_password("pw")).status == 200
-    assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "שלום!"}).json()
+    assert "result" in commenter.call({"command": "comment", "IdPhoto": going, "text": "bye"}).json()
     notifications = wait_for(lambda: link(desktop, "Notifications"), what="the Notifications link")
     wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", timeout=40, what="one new")
     assert notifications.get_attribute("aria-describedby") == "notification-count"
     assert desktop.find_element(By.ID, "notification-news").get_attribute("textContent") == "1 new notifications"
+    assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "שלום!"}).json()
+    wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "2", timeout=40, what="two new")
     notifications.click()
     said = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#notification-list .said"), what="the comment")
     assert said.get_attribute("dir") == "auto" and said.text == "שלום!"
-    photo_link = desktop.find_element(By.CSS_SELECTOR, "#notification-list a[href^='#/photo/']")
+    # The older one's photo deleted while the list is shown: opening it says so; the next one opens and closes at once.
+    assert poster.call({"command": "delete", "IdPhoto": going}).body == b'{"successful":1}'
+    desktop.find_element(By.CSS_SELECTOR, f"#notification-list a[href='#/photo/{going}']").click()
+    wait_for(lambda: desktop.find_element(By.ID, "notice").text == "That photo is not there any more.", what="gone, said")
+    photo_link = desktop.find_element(By.CSS_SELECTOR, f"#notification-list a[href='#/photo/{photo}']")
     photo_link.send_keys(Keys.ENTER)
     wait_for(lambda: desktop.find_element(By.ID, "viewer").is_displayed(), what="the photo")
     desktop.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(lambda: not desktop.find_element(By.ID, "viewer").is_displayed(), what="the photo closed")
     wait_for(lambda: desktop.switch_to.active_element == photo_link, what="the focus back on the notification's link")
+    assert desktop.execute_script("return location.hash") == "#/notifications", "one Escape closed it, over the list"
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
 

@@ -401,18 +401,29 @@ function addNewer(photos) {
 
 // ------------------------------------------------------------- one photo --
 
-async function openPhoto(id) {
+/** Photos asked to open so far: an answer for one asked before the last comes too late. */
+let photoOpenings = 0;
+
+/** `overView`: the view whose link opened it, marked on its entry once it is shown (`leavePhoto`). */
+async function openPhoto(id, overView = null) {
+  const opening = ++photoOpenings;
   let photo = state.photos.find((shown) => String(shown.IdPhoto) === String(id));
   const listed = Boolean(photo);
   if (!listed) {
     // A link to a photo not on the pages loaded: shown on its own (no stepping).
+    let failure = null;
     try {
       [photo] = rows(await call('stream', { IdPhoto: id, extras: extras() }));
-    } catch (failure) {
-      notify(failure instanceof APIError ? failure.message : 'The photo could not be loaded.');
+    } catch (error) {
+      failure = error;
+    }
+    if (opening !== photoOpenings) return;
+    if (failure || !photo) {
+      closeViewer(); // another photo shown would stand under this one's address
+      if (location.hash.startsWith('#/photo/')) history.replaceState(null, '', backHash()); // the view, where it was asked from
+      notify(failure instanceof APIError ? failure.message : failure ? 'The photo could not be loaded.' : 'That photo is not there any more.');
       return;
     }
-    if (!photo) { notify('That photo is not there any more.'); return; }
   }
   // A comment half typed was for the photo it was typed under.
   if (String(state.current?.IdPhoto) !== String(photo.IdPhoto)) $('comment-text').value = '';
@@ -437,6 +448,7 @@ async function openPhoto(id) {
     viewer.classList.add('opening');
     requestAnimationFrame(() => viewer.classList.remove('opening'));
     openedFrom = document.activeElement;
+    if (overView !== null) history.replaceState({ overView }, '');
     $('viewer-close').focus();
   }
   if (listed && state.features.extras) refreshCounts(photo);
@@ -1213,11 +1225,10 @@ function route() {
   let value = encoded;
   try { value = encoded === undefined ? undefined : decodeURIComponent(encoded); } catch { /* a stray % stays as typed */ }
   if (kind === 'photo' && value) {
-    if (followedFrom !== null && $('viewer').hidden) history.replaceState({ overView: followedFrom }, '');
-
+    const overView = $('viewer').hidden ? followedFrom : null;
     // A photo from the notifications is shown over them, not over a grid drawn behind.
-    if (state.photos.length === 0 && state.view.kind !== 'notifications') refresh().then(() => openPhoto(value));
-    else openPhoto(value);
+    if (state.photos.length === 0 && state.view.kind !== 'notifications') refresh().then(() => openPhoto(value, overView));
+    else openPhoto(value, overView);
     return;
   }
   // Back from a photo to the view under it: that view as it was (its older pages, where it was scrolled to).
@@ -1453,7 +1464,8 @@ function start() {
   document.addEventListener('click', (event) => {
     // A plain click (a modified one opens another tab); Enter on a link is a click too.
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    if (event.target.closest?.('a[href^="#/photo/"]')) linkFollowedFrom = backHash();
+    // Followed from the view itself (its entry is the one the link's goes on): not from a photo's.
+    if (event.target.closest?.('a[href^="#/photo/"]') && (location.hash || '#/') === backHash()) linkFollowedFrom = backHash();
   });
   window.addEventListener('storage', followOtherTabs);
   detectFeatures().finally(route);
