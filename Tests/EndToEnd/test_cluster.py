@@ -353,6 +353,10 @@ def test_a_galera_node_killed_and_back_during_load(cluster):
     figures.update(photos_check(cluster, load))
     check(cluster, "kill -9 of Galera node 1, start-node 1 after 3 s", figures, {UNAVAILABLE["error"]})
     assert figures["rejoined by IST"], "node 1's state transfer, as its log tells it:\n" + "\n".join(transfer[-40:])
+    # Said in the log of host 1, whose first worker starts at node 1 (each worker at its own node): its
+    # connection there lost, or (a worker that had none yet) refused.
+    said = rf"database node 127\.0\.0\.1:{GALERA_PORT} (lost, going on with another|refused, trying another)"
+    assert re.search(said, (cluster.directory / "host1" / "ireporter.log").read_text(errors="replace")), cluster.logs()
     assert cluster.sql(1, "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'").split()[-1] == "3"
 
 

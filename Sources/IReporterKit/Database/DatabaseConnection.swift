@@ -227,7 +227,11 @@ public final class DatabaseConnection {
                 return try body()
             } catch {
                 guard error.isConnectionLost else { throw error }
-                if let currentNode { cluster?.avoid(currentNode, now: clock.now.millis) }
+                if let currentNode, let cluster {
+                    // The operator's sign that a node went: the others take over without a word otherwise.
+                    Log.warning("database node \(cluster.nodes[currentNode]) lost, going on with another: \(error)")
+                    self.cluster?.avoid(currentNode, now: clock.now.millis)
+                }
                 disconnect()
                 guard attempt == 1, !inTransaction, retryIf(error) else { throw error }
             }
