@@ -53,6 +53,28 @@ extension DatabaseTests {
                 "the counts rolled back with the row")
     }
 
+    /// What such a race left before those guards (an earlier version's
+    /// database): `repair` removes the comments, votes and notifications of
+    /// accounts that are gone, and counts their photos' likes and comments again.
+    @Test func repairRemovesTheReactionsOfDeletedAccounts() throws {
+        let (phone, _) = try twoPeople()
+        let database = phone.database
+        func counts() throws -> [Int64?] {
+            let row = try database.query("SELECT likes, dislikes, comments FROM photo_counts WHERE IdPhoto = 2").first
+            return [row?.int64("likes"), row?.int64("dislikes"), row?.int64("comments")]
+        }
+        let before = try counts()
+        try database.execute("INSERT INTO votes (IdPhoto, IdUser, vote) VALUES (2, 99, 1)")
+        try database.execute("INSERT INTO comments (IdPhoto, IdUser, text, created) VALUES (2, 99, 'left behind', 1)")
+        try database.execute("UPDATE photo_counts SET likes = likes + 1, comments = comments + 1 WHERE IdPhoto = 2")
+        try database.execute("INSERT INTO notifications (IdPhoto, kind, actor, IdComment, recipient, created) VALUES (2, 'favourite', 99, 0, 1, 1)")
+        #expect(try MariaDBPhotoStore(database: database).removeOrphanedReactions() == 3)
+        #expect(try counts() == before, "counted again")
+        #expect(try database.query("SELECT 1 FROM votes WHERE IdUser = 99 UNION ALL SELECT 1 FROM comments WHERE IdUser = 99 "
+                                   + "UNION ALL SELECT 1 FROM notifications WHERE actor = 99").isEmpty)
+        #expect(try MariaDBPhotoStore(database: database).removeOrphanedReactions() == 0, "nothing the second time")
+    }
+
     /// The same on the PHP era's MyISAM tables, where no rollback takes the row back.
     @Test func aPhotoOfAnAccountDeletedMeanwhileIsNotStoredInTheOriginalTables() throws {
         let phone = try APIHarness(schema: "original-myisam.sql")

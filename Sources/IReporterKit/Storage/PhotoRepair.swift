@@ -150,7 +150,8 @@ public struct PhotoRepair {
         /// original not in the tree, or the 2012 names there when they should
         /// not be (or missing when they should).
         public var misnamed: [Int64] = []
-        /// Comments, votes, counts, details and search words of deleted photos, removed.
+        /// Comments, votes, counts, details and search words of deleted photos, and
+        /// comments, votes and notifications of deleted accounts, removed.
         public var orphanReactions = 0
         /// The steps taken (the others were only found).
         public var applied: Set<Step> = []
@@ -171,7 +172,7 @@ public struct PhotoRepair {
                 + [part(spools.count, "spool files", .spools, "removed"),
                    part(missingThumbnails.count, "missing thumbnails", .thumbnails, "made")
                        + (unmadeThumbnails.isEmpty ? "" : " but \(unmadeThumbnails.count) whose original is no JPEG"),
-                   part(orphanReactions, "reactions of deleted photos", .reactions, "removed"),
+                   part(orphanReactions, "reactions of deleted photos or accounts", .reactions, "removed"),
                    part(filesWithoutRow.count, "files without a row", .files, "moved to \(PhotoRepair.removedFolder)/"),
                    part(rowsWithoutPhoto.count, "rows without a photo file", .rows, "moved to photos_removed"),
                    part(staleSizes.count, "sizes under an old secret", .sizes, "removed"),

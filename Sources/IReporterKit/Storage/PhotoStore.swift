@@ -85,7 +85,9 @@ public protocol PhotoStore: AnyObject {
     func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion
     /// Removes the comments, votes, counts and details of photos that no
     /// longer exist (a deletion cut short on the original MyISAM `photos`,
-    /// which cannot roll back), but of those set aside; how many rows it removed.
+    /// which cannot roll back), but of those set aside, and the comments,
+    /// votes and notifications of accounts that no longer exist (their
+    /// photos' counts counted again); how many rows it removed.
     func removeOrphanedReactions() throws -> Int
     /// Forgets `userID`'s photos set aside (`setAside`) with what their
     /// ids still hold (comments, votes, details, secret, description): the

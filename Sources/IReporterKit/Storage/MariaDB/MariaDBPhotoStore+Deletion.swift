@@ -39,9 +39,60 @@ extension MariaDBPhotoStore {
     /// Those of a row set aside into `photos_removed` stay: its restore
     /// (docs/RELIABILITY.md) brings the photo back whole, with its upload
     /// time, size, secret, likes, comments and description.
+    /// First those of deleted accounts (their counts row may be made on the way), then those of deleted photos.
     public func removeOrphanedReactions() throws -> Int {
+        let ofAccounts = try removeReactionsOfDeletedAccounts()
         let keepsSetAside = try hasSetAsideTable()
-        return try Self.photoSideTables.reduce(0) { $0 + (try removeOrphans(from: $1, keepingSetAside: keepsSetAside)) }
+        return try Self.photoSideTables.reduce(ofAccounts) { $0 + (try removeOrphans(from: $1, keepingSetAside: keepsSetAside)) }
+    }
+
+    /// Comments and votes whose account is gone, with their photos' counts
+    /// counted again, and notifications told by or to such an account:
+    /// what an account's deletion left before comments and votes needed the
+    /// account's row (a request signed in before the deletion landed after it).
+    private func removeReactionsOfDeletedAccounts() throws -> Int {
+        var photos = Set<Int64>()
+        var removed = 0
+        for table in ["votes", "comments"] {
+            let (ofPhotos, count) = try removeRowsOfDeletedAccounts(from: table)
+            photos.formUnion(ofPhotos)
+            removed += count
+        }
+        for id in photos.sorted() {
+            // The counts row locked first, as a vote or comment locks it: none lands during the count.
+            try database.retryingTransaction {
+                guard try PhotoCountsRow.lock(database, photoID: id) != nil else { return }
+                try database.execute("""
+                    UPDATE photo_counts SET likes = (SELECT COUNT(*) FROM votes WHERE IdPhoto = ? AND vote = 1), \
+                    dislikes = (SELECT COUNT(*) FROM votes WHERE IdPhoto = ? AND vote = -1), \
+                    comments = (SELECT COUNT(*) FROM comments WHERE IdPhoto = ?) WHERE IdPhoto = ?
+                    """, [.int(id), .int(id), .int(id), .int(id)])
+            }
+        }
+        return removed + (try removeNotificationsOfDeletedAccounts())
+    }
+
+    /// The photos the removed rows were on, and how many; nothing before migration 003 made the table.
+    private func removeRowsOfDeletedAccounts(from table: String) throws(DatabaseError) -> (photos: [Int64], removed: Int) {
+        let orphans = "FROM \(table) t LEFT JOIN login l ON (l.IdUser = t.IdUser) WHERE l.IdUser IS NULL"
+        do {
+            let photos = try database.query("SELECT DISTINCT t.IdPhoto \(orphans)").compactMap { $0.int64("IdPhoto") }
+            return (photos, Int(try database.execute("DELETE t \(orphans)").affectedRows))
+        } catch where error.code == .noSuchTable {
+            return ([], 0)
+        }
+    }
+
+    /// Nothing before migration 009 made the table.
+    private func removeNotificationsOfDeletedAccounts() throws(DatabaseError) -> Int {
+        do {
+            return Int(try database.execute("""
+                DELETE n FROM notifications n LEFT JOIN login a ON (a.IdUser = n.actor) LEFT JOIN login r ON (r.IdUser = n.recipient) \
+                WHERE a.IdUser IS NULL OR r.IdUser IS NULL
+                """).affectedRows)
+        } catch where error.code == .noSuchTable {
+            return 0
+        }
     }
 
     public func forgetSetAside(ofUser userID: Int64) throws {

@@ -115,8 +115,9 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         let ids = Set(rows.map(\.id))
         let before = details.count + votes.count + commentRows.count
         details = details.filter { ids.contains($0.key) }
-        votes = votes.filter { ids.contains($0.key.photoID) }
-        commentRows.removeAll { !ids.contains($0.photoID) }
+        let accounts = Set(users.accounts.map(\.id))
+        votes = votes.filter { ids.contains($0.key.photoID) && accounts.contains($0.key.userID) }
+        commentRows.removeAll { !ids.contains($0.photoID) || !accounts.contains($0.userID) }
         return before - (details.count + votes.count + commentRows.count)
     }
 
