@@ -92,6 +92,9 @@ public struct CommandRouter {
         } catch let failure as any APIFailure {
             assert(descriptor.errors.contains(failure.kind), "\(descriptor.name): \(failure) is not among its descriptor's errors")
             return .failure(failure)
+        } catch PhotoStoreError.accountRemoved {
+            // Deleted while its photo, comment or vote was on its way: as a session gone.
+            return .failure(AuthorizationRequired())
         } catch let error as DatabaseError where error.code == .textNotStorable {
             Log.warning("\(descriptor.name.prefix(16)): \(error) (a db_charset other than latin1 converts text into the latin1 columns: docs/CONFIGURATION.md)")
             return .failure(TextNotStorable())

@@ -92,13 +92,8 @@ public struct CommentCommand: SignedInCommand {
         }
         if text.count > Self.maxTextBytes { throw Failure.tooLong }
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
-        let added: CommentRecord?
-        do {
-            added = try comments.addComment(photoID: input.photoID, userID: user.id, text: text, created: now())
-        } catch PhotoStoreError.accountRemoved {
-            throw AuthorizationRequired() // deleted while its comment was on its way
-        }
-        guard let comment = added else { throw Failure.noSuchPhoto }
+        guard let comment = try comments.addComment(photoID: input.photoID, userID: user.id, text: text,
+                                                    created: now()) else { throw Failure.noSuchPhoto }
         counters.noteStreamChanged() // the counts of cached streams
         if let photo = try photos.photo(id: input.photoID) { notifier.tell(.mention(comment, on: photo)) }
         return CommentList(comments: [comment])

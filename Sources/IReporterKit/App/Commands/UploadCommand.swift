@@ -104,12 +104,7 @@ public struct UploadCommand: SignedInCommand {
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
         let details = PhotoDetails(created: now(), width: prepared.width, height: prepared.height)
-        let id: Int64
-        do {
-            id = try add(title: title, details: details, prepared: prepared, as: user, in: context)
-        } catch PhotoStoreError.accountRemoved {
-            throw AuthorizationRequired() // deleted while its photo was on its way
-        }
+        let id = try add(title: title, details: details, prepared: prepared, as: user, in: context)
         counters.noteStreamChanged()
         Log.info("photo \(id) of user \(user.id) stored")
         announce(id)

@@ -53,13 +53,9 @@ public struct VoteCommand: SignedInCommand {
 
     public func run(_ input: PhotoReference, as user: SignedInUser, in context: CommandContext) throws -> VoteTally {
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
-        let set: (extras: PhotoExtras, changed: Bool)?
-        do {
-            set = try votes.setVote(vote, photoID: input.photoID, userID: user.id)
-        } catch PhotoStoreError.accountRemoved {
-            throw AuthorizationRequired() // deleted while its vote was on its way
+        guard let (tally, changed) = try votes.setVote(vote, photoID: input.photoID, userID: user.id) else {
+            throw Failure.noSuchPhoto
         }
-        guard let (tally, changed) = set else { throw Failure.noSuchPhoto }
         // The same vote again changes nothing: no notification told again
         // (one its owner dismissed would come back), no cached stream dropped.
         guard changed else { return VoteTally(photoID: input.photoID, extras: tally) }

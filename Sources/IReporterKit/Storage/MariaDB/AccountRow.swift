@@ -1,5 +1,5 @@
 /// The `login` row of the account a transaction adds something for (a
-/// comment, a vote), read with a shared lock after the addition: an
+/// photo, a comment, a vote), read with a shared lock after the addition: an
 /// account's deletion that removes the row later finds the addition in its
 /// second pass (`AccountRemoval`; InnoDB's lock makes it wait for the
 /// COMMIT), and one that removed it before is seen here.

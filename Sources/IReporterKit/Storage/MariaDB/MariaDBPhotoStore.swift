@@ -59,12 +59,12 @@ public final class MariaDBPhotoStore: PhotoStore {
                 let id = Int64(try database.execute("INSERT INTO photos (IdUser, title) VALUES (?, ?)",
                                                     [.int(userID), .bytes(title)]).insertID)
                 photoID = id
-                // Only while the account is there, asked after the row is in: a deletion
-                // that removes the account's row later finds the photo in its second pass
-                // (`AccountRemoval`; InnoDB's lock makes it wait for this COMMIT), and one
-                // that removed it before is seen here. (An INSERT ... SELECT into the
-                // MyISAM `photos` of the PHP era costs ~230 µs of MariaDB's CPU: 40 plain ones.)
-                guard try !database.query("SELECT 1 FROM login WHERE IdUser = ? LOCK IN SHARE MODE", [.int(userID)]).isEmpty else {
+                // Only while the account is there, asked after the row is in (`AccountRow`).
+                // (An INSERT ... SELECT into the MyISAM `photos` of the PHP era costs
+                // ~230 µs of MariaDB's CPU: 40 plain ones.)
+                do {
+                    try AccountRow.lock(database, userID: userID)
+                } catch PhotoStoreError.accountRemoved {
                     try? delete(id: id) // MyISAM ignores the rollback
                     throw PhotoStoreError.accountRemoved
                 }
