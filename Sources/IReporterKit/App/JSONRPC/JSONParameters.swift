@@ -21,9 +21,8 @@ struct JSONParameters: RequestParameters {
     /// Nil for a number as written already, one with a fraction, or one of
     /// more than 19 digits.
     static func integral(_ text: [UInt8]) -> [UInt8]? {
-        let string = String(decoding: text, as: UTF8.self)
-        let parts = string.split(separator: "e", maxSplits: 1, omittingEmptySubsequences: false)
-            .flatMap { $0.split(separator: "E", maxSplits: 1, omittingEmptySubsequences: false) }
+        // A JSON number's characters: digits, `-`, `+`, `.` and one `e` or `E`.
+        let parts = String(decoding: text, as: UTF8.self).lowercased().split(separator: "e", omittingEmptySubsequences: false)
         guard parts.count <= 2, let number = parts.first, number.contains(".") || parts.count == 2 else { return nil }
         let exponent = parts.count == 2 ? Int(parts[1]) : 0
         let negative = number.hasPrefix("-")
@@ -38,7 +37,7 @@ struct JSONParameters: RequestParameters {
             digits.removeLast(-shift)
         }
         let whole = String(digits.drop { $0 == "0" })
-        guard whole.count <= 19, whole.allSatisfy(\.isASCII) && whole.allSatisfy(\.isNumber) else { return nil }
+        guard whole.count <= 19, whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Array(((negative && !whole.isEmpty ? "-" : "") + (whole.isEmpty ? "0" : whole)).utf8)
     }
 
