@@ -2,7 +2,15 @@
 looping over upload, stream and login, its requests going to each of
 `urls` in turn (one keep-alive connection to each), while a fault happens.
 The figures: requests, their answers (only successes and clear JSON errors
-are acceptable), acknowledged uploads, when failures came."""
+are acceptable), acknowledged uploads, when failures came.
+
+A login answered with an error may still have run: its answer cut on the
+way (the host's nginx worker gone: Nchan 1.3.6, which keeps the live channel
+in Redis, takes some down with signal 11 when Redis restarts) after the
+host started the new session and ended the one the phone sent. The phone, told that its login failed, then holds a
+session that is gone, as a real phone would: its requests until its next
+login answered "Authorization required" are counted apart ("signed out by
+a login that failed"), not among the answers."""
 from __future__ import annotations
 
 import threading
@@ -31,6 +39,8 @@ class PhoneLoad:
         self.answers: dict[str, int] = {}
         self.bad: list[str] = []
         self.failed_at: list[float] = []
+        self.errors: list[tuple[float, str, str]] = []  # (start, "op: error", user)
+        self.signed_out_by_failed_login = 0
         self.succeeded_at: list[float] = []
         self.longest = (0.0, 0.0, "")  # seconds, start, what
         self.lock = threading.Lock()
@@ -40,7 +50,8 @@ class PhoneLoad:
     def now(self) -> float:
         return time.monotonic() - self.start
 
-    def note(self, op: str, r, started: float):
+    def note(self, op: str, r, started: float, user: str, after_failed_login: bool) -> bool:
+        """Counts the answer; whether it is a success."""
         took = self.now() - started
         try:
             body = r.json()
@@ -51,10 +62,17 @@ class PhoneLoad:
             if r.status != 200 or not isinstance(body, (dict, list)):
                 self.bad.append(f"{op} at {started:.2f}s: HTTP {r.status} {r.body[:120]!r}")
                 self.failed_at.append(started)
-                return
+                return False
             key = "error: " + body["error"] if isinstance(body, dict) and "error" in body else "ok"
+            if after_failed_login and key == "error: Authorization required":
+                self.signed_out_by_failed_login += 1
+                self.failed_at.append(started)
+                return False
             self.answers[f"{op}: {key}"] = self.answers.get(f"{op}: {key}", 0) + 1
             (self.succeeded_at if key == "ok" else self.failed_at).append(started)
+            if key != "ok":
+                self.errors.append((started, f"{op}: {key}", user))
+            return key == "ok"
 
     def next_user(self, phone: AppClient, password: str) -> str | None:
         """A new user, registered (and so signed in) through `phone`; None
@@ -71,11 +89,14 @@ class PhoneLoad:
         user, password, count = self.users[n], servers.app_password("pw"), 0
         uploads = 0  # by `user`
         phones = [AppClient(Endpoint(url), timeout=30) for url in self.urls]
+        # each connection's cookie jar: its last login not answered with a success
+        failed_login = [False] * len(phones)
         try:
             for phone in phones:
                 phone.login(user, password)
             while not self.stop.is_set() and self.now() < self.limit:
-                phone = phones[count % len(phones)]
+                which = count % len(phones)
+                phone = phones[which]
                 op = ("upload", "stream", "login")[count % 3]
                 started = self.now()
                 try:
@@ -93,12 +114,15 @@ class PhoneLoad:
                             # (each of the phone's other connections signs in as it at its own login)
                             user, uploads = new, 0
                         r = phone.login(user, password)
-                    self.note(op, r, started)
+                    ok = self.note(op, r, started, user, failed_login[which])
+                    if op == "login":
+                        failed_login[which] = not ok
                 except OSError as e:
                     with self.lock:
                         self.bad.append(f"{op} at {started:.2f}s: {type(e).__name__} {e}")
                         self.failed_at.append(started)
                     phone.close()
+                    failed_login[which] = failed_login[which] or op == "login"
                 count += 1
         finally:
             for phone in phones:
@@ -132,4 +156,8 @@ class PhoneLoad:
                     [round(self.longest[0], 2), round(self.longest[1] - fault_at, 2), self.longest[2]],
                 "seconds from the fault to the next success":
                     None if next_success is None else round(next_success - fault_at, 2),
-                "acknowledged uploads": len(self.acknowledged), **figures}
+                "acknowledged uploads": len(self.acknowledged),
+                "signed out by a login that failed": self.signed_out_by_failed_login,
+                # the first error answers: each one's start from the fault's, what, whose
+                "first errors": [[round(t - fault_at, 2), what, user] for t, what, user in sorted(self.errors)[:20]],
+                **figures}
