@@ -189,6 +189,9 @@ struct OAuthEndpoints: MastodonEndpoints {
                 let credentials = try Credentials(from: CommandArguments(fields: [
                     "username": username, "password": AppPassword.derived(fromTyped: typed), "legacy_password": typed]))
                 user = try PasswordCheck(api.services).user(for: credentials, address: call.request.clientAddress)
+            } catch let failure as LoginCommand.Failure where failure.kind == .rateLimited {
+                // As every other door says it (JSON-RPC's -32004, the page's 429): a client backs off on 429.
+                throw MastodonError(failure)
             } catch let failure as LoginCommand.Failure {
                 throw OAuthError(.invalidGrant, failure.message)
             }

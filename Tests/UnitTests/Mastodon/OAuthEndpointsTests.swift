@@ -142,6 +142,21 @@ struct OAuthEndpointsTests {
         #expect(try text(call(.post, "/oauth/token", []), "error_description") == "Missing required parameter: grant_type.")
     }
 
+    /// A wrong password is the grant's error; the throttle that follows is
+    /// a 429, as from every other door, so that a client backs off.
+    @Test func aThrottledPasswordGrantIsA429() throws {
+        let client = try app()
+        let answers = (0..<8).map { _ in
+            call(.post, "/oauth/token", [("grant_type", "password"), ("client_id", client.id), ("client_secret", client.secret),
+                                         ("username", "bob"), ("password", "wrong")])
+        }
+        #expect(answers[0].status == 400)
+        #expect(try text(answers[0], "error") == "invalid_grant")
+        let throttled = try #require(answers.last)
+        #expect(throttled.status == 429, "\(String(decoding: throttled.body, as: UTF8.self))")
+        #expect(try text(throttled, "error")?.hasPrefix("Too many failed logins, try again in ") == true)
+    }
+
     @Test func revokedTokensAndAuthorizedApps() throws {
         let client = try app()
         let token = try passwordToken(client, scope: "read")
