@@ -57,6 +57,7 @@ public struct Configuration: Sendable {
     public var commentRateLimit = 120
     public var voteRateLimit = 600
     public var followRateLimit = 200
+    public var followLimit = 7500
     /// The Nchan publisher location new photos are posted to; empty: none.
     public var livePublishURL = ""
     /// `public_url`, ending in `/`; empty: the web server's name for the site.
@@ -212,6 +213,8 @@ public struct Configuration: Sendable {
                 "likes, dislikes and unvotes per user per hour; 0 = no limit."),
         Setting("follow_rate_limit", .number(\.followRateLimit, 0...1_000_000),
                 "follows and unfollows per user per hour (each new follow notifies its followee); 0 = no limit."),
+        Setting("follow_limit", .number(\.followLimit, 0...1_000_000),
+                "accounts one user may follow at once (Mastodon's own limit is 7,500); a follow beyond it is refused with \"You cannot follow more than N accounts\". It bounds the home `feed`'s work, one statement per 32 accounts followed. 0 = no limit."),
         Setting("live_publish_url", .text(\.livePublishURL),
                 "announce each new photo to nginx's Nchan publisher location at this `http://HOST[:PORT]/PATH` (deploy/nginx/ireporter-live.conf; loopback), whose subscribers get it at once; empty = no live stream (clients poll `stream` with `since`)."),
         Setting("public_url", .publicURL,

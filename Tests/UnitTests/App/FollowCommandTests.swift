@@ -45,6 +45,21 @@ struct FollowCommandTests {
         #expect(phone.follows.edges.isEmpty)
     }
 
+    /// `follow_limit`: one more is refused (before it is charged), the same
+    /// again is no new follow, and an unfollow makes room.
+    @Test func noOneFollowsMoreThanTheLimit() throws {
+        var policy = AppHarness.cheapPolicy
+        policy.followLimit = 1
+        let phone = try threeUsers(policy: policy)
+        try signIn(phone, "bob")
+        try phone.send([("command", "follow"), ("IdUser", "2")])
+        #expect(try phone.body([("command", "follow"), ("IdUser", "3")]) == #"{"error":"You cannot follow more than 1 accounts"}"#)
+        #expect(try phone.body([("command", "follow"), ("IdUser", "2")]).contains(#""followed":"1""#), "the same again")
+        try phone.send([("command", "unfollow"), ("IdUser", "2")])
+        #expect(try phone.body([("command", "follow"), ("IdUser", "3")]).contains(#""followed":"1""#))
+        #expect(phone.follows.edges.count == 1)
+    }
+
     @Test func followFloodsAreRefused() throws {
         var policy = AppHarness.cheapPolicy
         policy.followRateLimit = 2

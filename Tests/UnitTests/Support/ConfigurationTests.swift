@@ -152,7 +152,7 @@ struct ConfigurationTests {
         "session_idle_timeout": "3600",
         "session_absolute_timeout": "86400", "cookie_secure": "always", "password_hash_memory_kib": "65536",
         "password_hash_iterations": "3", "password_hash_parallelism": "2", "password_hash_concurrency": "4",
-        "upload_rate_limit": "0", "stream_cache_ms": "0", "stream_answer_file": "/run/ireporter/stream-answer", "search_cache_ms": "5", "comment_rate_limit": "7", "vote_rate_limit": "8", "follow_rate_limit": "9", "live_publish_url": "http://127.0.0.1:8080/ireporter-publish",
+        "upload_rate_limit": "0", "stream_cache_ms": "0", "stream_answer_file": "/run/ireporter/stream-answer", "search_cache_ms": "5", "comment_rate_limit": "7", "vote_rate_limit": "8", "follow_rate_limit": "9", "follow_limit": "10", "live_publish_url": "http://127.0.0.1:8080/ireporter-publish",
         "live_publish_key": "0123456789abcdef0123", "preview_rate_limit": "9", "export_rate_limit": "3", "registration_limit": "7", "mastodon_rate_limit": "11", "oauth_token_lifetime_days": "30",
         "flickr_api_keys": "key1,key2", "public_url": "https://photos.example.com:8443/", "max_upload_bytes": "1048576",
         "max_image_pixels": "1000000", "pid_file": "/run/x.pid", "user": "www-data",

@@ -10,19 +10,21 @@ public struct FollowCommand: SignedInCommand {
         case noSuchAccount
         case yourself
         case tooManyFollows
+        case followingTooMany(limit: Int)
 
         public var message: String {
             switch self {
             case .noSuchAccount: "No such account"
             case .yourself: "You cannot follow yourself"
             case .tooManyFollows: "Too many follows, please try again later"
+            case .followingTooMany(let limit): "You cannot follow more than \(limit) accounts"
             }
         }
 
         public var kind: FailureKind {
             switch self {
             case .noSuchAccount: .notFound
-            case .yourself: .other
+            case .yourself, .followingTooMany: .other
             case .tooManyFollows: .rateLimited
             }
         }
@@ -36,6 +38,8 @@ public struct FollowCommand: SignedInCommand {
     private let counters: any SharedCounters
     private let notifier: Notifier
     private let perHour: Int
+    /// Accounts one may follow at once (`follow_limit`); 0: no limit.
+    private let limit: Int
     private let now: () -> Int64
 
     /// `follows` false: the command that unfollows.
@@ -50,12 +54,17 @@ public struct FollowCommand: SignedInCommand {
         counters = services.counters
         notifier = Notifier(services)
         perHour = Self.rateLimit.perHour(services.policy)
+        limit = follows ? services.policy.followLimit : 0
         now = services.now
     }
 
     public func run(_ input: AccountReference, as user: SignedInUser, in context: CommandContext) throws -> PersonSummary {
         if input.userID == user.id { throw Failure.yourself }
         guard let person = try photos.person(id: input.userID) else { throw Failure.noSuchAccount }
+        // (Two follows at once may pass it by one: it bounds the feed's work, no exact count.)
+        if limit > 0, try graph.counts(of: user.id, viewer: nil).following >= limit, try !graph.isFollowing(user.id, person.id) {
+            throw Failure.followingTooMany(limit: limit)
+        }
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)
         let event = NotificationEvent.follow(of: person.id, by: user.id)
         let changed = follows ? try graph.follow(person.id, by: user.id, created: now()) : try graph.unfollow(person.id, by: user.id)
