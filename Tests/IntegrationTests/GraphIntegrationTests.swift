@@ -32,6 +32,7 @@ extension DatabaseTests {
             #expect(try graph.counts(of: 2, viewer: 1) == FollowCounts(followers: 3, following: 0, followedByViewer: true))
             #expect(try graph.counts(of: 1, viewer: 2) == FollowCounts(followers: 0, following: 2, followedByViewer: false))
             #expect(try graph.counts(of: 1, viewer: nil).followedByViewer == nil)
+            #expect(try graph.followingCount(of: 1) == 2 && graph.followingCount(of: 2) == 0)
             #expect(try graph.unfollow(2, by: 1))
             #expect(try !graph.unfollow(2, by: 1))
             try graph.forget(userID: 3)

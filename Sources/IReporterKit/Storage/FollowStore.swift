@@ -40,6 +40,8 @@ public protocol FollowStore: AnyObject {
     /// edges first, at most `limit` (a record's id is `viewer`'s edge's).
     func familiarFollowers(of userID: Int64, viewer: Int64, limit: Int) throws -> [FollowRecord]
     func counts(of userID: Int64, viewer: Int64?) throws -> FollowCounts
+    /// How many accounts `userID` follows (`follow_limit`'s count).
+    func followingCount(of userID: Int64) throws -> Int64
     /// Whether `follower` follows `followee`.
     func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool
     /// The ids of a page of `userID`'s home feed: the photos of those they

@@ -62,7 +62,7 @@ public struct FollowCommand: SignedInCommand {
         if input.userID == user.id { throw Failure.yourself }
         guard let person = try photos.person(id: input.userID) else { throw Failure.noSuchAccount }
         // (Two follows at once may pass it by one: it bounds the feed's work, no exact count.)
-        if limit > 0, try graph.counts(of: user.id, viewer: nil).following >= limit, try !graph.isFollowing(user.id, person.id) {
+        if limit > 0, try graph.followingCount(of: user.id) >= limit, try !graph.isFollowing(user.id, person.id) {
             throw Failure.followingTooMany(limit: limit)
         }
         try Self.rateLimit.charge(user, perHour: perHour, counters: counters)

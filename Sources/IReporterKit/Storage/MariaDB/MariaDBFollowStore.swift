@@ -72,6 +72,12 @@ public final class MariaDBFollowStore: FollowStore {
                             followedByViewer: viewer.map { _ in (row?.int64("followed") ?? 0) > 0 })
     }
 
+    /// A range of `follower_followee`, on the primary: a replica behind
+    /// would let a follow past the limit.
+    public func followingCount(of userID: Int64) throws -> Int64 {
+        try database.query("SELECT COUNT(*) AS following FROM follows WHERE follower = ?", [.int(userID)]).first?.int64("following") ?? 0
+    }
+
     /// A point of `follower_followee`.
     public func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool {
         !(try reads.query("SELECT 1 FROM follows WHERE follower = ? AND followee = ?", [.int(follower), .int(followee)]).isEmpty)

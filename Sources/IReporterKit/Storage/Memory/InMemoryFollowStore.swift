@@ -54,6 +54,10 @@ public final class InMemoryFollowStore: FollowStore {
                      followedByViewer: viewer.map { viewer in edges.contains { $0.follower == viewer && $0.followee == userID } })
     }
 
+    public func followingCount(of userID: Int64) throws -> Int64 {
+        Int64(edges.count { $0.follower == userID })
+    }
+
     public func isFollowing(_ follower: Int64, _ followee: Int64) throws -> Bool {
         edges.contains { $0.follower == follower && $0.followee == followee }
     }
