@@ -247,7 +247,7 @@ stream_answer_file = $SRV_RUN/stream-answer")
 ${STACK_EXTRA_CONFIG:-}
 EOF
   # The workers (www-data) append to it.
-  touch "$RUN_DIR/access.log" && chown www-data "$RUN_DIR/access.log"
+  touch "$RUN_DIR/access.log" && chown www-data "$RUN_DIR/access.log" && chmod 640 "$RUN_DIR/access.log"
   if [ -n "${S3_URL:-}" ]; then
     printf 'photo_store = s3\ns3_url = %s\n' "$S3_URL" >> "$SRV_CONF"
   fi

@@ -61,11 +61,22 @@ final class AccessLog {
             let tenths = (micros + 50) / 100
             return .decimal(String(tenths / 10) + "." + String(tenths % 10))
         }
-        return [("client", .text(record.client)), ("method", .text(record.method)), ("uri", .text(record.uri)),
+        return [("client", .text(record.client)), ("method", .text(record.method)), ("uri", .text(withoutTokens(record.uri))),
                 ("command", .text(record.command)), ("call", .text(record.call)), ("outcome", .text(record.outcome)),
                 ("bytes", .number(record.bytes)), ("total_ms", millis(record.totalMicros)), ("parse_ms", millis(record.parseMicros)),
                 ("db_ms", millis(record.databaseMicros)), ("image_ms", millis(record.imageMicros)),
                 ("request_id", .text(record.requestID)), ("pid", .number(Int(getpid())))]
+    }
+
+    /// The URI with each `access_token` in its query (the Mastodon API
+    /// takes a token there too) written `FILTERED`, as Mastodon logs it:
+    /// a log is read by people who must not act as its users.
+    static func withoutTokens(_ uri: String) -> String {
+        guard let query = uri.firstIndex(of: "?") else { return uri }
+        let pairs = uri[uri.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            pair.split(separator: "=", maxSplits: 1).first == "access_token" ? "access_token=FILTERED" : pair
+        }
+        return uri[...query] + pairs.joined(separator: "&")
     }
 
     /// A value the client chose (a command, a method, a request id), as one

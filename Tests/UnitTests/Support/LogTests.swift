@@ -44,6 +44,18 @@ struct LogTests {
         let text = AccessLog.line(record, format: .text, time: "2026-12-02T06:55:00Z")
         #expect(text.hasPrefix("2026-12-02T06:55:00Z client=203.0.113.7 method=POST uri=/iReporter/rpc command=rpc call=login,stream outcome=authorization-failed,ok bytes=212 total_ms=1.4 "))
     }
+
+    /// A token in the query (the Mastodon API takes one there) never reaches the log.
+    @Test func theAccessLogFiltersTokens() {
+        #expect(AccessLog.withoutTokens("/api/v1/timelines/home?limit=5&access_token=s3cr3t&x=access_token")
+                == "/api/v1/timelines/home?limit=5&access_token=FILTERED&x=access_token")
+        #expect(AccessLog.withoutTokens("/api/v1/statuses/7/favourite?access_token=a&access_token=b")
+                == "/api/v1/statuses/7/favourite?access_token=FILTERED&access_token=FILTERED")
+        #expect(AccessLog.withoutTokens("/iReporter/") == "/iReporter/")
+        #expect(AccessLog.withoutTokens("/a?") == "/a?" && AccessLog.withoutTokens("/a?&&b") == "/a?&&b")
+        let record = APIResponder.Record(client: "203.0.113.7", method: "GET", uri: "/api/v1/markers?access_token=s3cr3t", requestID: "abc")
+        #expect(!AccessLog.line(record, format: .text, time: "2026-12-02T06:55:00Z").contains("s3cr3t"))
+    }
 }
 
 /// A long command's progress line: done of total, the phase's rate and the time left.
