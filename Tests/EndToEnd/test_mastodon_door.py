@@ -60,6 +60,15 @@ def test_browser_clients_get_cors_preflight(site):
     assert request(site, "OPTIONS", "/api/v1/no-such-thing")[0] == 404
 
 
+def test_the_authorization_page_is_never_readable_from_other_sites(site):
+    """The page answers a signed-in browser's cookie: no CORS header, however
+    its path is spelled (the router drops empty segments); the API has them."""
+    for path in ("/oauth/authorize", "/oauth//authorize", "//oauth/authorize", "/oauth/authorize/"):
+        status, headers, _ = request(site, "GET", path + "?response_type=code&client_id=x&redirect_uri=urn:ietf:wg:oauth:2.0:oob")
+        assert "Access-Control-Allow-Origin" not in headers, (path, status, headers)
+    assert request(site, "POST", "/oauth/token")[1]["Access-Control-Allow-Origin"] == "*"
+
+
 def test_a_body_that_is_no_json_is_refused_in_mastodons_shape(site):
     status, _, body = request(site, "POST", "/api/v1/lists", body=b"{nope",
                               headers={"Content-Type": "application/json"})
