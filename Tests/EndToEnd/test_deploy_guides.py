@@ -290,6 +290,12 @@ def test_the_guide_as_written_swaps_the_php_site(host, database):
     assert host.run_inside("test", "-f", state).returncode == 0, f"no {state}"
 
     if host.name in ("fcgid", "cgi"):
+        # The configuration in the web root: the server's group may read it, the web never.
+        mode = host.run_inside("stat", "-c", "%a %U:%G", f"{APP}/ireporter.conf")
+        assert mode.stdout.split() == ["640", "root:www-data"], mode.stdout
+        with AppClient(Endpoint(base)) as phone:
+            r = phone.get(path="/iReporter/ireporter.conf")
+            assert r.status == 403 and b"db_url" not in r.body, (r.status, r.body[:200])
         # A 24 MB photo: the server's JSON answer, not Apache's page or "Malformed request".
         from test_deploy_apache import oversized, raw_post
         body, ctype = oversized(24 * 1000 * 1000)
