@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pwd
 import random
 import signal
 import socket
@@ -814,6 +815,20 @@ def test_json_log_lines_hold_any_username_and_the_level_drops_info(start_server,
     assert all(e["level"] != "info" for e in entries), entries
     line = json.loads(access.read_text().splitlines()[-1])
     assert (line["command"], line["outcome"], line["client"]) == ("login", "authorization-failed", "127.0.0.1"), line
+
+
+def test_a_log_file_made_at_a_start_as_root_is_the_servers_user(start_server, module_env):
+    """Made before the switch to `user`: handed to it, or the user could not
+    reopen it on SIGUSR1, nor start with it again."""
+    logs_dir = module_env["dir"] / "root-made-logs"
+    logs_dir.mkdir(exist_ok=True)
+    own = logs_dir / "ireporter.log"
+    own.unlink(missing_ok=True)
+    server = start_server(workers=1, log_file=str(own))
+    assert own.stat().st_uid == pwd.getpwnam(servers.WWW).pw_uid, own.stat()
+    server.proc.send_signal(signal.SIGUSR1)
+    servers.wait_for(lambda: b"log files reopened" in own.read_bytes(), 5, what="the reopen")
+    assert b"logging goes on in the file open before" not in own.read_bytes()
 
 
 def test_sigusr1_reopens_the_log_files(start_server, module_env):

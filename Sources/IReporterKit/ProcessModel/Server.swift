@@ -12,6 +12,7 @@ public enum Server {
         // Before FCGX_Init: libfcgi installs its own SIGTERM/SIGUSR1 handlers
         // where none is set, and they would merely set a flag.
         signal(SIGPIPE, SIG_IGN)
+        let logFileExisted = access(configuration.logFile, F_OK) == 0
         if !configuration.logFile.isEmpty && !Log.redirect(to: configuration.logFile) {
             Log.error("cannot open log_file \(configuration.logFile): \(String(cString: strerror(errno)))")
             return 1
@@ -48,7 +49,12 @@ public enum Server {
                 try ListeningSocket.changeOwner(path, owner: configuration.listenOwner, group: configuration.listenGroup,
                                                 user: configuration.user)
             }
-            if !configuration.user.isEmpty { try dropPrivileges(to: configuration.user) }
+            if !configuration.user.isEmpty {
+                // A log file this start made (as root) is the user's: else its
+                // SIGUSR1 reopen and a later start as the user itself would fail.
+                if !configuration.logFile.isEmpty && !logFileExisted { giveToUser(configuration.logFile, configuration.user) }
+                try dropPrivileges(to: configuration.user)
+            }
         } catch {
             Log.error("\(error)")
             return 1
@@ -112,6 +118,15 @@ public enum Server {
         let uid = entry.pointee.pw_uid, gid = entry.pointee.pw_gid
         guard initgroups(user, gid) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
             throw SystemError("switch to user \(user)")
+        }
+    }
+
+    /// `path` (a file this process made) to `user` and their group, when
+    /// running as root.
+    private static func giveToUser(_ path: String, _ user: String) {
+        guard getuid() == 0, let entry = getpwnam(user) else { return }
+        if lchown(path, entry.pointee.pw_uid, entry.pointee.pw_gid) != 0 {
+            Log.warning("cannot give \(path) to \(user): \(String(cString: strerror(errno)))")
         }
     }
 
