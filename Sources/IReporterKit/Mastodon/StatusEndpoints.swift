@@ -157,8 +157,9 @@ struct StatusEndpoints: MastodonEndpoints {
     private func newStatus(_ call: MastodonCall, user: SignedInUser, statuses: MastodonStatuses) throws -> StatusEntity {
         let parameters = call.parameters
         let text = parameters.bytes("status") ?? []
-        let mediaIDs = parameters.strings("media_ids")
-        if let reply = parameters.string("in_reply_to_id") {
+        // Blank values are none, as Mastodon reads them (a form's empty `media_ids[]=`).
+        let mediaIDs = parameters.strings("media_ids").filter { !$0.isEmpty }
+        if let reply = parameters.string("in_reply_to_id"), !reply.isEmpty {
             guard mediaIDs.isEmpty else { throw MastodonError(status: 422, message: "A reply is a comment: it cannot carry a photo") }
             guard let id = StatusID(reply), let target = try statuses.status(id),
                   let photo = try statuses.photo(target.photoID) else { throw MastodonError.notFound }

@@ -99,6 +99,20 @@ struct MastodonStatusesTests {
         #expect(again.status == 422)
     }
 
+    /// Blank fields are none, as Mastodon reads them: a form-encoding app
+    /// sends an empty `media_ids[]` with a reply, an empty `in_reply_to_id`
+    /// with a post.
+    @Test func blankFieldsAreNone() throws {
+        let media = try #require(string(try json(call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 8, height: 8)))["id"]))
+        let post = call(.post, "/api/v1/statuses", token: token(), [("status", "Blank"), ("in_reply_to_id", ""), ("media_ids[]", media)])
+        #expect(post.status == 200, "\(String(decoding: post.body, as: UTF8.self))")
+        #expect(try json(post)["in_reply_to_id"] == .null)
+        let photo = try #require(string(try json(post)["id"]))
+        let reply = call(.post, "/api/v1/statuses", token: token(user: 1), [("status", "Nice"), ("in_reply_to_id", photo), ("media_ids[]", "")])
+        #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+        #expect(string(try json(reply)["in_reply_to_id"]) == photo)
+    }
+
     /// A phone that lost the answer posts again with the same key: the
     /// status the first post made, for an hour, for that account alone.
     @Test func aPostRepeatedWithItsIdempotencyKeyAnswersTheFirstStatus() throws {

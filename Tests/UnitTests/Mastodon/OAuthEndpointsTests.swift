@@ -176,6 +176,19 @@ struct OAuthEndpointsTests {
         #expect(limited.call(.get, "/api/v1/instance/peers").status == 200, "a new window")
     }
 
+    /// A network's anonymous reads past the limit leave its signing in alone
+    /// (a count of its own, limited too).
+    @Test func signingInHasItsOwnCount() throws {
+        let limited = try OAuthEndpointsTests(rateLimit: 2)
+        let client = try limited.app()
+        for _ in 0..<3 { _ = limited.call(.get, "/api/v1/instance/peers") }
+        #expect(limited.call(.get, "/api/v1/instance/peers").status == 429)
+        let grant = [("grant_type", "password"), ("client_id", client.id), ("client_secret", client.secret),
+                     ("username", "bob"), ("password", "pw"), ("scope", "read")]
+        #expect(limited.call(.post, "/oauth/token", grant).status == 200, "the app's registration and this: 2")
+        #expect(limited.call(.post, "/oauth/token", grant).status == 429, "its own count is limited too")
+    }
+
     /// A command's own limit (follows an hour) refuses with 429 but without
     /// the request limit's headers, which would have a client retry when
     /// that window ends, minutes away, with hundreds of requests "remaining".
@@ -201,6 +214,7 @@ struct OAuthEndpointsTests {
             ("grant_type", "client_credentials"), ("client_id", client.id), ("client_secret", client.secret)]), "access_token"))
         #expect(limited.call(.get, "/api/v1/instance/peers", token: appToken).status == 200)
         #expect(limited.call(.get, "/api/v1/instance/peers").status == 200)
+        #expect(limited.call(.get, "/api/v1/instance/peers").status == 200, "the token's own request counted with the signing in")
         #expect(limited.call(.get, "/api/v1/instance/peers").status == 429, "the app's token counted with its network")
         #expect(limited.call(.get, "/api/v1/accounts/verify_credentials", token: phone).status == 200, "bob's own count")
         #expect(limited.call(.get, "/api/v1/accounts/verify_credentials", token: tablet).status == 200)
