@@ -65,6 +65,10 @@ def test_check_says_ok_for_each_item_of_a_working_installation(site):
     assert p.returncode == 0, p.stdout + p.stderr
     lines = items(p.stdout)
     assert lines["user"].startswith("ok  ") and "www-data" in lines["user"], p.stdout
+    # Without `user` (a systemd unit's configuration), run as root: said, as a warning.
+    rooted = run(site, "check", conf=variant(site, "no-user", user=""))
+    assert rooted.returncode == 0, rooted.stdout + rooted.stderr
+    assert items(rooted.stdout)["user"].startswith("warn user: empty, and this runs as root"), rooted.stdout
     migrations = len(list((servers.REPO / "sql" / "migrations").glob("*.sql")))
     assert re.match(rf"ok   database: connected to .* as [^ ]+, database \w+; schema and {migrations} migrations applied$",
                     lines["database"]), p.stdout

@@ -32,9 +32,10 @@ public enum IReporterCommandLine {
             Commands:
             \(commands)
 
-            Exit status: 0 done, 1 failed, 2 a command line or configuration
-            that cannot be used, 130 stopped by Ctrl-C (the long commands go on
-            where they stopped when run again).
+            Exit status: 0 done, 1 failed (--check-config: the problems it
+            reported), 2 a command line or configuration that cannot be used,
+            130 stopped by Ctrl-C (the long commands go on where they stopped
+            when run again).
 
             """
     }

@@ -69,7 +69,13 @@ struct ConfigurationCheck {
     }
 
     private func switchToServerUser() -> Line? {
-        guard !configuration.user.isEmpty, getuid() == 0 else { return nil }
+        guard getuid() == 0 else { return nil }
+        guard !configuration.user.isEmpty else {
+            // A systemd unit's configuration has no `user`: root would find writable what the server cannot write.
+            return Line(outcome: .warning, item: "user",
+                        detail: "empty, and this runs as root: what follows is tried as root, who may write where the "
+                            + "server's user cannot; run it as that user (runuser -u www-data -- ireporter check)")
+        }
         do {
             try Server.dropPrivileges(to: configuration.user)
             return Line(outcome: .ok, item: "user", detail: "what follows is tried as \(configuration.user)")
