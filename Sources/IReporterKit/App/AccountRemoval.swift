@@ -161,7 +161,7 @@ struct MediaOfAccount: AccountPart {
         guard !waiting.isEmpty else { return }
         let directory = files.spoolDirectory
         for pending in waiting {
-            unlink("\(directory)/\(pending.file)")
+            MediaEndpoints.removeFile(of: pending.file, in: directory)
             try media.removePending(id: pending.id)
         }
     }

@@ -22,7 +22,8 @@ struct MediaEndpoints: MastodonEndpoints {
     static let pendingSeconds: Int64 = 86_400
     /// Mastodon's limit of a description (alt text), in characters; here bytes of UTF-8.
     static let maxDescriptionBytes = 1500
-    /// A waiting media's file name: this, then its key (20 hex digits).
+    /// A waiting media's name (the row's `file`): this, then its key (20 hex
+    /// digits); its file's name: this, then a digest of that (`filePath`).
     static let filePrefix = ".media-"
     /// A media's file while a post of it runs: its second name, to wait again from.
     static let heldSuffix = ".held"
@@ -39,7 +40,8 @@ struct MediaEndpoints: MastodonEndpoints {
             let id = try call.id()
             guard id > Self.pendingBase, let pending = try api.services.media.pending(id: id - Self.pendingBase),
                   call.pathParameter("file") == Self.key(of: pending) + ".jpg",
-                  let jpeg = readFile("\(api.services.photoFiles.spoolDirectory)/\(pending.file)") else { throw MastodonError.notFound }
+                  let jpeg = readFile(Self.filePath(of: pending.file, in: api.services.photoFiles.spoolDirectory))
+            else { throw MastodonError.notFound }
             return MastodonAnswer(contentType: "image/jpeg",
                                   headers: [("Cache-Control", "private, max-age=86400"),
                                             ("Content-Security-Policy", "default-src 'none'; sandbox")], body: jpeg)
@@ -77,6 +79,23 @@ struct MediaEndpoints: MastodonEndpoints {
     }
 
     static func key(of pending: PendingMedia) -> String { String(pending.file.dropFirst(filePrefix.count)) }
+
+    /// Where the media named `name` (its row's `file`) waits: a file named by
+    /// a digest of the name, never the name itself, as anyone on the host may
+    /// list the upload folder and the key in a name is all its picture's URL
+    /// asks for. A file an older version named by the key is renamed so here.
+    static func filePath(of name: String, in directory: String) -> String {
+        let path = "\(directory)/\(filePrefix)\(Digest.sha256.hexString(Array(name.utf8)).prefix(40))"
+        if access(path, F_OK) != 0 { _ = rename("\(directory)/\(name)", path) }
+        return path
+    }
+
+    /// Removes the media's file, and its second name of a post under way
+    /// (an older version's too).
+    static func removeFile(of name: String, in directory: String) {
+        let path = filePath(of: name, in: directory)
+        for file in [path, path + heldSuffix, "\(directory)/\(name)\(heldSuffix)"] { unlink(file) }
+    }
 
     static func entity(_ pending: PendingMedia) -> MediaAttachmentEntity {
         MediaAttachmentEntity(id: pendingBase + pending.id, source: .pending(key: key(of: pending)), width: pending.width, height: pending.height,
@@ -128,26 +147,27 @@ struct MediaEndpoints: MastodonEndpoints {
                              context: CommandContext) throws -> PendingMedia? {
         let directory = services.photoFiles.spoolDirectory
         let name = filePrefix + "\(PhotoSecret.random())\(PhotoSecret.random())"
+        let file = filePath(of: name, in: directory)
         do {
-            guard rename(path, "\(directory)/\(name)") == 0 else { throw SystemError("rename to \(directory)/\(name)") }
+            guard rename(path, file) == 0 else { throw SystemError("rename to \(file)") }
             context.keep(path)
-            try PhotoTree.sync("\(directory)/\(name)")
+            try PhotoTree.sync(file)
             try PhotoTree.sync(directory)
         } catch {
             Log.error("media upload: \(error)")
-            unlink("\(directory)/\(name)")  // no row will name it
+            unlink(file)  // no row will name it
             throw MastodonError.unavailable
         }
         var kept = waiting
         kept.file = name
         do {
             guard let id = try services.media.addPending(kept, limit: maxPending) else {
-                unlink("\(directory)/\(name)")
+                unlink(file)
                 return nil
             }
             kept.id = id
         } catch {
-            unlink("\(directory)/\(name)") // no row would ever sweep it
+            unlink(file) // no row would ever sweep it
             throw error
         }
         return kept
@@ -181,7 +201,7 @@ struct MediaEndpoints: MastodonEndpoints {
     /// Removes a media listed and kept for a post that is not made.
     static func forget(_ media: MediaAttachmentEntity, services: AppServices) {
         guard media.id > pendingBase, let pending = try? services.media.pending(id: media.id - pendingBase) else { return }
-        unlink("\(services.photoFiles.spoolDirectory)/\(pending.file)")
+        removeFile(of: pending.file, in: services.photoFiles.spoolDirectory)
         try? services.media.removePending(id: pending.id)
     }
 
@@ -236,8 +256,8 @@ struct MediaEndpoints: MastodonEndpoints {
         guard let id = Int64(mediaID), id > pendingBase, let pending = try services.media.pending(id: id - pendingBase),
               pending.userID == user.id else { throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is not waiting for a post of yours") }
         let directory = services.photoFiles.spoolDirectory
-        let waiting = "\(directory)/\(pending.file)"
-        let claimed = "\(directory)/.spool-\(pending.file)"
+        let waiting = filePath(of: pending.file, in: directory)
+        let claimed = "\(directory)/.spool-\(waiting.dropFirst(directory.count + 1))"
         let held = waiting + Self.heldSuffix
         guard rename(waiting, claimed) == 0 else {
             throw MastodonError(status: 422, message: "Validation failed: media \(mediaID) is posted already")

@@ -20,8 +20,7 @@ struct PendingMediaSweep {
     func removeStale(limit: Int) throws -> Int {
         let stale = try media.pendingCreated(before: now - MediaEndpoints.pendingSeconds, limit: limit)
         for pending in stale {
-            unlink("\(spoolDirectory)/\(pending.file)")
-            unlink("\(spoolDirectory)/\(pending.file)\(MediaEndpoints.heldSuffix)")  // a post's worker killed
+            MediaEndpoints.removeFile(of: pending.file, in: spoolDirectory)  // and its second name: a post's worker killed
             try media.removePending(id: pending.id)
         }
         return stale.count

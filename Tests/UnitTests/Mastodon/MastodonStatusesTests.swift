@@ -192,6 +192,27 @@ struct MastodonStatusesTests {
         #expect(harness.files.spoolFiles.isEmpty, "nothing left in the spool area")
     }
 
+    /// Anyone on the host may list the upload folder: a waiting media's file
+    /// is named by a digest of its key, never the key its picture's URL asks
+    /// for. One an older version named by the key is renamed at its first use.
+    @Test func aWaitingMediasFileNameDoesNotTellItsKey() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let url = try #require(string(try json(uploaded)["url"]))
+        let key = String(url.split(separator: "/").last!.dropLast(".jpg".count))
+        let names = harness.files.spoolFiles
+        #expect(names.count == 1 && !names.contains { $0.contains(key) }, "\(names)")
+        let picture = call(.get, String(url.dropFirst("http://example.com".count)))
+        #expect(picture.status == 200 && !picture.body.isEmpty)
+        // As an older version named it.
+        let directory = harness.files.spoolDirectory
+        #expect(rename("\(directory)/\(names[0])", "\(directory)/\(MediaEndpoints.filePrefix)\(key)") == 0)
+        #expect(call(.get, String(url.dropFirst("http://example.com".count))).body == picture.body)
+        #expect(harness.files.spoolFiles == names, "renamed at its first use")
+        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "Posted"), ("media_ids[]", mediaID)]).status == 200)
+        #expect(harness.files.spoolFiles.isEmpty)
+    }
+
     /// The media's row removed while its post ran (its account deleted) and
     /// the post failing: its file is not put back to wait for a row that is
     /// gone (it stayed a day, a review found).

@@ -18,8 +18,9 @@ struct PendingMediaSweepTests {
         utimensat(AT_FDCWD, "\(scratch.path)/\(name)", &times, 0)
     }
 
-    func pending(_ name: String, age: Int64) throws -> Int64 {
-        file(name, age: age)
+    /// A waiting media; `legacy`: its file named as an older version named it (by its key).
+    func pending(_ name: String, age: Int64, legacy: Bool = false) throws -> Int64 {
+        file(legacy ? name : String(MediaEndpoints.filePath(of: name, in: scratch.path).dropFirst(scratch.path.count + 1)), age: age)
         return try #require(try media.addPending(PendingMedia(userID: 1, file: name, width: 1, height: 1, description: nil,
                                                               focusX: nil, focusY: nil, created: Self.now - age),
                                                  limit: MediaEndpoints.maxPending))
@@ -28,15 +29,18 @@ struct PendingMediaSweepTests {
     @Test func staleMediaGoWithTheirFilesAndOrphanFilesOnceOlderThanAnyRow() throws {
         let day = MediaEndpoints.pendingSeconds
         let stale = try pending(".media-stale", age: day + 10)
-        file(".media-stale.held", age: day + 10)
+        file(String(MediaEndpoints.filePath(of: ".media-stale", in: scratch.path).dropFirst(scratch.path.count + 1)) + ".held", age: day + 10)
+        let staleOfOld = try pending(".media-old", age: day + 10, legacy: true)
+        file(".media-old.held", age: day + 10)
         let fresh = try pending(".media-fresh", age: 60)
+        let freshFile = String(MediaEndpoints.filePath(of: ".media-fresh", in: scratch.path).dropFirst(scratch.path.count + 1))
         file(".media-orphan-old", age: day + 3601)
         file(".media-orphan-young", age: day + 10)
         file(".spool-other", age: 10 * day)
         let sweep = PendingMediaSweep(media: media, spoolDirectory: scratch.path, now: Self.now)
-        #expect(try sweep.run() == (media: 1, files: 1))
-        #expect(try media.pending(id: stale) == nil && media.pending(id: fresh) != nil)
-        #expect(try ScratchDirectory.names(in: scratch.path).sorted() == [".media-fresh", ".media-orphan-young", ".spool-other"],
+        #expect(try sweep.run() == (media: 2, files: 1))
+        #expect(try media.pending(id: stale) == nil && media.pending(id: staleOfOld) == nil && media.pending(id: fresh) != nil)
+        #expect(try ScratchDirectory.names(in: scratch.path).sorted() == [freshFile, ".media-orphan-young", ".spool-other"].sorted(),
                 "the upload folder's own sweep takes spool files")
         #expect(try sweep.run() == (media: 0, files: 0))
     }
