@@ -115,8 +115,13 @@ struct OAuthEndpoints: MastodonEndpoints {
         case "deny":
             return Self.sendBack(request, [("error", OAuthError.Code.accessDenied.rawValue),
                                            ("error_description", OAuthError(.accessDenied).description)])
+        case "switch":
+            return AuthorizePage(step: .login(error: nil), request: request).answer()
         default:
-            guard let user else { return AuthorizePage(step: .login(error: nil), request: request).answer() }
+            // `force_login`: an app adding a second account of this site (Tusky, Ivory) asks for the form.
+            guard let user, parameters.bool("force_login") != true else {
+                return AuthorizePage(step: .login(error: nil), request: request).answer()
+            }
             let username = try api.services.photos.person(id: user.id).map { String(decoding: $0.username, as: UTF8.self) }
             return AuthorizePage(step: .consent(username: username ?? "#\(user.id)"), request: request).answer()
         }

@@ -121,6 +121,22 @@ struct OAuthEndpointsTests {
         #expect(call(.post, "/oauth/token", exchange + [("code_verifier", Self.verifier)]).status == 400, "once")
     }
 
+    /// An app adding a second account (`force_login`), or a person who is
+    /// not the one signed in, gets the login form.
+    @Test func anotherAccountCanSignInOverTheWebSession() throws {
+        let client = try app()
+        let query = [("response_type", "code"), ("client_id", client.id), ("redirect_uri", "https://client.example/cb")]
+        let consent = call(.post, "/oauth/authorize", query + [("action", "login"), ("username", "bob"), ("password", "pw")])
+        let cookie = String(try #require(consent.headers.first { $0.name == "Set-Cookie" }?.value.split(separator: ";").first))
+        func page(_ answer: MastodonAnswer) -> String { String(decoding: answer.body, as: UTF8.self) }
+        #expect(page(call(.get, "/oauth/authorize", query, headers: ["HTTP_COOKIE": cookie])).contains("Signed in as <strong>bob</strong>"))
+        #expect(page(call(.get, "/oauth/authorize", query)).contains(#"name="password""#), "no one signed in")
+        let forced = page(call(.get, "/oauth/authorize", query + [("force_login", "true")], headers: ["HTTP_COOKIE": cookie]))
+        #expect(forced.contains(#"name="password""#) && !forced.contains("Signed in as"))
+        let switched = page(call(.post, "/oauth/authorize", query + [("action", "switch")], headers: ["HTTP_COOKIE": cookie]))
+        #expect(switched.contains(#"name="password""#) && !switched.contains("Signed in as"))
+    }
+
     @Test func anUnregisteredRedirectIsRefusedOnOurPage() throws {
         let client = try app()
         let page = call(.get, "/oauth/authorize", [("response_type", "code"), ("client_id", client.id),

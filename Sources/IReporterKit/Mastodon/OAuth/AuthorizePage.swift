@@ -42,6 +42,7 @@ struct AuthorizePage {
                 + "</ul>\n"
                 + form(action: "authorize", fields: "<p><button type=\"submit\">Authorize</button></p>")
                 + form(action: "deny", fields: "<p><button type=\"submit\">Deny</button></p>")
+                + form(action: "switch", fields: "<p><button type=\"submit\">Use another account</button></p>")
         case .code(let code):
             page += "<p>Copy this code into the app:</p>\n<p><output><code>\(Markup.escaped(code))</code></output></p>\n"
         case .refused(let reason):
