@@ -27,7 +27,6 @@ from reactions import rpc
 
 pytestmark = pytest.mark.skipif(not OURS, reason="the PHP original has no metrics")
 
-ONE_WORKER_PORT = servers.http_port(1)
 REQUESTS = "ireporter_requests_total"
 DURATIONS = "ireporter_request_duration_seconds_count"
 
@@ -45,18 +44,8 @@ def test_the_page_is_openmetrics_with_every_family(base_url):
     }
     assert {name: kinds.get(name) for name in expected} == expected, kinds
     assert families["ireporter_request_duration_seconds"].unit == "seconds"
-    assert value(families, "ireporter_worker_processes", state="idle") >= 1, "the worker answering this at least"
-
-
-def test_a_single_worker_answering_the_page_is_idle():
-    """A mod_fcgid host's one worker, scraped: counted idle, so that an idle
-    server never looks saturated (IReporterSaturated: no idle worker)."""
-    with servers.server_behind_nginx("metrics-one", ONE_WORKER_PORT, workers=1):
-        base = f"http://127.0.0.1:{ONE_WORKER_PORT}/iReporter/"
-        for _ in range(2):
-            families = scrape(base)
-            assert value(families, "ireporter_worker_processes", state="idle") == 1
-            assert value(families, "ireporter_worker_processes", state="busy") == 0
+    busy = value(families, "ireporter_worker_processes", state="busy")
+    assert busy >= 1, "the worker answering this"
 
 
 def test_a_stream_is_counted_with_its_duration(base_url, client):

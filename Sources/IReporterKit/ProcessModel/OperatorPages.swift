@@ -107,13 +107,6 @@ final class OperatorPages {
         let workers = scoreboard.occupied.map(\.slot)
         var states: [Scoreboard.State: Int64] = [:]
         for worker in workers { states[worker.state, default: 0] += 1 }
-        // The worker answering this page is free again once it is answered:
-        // counted busy, one worker (a mod_fcgid host's) would look saturated
-        // at every scrape, and IReporterSaturated would never rest.
-        if let busy = states[.busy], busy > 0 {
-            states[.busy] = busy - 1
-            states[.idle, default: 0] += 1
-        }
         return MetricsExposition.ServerFigures(
             startedAt: scoreboard.startedAt, accepted: scoreboard.accepted, listenQueue: listenQueue().map(Int64.init),
             workerStates: states, maxActive: scoreboard.maxActive, slowRequests: scoreboard.slowRequests,
