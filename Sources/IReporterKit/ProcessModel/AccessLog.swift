@@ -68,15 +68,24 @@ final class AccessLog {
                 ("request_id", .text(record.requestID)), ("pid", .number(Int(getpid())))]
     }
 
-    /// The URI with each `access_token` in its query (the Mastodon API
-    /// takes a token there too) written `FILTERED`, as Mastodon logs it:
-    /// a log is read by people who must not act as its users.
+    /// The URI with the value of each secret in its query written
+    /// `FILTERED`, as Rails and Mastodon log them: a token (the Mastodon API
+    /// takes `access_token` there too), a password, a client secret, an
+    /// authorization code or its verifier, whatever the spelling of the name
+    /// (it is read decoded, as the server reads it). A log is read by people
+    /// who must not act as its users.
     static func withoutTokens(_ uri: String) -> String {
         guard let query = uri.firstIndex(of: "?") else { return uri }
         let pairs = uri[uri.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            pair.split(separator: "=", maxSplits: 1).first == "access_token" ? "access_token=FILTERED" : pair
+            guard let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first,
+                  isSecret(String(decoding: PHPStrings.urlDecode(Array(name.utf8)), as: UTF8.self).lowercased()) else { return pair }
+            return name + "=FILTERED"
         }
         return uri[...query] + pairs.joined(separator: "&")
+    }
+
+    private static func isSecret(_ name: String) -> Bool {
+        ["token", "passw", "secret"].contains { name.contains($0) } || name == "code" || name.hasPrefix("code_verifier")
     }
 
     /// A value the client chose (a command, a method, a request id), as one
