@@ -52,7 +52,7 @@ public enum Server {
             if !configuration.user.isEmpty {
                 // A log file this start made (as root) is the user's: else its
                 // SIGUSR1 reopen and a later start as the user itself would fail.
-                if !configuration.logFile.isEmpty && !logFileExisted { giveToUser(configuration.logFile, configuration.user) }
+                if !configuration.logFile.isEmpty && !logFileExisted { giveToUser(STDERR_FILENO, configuration.user) }
                 try dropPrivileges(to: configuration.user)
             }
         } catch {
@@ -121,12 +121,13 @@ public enum Server {
         }
     }
 
-    /// `path` (a file this process made) to `user` and their group, when
-    /// running as root.
-    private static func giveToUser(_ path: String, _ user: String) {
+    /// The open file `fd` (one this process made: the log file, on stderr)
+    /// to `user` and their group, when running as root. Through the
+    /// descriptor: its name may point elsewhere by now.
+    private static func giveToUser(_ fd: Int32, _ user: String) {
         guard getuid() == 0, let entry = getpwnam(user) else { return }
-        if lchown(path, entry.pointee.pw_uid, entry.pointee.pw_gid) != 0 {
-            Log.warning("cannot give \(path) to \(user): \(String(cString: strerror(errno)))")
+        if fchown(fd, entry.pointee.pw_uid, entry.pointee.pw_gid) != 0 {
+            Log.warning("cannot give the log file to \(user): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -61,7 +61,7 @@ public struct FollowCommand: SignedInCommand {
     public func run(_ input: AccountReference, as user: SignedInUser, in context: CommandContext) throws -> PersonSummary {
         if input.userID == user.id { throw Failure.yourself }
         guard let person = try photos.person(id: input.userID) else { throw Failure.noSuchAccount }
-        // (Two follows at once may pass it by one: it bounds the feed's work, no exact count.)
+        // (Follows at once may each pass it: it bounds the feed's work, no exact count.)
         if limit > 0, try graph.followingCount(of: user.id) >= limit, try !graph.isFollowing(user.id, person.id) {
             throw Failure.followingTooMany(limit: limit)
         }
