@@ -60,7 +60,7 @@ final class MastodonResponder {
         head += "Content-Type: \(answer.contentType)\r\nContent-Length: \(answer.body.count)\r\n"
         for (name, value) in answer.headers { head += "\(name): \(value)\r\n" }
         // By segments, as the router matches them: `/oauth//authorize` is the page too.
-        if !path.split(separator: "/").starts(with: ["oauth", "authorize"]) {
+        if !MastodonRouter.segments(of: String(path)).starts(with: ["oauth", "authorize"]) {
             head += "Access-Control-Allow-Origin: *\r\n"
             head += "Access-Control-Expose-Headers: Link, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset\r\n"
         }

@@ -38,7 +38,7 @@ struct MastodonRateLimit {
 
     /// `/oauth/...` and `/api/v1/apps`, by segments as the router matches them.
     static func signsIn(_ path: String) -> Bool {
-        let segments = path.split(separator: "/")
+        let segments = MastodonRouter.segments(of: path)
         return segments.first == "oauth" || segments.starts(with: ["api", "v1", "apps"])
     }
 }

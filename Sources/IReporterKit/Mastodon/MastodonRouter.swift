@@ -95,8 +95,10 @@ public struct MastodonRouter {
         return grant
     }
 
-    /// A path's segments, split once for every route it is matched against.
-    private static func segments(of path: String) -> [Substring] { path.split(separator: "/", omittingEmptySubsequences: true) }
+    /// A path's segments, split once for every route it is matched against
+    /// (and by what must recognise a route as the router does: the
+    /// authorization page's headers, the signing in's rate count).
+    static func segments(of path: String) -> [Substring] { path.split(separator: "/", omittingEmptySubsequences: true) }
 
     /// The path's (`parts`, as many as `segments`) `:name` segments by name, nil when it does not match.
     private static func match(_ segments: [Substring], _ parts: [Substring]) -> [String: String]? {
