@@ -102,11 +102,12 @@ public final class MariaDBFollowStore: FollowStore {
     public func feed(of userID: Int64, page: PageCursor) throws -> [Int64] {
         let followed = try reads.query("SELECT followee FROM follows WHERE follower = ?", [.int(userID)]).compactMap { $0.int64("followee") }
         let people = Array(Set(followed + [userID])).sorted()
+        let sql = Self.feedSQL(order: page.sqlOrder)
         var photos: [Int64] = []
         for start in stride(from: 0, to: people.count, by: Self.feedGroup) {
             let group = people[start..<min(start + Self.feedGroup, people.count)]
             let padded = Array(group) + Array(repeating: 0, count: Self.feedGroup - group.count)
-            photos += try reads.query(Self.feedSQL(order: page.sqlOrder),
+            photos += try reads.query(sql,
                                       padded.flatMap { [.int($0)] + page.sqlArguments } + [.int(Int64(page.count))])
                 .compactMap { $0.int64("IdPhoto") }
         }
