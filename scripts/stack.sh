@@ -180,6 +180,7 @@ stack_render_nginx() {
   fi
   grep -qF "include $NGX_DIR/ireporter-publish-key.conf;" "$NGX_DIR/ireporter-live.conf" \
     || die "rendering deploy/nginx/ireporter-live.conf did not replace its key file's path"
+  write_file "$NGX_DIR/ireporter-live-limits.conf" < "$IREPORTER_REPO/deploy/nginx/ireporter-live-limits.conf"
   # S3_URL (scripts/cluster.sh with PHOTO_STORE=s3): the photos' URLs go to
   # the server behind nginx's cache (deploy/nginx/ireporter-s3.conf), whose
   # http-level line (its header's fastcgi_cache_path) gets a folder here.

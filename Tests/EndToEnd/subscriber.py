@@ -47,17 +47,21 @@ class Subscriber:
         self.sock.close()
 
 
-def subscribe_all(endpoint: Endpoint, sources: list[str], deadline: float) -> tuple[list[socket.socket], list[bytes]]:
+def subscribe_all(endpoint: Endpoint, sources: list[str], deadline: float,
+                  forwarded: bool = False) -> tuple[list[socket.socket], list[bytes]]:
     """One subscription from each of `sources` (an address may recur), sent
     at once, as a flood would: the sockets nginx answered 200 (held open),
-    and the status lines of the others (closed). Bounded by `deadline`."""
-    request = (f"GET {endpoint.path('live')} HTTP/1.1\r\nHost: {endpoint.host_header}\r\n"
-               "Accept: text/event-stream\r\n\r\n").encode()
+    and the status lines of the others (closed). Bounded by `deadline`.
+    `forwarded`: the test plays a proxy on the same host, connecting from
+    127.0.0.1 with each source in X-Forwarded-For (any address, IPv6 too)."""
     selector = selectors.DefaultSelector()
     heads: dict[socket.socket, bytes] = {}
     for source in sources:
-        s = socket.create_connection((endpoint.host, endpoint.port), timeout=10, source_address=(source, 0))
-        s.sendall(request)
+        s = socket.create_connection((endpoint.host, endpoint.port), timeout=10,
+                                     source_address=None if forwarded else (source, 0))
+        s.sendall((f"GET {endpoint.path('live')} HTTP/1.1\r\nHost: {endpoint.host_header}\r\n"
+                   + (f"X-Forwarded-For: {source}\r\n" if forwarded else "")
+                   + "Accept: text/event-stream\r\n\r\n").encode())
         s.setblocking(False)
         heads[s] = b""
         selector.register(s, selectors.EVENT_READ)
