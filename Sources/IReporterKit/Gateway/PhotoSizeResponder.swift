@@ -18,10 +18,13 @@ final class PhotoSizeResponder {
     /// A GET or HEAD whose path ends in `photos/<segment>/<segment>` (or,
     /// with a bucket, `upload/<segment>`): answered here, a 404 when the
     /// name is not one of ours. (A POST there stays the API's, as every
-    /// path under /iReporter/ was PHP's.)
+    /// path under /iReporter/ was PHP's.) Doubled slashes count as one, as
+    /// nginx and Apache merge them when they pick the location that hands
+    /// the request over: `photos//000000/…` is a size's path misspelled (a
+    /// 404), not a command.
     func handles(_ request: GatewayRequest) -> Bool {
         guard let method = request.param("REQUEST_METHOD"), method == "GET" || method == "HEAD" else { return false }
-        let segments = Self.path(request).split(separator: "/", omittingEmptySubsequences: false)
+        let segments = Self.path(request).split(separator: "/")
         return (segments.count >= 3 && segments[segments.count - 3] == PhotoTree.folderName)
             || (bucket != nil && segments.count >= 2 && segments[segments.count - 2] == "upload")
     }

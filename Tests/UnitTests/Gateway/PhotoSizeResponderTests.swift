@@ -74,6 +74,27 @@ struct PhotoSizeResponderTests {
         func removeSize(_ size: PhotoSize, id: Int64, secret: PhotoSecret) throws { try folder.removeSize(size, id: id, secret: secret) }
     }
 
+    /// What nginx and Apache hand over as a size (they merge doubled
+    /// slashes before choosing the location) is answered here, a misspelled
+    /// one with a 404, never as an API command's empty 200; a POST stays the API's.
+    @Test(arguments: [("GET", "/iReporter/photos/000000/2_0123abcdef_q.jpg", true),
+                      ("GET", "/iReporter/photos//000000/2_0123abcdef_q.jpg", true),
+                      ("HEAD", "/iReporter/photos/000000//2_0123abcdef_q.jpg?x=1", true),
+                      ("GET", "/iReporter//photos/000000/2_0123abcdef_q.jpg/", true),
+                      ("POST", "/iReporter/photos/000000/2_0123abcdef_q.jpg", false),
+                      ("GET", "/iReporter/", false),
+                      ("GET", "/iReporter/photos/2_0123abcdef_q.jpg", false)])
+    func whatTheWebServerHandsOverAsASizeIsAnsweredAsOne(method: String, uri: String, handled: Bool) {
+        let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: InMemoryPhotoStore(users: .withAlice()),
+                                                             files: UploadFolder(directory: scratch.path),
+                                                             policy: AppServices.Policy(), decodeGate: nil))
+        let request = ParameterRequest(["REQUEST_METHOD": method, "REQUEST_URI": uri])
+        #expect(responder.handles(request) == handled)
+        if handled && uri.contains("//") {
+            #expect(responder.answer(request).starts(with: Array("Status: 404".utf8)))
+        }
+    }
+
     /// A HEAD by a path the web server does not serve from disk (a folder
     /// put before `photos/`) reaches the server: a size stored already is
     /// answered from its length, none of it read (an original is up to 20 MiB).
