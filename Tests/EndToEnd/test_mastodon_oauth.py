@@ -282,6 +282,12 @@ def test_the_server_describes_itself(site, host, alice):
     assert instance["configuration"]["media_attachments"]["image_size_limit"] == 20 * 1024 * 1024
     status, _, body = request(host, "GET", "/api/v1/instance")
     assert status == 200 and json.loads(body)["stats"]["user_count"] >= 1
+    # The instance's picture, as the apps show it on their server lists: an
+    # image their native loaders read (a PNG, not the page's SVG icon).
+    v2 = json.loads(request(host, "GET", "/api/v2/instance")[2])
+    assert v2["thumbnail"]["url"] == json.loads(body)["thumbnail"]
+    status, headers, picture = request(host, "GET", urlsplit(v2["thumbnail"]["url"]).path)
+    assert (status, headers["Content-Type"], picture[:8]) == (200, "image/png", b"\x89PNG\r\n\x1a\n"), v2["thumbnail"]
     status, _, body = request(host, "GET", "/.well-known/nodeinfo")
     href = json.loads(body)["links"][0]["href"]
     status, _, body = request(host, "GET", urlsplit(href).path)

@@ -108,7 +108,7 @@ struct MastodonEntityTests {
         #expect(string(value["created_at"]) == "2025-12-01T00:00:00.000Z")
         #expect(string(value["last_status_at"]) == "2026-12-06", "a day, as Mastodon gives it")
         #expect(string(value["url"]) == "http://example.com/#/user/7")
-        #expect(string(value["avatar"]) == "http://example.com/assets/1/avatar.png")
+        #expect(string(value["avatar"]) == "http://example.com/assets/2/avatar.png")
         #expect(value["statuses_count"] == .number(Array("12".utf8)))
         #expect(value["followers_count"] == .number(Array("3".utf8)))
         #expect(value["following_count"] == .number(Array("4".utf8)))

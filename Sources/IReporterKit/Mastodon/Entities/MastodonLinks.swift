@@ -15,10 +15,11 @@ public struct MastodonLinks: Sendable {
     /// Every account's picture and header: images of the web client's
     /// folder (web/assets), under a version of their own, the number raised
     /// when they change (the web server keeps `assets/<version>/` a year).
-    public var defaultAvatar: String { "\(siteURL)assets/1/avatar.png" }
-    public var defaultHeader: String { "\(siteURL)assets/1/header.png" }
-    /// The instance's picture: the web client's icon.
-    public var instanceIcon: String { "\(siteURL)assets/1/icon.svg" }
+    public var defaultAvatar: String { "\(siteURL)assets/2/avatar.png" }
+    public var defaultHeader: String { "\(siteURL)assets/2/header.png" }
+    /// The instance's picture: the web client's icon as a 512x512 PNG (the
+    /// apps' native image loaders show no SVG).
+    public var instanceIcon: String { "\(siteURL)assets/2/icon.png" }
 
     /// A media waiting for its post (`MediaEndpoints`' file route).
     public func pendingMedia(_ id: Int64, key: String) -> String { "\(siteURL)api/v1/media/\(id)/\(key).jpg" }
