@@ -116,6 +116,23 @@ struct JSONRPCTests {
         #expect(phone.photos.votes.isEmpty)
     }
 
+    /// From a review: `{"count": 5, "snice": 2}` answered the whole stream,
+    /// the misspelled `since` taken as absent. A name the method does not
+    /// declare is refused, and the call does nothing.
+    @Test func aParameterTheMethodDoesNotDeclareIsRefused() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        try phone.send([("command", "upload"), ("title", "one")], file: makeJPEG(width: 32, height: 32))
+        let misspelled = #"{"jsonrpc":"2.0","method":"stream","params":{"count":5,"snice":2},"id":1}"#
+        #expect(String(decoding: rpc(phone, misspelled).body, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":"stream has no parameter snice"},"id":1}"#)
+        _ = rpc(phone, #"{"jsonrpc":"2.0","method":"like","params":{"IdPhoto":2,"IdPhto":2},"id":2}"#)
+        #expect(phone.photos.votes.isEmpty, "a refused call does nothing")
+        // Every declared name is taken, the web client's `legacy_password` too.
+        let login = #"{"jsonrpc":"2.0","method":"login","params":{"username":"alice","password":"p","legacy_password":""},"id":3}"#
+        #expect(String(decoding: rpc(phone, login).body, as: UTF8.self).contains(#""result""#))
+    }
+
     @Test func idsAreEchoedAsSent() throws {
         let phone = try AppHarness()
         for id in ["123456789012345678901234567890", "-0.5e-3", #""\u00e9 \"x\"""#, "null"] {

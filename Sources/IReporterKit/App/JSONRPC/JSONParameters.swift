@@ -41,6 +41,12 @@ struct JSONParameters: RequestParameters {
         return Array(((negative && !whole.isEmpty ? "-" : "") + (whole.isEmpty ? "0" : whole)).utf8)
     }
 
+    /// The first member's name that `declared` does not list: a misspelled
+    /// optional parameter would otherwise be taken as absent, without a word.
+    func firstUndeclared(_ declared: [CommandParameter]) -> String? {
+        members.first { member in !declared.contains { $0.name == member.0 } }?.0
+    }
+
     /// The first member that is not a string, number, boolean or null.
     var firstUnusable: String? {
         members.first { member in

@@ -160,6 +160,9 @@ final class JSONRPCService {
             let file = descriptor.fileParts.isEmpty ? "answers a file: send it as a form" : "takes a file: send it as multipart/form-data"
             return .failure(CallError(.invalidParams, "\(method) \(file) to /iReporter/"))
         }
+        if let name = parameters.firstUndeclared(descriptor.parameters) {
+            return .failure(CallError(.invalidParams, "\(method) has no parameter \(name)"))
+        }
         guard let outcome = router.invoke(method, parameters, in: context) else {
             return .failure(CallError(.methodNotFound, method))
         }
