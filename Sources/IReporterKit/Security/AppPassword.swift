@@ -14,6 +14,13 @@ public enum AppPassword {
         Digest.sha1.hex(typed + salt)
     }
 
+    /// Whether `value` looks like an app's value (40 hex digits, either
+    /// case): sent where the typed password is asked for, it is the app's
+    /// value itself, never a typed password to upgrade from.
+    static func hasTheShape(_ value: [UInt8]) -> Bool {
+        value.count == 40 && value.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
+    }
+
     /// Whether `sent` is the app's value of `typed` (compared as the stored
     /// hashes compare: hex in either case).
     static func isDerived(_ sent: [UInt8], fromTyped typed: [UInt8]) -> Bool {

@@ -49,6 +49,21 @@ struct PasswordFormsTests {
         #expect(try retry(phone, "wendy", "Typed pw+1%") == Self.signedIn(1, "wendy"), "a later retry still logs in")
     }
 
+    /// From a review: a Mastodon app's password grant sent the app's value
+    /// where the typed password goes. It matched as a web-made account's
+    /// typed password, and the stored hash became that of the value's own
+    /// value: the account's owner could no longer log in from the app.
+    @Test func theAppsValueSentAsTheTypedPasswordLogsInAndChangesNothing() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "appy"), ("password", Self.app("secret"))])
+        phone.cookie = nil
+        for value in [Self.app("secret"), Self.app("secret").uppercased()] {
+            #expect(try retry(phone, "appy", value) == Self.signedIn(1, "appy"), "\(value)")
+            phone.cookie = nil
+        }
+        #expect(try login(phone, "appy", "secret") == Self.signedIn(1, "appy"), "the app's login still works")
+    }
+
     @Test func anAccountMadeWithTheAppsValueLogsInFromEveryClient() throws {
         let phone = try AppHarness()
         try phone.send([("command", "register"), ("username", "appy"), ("password", Self.app("secret"))])

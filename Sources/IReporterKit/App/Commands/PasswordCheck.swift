@@ -54,8 +54,12 @@ struct PasswordCheck {
             SecurityLog.loginThrottled(username: input.username, seconds: wait, address: address)
             throw LoginCommand.Failure.tooManyAttempts(seconds: wait)
         }
+        // A "typed" password shaped like the app's value is that value, sent
+        // where the typed one is asked for (a Mastodon app's password grant):
+        // it matches an account made with it, which must keep it (upgraded
+        // to the value of the value, the account's own apps would be locked out).
         let user = try (secondHalf ? nil : authenticate(candidates, password: input.password))
-            ?? authenticate(candidates, password: typed, upgradingTo: input.password)
+            ?? authenticate(candidates, password: typed, upgradingTo: AppPassword.hasTheShape(typed) ? nil : input.password)
         guard let user else {
             // The second half of one typed attempt: its first half was logged.
             if !secondHalf {
