@@ -225,11 +225,16 @@ def test_worker_killed_mid_request(start_server, module_env):
 
 def test_request_timeout_kills_hung_worker(start_server, module_env):
     server = start_server(workers=2, request_timeout=2)
+    log_size = server.log_path.stat().st_size
     user, password, expected = prepare_load_user(API, "hang")
     title = servers.unique_name("hung upload")
     slow = SlowUpload(logged_in_cookie(user, password), title)
     t0 = time.monotonic()
     victim = busy_worker(server, min_ms=200)
+    # What it serves, as php-fpm's ?full shows it; the status request's own worker shows its own.
+    serving = {p["pid"]: (p["request method"], p["request URI"]) for p in pool(server)["busy"]}
+    assert serving.get(victim) == ("POST", "/iReporter/"), serving
+    assert ("GET", "/ireporter-status?json&full") in serving.values(), serving
     # The client stalls: the watchdog (checking every second) kills the
     # worker 2-3 s after the request started and starts a new one.
     p = servers.wait_for(lambda: (p := pool(server)) and p["total"] == 2 and victim not in p["pids"] and p, 10,
@@ -238,6 +243,11 @@ def test_request_timeout_kills_hung_worker(start_server, module_env):
     # Not before the timeout; the upper bound leaves a busy machine room.
     assert 1.5 < waited < 8, f"the hung worker was replaced after {waited:.1f}s (request_timeout = 2)"
     assert p["status"]["timed out requests"] == 1, p["status"]
+    assert p["status"]["crashed workers"] == 0, "a timeout is told apart from a crash"
+    with open(server.log_path, "rb") as log:
+        log.seek(log_size)
+        killed = [line for line in log.read().decode(errors="replace").splitlines() if "killing it" in line]
+    assert len(killed) == 1 and "killing it: POST /iReporter/" in killed[0] and "client 127.0.0.1)" in killed[0], killed
     assert not servers.proc_alive(victim)
     # Apache notices when it passes on the rest of the body: an error page,
     # never a success.
@@ -542,6 +552,29 @@ def test_reload_while_a_worker_reads_the_parameters(start_server, module_env):
     servers.wait_for(lambda: pool(server)["total"] == 1, 10, what="the pool back to one worker")
 
 
+def test_sighup_is_ignored_and_a_refused_reload_is_one_line(start_server):
+    """From an on-call review: SIGHUP (nginx's reload) vanished without a
+    word, and a refused reload's reason was a second line with no time or
+    level."""
+    server = start_server(workers=1)
+    log_size = server.log_path.stat().st_size
+    server.signal(signal.SIGHUP)
+    servers.wait_for(lambda: logged_since(server, log_size, "SIGHUP ignored: SIGUSR2 reloads the configuration"), 5,
+                     what="the warning")
+    with AppClient(Endpoint(API)) as phone:
+        assert "result" in phone.stream().json()
+    server.config_path.write_text(server.config_text + "workers = many\n")
+    log_size = server.log_path.stat().st_size
+    server.signal(signal.SIGUSR2)
+    servers.wait_for(lambda: logged_since(server, log_size, "reload refused"), 5, what="the refusal")
+    with open(server.log_path, "rb") as log:
+        log.seek(log_size)
+        lines = log.read().decode(errors="replace").splitlines()
+    refusal = [line for line in lines if "reload refused" in line]
+    assert len(refusal) == 1 and "workers" in refusal[0], lines
+    assert all(line.startswith(lines[0][:4]) for line in lines), f"every line stamped as the first: {lines}"
+
+
 def test_a_client_stalling_in_the_parameters_meets_the_watchdog(start_server, module_env):
     server = start_server(workers=1, request_timeout=2)
     # (the status page's: the supervisor's children include the upload
@@ -595,7 +628,7 @@ def test_a_peer_not_in_listen_allowed_clients_is_closed_before_its_parameters(mo
                     assert fcgi_stdout(sock).partition(b"\r\n\r\n")[2].startswith(b'{"result":[')
         finally:
             server.stop()
-        assert logged_since(server, log_size, "not in listen_allowed_clients") == refused
+        assert logged_since(server, log_size, "closed a connection from 127.0.0.1, not in listen_allowed_clients") == refused
 
 
 def test_max_requests_recycling_under_load(start_server, module_env):

@@ -81,11 +81,13 @@ final class APIResponder {
         let answer = pipeline.run(context) { context in
             switch context.route {
             case .operatorPage:
-                (context.record.command, context.record.outcome) = ("status", "ok")
-                return GatewayAnswer(body: page ?? [], loggedBytes: 0)
+                let body = page ?? []
+                (context.record.command, context.record.outcome) = ("status", Self.outcome(ofCGIAnswer: body))
+                return GatewayAnswer(body: body, loggedBytes: 0)
             case .photoSize:
-                (context.record.command, context.record.outcome) = ("size", "ok")
-                return GatewayAnswer(body: sizes?.answer(request) ?? [])
+                let body = sizes?.answer(request) ?? []
+                (context.record.command, context.record.outcome) = ("size", Self.outcome(ofCGIAnswer: body))
+                return GatewayAnswer(body: body)
             case .jsonRPC: return answerJSONRPC(context)
             case .flickr: return answerFlickr(context)
             case .mastodon: return answerMastodon(context)
@@ -170,6 +172,18 @@ final class APIResponder {
         context.record.call = AccessLog.field(String(path.prefix(64)))
         context.record.outcome = answer.status < 400 ? "ok" : "http-\(answer.status)"
         return GatewayAnswer(head: mastodon.head(answer, path: path), body: answer.body)
+    }
+
+    /// An answer that begins with its head (`Status: 503 …` when not 200):
+    /// `ok`, or `http-<status>` from 400 on, as the Mastodon API's outcomes
+    /// (a database down makes the readiness page a 503, which the metrics
+    /// and the alerts must see).
+    static func outcome(ofCGIAnswer answer: [UInt8]) -> String {
+        let prefix = Array("Status: ".utf8)
+        guard answer.starts(with: prefix) else { return "ok" }
+        let digits = answer.dropFirst(prefix.count).prefix(3)
+        guard digits.count == 3, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), digits.first! >= 0x34 else { return "ok" }
+        return "http-" + String(decoding: digits, as: UTF8.self)
     }
 
     /// The query string's and the body's parameters, and the spool files of the body's file parts.

@@ -35,7 +35,8 @@ final class FastCGIRequest {
         raw.deallocate()
     }
 
-    enum Accepted { case request, none, refused }
+    /// `refused`: the peer's address, as the warning names it.
+    enum Accepted { case request, none, refused(peer: String) }
 
     /// Reads the next request's parameters: from the kept connection, or
     /// from a new one accepted here. A new connection from a peer
@@ -48,9 +49,9 @@ final class FastCGIRequest {
             guard listenFD >= 0 else { return .none }
             let connection = Glibc.accept(listenFD, nil, nil)
             guard connection >= 0 else { return .none }
-            guard allowedClients.allows(connection: connection) else {
+            if let peer = allowedClients.refusedPeer(connection: connection) {
                 close(connection)
-                return .refused
+                return .refused(peer: peer)
             }
             if acceptsTCP {
                 // No replies to wait for (libfcgi's own accept does this, for IPv4 only).

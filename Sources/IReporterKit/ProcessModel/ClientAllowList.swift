@@ -25,25 +25,33 @@ public struct ClientAllowList: Sendable, Equatable, CustomStringConvertible {
 
     public var isEmpty: Bool { addresses.isEmpty }
 
-    /// Whether the peer of this connected socket may be served.
-    func allows(connection fd: Int32) -> Bool {
-        guard !addresses.isEmpty else { return true }
+    /// Nil when the peer of this connected socket may be served, else its
+    /// address as text (for the operator's warning).
+    func refusedPeer(connection fd: Int32) -> String? {
+        guard !addresses.isEmpty else { return nil }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let found = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
         }
-        guard found == 0 else { return false }
+        guard found == 0 else { return "an unknown peer" }
         switch Int32(storage.ss_family) {
-        case AF_UNIX: return true
+        case AF_UNIX: return nil
         case AF_INET:
-            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }.sin_addr
-            return addresses.contains(Self.mapped(withUnsafeBytes(of: address) { Array($0) }))
+            var address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }.sin_addr
+            return addresses.contains(Self.mapped(withUnsafeBytes(of: address) { Array($0) })) ? nil
+                : Self.text(AF_INET, &address)
         case AF_INET6:
-            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }.sin6_addr
-            return addresses.contains(withUnsafeBytes(of: address) { Array($0) })
-        default: return false
+            var address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }.sin6_addr
+            return addresses.contains(withUnsafeBytes(of: address) { Array($0) }) ? nil : Self.text(AF_INET6, &address)
+        default: return "a peer of address family \(storage.ss_family)"
         }
+    }
+
+    private static func text<Address>(_ family: Int32, _ address: inout Address) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(family, &address, &buffer, socklen_t(buffer.count)) != nil else { return "an unknown peer" }
+        return String(cString: buffer)
     }
 
     private static func parse(_ text: String) -> [UInt8]? {

@@ -91,13 +91,17 @@ final class OperatorPages {
             ("crashed workers", String(scoreboard.crashed), true),
         ]
         if full {
-            figures.processes = workers.map { _, slot in
-                [("pid", String(slot.pid), true),
-                 ("state", Self.stateName(slot.state), false),
-                 ("requests", String(slot.requests), true),
-                 ("request duration", slot.state == .busy || slot.state == .accepting
-                    ? String(now - slot.requestStartedMillis) : "0", true),
-                 ("last request duration", String(slot.lastRequestMillis), true)]
+            figures.processes = workers.map { index, slot in
+                // php-fpm's names; its "-" for a worker serving nothing.
+                let request = slot.state == .busy ? scoreboard.request(index) : nil
+                return [("pid", String(slot.pid), true),
+                        ("state", Self.stateName(slot.state), false),
+                        ("requests", String(slot.requests), true),
+                        ("request duration", slot.state == .busy || slot.state == .accepting
+                            ? String(now - slot.requestStartedMillis) : "0", true),
+                        ("request method", request?.method ?? "-", false),
+                        ("request URI", request?.uri ?? "-", false),
+                        ("last request duration", String(slot.lastRequestMillis), true)]
             }
         }
         return figures

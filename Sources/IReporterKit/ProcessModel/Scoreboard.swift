@@ -31,10 +31,16 @@ final class Scoreboard: @unchecked Sendable {
     private enum Field: Int { case pid = 0, state, generation, requestStarted, requests, lastRequest, preparedStatements }
 
     private let words: UnsafeMutablePointer<CLongLong>
+    /// Each slot's request in service, `noteBytes` a slot: a length byte,
+    /// then its text (`RequestNote`).
+    private let notes: UnsafeMutablePointer<UInt8>
+    private static let noteBytes = 256
 
     init(wallClock: any WallClock = RealtimeClock()) {
         let bytes = (Self.headerWords + Self.maxSlots * Self.slotWords) * 8
         words = sharedMemory(bytes: bytes, for: "scoreboard").bindMemory(to: CLongLong.self, capacity: bytes / 8)
+        notes = sharedMemory(bytes: Self.maxSlots * Self.noteBytes, for: "scoreboard's requests")
+            .bindMemory(to: UInt8.self, capacity: Self.maxSlots * Self.noteBytes)
         store(header: .startedAt, wallClock.unixSeconds)
     }
 
@@ -114,6 +120,32 @@ final class Scoreboard: @unchecked Sendable {
 
     func setPreparedStatements(_ index: Int, _ count: Int) { store(index, .preparedStatements, Int64(count)) }
 
+    /// The request a worker has begun to serve, for the watchdog's line and
+    /// the status page (written by the worker alone, byte by byte, as each
+    /// request begins; a reader racing the write may see a mix of two, which
+    /// only ever names a request). `RequestNote` reads it.
+    func noteRequest(_ index: Int, requestID: String, client: String, method: String, uri: String) {
+        let start = notes + index * Self.noteBytes
+        var count = 0
+        for (number, field) in [requestID, client, method, uri].enumerated() {
+            if number > 0 && count < Self.noteBytes - 1 {
+                count += 1
+                start[count] = RequestNote.separator
+            }
+            for byte in field.utf8 {
+                guard count < Self.noteBytes - 1 else { break }
+                count += 1
+                start[count] = byte
+            }
+        }
+        start[0] = UInt8(count)
+    }
+
+    func request(_ index: Int) -> RequestNote {
+        let start = notes + index * Self.noteBytes
+        return RequestNote(text: String(decoding: UnsafeBufferPointer(start: start + 1, count: Int(start[0])), as: UTF8.self))
+    }
+
     /// The slot a process occupies, if any.
     func index(of pid: Int32) -> Int? {
         (0..<Self.maxSlots).first { load($0, .pid) == Int64(pid) && load($0, .state) != State.free.rawValue }
@@ -135,5 +167,28 @@ final class Scoreboard: @unchecked Sendable {
     }
     private func store(_ index: Int, _ field: Field, _ value: Int64) {
         csystem_store(words + Self.headerWords + index * Self.slotWords + field.rawValue, CLongLong(value))
+    }
+}
+
+/// A request as the watchdog names the one it ends: method, URI (its
+/// query's secrets filtered, as the access log writes it), the web
+/// server's request id and the client. Kept with the URI last, so that a
+/// long one is what the slot's bytes cut.
+struct RequestNote: Equatable {
+    static let separator: UInt8 = 0x1F
+    let text: String
+
+    private var parts: [Substring] {
+        text.split(separator: Character(Unicode.Scalar(Self.separator)), maxSplits: 3, omittingEmptySubsequences: false)
+    }
+
+    var method: String { parts.count == 4 ? String(parts[2]) : "-" }
+    var uri: String { parts.count == 4 ? AccessLog.withoutTokens(String(parts[3])) : "-" }
+
+    /// `GET /iReporter/?… (request 4f2…, client 192.0.2.1)`.
+    var description: String {
+        let parts = parts
+        guard parts.count == 4 else { return "-" }
+        return "\(parts[2]) \(AccessLog.withoutTokens(String(parts[3]))) (request \(parts[0]), client \(parts[1]))"
     }
 }

@@ -26,6 +26,8 @@ final class Supervisor {
     /// No worker or refresher is started before this (`clock` millis): a
     /// run of crashes must not become a fork loop.
     private var respawnNotBefore: Int64 = 0
+    /// Workers the watchdog killed, until reaped: not crashes.
+    private var timedOutWorkers: Set<Int32> = []
     /// A fork failed and none has succeeded since (logged once).
     private var forkFailing = false
     /// The `RefresherProcess` (0: none running).
@@ -129,6 +131,10 @@ final class Supervisor {
             for (_, slot) in scoreboard.occupied { kill(slot.pid, SIGUSR1) }
             if refresher != 0 { kill(refresher, SIGUSR1) }
             if reopened { Log.info("log files reopened") }
+        case SIGHUP:
+            // Blocked so that a closed terminal does not end the server; an
+            // operator who sent it for nginx's reload is told what does that.
+            Log.warning("SIGHUP ignored: SIGUSR2 reloads the configuration, SIGUSR1 reopens the logs")
         default:
             break
         }
@@ -152,7 +158,9 @@ final class Supervisor {
             removeStreamAnswer()
             Log.configure(level: fresh.logLevel, format: fresh.logFormat)
         } catch {
-            Log.error("reload refused, keeping the running configuration:\n\(error)")
+            // One line, as every other of the log (the problems are one a line in `check`).
+            Log.error("reload refused, keeping the running configuration: "
+                      + String(describing: error).split(separator: "\n").joined(separator: "; "))
             return
         }
         let old = scoreboard.occupied
@@ -262,7 +270,9 @@ final class Supervisor {
             scoreboard.release(index)
             let signalled = status & 0x7F
             let exitCode = (status >> 8) & 0xFF
-            let abnormal = signalled != 0 || exitCode != 0
+            // The watchdog's kill is counted and told as a timeout, not a crash.
+            let timedOut = timedOutWorkers.remove(pid) != nil
+            let abnormal = (signalled != 0 || exitCode != 0) && !timedOut
             if abnormal {
                 scoreboard.countCrash()
                 Log.error("worker \(pid) " + (signalled != 0 ? "was killed by signal \(signalled)" : "exited with status \(exitCode)")
@@ -286,11 +296,13 @@ final class Supervisor {
     private func enforceRequestTimeout() {
         guard configuration.requestTimeout > 0 else { return }
         let now = clock.now.millis
-        for (_, slot) in scoreboard.occupied where (slot.state == .busy || slot.state == .accepting)
-            && now - slot.requestStartedMillis > Int64(configuration.requestTimeout) * 1000 {
-            Log.error("worker \(slot.pid): request running for more than \(configuration.requestTimeout) s, killing it")
+        for (index, slot) in scoreboard.occupied where (slot.state == .busy || slot.state == .accepting)
+            && !timedOutWorkers.contains(slot.pid) && now - slot.requestStartedMillis > Int64(configuration.requestTimeout) * 1000 {
+            let request = slot.state == .busy ? scoreboard.request(index).description : "reading its parameters"
+            Log.error("worker \(slot.pid): request running for more than \(configuration.requestTimeout) s, killing it: \(request)")
             scoreboard.countTimeout()
             kill(slot.pid, SIGKILL)
+            timedOutWorkers.insert(slot.pid)
         }
     }
 

@@ -80,12 +80,15 @@ enum WorkerProcess {
             case .none:
                 alarm(0)
                 return false
-            case .refused:
-                Log.warning("closed a connection from a peer not in listen_allowed_clients")
+            case .refused(let peer):
+                Log.warning("closed a connection from \(peer), not in listen_allowed_clients")
                 alarm(0)
                 return true
             }
             scoreboard.markBusy(slot, startedMillis: started)
+            scoreboard.noteRequest(slot, requestID: request.param("REQUEST_ID") ?? request.param("UNIQUE_ID") ?? "-",
+                                   client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
+                                   uri: request.param("REQUEST_URI") ?? "-")
             let record = responder.respond(to: request)
             // Counted before the answer is complete: whoever reads the metrics
             // after it (the client itself) sees this request in them.

@@ -98,6 +98,25 @@ struct GatewayPipelineTests {
         #expect(gateway.respond(to: odd).requestID == "a%20b" && !odd.answer.contains("X-Request-Id"), "logged, not echoed")
     }
 
+    /// From an on-call review: a photo size's 404 and a readiness page's
+    /// 503 (its database down) were logged and counted `ok`, so no alert
+    /// saw the outage. The outcome is the answer's status, as the Mastodon API's.
+    @Test func aSizesOrAnOperatorPagesFailureIsItsStatusInTheRecord() throws {
+        let services = try AppServices.inMemory(policy: AppHarness.cheapPolicy)
+        let sizes = PhotoSizeResponder(sizes: PhotoSizes(photos: services.photos, files: UploadFolder(directory: "/nonexistent"),
+                                                         policy: services.policy, decodeGate: nil))
+        let gateway = APIResponder(api: IReporterAPI(services: services), uploadDirectory: "/nonexistent", maxUploadBytes: 1 << 20,
+                                   sizes: sizes)
+        let misspelled = BodyRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": "/iReporter/photos//000000/2_0123abcdef_q.jpg"])
+        #expect(gateway.respond(to: misspelled).outcome == "http-404")
+        for (answer, outcome) in [("Status: 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nnot ready", "http-503"),
+                                  ("Status: 500 Internal Server Error\r\n\r\n", "http-500"),
+                                  ("Status: 200 OK\r\n\r\n", "ok"), ("Content-Type: text/plain\r\n\r\nready", "ok"),
+                                  ("Status: 304 Not Modified\r\n\r\n", "ok"), ("Status: 5", "ok")] {
+            #expect(APIResponder.outcome(ofCGIAnswer: Array(answer.utf8)) == outcome, "\(answer)")
+        }
+    }
+
     /// A body that ends before its `CONTENT_LENGTH` (the client went away
     /// while Apache streamed it to us) is refused: no command runs on a part
     /// of it (a registration with half its password).

@@ -299,9 +299,10 @@ struct ConfigurationTests {
         #expect(connected == 0)
         let accepted = accept(listener.fd, nil, nil)
         defer { close(accepted) }
-        #expect(try ClientAllowList("10.0.0.7,127.0.0.1", key: "k").allows(connection: accepted))
-        #expect(!(try ClientAllowList("10.0.0.7,::1", key: "k").allows(connection: accepted)))
-        #expect(ClientAllowList().allows(connection: accepted), "empty: everyone")
+        #expect(try ClientAllowList("10.0.0.7,127.0.0.1", key: "k").refusedPeer(connection: accepted) == nil)
+        #expect(try ClientAllowList("10.0.0.7,::1", key: "k").refusedPeer(connection: accepted) == "127.0.0.1",
+                "refused, named in the warning")
+        #expect(ClientAllowList().refusedPeer(connection: accepted) == nil, "empty: everyone")
     }
 }
 
