@@ -211,6 +211,12 @@ def test_flickr_api_downloads_a_photo_whose_size_was_never_kept(flickr_api_at, d
         photo = flickr_api_at.Photo(id="4")
         sizes = photo.getSizes()
         assert (sizes["Original"]["width"], sizes["Original"]["height"]) == (640, 640), sizes["Original"]
+        # As a photo whose size was kept: only the sizes smaller than it.
+        assert "Large" not in sizes and "Medium 640" not in sizes and "Medium" in sizes, sorted(sizes)
+        # A list asked for the sizes' URLs gives their dimensions too (the
+        # library read width_s beside url_s and failed the whole page).
+        listed = {p.id: p for p in flickr_api_at.Photo.getRecent(extras="url_s,url_q,url_o,o_dims")}
+        assert (listed["4"].width_s, listed["4"].height_s, listed["4"].o_width) == (240, 240, "640"), vars(listed["4"])
         saved = tmp_path / "legacy"
         photo.save(str(saved))
         assert jpeg_size((tmp_path / "legacy.jpg").read_bytes()) == (640, 640)

@@ -121,12 +121,7 @@ public final class FlickrAPI {
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
                 return .success([call.person(person)])
             case .photosGetInfo: return .success([call.info(try info(try photo(call)))])
-            case .photosGetSizes:
-                var described = try described([try photo(call)])[0]
-                if described.details == nil {
-                    described.measured = photoFiles.originalDimensions(id: described.record.id, secret: described.secret)
-                }
-                return .success([call.sizes(described)])
+            case .photosGetSizes: return .success([call.sizes(measured(try described([try photo(call)]))[0])])
             case .photosCommentsGetList:
                 // Flickr's order, oldest first; no `comment` at all when there is none.
                 let found = try photo(call)
@@ -176,7 +171,20 @@ public final class FlickrAPI {
                                             cap: call.isRelevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
-                             children: try described(found).map(call.listed), list: "photo")
+                             children: try (call.listsDimensions ? measured(described(found)) : described(found)).map(call.listed),
+                             list: "photo")
+    }
+
+    /// The photos without details (PHP-era ones) given their original's
+    /// size, read from each file's header (a list's answer is kept in the
+    /// answer cache, so a page is read once, not at every request).
+    private func measured(_ photos: [FlickrCall.Photo]) -> [FlickrCall.Photo] {
+        photos.map { photo in
+            guard photo.details == nil else { return photo }
+            var measured = photo
+            measured.measured = photoFiles.originalDimensions(id: photo.record.id, secret: photo.secret)
+            return measured
+        }
     }
 
     /// The photos with their secrets (given one now if they had none) and

@@ -24,8 +24,10 @@ struct FlickrCall {
         let secret: PhotoSecret?
         /// nil for a photo from before migration 003: no dimensions then.
         let details: PhotoDetails?
-        /// The original's size read from its file, for one photo without
-        /// details (`getSizes`: flickr_api reads every size's width and height).
+        /// The original's size read from its file, for a photo without
+        /// details (a PHP-era one): `getSizes`, and a list asked for sizes'
+        /// URLs or `o_dims` (flickr_api reads every size's width and height
+        /// beside its URL, and fails the whole page on one missing).
         var measured: (width: Int, height: Int)? = nil
 
         var dimensions: (width: Int, height: Int)? { details.map { ($0.width, $0.height) } ?? measured }
@@ -112,6 +114,9 @@ struct FlickrCall {
 
     private var extras: [FlickrExtra] { FlickrExtra.requested(text("extras") ?? "") }
 
+    /// Whether a list's extras show the photos' dimensions (a size's URL, `o_dims`).
+    var listsDimensions: Bool { extras.contains { $0.size != nil || $0 == .originalDimensions } }
+
     /// A size's URL and, when the photo's size is known, its dimensions.
     private func size(_ size: PhotoSize, of photo: Photo) -> (url: [UInt8], dimensions: (width: Int, height: Int)?) {
         let id = photo.record.id
@@ -161,8 +166,8 @@ struct FlickrCall {
             case .tags: attributes.append(("tags", .string("")))
             case .machineTags: attributes.append(("machine_tags", .string("")))
             case .originalDimensions:
-                if let details = photo.details {
-                    attributes += [("o_width", .numeral(Int64(details.width))), ("o_height", .numeral(Int64(details.height)))]
+                if let dimensions = photo.dimensions {
+                    attributes += [("o_width", .numeral(Int64(dimensions.width))), ("o_height", .numeral(Int64(dimensions.height)))]
                 }
             case .geo:
                 attributes += [("latitude", .number(0)), ("longitude", .number(0)), ("accuracy", .number(0)), ("context", .number(0))]
@@ -279,7 +284,7 @@ struct FlickrCall {
 
     /// `flickr.photos.getSizes`: as Flickr, the sizes smaller than the
     /// photo and the original (every size, without dimensions, when the
-    /// photo's own are unknown); without a secret the 2012 thumbnail (as
+    /// photo's own are unknown, its file unread); without a secret the 2012 thumbnail (as
     /// both squares) and the photo.
     func sizes(_ photo: Photo) -> FlickrElement {
         func element(_ size: PhotoSize) -> FlickrElement {
@@ -294,10 +299,11 @@ struct FlickrCall {
         let listed: [PhotoSize]
         if photo.secret == nil {
             listed = [.square75, .square150, .original]
-        } else if let details = photo.details {
+        } else if let dimensions = photo.dimensions {
             listed = PhotoSize.allCases.filter { size in
                 guard let bound = size.bound else { return true }
-                return size.isSquare ? bound <= min(details.width, details.height) : bound < max(details.width, details.height)
+                return size.isSquare ? bound <= min(dimensions.width, dimensions.height)
+                                     : bound < max(dimensions.width, dimensions.height)
             }
         } else {
             listed = PhotoSize.allCases
