@@ -132,7 +132,8 @@ def test_etree_methods(rest_url):
     assert [p.get("id") for p in flickr.people.getPublicPhotos(user_id="1").find("photos")] == ["4", "3", "2"]
     assert flickr.photos.comments.getList(photo_id="2").find("comments").get("photo_id") == "2"
     comments = flickr.photos.comments.getList(photo_id="3").find("comments")
-    assert [(c.get("author"), c.get("authorname"), c.text) for c in comments] == [("1", "alice", "très <b>beau</b>")]
+    # HTML as Flickr's: the plain text typed, escaped (a web client shows the words, not markup).
+    assert [(c.get("author"), c.get("authorname"), c.text) for c in comments] == [("1", "alice", "très &lt;b&gt;beau&lt;/b&gt;")]
     methods = [m.text for m in flickr.reflection.getMethods().find("methods")]
     assert "flickr.photos.search" in methods and "flickr.test.echo" in methods
     assert flickr.test.echo(foo="bar").find("foo").text == "bar"

@@ -240,6 +240,9 @@ struct FlickrAPITests {
         let phone = try phone()
         let huge = call(phone, ["method": "flickr.photos.getRecent", "per_page": "100000", "page": "-1", "format": "json", "nojsoncallback": "1"])
         #expect(huge.body.hasPrefix(#"{"photos":{"page":1,"pages":1,"perpage":500,"total":3,"photo":[{"id":"4""#))
+        let longer = call(phone, ["method": "flickr.photos.getRecent", "per_page": String(repeating: "9", count: 30), "format": "json",
+                                  "nojsoncallback": "1"])
+        #expect(longer.body.hasPrefix(#"{"photos":{"page":1,"pages":1,"perpage":500,"#), "too long to read, still a number")
         let far = call(phone, ["method": "flickr.photos.getRecent", "per_page": "2", "page": "2", "format": "json", "nojsoncallback": "1"])
         #expect(far.body.hasPrefix(#"{"photos":{"page":2,"pages":2,"perpage":2,"total":3,"photo":[{"id":"2""#))
         let past = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "9999", "format": "json", "nojsoncallback": "1"])
@@ -302,15 +305,17 @@ struct FlickrAPITests {
         #expect(sizes.split(separator: #""label""#).count == 12, "every size below 1600x1200, and the original")
         #expect(body(["method": "flickr.photos.comments.getList", "photo_id": "3"]) == #"{"comments":{"photo_id":"3"},"stat":"ok"}"#)
         try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "first")])
-        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second")])
+        try phone.send([("command", "comment"), ("IdPhoto", "2"), ("text", "second <img src=x onerror=alert(1)> & \"so\"")])
         let listed = body(["method": "flickr.photos.comments.getList", "photo_id": "2"])
         #expect(listed.hasPrefix(#"{"comments":{"photo_id":"2","comment":[{"id":"1","author":"1","author_is_deleted":0,"authorname":"alice","datecreate":""#),
                 "oldest first, ids and dates as strings: \(listed)")
-        #expect(listed.contains(#""_content":"first"},{"id":"2","#) && listed.hasSuffix(#""_content":"second"}]},"stat":"ok"}"#),
+        #expect(listed.contains(#""_content":"first"},{"id":"2","#) && listed.hasSuffix(#""_content":"second \u0026lt;img src=x onerror=alert(1)\u0026gt; \u0026amp; \u0026quot;so\u0026quot;"}]},"stat":"ok"}"#),
                 "\(listed)")
         #expect(body(["method": "flickr.people.getPublicPhotos", "user_id": "1", "per_page": "1"])
                 .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
+        // Flickr's exclusion is ignored, never read as a word required.
+        #expect(body(["method": "flickr.photos.search", "text": "タワー -nowhere", "user_id": "1"]).contains(#""total":1,"#))
         try phone.send([("command", "register"), ("username", "bob"), ("password", "p")]) // 2, no photos
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "2"]).contains(#""total":0,"#))
     }

@@ -53,7 +53,11 @@ struct FlickrCall {
         let tags = (parameters["tags"] ?? []).map { $0 == UInt8(ascii: ",") ? UInt8(ascii: " ") : $0 }
         let text = (parameters["text"] ?? []) + (tags.isEmpty ? [] : [UInt8(ascii: " ")] + tags)
         guard text.count <= SearchCommand.maxQueryBytes else { throw FlickrError.textTooLong }
-        let terms = SearchWords.queryTerms(text)
+        // Flickr's `-word` excludes the word. Our search cannot leave photos
+        // out, so it is ignored: read as a word, it was required, and
+        // `sunset -beach` found the beach alone.
+        let wanted = text.split(separator: UInt8(ascii: " ")).filter { $0.first != UInt8(ascii: "-") }
+        let terms = SearchWords.queryTerms(Array(wanted.joined(separator: [UInt8(ascii: " ")])))
         guard terms.count <= SearchCommand.maxTerms else { throw FlickrError.textTooLong }
         // Flickr's limiting parameters: text, tags, a user, an upload date.
         if terms.isEmpty && self.text("user_id") == nil && uploadDate("min_upload_date") == nil
@@ -103,10 +107,12 @@ struct FlickrCall {
     /// `people.getInfo`'s `user_id`; nil when missing or not one of our ids.
     func personID() -> Int64? { wholeNumber("user_id") }
 
-    /// (page from 1, per_page from 1 to 500; 100 when missing or not a number).
+    /// (page from 1, per_page from 1 to 500; 100 when missing or not a
+    /// number; a number too long to read is as large as it gets: 500).
     func paging() -> (page: Int, perPage: Int) {
         let page = Int(min(wholeNumber("page") ?? 1, Int64(FlickrAPI.maxResults)))
-        let perPage = Int(wholeNumber("per_page") ?? Int64(FlickrAPI.defaultPerPage))
+        let digits = parameters["per_page"].map { !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } ?? false
+        let perPage = wholeNumber("per_page").map { Int($0) } ?? (digits ? FlickrAPI.maxPerPage : FlickrAPI.defaultPerPage)
         return (max(page, 1), perPage < 1 ? FlickrAPI.defaultPerPage : min(perPage, FlickrAPI.maxPerPage))
     }
 
@@ -272,14 +278,16 @@ struct FlickrCall {
             + "\(two(broken.tm_hour)):\(two(broken.tm_min)):\(two(broken.tm_sec))"
     }
 
-    /// A comment of `flickr.photos.comments.getList`: `datecreate` a string, as Flickr's.
+    /// A comment of `flickr.photos.comments.getList`: `datecreate` a string,
+    /// and the text HTML, as Flickr's (`_content`, which web clients show as
+    /// HTML): ours is plain text, so it is escaped.
     func comment(_ comment: CommentRecord) -> FlickrElement {
         FlickrElement("comment", [("id", .text(Array(String(comment.id).utf8))),
                                   ("author", .text(Array(String(comment.userID).utf8))),
                                   ("author_is_deleted", .number(comment.username == nil ? 1 : 0)),
                                   ("authorname", .text(comment.username ?? [])),
                                   ("datecreate", .text(Array(String(comment.created).utf8)))],
-                      content: comment.text)
+                      content: Self.html(comment.text))
     }
 
     /// `flickr.photos.getSizes`: as Flickr, the sizes smaller than the
@@ -310,6 +318,23 @@ struct FlickrCall {
         }
         return FlickrElement("sizes", [("canblog", .number(0)), ("canprint", .number(0)), ("candownload", .number(1))],
                              children: listed.map(element), list: "size")
+    }
+
+    /// Plain text as HTML's text: the four characters that make markup
+    /// escaped, line breaks kept (the XML format escapes what it needs itself).
+    private static func html(_ text: [UInt8]) -> [UInt8] {
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(text.count)
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "&"): escaped += Array("&amp;".utf8)
+            case UInt8(ascii: "<"): escaped += Array("&lt;".utf8)
+            case UInt8(ascii: ">"): escaped += Array("&gt;".utf8)
+            case UInt8(ascii: "\""): escaped += Array("&quot;".utf8)
+            default: escaped.append(byte)
+            }
+        }
+        return escaped
     }
 
     static func isXMLName(_ name: String) -> Bool {
