@@ -64,6 +64,20 @@ struct PasswordFormsTests {
         #expect(try login(phone, "appy", "secret") == Self.signedIn(1, "appy"), "the app's login still works")
     }
 
+    /// From a review: `register` stores a name composed (NFC), and login
+    /// compared the bytes sent: a keyboard sending `o` + U+0308 could not log
+    /// in to the account it had just made with the same keystrokes.
+    @Test func aNameTypedDecomposedLogsInToTheAccountItRegistered() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "Zoe\u{0308}"), ("password", Self.app("secret"))])
+        phone.cookie = nil
+        #expect(try login(phone, "Zoe\u{0308}", "secret") == Self.signedIn(1, #"Zo\u00eb"#))
+        phone.cookie = nil
+        #expect(try login(phone, "Zo\u{00EB}", "secret") == Self.signedIn(1, #"Zo\u00eb"#))
+        phone.cookie = nil
+        #expect(try login(phone, "Zoe\u{0308}", "wrong") == Self.failed)
+    }
+
     @Test func anAccountMadeWithTheAppsValueLogsInFromEveryClient() throws {
         let phone = try AppHarness()
         try phone.send([("command", "register"), ("username", "appy"), ("password", Self.app("secret"))])

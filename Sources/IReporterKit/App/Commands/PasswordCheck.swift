@@ -26,7 +26,7 @@ struct PasswordCheck {
             SecurityLog.loginThrottled(username: input.username, seconds: wait, address: address)
             throw LoginCommand.Failure.tooManyAttempts(seconds: wait)
         }
-        let candidates = try users.accounts(named: input.username)
+        let candidates = try accounts(named: input.username)
         guard let user = try authenticate(candidates, password: input.password) else {
             try throttle.failed(account: account, address: address)
             try throttle.expectRetry(account: account, address: address, attempt: Self.retryTag(candidates, input.password))
@@ -47,7 +47,7 @@ struct PasswordCheck {
     /// Otherwise it is an attempt of its own, both forms checked, one failure.
     private func userWithTypedPassword(_ typed: [UInt8], _ input: Credentials, account: [UInt8],
                                        address: String) throws -> UserRecord {
-        let candidates = try users.accounts(named: input.username)
+        let candidates = try accounts(named: input.username)
         let secondHalf = try throttle.takeRetry(account: account, address: address,
                                                 attempt: Self.retryTag(candidates, input.password))
         if !secondHalf, let wait = try throttle.wait(account: account, address: address) {
@@ -82,6 +82,18 @@ struct PasswordCheck {
         if stored.password == user.password { return true }
         guard case .match = hasher.verify(password, against: stored.password) else { return false }
         return true
+    }
+
+    /// The accounts `name` may mean: as typed, and in the composed form
+    /// (NFC) that `register` stores, so that a keyboard sending decomposed
+    /// letters (`o` and U+0308 for `ö`, Hangul as jamo) logs in to the
+    /// account it registered. The second read only for such a name.
+    private func accounts(named name: [UInt8]) throws -> [UserRecord] {
+        let found = try users.accounts(named: name)
+        guard let text = String(validating: name, as: UTF8.self) else { return found }
+        let composed = text._nfcCodeUnits
+        guard composed != name else { return found }
+        return found + (try users.accounts(named: composed)).filter { other in !found.contains { $0.id == other.id } }
     }
 
     /// Names the value a failed login tried, for its retry's mark: a SHA-256
