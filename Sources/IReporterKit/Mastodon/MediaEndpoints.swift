@@ -305,14 +305,29 @@ struct MediaEndpoints: MastodonEndpoints {
         return uploaded.photoID
     }
 
-    /// `description`: UTF-8, at most 1500 bytes; nil when not sent, empty
-    /// when sent empty (which removes one, as Mastodon's does).
+    /// `description`: at most 1500 bytes of text that everyone sees under
+    /// the photo, so a comment's rules (`TextRules`: no bidi override, no
+    /// invisible or control character, a few lines); nil when not sent,
+    /// empty when sent empty (which removes one, as Mastodon's does).
     static func description(_ parameters: MastodonParameters) throws(MastodonError) -> [UInt8]? {
-        guard let bytes = parameters.bytes("description") else { return parameters.isSent("description") ? [] : nil }
-        guard String(validating: bytes, as: UTF8.self) != nil, bytes.count <= maxDescriptionBytes else {
+        guard let bytes = parameters.bytes("description"), !bytes.isEmpty else { return parameters.isSent("description") ? [] : nil }
+        let text: [UInt8]
+        do {
+            text = try TextRules.checked(bytes, as: .comment)
+        } catch {
+            let problem = switch error {
+            case .notUTF8: "must be UTF-8 text"
+            case .control: "cannot contain control characters"
+            case .invisible: "cannot contain invisible characters"
+            case .blank: "cannot be blank (send it empty to remove it)"
+            case .tooManyLines: "is limited to \(TextRules.maxCommentLines) lines"
+            }
+            throw MastodonError(status: 422, message: "Validation failed: Description \(problem)")
+        }
+        guard text.count <= maxDescriptionBytes else {
             throw MastodonError(status: 422, message: "Validation failed: Description is too long (maximum is \(maxDescriptionBytes) bytes of UTF-8)")
         }
-        return bytes
+        return text
     }
 
     /// `focus`: `x,y`, each from -1 to 1; nil when not sent.

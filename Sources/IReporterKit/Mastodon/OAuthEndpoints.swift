@@ -28,6 +28,9 @@ struct OAuthEndpoints: MastodonEndpoints {
 
     private func registerApp(_ call: MastodonCall, _ api: MastodonAPI) throws -> MastodonAnswer {
         let parameters = call.parameters
+        if let name = parameters.bytes("client_name"), String(validating: name, as: UTF8.self) == nil {
+            throw MastodonError(status: 422, message: "Validation failed: Application name must be UTF-8 text")
+        }
         guard let scopes = OAuthScopes(parsing: parameters.string("scopes") ?? "") else {
             throw MastodonError(status: 422, message: "Validation failed: Scopes are not all scopes this server knows")
         }

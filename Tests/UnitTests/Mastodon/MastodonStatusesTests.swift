@@ -226,6 +226,22 @@ struct MastodonStatusesTests {
         #expect(harness.files.spoolFiles.isEmpty, "no file left waiting")
     }
 
+    /// From a review: alt text is shown to everyone under the photo, yet a
+    /// right-to-left override, zero-width characters or blanks were stored.
+    /// It follows a comment's rules now.
+    @Test func aDescriptionFollowsTheRulesOfTextEveryoneSees() throws {
+        for (description, problem) in [("\u{202E}god A", "cannot contain control characters"),
+                                       ("A\u{200B}dog", "cannot contain invisible characters"),
+                                       (" \u{2800} ", "cannot be blank (send it empty to remove it)")] {
+            let refused = call(.post, "/api/v2/media", token: token(), [("description", description)], file: makeJPEG(width: 64, height: 48))
+            #expect(try refused.status == 422 && string(json(refused)["error"]) == "Validation failed: Description \(problem)",
+                    "\(String(decoding: refused.body, as: UTF8.self))")
+        }
+        let status = try post("Dogs", description: "A dog\r\nrunning 🐕‍🦺")
+        let attachment = status["media_attachments"]?[0]
+        #expect(string(attachment?["description"]) == "A dog\nrunning 🐕‍🦺", "line breaks as a comment's, an emoji sequence kept")
+    }
+
     /// Once the photo is committed the post is made: a database gone for
     /// the media's clean-up answers the status (a phone told otherwise posts
     /// again and is told the media is posted already).

@@ -58,6 +58,25 @@ struct OAuthEndpointsTests {
         return try #require(try text(answer, "access_token"))
     }
 
+    /// From a review: an app's name is shown on the consent page, and a
+    /// right-to-left override in it turned the page's sentence around.
+    @Test func anAppsNameFollowsATitlesRules() throws {
+        for (name, problem) in [("\u{202E}tneilC", "cannot contain control or invisible characters"),
+                                ("Cli\u{200B}ent", "cannot contain control or invisible characters"),
+                                ("\u{2800}", "can't be blank")] {
+            let refused = call(.post, "/api/v1/apps", [("client_name", name), ("redirect_uris", "https://client.example/cb")])
+            #expect(try refused.status == 422 && text(refused, "error") == "Validation failed: Application name \(problem)",
+                    "\(String(decoding: refused.body, as: UTF8.self))")
+        }
+        var form = FormData()
+        form.setField(Array("client_name".utf8), [0xC3, 0x28])
+        form.setField(Array("redirect_uris".utf8), Array("https://client.example/cb".utf8))
+        let notUTF8 = mastodon.answer(MastodonRequest(method: .post, path: "/api/v1/apps",
+                                                      parameters: MastodonParameters(query: FormData(), body: form),
+                                                      clientAddress: "192.0.2.7", siteURL: "https://photos.example/"))
+        #expect(try text(notUTF8, "error") == "Validation failed: Application name must be UTF-8 text")
+    }
+
     @Test func aReadTokenCannotPost() throws {
         let token = try passwordToken(try app(), scope: "read")
         #expect(call(.get, "/api/v1/apps/verify_credentials", token: token).status == 200)

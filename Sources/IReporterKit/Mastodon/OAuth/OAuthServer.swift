@@ -47,6 +47,14 @@ public struct OAuthServer {
         guard name.utf8.count <= 255 else {
             throw AppRefusal(message: "Validation failed: Application name is too long (maximum is 255 characters)")
         }
+        // Shown to people on the consent page and in their authorized apps:
+        // a title's rules (a bidi override would turn the sentence around it).
+        do {
+            _ = try TextRules.checked(Array(name.utf8), as: .title)
+        } catch {
+            throw AppRefusal(message: "Validation failed: Application name " + (error == .blank ? "can't be blank"
+                                                                                 : "cannot contain control or invisible characters"))
+        }
         let uris = redirectURIs.flatMap { $0.split(whereSeparator: \.isNewline) }.map(\.trimmingSpaces).filter { !$0.isEmpty }
         guard !uris.isEmpty else { throw AppRefusal(message: "Validation failed: Redirect URI can't be blank") }
         guard uris.count <= 20 else { throw AppRefusal(message: "Validation failed: Redirect URI: at most 20") }
