@@ -30,6 +30,8 @@ struct SearchWordsTests {
     @Test func chineseAndJapaneseAreCharactersAndPairs() {
         #expect(words("東京タワー") == ["東", "京", "タ", "ワ", "ー", "東京", "京タ", "タワ", "ワー"])
         #expect(terms("京タワ") == ["京タ", "タワ"])
+        #expect(terms("東京タワー") == ["東京", "タワ", "ワー"], "the pairs that cover it: the last two for an odd length")
+        #expect(terms("東京スカイツリー") == ["東京", "スカ", "イツ", "リー"], "eight characters, four terms")
         #expect(terms("京") == ["京"])
         #expect(words("Tokyo東京2024") == ["tokyo", "東", "京", "東京", "2024"])
     }

@@ -7,8 +7,8 @@
 ///
 /// Chinese and Japanese are written without spaces: a run of those
 /// characters is indexed as its single characters and its pairs, and a query
-/// run of two or more characters asks for its pairs, so any part of a title
-/// is found (the usual bigram rule of full-text engines).
+/// run of two or more characters asks for pairs that cover it, so any part
+/// of a title is found (the usual bigram rule of full-text engines).
 public enum SearchWords {
     /// A word's bytes at most: longer words are cut (at a character), the
     /// same way in the index and in the query, so they still match.
@@ -31,12 +31,19 @@ public enum SearchWords {
         return words.filter { seen.insert($0).inserted }
     }
 
-    /// The terms of a query, each to be matched as the start of a word.
+    /// The terms of a query, each to be matched as the start of a word. A
+    /// CJK run asks for the pairs that cover it (the first and second
+    /// characters, the third and fourth, …, and the last two when its length
+    /// is odd), not for every pair: a title holding the run holds them all,
+    /// and an eight-character name (東京スカイツリー) is four terms, within
+    /// the query's limit, where its seven pairs were refused.
     public static func queryTerms(_ text: [UInt8]) -> [[UInt8]] {
         var terms: [[UInt8]] = []
         for run in runs(text) {
             if run.isCJK, run.scalars.count > 1 {
-                terms += (1..<run.scalars.count).map { encode([run.scalars[$0 - 1], run.scalars[$0]]) }
+                let count = run.scalars.count
+                let starts = Array(stride(from: 0, to: count - 1, by: 2)) + (count % 2 == 1 ? [count - 2] : [])
+                terms += starts.map { encode([run.scalars[$0], run.scalars[$0 + 1]]) }
             } else {
                 terms.append(encode(run.scalars))
             }
