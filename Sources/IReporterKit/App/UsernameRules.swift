@@ -11,6 +11,10 @@ enum UsernameRules {
         case invisible
         /// White space first or last (a name looks the same without it).
         case spaceAtAnEnd
+        /// An `@`, or a character drawn like one (＠): Mastodon apps read
+        /// `name@host` as someone on another server, whom the name would
+        /// pass for.
+        case atSign
     }
 
     /// The name to store: its NFC form (the stdlib's normalisation, which
@@ -31,6 +35,7 @@ enum UsernameRules {
             || TextPropertyTable.classes(of: last).contains(.whiteSpace) {
             throw .spaceAtAnEnd
         }
+        if skeleton(of: name).contains(UInt8(ascii: "@")) { throw .atSign }
         return String(decoding: name, as: UTF8.self)._nfcCodeUnits
     }
 

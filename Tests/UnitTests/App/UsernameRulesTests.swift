@@ -20,6 +20,17 @@ struct UsernameRulesTests {
         #expect(phone.users.accounts.count == 1)
     }
 
+    /// From a review: `Gargron@mastodon.social` registered here is shown by
+    /// Mastodon apps as that person on that server. A new name has no `@`,
+    /// nor a character drawn like one.
+    @Test(arguments: ["x@mastodon.social", "bob@", "x\u{FF20}mastodon.social", "x\u{FE6B}y"])
+    func aNewNameHasNoAtSign(_ name: String) throws {
+        let phone = try AppHarness()
+        #expect(try phone.body([("command", "register"), ("username", name), ("password", "p")])
+                == #"{"error":"Usernames cannot contain @"}"#)
+        #expect(phone.users.accounts.isEmpty)
+    }
+
     /// A user store where another registration of `concurrent` lands
     /// between the look-alike check and this registration's own.
     final class RegisteredMeanwhile: UserStore {

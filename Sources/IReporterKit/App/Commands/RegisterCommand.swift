@@ -14,6 +14,7 @@ public struct RegisterCommand: Command {
         case usernameNotUTF8
         case usernameSpaceAtAnEnd
         case usernameLooksTaken
+        case usernameHoldsAtSign
 
         public var message: String {
             switch self {
@@ -24,6 +25,7 @@ public struct RegisterCommand: Command {
             case .usernameNotUTF8: "Usernames must be UTF-8 text"
             case .usernameSpaceAtAnEnd: "Usernames cannot begin or end with a space"
             case .usernameLooksTaken: "Username is too similar to an existing one"
+            case .usernameHoldsAtSign: "Usernames cannot contain @"
             }
         }
 
@@ -111,6 +113,7 @@ public struct RegisterCommand: Command {
             case .notUTF8: throw Failure.usernameNotUTF8
             case .invisible: throw Failure.invalidUsername
             case .spaceAtAnEnd: throw Failure.usernameSpaceAtAnEnd
+            case .atSign: throw Failure.usernameHoldsAtSign
             }
         }
         if let existing = UsernameRules.lookalike(of: username, among: try users.usernames()) {
