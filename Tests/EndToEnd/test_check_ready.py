@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import servers
+from appclient import AppClient, Endpoint
 
 PORT, DEAD_DB_PORT = servers.http_port(1), servers.http_port(2)
 
@@ -179,6 +180,15 @@ def test_not_ready_naming_the_database_when_it_is_down(site):
         status, body = servers.http_get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ready")
         assert status == 503 and body.startswith("not ready\ndatabase: "), (status, body)
         assert servers.http_get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-ping") == (200, "pong\n")
+        # What the operator sees meanwhile: the request the error met, and
+        # the readiness page's 503 in the metrics the alerts read.
+        with AppClient(Endpoint(f"http://127.0.0.1:{DEAD_DB_PORT}/iReporter/")) as phone:
+            assert b"temporarily unavailable" in phone.stream().body
+        errors = [line for line in server.log_path.read_text(errors="replace").splitlines() if " error: " in line]
+        assert any(re.search(r" \(while serving POST /iReporter/ \(request [0-9a-f]+, client 127\.0\.0\.1\)\)$", line)
+                   for line in errors), errors
+        metrics = servers.http_get(f"http://127.0.0.1:{DEAD_DB_PORT}/ireporter-status?openmetrics")[1]
+        assert re.search(r'ireporter_requests_total\{command="status",outcome="http-503"\} [1-9]', metrics), metrics
         p = run(site, "check", conf=server.config_path)
         assert p.returncode == 1 and items(p.stdout)["database"].startswith("FAIL database: 127.0.0.1:1: "), p.stdout
     finally:

@@ -28,6 +28,7 @@ enum WorkerProcess {
         // and taken again, with its page faults, at the next (issue 14).
         csystem_keep_free_heap(4 << 20)
         let accessLog = AccessLog(configuration: configuration)
+        Log.currentRequest = { scoreboard.slot(slot).state == .busy ? scoreboard.request(slot).description : nil }
         // On a Galera cluster, worker N starts at node N: the workers spread.
         let database = DatabaseConnection(settings: configuration.database, firstNode: slot)
         operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database), clock: clock)

@@ -23,6 +23,11 @@ public enum Log {
     nonisolated(unsafe) private(set) static var level = Level.info
     nonisolated(unsafe) private(set) static var format = Format.text
 
+    /// In a worker: the request it is serving, if any (the scoreboard's
+    /// note, read only when an error is written), so that an error line says
+    /// which request met it (`while serving POST /iReporter/ (request …)`).
+    nonisolated(unsafe) static var currentRequest: (() -> String?)?
+
     public static func configure(level: Level, format: Format) {
         Self.level = level
         Self.format = format
@@ -34,14 +39,19 @@ public enum Log {
 
     private static func emit(_ level: Level, _ message: String) {
         guard level >= Self.level else { return }
-        let line = line(level, message, format: format, time: timestamp(), pid: getpid())
+        // Errors only: the warnings fail2ban reads keep their shape.
+        let request = level == .error ? currentRequest?() : nil
+        let line = line(level, message, format: format, time: timestamp(), pid: getpid(), request: request)
         _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
     }
 
-    static func line(_ level: Level, _ message: String, format: Format, time: String, pid: Int32) -> String {
+    static func line(_ level: Level, _ message: String, format: Format, time: String, pid: Int32, request: String? = nil) -> String {
         switch format {
-        case .text: "\(time) ireporter[\(pid)] \(level.rawValue): \(message)\n"
-        case .json: json([("time", .text(time)), ("level", .text(level.rawValue)), ("pid", .number(Int(pid))), ("message", .text(message))])
+        case .text:
+            "\(time) ireporter[\(pid)] \(level.rawValue): \(message)" + (request.map { " (while serving \($0))" } ?? "") + "\n"
+        case .json:
+            json([("time", .text(time)), ("level", .text(level.rawValue)), ("pid", .number(Int(pid))), ("message", .text(message))]
+                 + (request.map { [("request", .text($0))] } ?? []))
         }
     }
 

@@ -27,6 +27,16 @@ struct LogTests {
                 == "2026-12-02T06:55:00Z ireporter[42] warning: login failed for \"alice\" from 203.0.113.7\n")
     }
 
+    /// From an on-call review: `error: stream: MariaDB error 2002 …` did not
+    /// say which request met it (a Mastodon timeline's, here).
+    @Test func anErrorInARequestNamesIt() {
+        let request = "GET /api/v1/timelines/public (request 4f2a, client 192.0.2.7)"
+        #expect(Log.line(.error, "stream: MariaDB error 2002", format: .text, time: "2026-12-02T06:55:00Z", pid: 42, request: request)
+                == "2026-12-02T06:55:00Z ireporter[42] error: stream: MariaDB error 2002 (while serving \(request))\n")
+        #expect(Log.line(.error, "x", format: .json, time: "t", pid: 42, request: "GET / (request -, client -)")
+                == #"{"time":"t","level":"error","pid":42,"message":"x","request":"GET / (request -, client -)"}"# + "\n")
+    }
+
     @Test func levelsAreOrdered() {
         #expect(Log.Level.info < .warning && Log.Level.warning < .error)
     }
