@@ -40,6 +40,10 @@ final class APIResponder {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 16)
     /// Every request's steps, outermost first.
     let pipeline: GatewayPipeline
+    /// Told each request's record once the pipeline's steps have filled it
+    /// (its request id), before its route runs: the worker's note of what
+    /// it serves, for the watchdog and the log.
+    var requestBegins: ((Record) -> Void)?
 
     init(api: IReporterAPI, uploadDirectory: String, maxUploadBytes: Int, cookieSecureAlways: Bool = false,
          operatorPages: OperatorPages? = nil, flickr: FlickrResponder? = nil, sizes: PhotoSizeResponder? = nil,
@@ -79,6 +83,7 @@ final class APIResponder {
             else { .form }
         let context = GatewayContext(request, route: route)
         let answer = pipeline.run(context) { context in
+            requestBegins?(context.record)
             switch context.route {
             case .operatorPage:
                 let body = page ?? []

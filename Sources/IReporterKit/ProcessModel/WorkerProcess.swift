@@ -34,6 +34,9 @@ enum WorkerProcess {
         operatorPages.readiness = Readiness(probes: Readiness.probes(configuration, database: database), clock: clock)
         let responder = configuration.makeResponder(database: database, shared: shared, operatorPages: operatorPages)
         let metrics = RequestMetrics(table: shared.metrics, commands: responder.commandNames)
+        responder.requestBegins = { record in
+            scoreboard.noteRequest(slot, requestID: record.requestID, client: record.client, method: record.method, uri: record.uri)
+        }
         // Connections nginx keeps open (`fastcgi_keep_conn on` with an
         // upstream `keepalive`) stay with the worker that accepted them; it
         // serves them and the listening socket side by side, one request at
@@ -87,9 +90,6 @@ enum WorkerProcess {
                 return true
             }
             scoreboard.markBusy(slot, startedMillis: started)
-            scoreboard.noteRequest(slot, requestID: request.param("REQUEST_ID") ?? request.param("UNIQUE_ID") ?? "-",
-                                   client: request.param("REMOTE_ADDR") ?? "-", method: request.param("REQUEST_METHOD") ?? "-",
-                                   uri: request.param("REQUEST_URI") ?? "-")
             let record = responder.respond(to: request)
             // Counted before the answer is complete: whoever reads the metrics
             // after it (the client itself) sees this request in them.
