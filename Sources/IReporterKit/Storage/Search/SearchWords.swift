@@ -2,8 +2,11 @@
 /// usernames) and for the query: the columns hold whatever bytes the app
 /// sent (UTF-8 in latin1 columns), so the bytes are read as UTF-8 (as Latin-1
 /// when they are not valid UTF-8), lowercased and stripped of accents
-/// ("Zoë", "ZOE" and "zoe" are one word), and anything that is not a letter,
-/// digit or mark separates words (emoji, punctuation, operators).
+/// ("Zoë", "ZOE" and "zoe" are one word; Greek's accents and final sigma,
+/// Cyrillic ё, full-width Latin too), and anything that is not a letter,
+/// digit or mark separates words (emoji, punctuation, operators). A change
+/// of these rules needs `ireporter search-index --restart` for the titles
+/// indexed before it (docs/DEPLOY.md).
 ///
 /// Chinese and Japanese are written without spaces: a run of those
 /// characters is indexed as its single characters and its pairs, and a query
@@ -105,9 +108,15 @@ public enum SearchWords {
         }
     }
 
+    /// Lowercased (the accent a lowercase mapping adds dropped: `İ` is
+    /// `i`), accents folded, full-width Latin and digits (what a Japanese
+    /// keyboard types: `ｔｏｋｙｏ`) as ASCII.
     private static func folded(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+        if (0xFF01...0xFF5E).contains(scalar.value), let narrow = Unicode.Scalar(scalar.value - 0xFEE0) {
+            return folded(narrow)
+        }
         let lower = scalar.properties.lowercaseMapping.unicodeScalars
-        return lower.flatMap { foldings[$0] ?? [$0] }
+        return lower.filter { !isCombiningAccent($0) }.flatMap { foldings[$0] ?? [$0] }
     }
 
     private static func encode(_ scalars: [Unicode.Scalar]) -> [UInt8] {
@@ -135,6 +144,13 @@ public enum SearchWords {
             let scalars = Array(group.unicodeScalars)
             let baseLength = scalars.prefix { $0.isASCII }.count
             for letter in scalars[baseLength...] { map[letter] = Array(scalars[..<baseLength]) }
+        }
+        // Greek: the accented vowels (tonos, dialytika) and the final sigma;
+        // Cyrillic: ё, which Russian text often writes as е. Each group is
+        // the base, then the letters folded to it.
+        for group in "αά εέ ηή ιίϊΐ οό υύϋΰ ωώ σς её".split(separator: " ") {
+            let scalars = Array(group.unicodeScalars)
+            for letter in scalars.dropFirst() { map[letter] = [scalars[0]] }
         }
         return map
     }()
