@@ -195,6 +195,7 @@ def titles_in_stream() -> set[str]:
 
 def test_worker_killed_mid_request(start_server, module_env):
     server = start_server(workers=3)
+    log_size = server.log_path.stat().st_size
     user, password, expected = prepare_load_user(API, "kill")
     title = servers.unique_name("killed upload")
     slow = SlowUpload(logged_in_cookie(user, password), title)
@@ -221,6 +222,8 @@ def test_worker_killed_mid_request(start_server, module_env):
                          what="the pool back to 3 workers")
     assert p["status"]["crashed workers"] == 1, p["status"]
     assert not servers.proc_alive(victim)
+    # The log names the request the crash cost, as the watchdog's line does.
+    assert logged_since(server, log_size, f"worker {victim} was killed by signal 9 while serving POST /iReporter/ (request ")
 
 
 def test_request_timeout_kills_hung_worker(start_server, module_env):

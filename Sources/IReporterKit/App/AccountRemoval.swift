@@ -25,6 +25,7 @@ struct AccountRemoval {
 
     private let sessions: any SessionStore
     private let users: any UserStore
+    private let counters: any SharedCounters
     /// The parts a request begun before the deletion can still add to.
     private let lateParts: [any AccountPart]
     /// A store added later (follows, tokens, …) adds its part here.
@@ -32,6 +33,7 @@ struct AccountRemoval {
 
     init(_ services: AppServices) {
         sessions = services.sessions
+        counters = services.counters
         users = services.users
         let photos = PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services))
         let follows = FollowsOfAccount(follows: services.follows)
@@ -53,6 +55,9 @@ struct AccountRemoval {
         // have committed since its part went, with the notification it made;
         // from here on none can (each store's addition needs the account's row).
         for part in lateParts { try Self.remove(part, of: userID) }
+        // The votes and comments were taken back through their stores, which
+        // tell no cache: an answer cached meanwhile kept their counts.
+        counters.noteStreamChanged()
     }
 
     /// A part whose tables a database does not have yet (its migration not

@@ -39,6 +39,12 @@ enum UsernameRules {
         return String(decoding: name, as: UTF8.self)._nfcCodeUnits
     }
 
+    /// A name in its composed form (NFC), as `register` stores it; bytes
+    /// that are not UTF-8 as they are.
+    static func composed(_ name: [UInt8]) -> [UInt8] {
+        String(validating: name, as: UTF8.self).map { $0._nfcCodeUnits } ?? name
+    }
+
     /// A name's look-alike skeleton (Unicode TR 39's idea, on our own table:
     /// `ConfusableTable`): each character replaced by the one it is drawn
     /// like, then NFC, ASCII letters lower-cased (the column's collation

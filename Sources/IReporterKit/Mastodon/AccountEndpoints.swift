@@ -75,10 +75,10 @@ struct AccountEndpoints: MastodonEndpoints {
     /// (the 2012 app took any), so the whole is looked up first.
     static func userID(named acct: [UInt8], siteURL: String, services: AppServices) throws -> Int64? {
         let name = acct.first == UInt8(ascii: "@") ? Array(acct.dropFirst()) : acct
-        if let id = try services.users.accounts(named: name).first?.id { return id }
+        if let id = try services.users.accounts(typed: name).first?.id { return id }
         let ourHost = Array("@\(InstanceEndpoints.domain(siteURL))".utf8).map(asciiLowercased)
         guard name.count > ourHost.count, name.suffix(ourHost.count).map(asciiLowercased) == ourHost else { return nil }
-        return try services.users.accounts(named: Array(name.dropLast(ourHost.count))).first?.id
+        return try services.users.accounts(typed: Array(name.dropLast(ourHost.count))).first?.id
     }
 
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {

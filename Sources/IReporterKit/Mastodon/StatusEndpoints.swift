@@ -34,7 +34,14 @@ struct StatusEndpoints: MastodonEndpoints {
                     throw error
                 }
                 if let copy { status.media = copy }
-            case .comment(let id): _ = try statuses.run("uncomment", ["IdComment": String(id)])
+            case .comment(let id):
+                // As for a photo: another's status is not found, as Mastodon
+                // answers (uncomment's own refusal would be a 403).
+                do {
+                    _ = try statuses.run("uncomment", ["IdComment": String(id)])
+                } catch let error as MastodonError where error.status == 403 {
+                    throw MastodonError.notFound
+                }
             }
             return .json(status.json(links: statuses.links, source: true))
         }

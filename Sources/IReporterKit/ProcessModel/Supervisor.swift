@@ -267,6 +267,7 @@ final class Supervisor {
             }
             guard let index = scoreboard.index(of: pid) else { continue }
             let slot = scoreboard.slot(index)
+            let request = scoreboard.request(index)
             scoreboard.release(index)
             let signalled = status & 0x7F
             let exitCode = (status >> 8) & 0xFF
@@ -276,7 +277,7 @@ final class Supervisor {
             if abnormal {
                 scoreboard.countCrash()
                 Log.error("worker \(pid) " + (signalled != 0 ? "was killed by signal \(signalled)" : "exited with status \(exitCode)")
-                          + (slot.state == .busy ? " while serving a request" : ""))
+                          + (slot.state == .busy ? " while serving \(request.description)" : ""))
             }
             // Replaced by `topUp`, at once unless crashes hold it back.
             if abnormal && !stopping && slot.generation == generation { noteCrash() }

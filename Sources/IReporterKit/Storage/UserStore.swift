@@ -45,3 +45,23 @@ public protocol UserStore: AnyObject {
     /// Removes the account's row (`delete_account`'s last step).
     func removeAccount(id: Int64) throws
 }
+
+extension UserStore {
+    /// The accounts a name typed at login means: as sent, then in the
+    /// composed form (NFC) that `register` stores, so that a keyboard
+    /// sending decomposed letters (`o` and U+0308 for `ö`, Hangul as jamo)
+    /// finds the account it registered. The second read only for such a name.
+    public func accounts(typed name: [UInt8]) throws -> [UserRecord] {
+        let found = try accounts(named: name)
+        let composed = UsernameRules.composed(name)
+        guard composed != name else { return found }
+        return found + (try accounts(named: composed)).filter { other in !found.contains { $0.id == other.id } }
+    }
+
+    /// The throttles' key for a name typed at login: every spelling that
+    /// finds the same accounts (decomposed or not, any case) is one account
+    /// to them, so no spelling adds guesses.
+    public func accountKey(typed name: [UInt8]) throws -> [UInt8] {
+        try accountKey(for: UsernameRules.composed(name))
+    }
+}

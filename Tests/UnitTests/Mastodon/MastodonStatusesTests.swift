@@ -366,6 +366,12 @@ struct MastodonStatusesTests {
         #expect(try json(call(.get, "/api/v1/statuses/\(replyID)/context"))["ancestors"]?.arrayCount == 1)
         #expect(string(try json(call(.get, "/api/v1/statuses/\(replyID)"))["in_reply_to_id"]) == photo)
         #expect(try json(call(.get, "/api/v1/statuses/\(photo)"))["replies_count"] == .number(Array("2".utf8)))
+        // Another's comment on another's photo is not found, as another's
+        // photo is (Mastodon's 404; uncomment's refusal was a 403).
+        let fromTheApp = try #require(descendants.last.flatMap { string($0["id"]) })
+        try harness.send([("command", "register"), ("username", "carol"), ("password", "p")])
+        #expect(call(.delete, "/api/v1/statuses/\(fromTheApp)", token: token(user: 3)).status == 404)
+        #expect(try harness.body([("command", "comments"), ("IdPhoto", photo)]).contains("From the app"), "still there")
         // Removing the reply is `uncomment`.
         #expect(call(.delete, "/api/v1/statuses/\(replyID)", token: token(user: 1)).status == 200)
         #expect(call(.get, "/api/v1/statuses/\(replyID)").status == 404)

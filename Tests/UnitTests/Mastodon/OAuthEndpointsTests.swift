@@ -68,6 +68,12 @@ struct OAuthEndpointsTests {
             #expect(try refused.status == 422 && text(refused, "error") == "Validation failed: Application name \(problem)",
                     "\(String(decoding: refused.body, as: UTF8.self))")
         }
+        for (field, value, label) in [("website", "https://\u{202E}moc.elpmaxe", "Website"),
+                                      ("redirect_uris", "https://client.example/\u{202E}bc", "Redirect URI")] {
+            let fields = [("client_name", "Client"), ("redirect_uris", "https://client.example/cb")].filter { $0.0 != field }
+            let refused = call(.post, "/api/v1/apps", fields + [(field, value)])
+            #expect(try text(refused, "error") == "Validation failed: \(label) cannot contain control or invisible characters")
+        }
         var form = FormData()
         form.setField(Array("client_name".utf8), [0xC3, 0x28])
         form.setField(Array("redirect_uris".utf8), Array("https://client.example/cb".utf8))

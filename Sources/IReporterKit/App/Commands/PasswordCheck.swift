@@ -18,7 +18,7 @@ struct PasswordCheck {
     /// The account `input` names, if its password matches and the throttle
     /// allows the try; else `LoginCommand.Failure`.
     func user(for input: Credentials, address: String) throws -> UserRecord {
-        let account = try users.accountKey(for: input.username)
+        let account = try users.accountKey(typed: input.username)
         if let typed = input.legacyPassword, AppPassword.isDerived(input.password, fromTyped: typed) {
             return try userWithTypedPassword(PHPStrings.urlDecode(typed), input, account: account, address: address)
         }
@@ -26,7 +26,7 @@ struct PasswordCheck {
             SecurityLog.loginThrottled(username: input.username, seconds: wait, address: address)
             throw LoginCommand.Failure.tooManyAttempts(seconds: wait)
         }
-        let candidates = try accounts(named: input.username)
+        let candidates = try users.accounts(typed: input.username)
         guard let user = try authenticate(candidates, password: input.password) else {
             try throttle.failed(account: account, address: address)
             try throttle.expectRetry(account: account, address: address, attempt: Self.retryTag(candidates, input.password))
@@ -47,7 +47,7 @@ struct PasswordCheck {
     /// Otherwise it is an attempt of its own, both forms checked, one failure.
     private func userWithTypedPassword(_ typed: [UInt8], _ input: Credentials, account: [UInt8],
                                        address: String) throws -> UserRecord {
-        let candidates = try accounts(named: input.username)
+        let candidates = try users.accounts(typed: input.username)
         let secondHalf = try throttle.takeRetry(account: account, address: address,
                                                 attempt: Self.retryTag(candidates, input.password))
         if !secondHalf, let wait = try throttle.wait(account: account, address: address) {
@@ -82,18 +82,6 @@ struct PasswordCheck {
         if stored.password == user.password { return true }
         guard case .match = hasher.verify(password, against: stored.password) else { return false }
         return true
-    }
-
-    /// The accounts `name` may mean: as typed, and in the composed form
-    /// (NFC) that `register` stores, so that a keyboard sending decomposed
-    /// letters (`o` and U+0308 for `ö`, Hangul as jamo) logs in to the
-    /// account it registered. The second read only for such a name.
-    private func accounts(named name: [UInt8]) throws -> [UserRecord] {
-        let found = try users.accounts(named: name)
-        guard let text = String(validating: name, as: UTF8.self) else { return found }
-        let composed = text._nfcCodeUnits
-        guard composed != name else { return found }
-        return found + (try users.accounts(named: composed)).filter { other in !found.contains { $0.id == other.id } }
     }
 
     /// Names the value a failed login tried, for its retry's mark: a SHA-256

@@ -40,7 +40,7 @@ struct PasswordConfirmation {
     /// is its password; "Authorization required" when the account is gone.
     func confirm(_ password: [UInt8], of user: SignedInUser, in context: CommandContext) throws -> UserRecord {
         guard let account = try users.account(id: user.id) else { throw AuthorizationRequired() }
-        let key = try users.accountKey(for: account.username)
+        let key = try users.accountKey(typed: account.username)
         if let wait = try throttle.wait(account: key, address: context.clientAddress) {
             SecurityLog.loginThrottled(username: account.username, seconds: wait, address: context.clientAddress)
             throw Failure.tooManyAttempts(seconds: wait)

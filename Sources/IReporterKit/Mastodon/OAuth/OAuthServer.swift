@@ -39,6 +39,16 @@ public struct OAuthServer {
         public let message: String
     }
 
+    /// Text without control, bidi or invisible characters (empty is fine).
+    private static func isShownAsIs(_ text: some StringProtocol) -> Bool {
+        do {
+            _ = try TextRules.checked(Array(text.utf8), as: .title)
+            return true
+        } catch {
+            return error == .blank
+        }
+    }
+
     /// Registers an app; its client_secret is answered now and stored as a hash.
     public func registerApp(name: String, redirectURIs: [String], scopes: OAuthScopes, website: String) throws
         -> (app: OAuthApp, secret: String) {
@@ -47,17 +57,24 @@ public struct OAuthServer {
         guard name.utf8.count <= 255 else {
             throw AppRefusal(message: "Validation failed: Application name is too long (maximum is 255 characters)")
         }
-        // Shown to people on the consent page and in their authorized apps:
-        // a title's rules (a bidi override would turn the sentence around it).
+        // Name, website and redirect URIs are shown on the consent page and in
+        // people's authorized apps: a title's rules (a bidi override would
+        // turn the page's sentence around them).
         do {
             _ = try TextRules.checked(Array(name.utf8), as: .title)
         } catch {
             throw AppRefusal(message: "Validation failed: Application name " + (error == .blank ? "can't be blank"
                                                                                  : "cannot contain control or invisible characters"))
         }
+        if !Self.isShownAsIs(website) {
+            throw AppRefusal(message: "Validation failed: Website cannot contain control or invisible characters")
+        }
         let uris = redirectURIs.flatMap { $0.split(whereSeparator: \.isNewline) }.map(\.trimmingSpaces).filter { !$0.isEmpty }
         guard !uris.isEmpty else { throw AppRefusal(message: "Validation failed: Redirect URI can't be blank") }
         guard uris.count <= 20 else { throw AppRefusal(message: "Validation failed: Redirect URI: at most 20") }
+        if !uris.allSatisfy(Self.isShownAsIs) {
+            throw AppRefusal(message: "Validation failed: Redirect URI cannot contain control or invisible characters")
+        }
         if let refusal = uris.lazy.compactMap(RedirectURI.refusal).first {
             throw AppRefusal(message: "Validation failed: \(refusal)")
         }
