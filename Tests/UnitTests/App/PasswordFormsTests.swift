@@ -78,6 +78,17 @@ struct PasswordFormsTests {
         #expect(try login(phone, "Zoe\u{0308}", "wrong") == Self.failed)
     }
 
+    /// From this stop's review: each spelling of a name (composed or not)
+    /// had a throttle of its own, and a name of k accented letters 2^k.
+    @Test func everySpellingOfANameIsOneAccountToTheThrottle() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "Zo\u{00EB}"), ("password", Self.app("secret"))])
+        phone.cookie = nil
+        for _ in 0..<5 { #expect(try login(phone, "Zoe\u{0308}", "wrong") == Self.failed) }
+        #expect(try login(phone, "Zo\u{00EB}", "wrong") == Self.blocked, "the composed spelling is throttled too")
+        #expect(try login(phone, "ZO\u{00EB}", "wrong") == Self.blocked, "and in other ASCII case, as the column compares")
+    }
+
     @Test func anAccountMadeWithTheAppsValueLogsInFromEveryClient() throws {
         let phone = try AppHarness()
         try phone.send([("command", "register"), ("username", "appy"), ("password", Self.app("secret"))])
