@@ -569,6 +569,9 @@ struct MastodonStatusesTests {
         #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "bob")]))["id"]) == "1")
         #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "@alice")]))["id"]) == "2")
         #expect(call(.get, "/api/v1/accounts/lookup", [("acct", "nobody")]).status == 404)
+        // A name typed decomposed finds the account registered composed, as login does.
+        try harness.send([("command", "register"), ("username", "Zo\u{00EB}"), ("password", "p")])
+        #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "Zoe\u{0308}")]))["username"]) == "Zo\u{00EB}")
         #expect(string(try json(call(.get, "/api/v1/accounts/lookup", [("acct", "@bob@Example.COM")]))["id"]) == "1", "this site's host")
         #expect(call(.get, "/api/v1/accounts/lookup", [("acct", "bob@mastodon.social")]).status == 404, "not our bob")
         #expect(try json(call(.get, "/api/v2/search", [("q", "bob@mastodon.social")]))["accounts"]?.arrayCount == 0)
