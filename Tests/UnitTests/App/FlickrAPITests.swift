@@ -290,8 +290,8 @@ struct FlickrAPITests {
         let phone = try phone()
         let plain = ["format": "json", "nojsoncallback": "1"]
         func body(_ parameters: [String: String]) -> String { call(phone, parameters.merging(plain) { a, _ in a }).body }
-        #expect(body(["method": "flickr.reflection.getMethods"]).hasPrefix(#"{"methods":{"method":[{"_content":"flickr.people.getInfo"},"#
-                + #"{"_content":"flickr.people.getPublicPhotos"}"#))
+        #expect(body(["method": "flickr.reflection.getMethods"]).hasPrefix(#"{"methods":{"method":[{"_content":"flickr.people.findByUsername"},"#
+                + #"{"_content":"flickr.people.getInfo"},{"_content":"flickr.people.getPhotos"},{"_content":"flickr.people.getPublicPhotos"}"#))
         let sizes = body(["method": "flickr.photos.getSizes", "photo_id": "2"])
         #expect(sizes.hasPrefix(#"{"sizes":{"canblog":0,"canprint":0,"candownload":1,"size":["#
                 + #"{"label":"Square","width":75,"height":75,"source":"http://h/iReporter/photos/000000/2_aaaaaaaaa2_s.jpg","#
@@ -312,6 +312,13 @@ struct FlickrAPITests {
         #expect(listed.contains(#""_content":"first"},{"id":"2","#) && listed.hasSuffix(#""_content":"second \u0026lt;img src=x onerror=alert(1)\u0026gt; \u0026amp; \u0026quot;so\u0026quot;"}]},"stat":"ok"}"#),
                 "\(listed)")
         #expect(body(["method": "flickr.people.getPublicPhotos", "user_id": "1", "per_page": "1"])
+                .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
+        // A client turns a typed name into a user_id (any ASCII case, as logging in), then lists the photos.
+        #expect(body(["method": "flickr.people.findByUsername", "username": "ALICE"])
+                == #"{"user":{"id":"1","nsid":"1","username":{"_content":"alice"}},"stat":"ok"}"#)
+        #expect(body(["method": "flickr.people.findByUsername", "username": "nobody"])
+                == #"{"stat":"fail","code":1,"message":"User not found"}"#)
+        #expect(body(["method": "flickr.people.getPhotos", "user_id": "1", "per_page": "1"])
                 .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
         // Flickr's exclusion is ignored, never read as a word required.

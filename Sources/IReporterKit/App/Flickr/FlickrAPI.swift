@@ -112,7 +112,13 @@ public final class FlickrAPI {
                 if let userID = scope.userID, try users.account(id: userID) == nil { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: try call.searchTerms(), scope: scope)])
             case .photosGetRecent: return .success([try photoList(call, terms: [], scope: .everything)])
-            case .peopleGetPublicPhotos:
+            case .peopleFindByUsername:
+                // The name as logging in finds it (any ASCII case, typed decomposed or not).
+                guard let name = parameters["username"], !name.isEmpty,
+                      let user = try users.accounts(typed: name).first else { return .failure(.personNotFound) }
+                return .success([call.user(user)])
+            // Every photo is public: a person's photos are their public photos.
+            case .peopleGetPhotos, .peopleGetPublicPhotos:
                 // Flickr's own code and words for this method, as people.getInfo's.
                 // Whether the account is there (a row), not its counts: `person` reads all its photos.
                 guard let userID = call.personID(), try users.account(id: userID) != nil else { return .failure(.personNotFound) }

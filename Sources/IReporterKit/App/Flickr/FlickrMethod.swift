@@ -2,7 +2,9 @@
 /// name, whether its answers are kept, and (`FlickrAPI.answer`'s switch,
 /// which has a case for each) its handler.
 enum FlickrMethod: String, CaseIterable {
+    case peopleFindByUsername = "flickr.people.findByUsername"
     case peopleGetInfo = "flickr.people.getInfo"
+    case peopleGetPhotos = "flickr.people.getPhotos"
     case peopleGetPublicPhotos = "flickr.people.getPublicPhotos"
     case photosCommentsGetList = "flickr.photos.comments.getList"
     case photosGetInfo = "flickr.photos.getInfo"
@@ -15,8 +17,9 @@ enum FlickrMethod: String, CaseIterable {
     /// The lists, whose rendered answers are kept (`AnswerCache`).
     var keepsAnswers: Bool {
         switch self {
-        case .photosSearch, .photosGetRecent, .peopleGetPublicPhotos: true
-        case .peopleGetInfo, .photosCommentsGetList, .photosGetInfo, .photosGetSizes, .reflectionGetMethods, .testEcho: false
+        case .photosSearch, .photosGetRecent, .peopleGetPhotos, .peopleGetPublicPhotos: true
+        case .peopleFindByUsername, .peopleGetInfo, .photosCommentsGetList, .photosGetInfo, .photosGetSizes, .reflectionGetMethods,
+             .testEcho: false
         }
     }
 }
