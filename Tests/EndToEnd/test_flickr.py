@@ -194,6 +194,8 @@ def test_flickr_api_photo_info_and_its_owner(flickr_api_at, base_url):
     assert owner.id == "1" and owner.username == "alice"
     person = flickr_api_at.Person(id="1")
     assert person.photos_info["count"] == 3, "people.getInfo, loaded lazily"
+    found = flickr_api_at.Person.findByUserName("Alice")  # people.findByUsername: a typed name to its user_id
+    assert found.id == "1" and [p.id for p in found.getPhotos()] == ["4", "3", "2"], "people.getPhotos"
     assert int(person.photos_info["firstdate"]) <= int(info["posted"]), "photo 2, uploaded before photo 3"
     assert time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(int(person.photos_info["firstdate"]))) == person.photos_info["firstdatetaken"]
     assert person.username == "alice" and person.ispro is False
