@@ -17,6 +17,9 @@ public struct CommandDescriptor: Sendable {
     /// Set by the router from the command's type (`SignedInCommand`).
     public internal(set) var signIn = false
     public var rateLimit: RateLimit?
+    /// Checks or hashes a password (Argon2id, 19 MiB and tens of ms each): a
+    /// JSON-RPC batch may hold one such call (`JSONRPCService`).
+    public var checksAPassword = false
     /// The kinds of the command's own failures; those its parameters,
     /// sign-in, the cross-site rule, the rate limit and an unavailable
     /// service give are added in `errors`.
@@ -24,13 +27,15 @@ public struct CommandDescriptor: Sendable {
     public var result: ResultShape
 
     public init(_ name: String, _ summary: String, parameters: [CommandParameter] = [], fileParts: [String] = [],
-                readOnly: Bool = false, rateLimit: RateLimit? = nil, failures: [FailureKind] = [], result: ResultShape) {
+                readOnly: Bool = false, rateLimit: RateLimit? = nil, checksAPassword: Bool = false, failures: [FailureKind] = [],
+                result: ResultShape) {
         self.name = name
         self.summary = summary
         self.parameters = parameters
         self.fileParts = fileParts
         self.readOnly = readOnly
         self.rateLimit = rateLimit
+        self.checksAPassword = checksAPassword
         self.failures = failures
         self.result = result
     }
@@ -52,7 +57,7 @@ public struct CommandDescriptor: Sendable {
         if parameters.contains(where: \.canFail) { kinds.insert(.invalidParameters) }
         if signIn { kinds.insert(.authorization) }
         if !readOnly { kinds.insert(.notAllowed) }
-        if rateLimit != nil { kinds.insert(.rateLimited) }
+        if rateLimit != nil || checksAPassword { kinds.insert(.rateLimited) }
         kinds.insert(.unavailable)
         return FailureKind.allCases.filter(kinds.contains)
     }

@@ -133,6 +133,27 @@ struct JSONRPCTests {
         #expect(String(decoding: rpc(phone, login).body, as: UTF8.self).contains(#""result""#))
     }
 
+    /// From an attacker's review: 20 right logins in one batch were 20
+    /// Argon2id hashes for one request, counted by no throttle. A body
+    /// checks one password; the calls after it that would are refused.
+    @Test func aBatchChecksOnePassword() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        let login = #"{"jsonrpc":"2.0","method":"login","params":{"username":"alice","password":"p"},"id":"#
+        let change = #"{"jsonrpc":"2.0","method":"change_password","params":{"password":"p","new_password":"q"},"id":3}"#
+        let answered = try #require(try answer(phone, "[\(login)1},\(login)2},\(change)]"))
+        #expect(try answered == json(#"""
+            [{"jsonrpc":"2.0","result":[{"IdUser":"1","username":"alice"}],"id":1},
+             {"jsonrpc":"2.0","error":{"code":-32004,"message":"A batch may check one password: send each login, registration or password change on its own"},"id":2},
+             {"jsonrpc":"2.0","error":{"code":-32004,"message":"A batch may check one password: send each login, registration or password change on its own"},"id":3}]
+            """#))
+        // One a request: the next body may log in again, and other calls beside it run.
+        let stream = #"{"jsonrpc":"2.0","method":"stream","id":5}"#
+        #expect(try answer(phone, "[\(login)4},\(stream)]") == json(#"""
+            [{"jsonrpc":"2.0","result":[{"IdUser":"1","username":"alice"}],"id":4},{"jsonrpc":"2.0","result":[],"id":5}]
+            """#))
+    }
+
     @Test func idsAreEchoedAsSent() throws {
         let phone = try AppHarness()
         for id in ["123456789012345678901234567890", "-0.5e-3", #""\u00e9 \"x\"""#, "null"] {

@@ -6,7 +6,8 @@
 public struct ChangePasswordCommand: SignedInCommand {
     public let descriptor = CommandDescriptor(
         "change_password", "Change your password; your other sessions end.",
-        parameters: [PasswordConfirmation.password, Input.newPassword], failures: [.other, .rateLimited], result: .successful)
+        parameters: [PasswordConfirmation.password, Input.newPassword], checksAPassword: true, failures: [.other, .rateLimited],
+        result: .successful)
 
     public struct Input: CommandInput {
         static let newPassword = CommandParameter("new_password", .text(maxBytes: nil), required: true,

@@ -5,7 +5,7 @@
 public struct DeleteAccountCommand: SignedInCommand {
     public let descriptor = CommandDescriptor(
         "delete_account", "Delete your account with its photos, comments and votes; you are logged out.",
-        parameters: [PasswordConfirmation.password], failures: [.other, .rateLimited], result: .successful)
+        parameters: [PasswordConfirmation.password], checksAPassword: true, failures: [.other, .rateLimited], result: .successful)
 
     public struct Input: CommandInput {
         public let password: [UInt8]

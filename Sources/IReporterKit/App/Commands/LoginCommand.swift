@@ -3,7 +3,8 @@
 /// session under a fresh id.
 public struct LoginCommand: Command {
     public let descriptor = CommandDescriptor(
-        "login", "Log in (the session cookie is set).", parameters: Credentials.forLogin, failures: [.other, .rateLimited], result: .signedIn)
+        "login", "Log in (the session cookie is set).", parameters: Credentials.forLogin, checksAPassword: true,
+        failures: [.other, .rateLimited], result: .signedIn)
 
     public enum Failure: APIFailure {
         case authorizationFailed

@@ -4,7 +4,8 @@
 /// taken name is refused before any hash is computed.
 public struct RegisterCommand: Command {
     public let descriptor = CommandDescriptor(
-        "register", "Create an account and log it in.", parameters: Credentials.forRegister, failures: [.other, .rateLimited], result: .signedIn)
+        "register", "Create an account and log it in.", parameters: Credentials.forRegister, checksAPassword: true,
+        failures: [.other, .rateLimited], result: .signedIn)
 
     public enum Failure: APIFailure {
         case usernameExists

@@ -52,9 +52,10 @@ final class JSONRPCService {
         }
         var cookie = sessionCookie
         var sessionChanged: CommandContext?
+        var passwordChecks = 0
         func run(_ call: JSONValue) -> [UInt8]? {
             let context = makeContext(cookie)
-            let answer = self.call(call, in: context)
+            let answer = self.call(call, in: context, passwordChecks: &passwordChecks)
             switch context.sessionChange {
             case .started(let id)?: cookie = Array(id.utf8); sessionChanged = context
             case .ended?: cookie = nil; sessionChanged = context
@@ -82,7 +83,8 @@ final class JSONRPCService {
     }
 
     /// One call's answer; nil for a notification.
-    private func call(_ call: JSONValue, in context: CommandContext) -> [UInt8]? {
+    /// `passwordChecks`: the calls of this body so far that checked a password.
+    private func call(_ call: JSONValue, in context: CommandContext, passwordChecks: inout Int) -> [UInt8]? {
         guard case .object = call else { return Self.error(.invalidRequest, detail: "a call is an object", id: nil) }
         let id = call["id"]
         let idText: [UInt8]?
@@ -113,7 +115,7 @@ final class JSONRPCService {
         case .object(let named)?: members = named
         default: return idText == nil ? nil : Self.error(.invalidParams, detail: "params are named (an object)", id: answerID)
         }
-        let outcome = result(of: method, JSONParameters(members: members), in: context)
+        let outcome = result(of: method, JSONParameters(members: members), in: context, passwordChecks: &passwordChecks)
         switch outcome {
         case .success: context.outcome = "ok"
         case .failure(let error): context.outcome = error.outcome
@@ -149,7 +151,16 @@ final class JSONRPCService {
         }
     }
 
-    private func result(of method: String, _ parameters: JSONParameters, in context: CommandContext) -> Result<[UInt8], CallError> {
+    /// One password check a body: a batch of 20 right logins was 20
+    /// Argon2id hashes for one request, which no throttle counts (they
+    /// succeed), and held every worker behind the hashing slots.
+    struct OnePasswordCheckABatch: APIFailure {
+        var message: String { "A batch may check one password: send each login, registration or password change on its own" }
+        var kind: FailureKind { .rateLimited }
+    }
+
+    private func result(of method: String, _ parameters: JSONParameters, in context: CommandContext,
+                        passwordChecks: inout Int) -> Result<[UInt8], CallError> {
         if method == "rpc.discover" { return .success(document) }
         guard let descriptor = router.descriptor(named: method) else { return .failure(CallError(.methodNotFound, method)) }
         if let name = parameters.firstUnusable {
@@ -162,6 +173,10 @@ final class JSONRPCService {
         }
         if let name = parameters.firstUndeclared(descriptor.parameters) {
             return .failure(CallError(.invalidParams, "\(method) has no parameter \(name)"))
+        }
+        if descriptor.checksAPassword {
+            passwordChecks += 1
+            if passwordChecks > 1 { return .failure(CallError(OnePasswordCheckABatch())) }
         }
         guard let outcome = router.invoke(method, parameters, in: context) else {
             return .failure(CallError(.methodNotFound, method))
