@@ -185,13 +185,14 @@ class DB:
 DROP_ALL_TABLES = ("DROP TABLE IF EXISTS `login`, `photos`, `photos_removed`, `photo_details`, `photo_counts`, "
                    "`votes`, `comments`, `photo_words`, `photo_words_backfill`, `photo_secrets`, `follows`, "
                    "`notifications`, `media_attachments`, `photo_descriptions`, `oauth_apps`, `oauth_tokens`, `oauth_codes`, "
-                   "`status_idempotency`, `read_markers`;\n")
+                   "`status_idempotency`, `read_markers`, `login_registered`;\n")
 # The migrations that add tables and indexes (001 and 002 change the
 # original's: the tests that need them apply them).
 NEW_TABLE_MIGRATIONS = ("003-photo-details-comments-votes.sql", "004-index-photos-user.sql", "005-photo-words.sql",
                         "006-photo-secrets.sql", "008-index-photo-upload-time.sql", "009-follows-notifications.sql",
                         "010-oauth.sql", "011-media-attachments.sql", "012-status-idempotency.sql",
-                        "013-index-user-votes-comments.sql", "014-index-oauth-sweep.sql", "015-read-markers.sql")
+                        "013-index-user-votes-comments.sql", "014-index-oauth-sweep.sql", "015-read-markers.sql",
+                        "016-account-registered.sql")
 
 
 def schema_as_installed(schema: Path) -> str:

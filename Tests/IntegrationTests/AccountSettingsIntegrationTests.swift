@@ -33,6 +33,22 @@ extension DatabaseTests {
         #expect(try store.photoIDs(ofUser: 2, before: .max, limit: 10) == [4, 3])
     }
 
+    /// From a Mastodon client's review: an account without photos showed
+    /// `created_at` 1970. Registration keeps its time (migration 016), the
+    /// account's page shows it, and the account's removal takes it along.
+    @Test func anAccountKeepsWhenItRegisteredUntilItIsRemoved() throws {
+        let phone = try APIHarness(hashedPasswords: true)
+        let before = Int64(time(nil))
+        try phone.send([("command", "register"), ("username", "newcomer"), ("password", "p")])
+        let registered = try #require(try phone.database.query("SELECT registered FROM login_registered WHERE IdUser = 1")
+            .first?.int64("registered"))
+        #expect(registered >= before - 1 && registered <= Int64(time(nil)) + 1)
+        let person = try #require(try MariaDBPhotoStore(database: phone.database).person(id: 1))
+        #expect(person.registered == registered && person.firstUpload == nil)
+        try phone.send([("command", "delete_account"), ("password", "p")])
+        #expect(try phone.database.query("SELECT COUNT(*) AS n FROM login_registered").first?.int64("n") == 0)
+    }
+
     /// Nor a comment, a vote or the notification either would make (a JSON-RPC
     /// batch's later calls, a request in flight: rows owned by no one, found in a review).
     @Test func aCommentVoteOrNotificationOfAnAccountDeletedMeanwhileIsNotStored() throws {

@@ -23,9 +23,13 @@ public struct PersonRecord: Sendable, Equatable {
     public var firstUpload: Int64?
     /// And of the newest.
     public var lastUpload: Int64?
+    /// When it registered (migration 016); nil for the accounts before it.
+    public var registered: Int64?
 
-    public init(id: Int64, username: [UInt8], photoCount: Int64, firstUpload: Int64?, lastUpload: Int64? = nil) {
+    public init(id: Int64, username: [UInt8], photoCount: Int64, firstUpload: Int64?, lastUpload: Int64? = nil,
+                registered: Int64? = nil) {
         (self.id, self.username, self.photoCount, self.firstUpload, self.lastUpload) = (id, username, photoCount, firstUpload, lastUpload)
+        self.registered = registered
     }
 }
 

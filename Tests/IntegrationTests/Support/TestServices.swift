@@ -32,20 +32,21 @@ enum TestServices {
     /// secrets), 008 (photos by upload time), 009 (follows, notifications)
     /// 010 (OAuth), 011 (media waiting for a post, photos' descriptions),
     /// 012 (posts' idempotency keys), 013 (one person's votes and comments),
-    /// 014 (the OAuth tables' sweep) and 015 (read markers).
+    /// 014 (the OAuth tables' sweep), 015 (read markers) and 016 (when accounts registered).
     static let reactionsMigrations = ["migrations/003-photo-details-comments-votes.sql", "migrations/004-index-photos-user.sql",
                                       "migrations/005-photo-words.sql", "migrations/006-photo-secrets.sql",
                                       "migrations/008-index-photo-upload-time.sql", "migrations/009-follows-notifications.sql", "migrations/010-oauth.sql",
                                       "migrations/011-media-attachments.sql", "migrations/012-status-idempotency.sql",
                                       "migrations/013-index-user-votes-comments.sql", "migrations/014-index-oauth-sweep.sql",
-                                      "migrations/015-read-markers.sql"]
+                                      "migrations/015-read-markers.sql", "migrations/016-account-registered.sql"]
 
     /// Drops every table and creates them again from a schema file in
-    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006 and 008 to 015.
+    /// `sql/`, then (unless `migrated` is false) with migrations 003 to 006 and 008 to 016.
     static func resetTables(_ database: DatabaseConnection, schema: String = "schema.sql", migrated: Bool = true) throws {
         try database.command("DROP TABLE IF EXISTS login, photos, photo_details, photo_counts, votes, comments, "
                              + "photo_words, photo_words_backfill, photo_secrets, photos_removed, follows, notifications, "
-                             + "media_attachments, photo_descriptions, oauth_apps, oauth_tokens, oauth_codes, status_idempotency, read_markers")
+                             + "media_attachments, photo_descriptions, oauth_apps, oauth_tokens, oauth_codes, status_idempotency, read_markers, "
+                             + "login_registered")
         try runSQLFile(database, schema)
         if migrated { try reactionsMigrations.forEach { try runSQLFile(database, $0) } }
     }

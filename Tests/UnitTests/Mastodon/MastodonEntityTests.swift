@@ -121,6 +121,17 @@ struct MastodonEntityTests {
         #expect(string(JSONValue.object(source)["privacy"]) == "public")
     }
 
+    /// Registered, with or without photos since: that day (the earlier of
+    /// the two, for an account whose photos the PHP version dated).
+    @Test func anAccountWasCreatedWhenItRegistered() throws {
+        for (firstUpload, day) in [(nil, "2025-12-01T00:00:00.000Z"), (1_796_536_700, "2025-12-01T00:00:00.000Z"),
+                                   (1_700_000_000, "2023-11-14T00:00:00.000Z")] as [(Int64?, String)] {
+            let person = PersonRecord(id: 7, username: Array("new".utf8), photoCount: 0, firstUpload: firstUpload,
+                                      registered: 1_764_590_000)
+            #expect(string(JSONValue.object(try object(AccountEntity(person: person).json(links: links)))["created_at"]) == day)
+        }
+    }
+
     @Test func aGoneAccountStillHasAName() throws {
         let value = JSONValue.object(try object(AccountEntity(id: 9, username: nil).json(links: links)))
         #expect(string(value["username"]) == "#9")

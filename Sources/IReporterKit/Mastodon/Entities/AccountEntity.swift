@@ -9,14 +9,15 @@ public struct AccountEntity: Sendable, Equatable {
     public var statusesCount: Int64
     public var followersCount: Int64
     public var followingCount: Int64
-    /// Unix seconds of its first upload whose time was kept: shown, as
-    /// Mastodon shows an account's creation, as that day; nil: the epoch.
+    /// Unix seconds of its first upload whose time was kept.
     public var firstUpload: Int64?
+    /// When it registered (migration 016).
+    public var registered: Int64?
     /// Its newest upload whose time was kept: `last_status_at`, that day; nil: null.
     public var lastUpload: Int64?
 
     public init(id: Int64, username: [UInt8]?, statusesCount: Int64 = 0, followersCount: Int64 = 0, followingCount: Int64 = 0,
-                firstUpload: Int64? = nil, lastUpload: Int64? = nil) {
+                firstUpload: Int64? = nil, lastUpload: Int64? = nil, registered: Int64? = nil) {
         self.id = id
         self.username = username
         self.statusesCount = statusesCount
@@ -24,12 +25,19 @@ public struct AccountEntity: Sendable, Equatable {
         self.followingCount = followingCount
         self.firstUpload = firstUpload
         self.lastUpload = lastUpload
+        self.registered = registered
     }
 
     public init(person: PersonRecord, followersCount: Int64 = 0, followingCount: Int64 = 0) {
         self.init(id: person.id, username: person.username, statusesCount: person.photoCount, followersCount: followersCount,
-                  followingCount: followingCount, firstUpload: person.firstUpload, lastUpload: person.lastUpload)
+                  followingCount: followingCount, firstUpload: person.firstUpload, lastUpload: person.lastUpload,
+                  registered: person.registered)
     }
+
+    /// Mastodon's account creation, as that day: when it registered, or
+    /// (registered before this was kept) its first upload whose time was
+    /// kept, the earlier of the two; without either, the epoch.
+    var createdAt: Int64 { [registered, firstUpload].compactMap { $0 }.min() ?? 0 }
 
     /// A gone account's name: something a client can show and link (its
     /// id), where Mastodon's clients expect a non-empty `acct`.
@@ -50,7 +58,7 @@ public struct AccountEntity: Sendable, Equatable {
         json.member("group", false)
         json.member("noindex", false)
         json.member("hide_collections", false)
-        json.member("created_at", time: MastodonTime.day(of: firstUpload ?? 0))
+        json.member("created_at", time: MastodonTime.day(of: createdAt))
         json.member("note", "")
         json.member("url", links.accountPage(id))
         json.member("uri", links.accountPage(id))

@@ -178,16 +178,26 @@ public final class MariaDBPhotoStore: PhotoStore {
         return details
     }
 
-    /// Two reads: the account with its photo count (migration 004's index
-    /// on IdUser counts them), then the first and last kept upload times
-    /// (none before migration 003).
+    /// Three reads: the account with its photo count (migration 004's index
+    /// on IdUser counts them), the first and last kept upload times (none
+    /// before migration 003), and when it registered (none before 016).
     public func person(id: Int64) throws -> PersonRecord? {
         guard let account = try reads.query(
             "SELECT username, (SELECT COUNT(*) FROM photos WHERE IdUser = ?) AS photoCount FROM login WHERE IdUser = ? LIMIT 1",
             [.int(id), .int(id)]).first, let username = account["username"] else { return nil }
         let uploads = try uploadTimes(userID: id)
         return PersonRecord(id: id, username: username, photoCount: account.int64("photoCount") ?? 0,
-                            firstUpload: uploads?.int64("firstUpload"), lastUpload: uploads?.int64("lastUpload"))
+                            firstUpload: uploads?.int64("firstUpload"), lastUpload: uploads?.int64("lastUpload"),
+                            registered: try registered(userID: id))
+    }
+
+    /// When the account registered; nil before migration 016, or for an account registered before it.
+    private func registered(userID: Int64) throws(DatabaseError) -> Int64? {
+        do {
+            return try reads.query("SELECT registered FROM login_registered WHERE IdUser = ?", [.int(userID)]).first?.int64("registered")
+        } catch where error.code == .noSuchTable {
+            return nil
+        }
     }
 
     private func uploadTimes(userID: Int64) throws(DatabaseError) -> Row? {

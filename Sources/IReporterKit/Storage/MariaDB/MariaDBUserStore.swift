@@ -44,7 +44,17 @@ public final class MariaDBUserStore: UserStore {
     }
 
     public func removeAccount(id: Int64) throws {
+        try ifRegistrationsAreKept { () throws(DatabaseError) in
+            _ = try database.execute("DELETE FROM login_registered WHERE IdUser = ?", [.int(id)])
+        }
         try database.execute("DELETE FROM login WHERE IdUser = ?", [.int(id)])
+    }
+
+    /// `record`'s statement on `login_registered`, nothing before migration 016.
+    private func ifRegistrationsAreKept(_ record: () throws(DatabaseError) -> Void) throws(DatabaseError) {
+        do {
+            try record()
+        } catch where error.code == .noSuchTable {}
     }
 
     /// The name's weight string in the column's collation (latin1_swedish_ci,
@@ -97,6 +107,11 @@ public final class MariaDBUserStore: UserStore {
         guard insert.affectedRows == 1 else {
             passwordColumn = nil // narrowed since we looked: look again
             return .passwordDoesNotFit
+        }
+        // In the same transaction: the account and its day, or neither.
+        try ifRegistrationsAreKept { () throws(DatabaseError) in
+            _ = try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (?, UNIX_TIMESTAMP())",
+                                 [.int(Int64(insert.insertID))])
         }
         return .created(UserRecord(id: Int64(insert.insertID), username: username, password: password))
     }

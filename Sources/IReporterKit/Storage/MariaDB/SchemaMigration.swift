@@ -224,12 +224,22 @@ struct SchemaMigration: Sendable {
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'read_markers'
             """)
 
+    static let accountRegistered = SchemaMigration(
+        file: "016-account-registered.sql",
+        statements: [
+            "CREATE TABLE IF NOT EXISTS `login_registered` ( `IdUser` int(11) NOT NULL, `registered` bigint NOT NULL, "
+                + "PRIMARY KEY (`IdUser`) ) ENGINE=InnoDB",
+        ],
+        appliedQuery: """
+            SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'login_registered'
+            """)
+
     /// In the order of their numbers; each stands alone (applied or not by
     /// its own question), so one missing from a database or from this list
     /// does not stop the others.
     static let all = [widenPass, indexUsername, photoDetailsCommentsVotes, indexPhotosUser, photoWords, photoSecrets,
                       uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency,
-                      indexUserVotesComments, indexOAuthSweep, readMarkers]
+                      indexUserVotesComments, indexOAuthSweep, readMarkers, accountRegistered]
 
     var name: String { String(file.dropLast(".sql".count)) }
 

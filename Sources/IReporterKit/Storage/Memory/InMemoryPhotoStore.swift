@@ -60,7 +60,7 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         let own = rows.filter { $0.userID == id }
         let uploads = own.compactMap { details[$0.id]?.created }
         return PersonRecord(id: id, username: account.username, photoCount: Int64(own.count),
-                            firstUpload: uploads.min(), lastUpload: uploads.max())
+                            firstUpload: uploads.min(), lastUpload: uploads.max(), registered: users.registered[id])
     }
 
     public func secrets(ids: Set<Int64>) throws -> [Int64: PhotoSecret] {

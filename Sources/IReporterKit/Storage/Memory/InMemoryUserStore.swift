@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Accounts in memory, for the App's unit tests. Names compare as the
 /// `login` table's latin1_swedish_ci column compares them (`Latin1SwedishCollation`):
 /// case, accents and trailing spaces ignored.
@@ -7,6 +11,9 @@ public final class InMemoryUserStore: UserStore {
     public var hashesPasswords: Bool
     /// The longest password value that fits (the original column: 45).
     public var passwordCapacity: Int
+    /// When each account registered (`login_registered`), by `now`'s clock.
+    public private(set) var registered: [Int64: Int64] = [:]
+    public var now: () -> Int64 = { Int64(time(nil)) }
 
     public init(hashesPasswords: Bool = true) {
         self.hashesPasswords = hashesPasswords
@@ -35,6 +42,7 @@ public final class InMemoryUserStore: UserStore {
         guard password.count <= passwordCapacity else { return .passwordDoesNotFit }
         let account = UserRecord(id: (accounts.map(\.id).max() ?? 0) + 1, username: username, password: password)
         accounts.append(account)
+        registered[account.id] = now()
         return .created(account)
     }
 
@@ -48,5 +56,8 @@ public final class InMemoryUserStore: UserStore {
 
     public func account(id: Int64) throws -> UserRecord? { accounts.first { $0.id == id } }
 
-    public func removeAccount(id: Int64) throws { accounts.removeAll { $0.id == id } }
+    public func removeAccount(id: Int64) throws {
+        accounts.removeAll { $0.id == id }
+        registered[id] = nil
+    }
 }
