@@ -11,9 +11,8 @@ public final class InMemoryUserStore: UserStore {
     public var hashesPasswords: Bool
     /// The longest password value that fits (the original column: 45).
     public var passwordCapacity: Int
-    /// When each account registered (`login_registered`), by `now`'s clock.
+    /// When each account registered (`login_registered`).
     public private(set) var registered: [Int64: Int64] = [:]
-    public var now: () -> Int64 = { Int64(time(nil)) }
 
     public init(hashesPasswords: Bool = true) {
         self.hashesPasswords = hashesPasswords
@@ -42,7 +41,7 @@ public final class InMemoryUserStore: UserStore {
         guard password.count <= passwordCapacity else { return .passwordDoesNotFit }
         let account = UserRecord(id: (accounts.map(\.id).max() ?? 0) + 1, username: username, password: password)
         accounts.append(account)
-        registered[account.id] = now()
+        registered[account.id] = Int64(time(nil))
         return .created(account)
     }
 
