@@ -320,6 +320,10 @@ struct FlickrAPITests {
                 == #"{"stat":"fail","code":1,"message":"User not found"}"#)
         #expect(body(["method": "flickr.people.getPhotos", "user_id": "1", "per_page": "1"])
                 .hasPrefix(#"{"photos":{"page":1,"pages":3,"perpage":1,"total":3,"photo":[{"id":"4","owner":"1""#))
+        // Within the upload dates a sync tool asks for; someone unknown is Flickr's code 2 here.
+        #expect(body(["method": "flickr.people.getPhotos", "user_id": "1", "min_upload_date": "2099-01-01"])
+                .contains(#""total":0,"#))
+        #expect(body(["method": "flickr.people.getPhotos", "user_id": "99"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
         // Flickr's exclusion is ignored, never read as a word required.
         #expect(body(["method": "flickr.photos.search", "text": "タワー -nowhere", "user_id": "1"]).contains(#""total":1,"#))

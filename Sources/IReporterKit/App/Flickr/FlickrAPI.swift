@@ -117,12 +117,18 @@ public final class FlickrAPI {
                 guard let name = parameters["username"], !name.isEmpty,
                       let user = try users.accounts(typed: name).first else { return .failure(.personNotFound) }
                 return .success([call.user(user)])
-            // Every photo is public: a person's photos are their public photos.
-            case .peopleGetPhotos, .peopleGetPublicPhotos:
+            case .peopleGetPublicPhotos:
                 // Flickr's own code and words for this method, as people.getInfo's.
                 // Whether the account is there (a row), not its counts: `person` reads all its photos.
                 guard let userID = call.personID(), try users.account(id: userID) != nil else { return .failure(.personNotFound) }
                 return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
+            case .peopleGetPhotos:
+                // Every photo is public: a person's photos are their public
+                // photos, within the upload dates a sync tool asks for
+                // (search's); Flickr's code 2 for someone unknown here.
+                let scope = try call.searchScope()
+                guard let userID = scope.userID, try users.account(id: userID) != nil else { return .failure(.userNotFound) }
+                return .success([try photoList(call, terms: [], scope: scope)])
             case .peopleGetInfo:
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
                 return .success([call.person(person)])

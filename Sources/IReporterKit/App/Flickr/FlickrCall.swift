@@ -245,14 +245,14 @@ struct FlickrCall {
         ])
     }
 
-    /// `flickr.people.getInfo`: our account as a Flickr person seen by
-    /// someone else; the pages are the web client's.
     /// `flickr.people.findByUsername`'s `user`: its id (our IdUser) and the name as stored.
     func user(_ user: UserRecord) -> FlickrElement {
         FlickrElement("user", [("id", .numeral(user.id)), ("nsid", .numeral(user.id))],
                       children: [FlickrElement("username", content: user.username)])
     }
 
+    /// `flickr.people.getInfo`: our account as a Flickr person seen by
+    /// someone else; the pages are the web client's.
     func person(_ person: PersonRecord) -> FlickrElement {
         let page = Array("\(webURL)#/user/\(person.id)".utf8)
         return FlickrElement("person", [("id", .numeral(person.id)), ("nsid", .numeral(person.id)), ("ispro", .number(0)),

@@ -110,8 +110,9 @@ public final class MariaDBUserStore: UserStore {
         }
         // In the same transaction: the account and its day, or neither.
         try ifRegistrationsAreKept { () throws(DatabaseError) in
-            _ = try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (?, UNIX_TIMESTAMP())",
-                                 [.int(Int64(insert.insertID))])
+            // A row left by an account deleted behind the server's back (its id given again after a restore) is replaced.
+            _ = try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (?, UNIX_TIMESTAMP()) "
+                                     + "ON DUPLICATE KEY UPDATE registered = VALUES(registered)", [.int(Int64(insert.insertID))])
         }
         return .created(UserRecord(id: Int64(insert.insertID), username: username, password: password))
     }
