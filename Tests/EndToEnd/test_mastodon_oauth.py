@@ -293,6 +293,11 @@ def test_the_server_describes_itself(site, host, alice):
     status, _, body = request(host, "GET", urlsplit(href).path)
     assert status == 200 and json.loads(body)["usage"]["users"]["total"] >= 1
     assert request(host, "GET", "/api/v1/instance/peers")[::2] == (200, b"[]")
+    # No federation: WebFinger and host-meta are the API's JSON 404, not the web server's page.
+    for path in ("/.well-known/webfinger?resource=acct:alice@localhost", "/.well-known/host-meta"):
+        status, headers, body = request(host, "GET", path)
+        assert (status, headers["Content-Type"], json.loads(body)) == (404, "application/json; charset=utf-8",
+                                                                       {"error": "Record not found"}), (path, body[:200])
 
 
 def test_answers_carry_mastodons_rate_limit_headers(host, alice):
