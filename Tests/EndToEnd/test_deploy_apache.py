@@ -284,8 +284,9 @@ def test_proxy_fcgi_mastodon_door(stack):
     assert get("/api/v1/custom_emojis") == (200, b"[]"), stack["logs"]()
     status, body = get("/api/v1/custom_emojis", {"Authorization": "Bearer made-up"})
     assert (status, json.loads(body)) == (401, {"error": "The access token is invalid"}), stack["logs"]()
-    status, body = get("/api/v1/no-such-thing")
-    assert (status, json.loads(body)) == (404, {"error": "Record not found"})
+    for path in ("/api/v1/no-such-thing", "/.well-known/webfinger?resource=acct:a@b", "/.well-known/host-meta"):
+        status, body = get(path)
+        assert (status, json.loads(body)) == (404, {"error": "Record not found"}), (path, body[:200])
 
 
 def test_proxy_fcgi_body_limits(stack):
