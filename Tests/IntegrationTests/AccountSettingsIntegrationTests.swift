@@ -84,7 +84,9 @@ extension DatabaseTests {
         try database.execute("INSERT INTO comments (IdPhoto, IdUser, text, created) VALUES (2, 99, 'left behind', 1)")
         try database.execute("UPDATE photo_counts SET likes = likes + 1, comments = comments + 1 WHERE IdPhoto = 2")
         try database.execute("INSERT INTO notifications (IdPhoto, kind, actor, IdComment, recipient, created) VALUES (2, 'favourite', 99, 0, 1, 1)")
-        #expect(try MariaDBPhotoStore(database: database).removeOrphanedReactions() == 3)
+        try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (99, 1)")
+        #expect(try MariaDBPhotoStore(database: database).removeOrphanedReactions() == 4)
+        #expect(try database.query("SELECT IdUser FROM login_registered").count == 2, "the two accounts' own stay")
         #expect(try counts() == before, "counted again")
         #expect(try database.query("SELECT 1 FROM votes WHERE IdUser = 99 UNION ALL SELECT 1 FROM comments WHERE IdUser = 99 "
                                    + "UNION ALL SELECT 1 FROM notifications WHERE actor = 99").isEmpty)

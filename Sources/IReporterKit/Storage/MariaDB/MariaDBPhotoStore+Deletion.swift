@@ -47,7 +47,8 @@ extension MariaDBPhotoStore {
     }
 
     /// Comments and votes whose account is gone, with their photos' counts
-    /// counted again, and notifications told by or to such an account:
+    /// counted again, notifications told by or to such an account, and its
+    /// registration's day:
     /// what an account's deletion left before comments and votes needed the
     /// account's row (a request signed in before the deletion landed after it).
     private func removeReactionsOfDeletedAccounts() throws -> Int {
@@ -69,7 +70,7 @@ extension MariaDBPhotoStore {
                     """, [.int(id), .int(id), .int(id), .int(id)])
             }
         }
-        return removed + (try removeNotificationsOfDeletedAccounts())
+        return removed + (try removeNotificationsOfDeletedAccounts()) + (try removeRegistrationsOfDeletedAccounts())
     }
 
     /// The photos the removed rows were on, and how many; nothing before migration 003 made the table.
@@ -90,6 +91,16 @@ extension MariaDBPhotoStore {
                 DELETE n FROM notifications n LEFT JOIN login a ON (a.IdUser = n.actor) LEFT JOIN login r ON (r.IdUser = n.recipient) \
                 WHERE a.IdUser IS NULL OR r.IdUser IS NULL
                 """).affectedRows)
+        } catch where error.code == .noSuchTable {
+            return 0
+        }
+    }
+
+    /// When accounts deleted outside the API registered; nothing before migration 016 made the table.
+    private func removeRegistrationsOfDeletedAccounts() throws(DatabaseError) -> Int {
+        do {
+            return Int(try database.execute(
+                "DELETE r FROM login_registered r LEFT JOIN login l ON (l.IdUser = r.IdUser) WHERE l.IdUser IS NULL").affectedRows)
         } catch where error.code == .noSuchTable {
             return 0
         }
