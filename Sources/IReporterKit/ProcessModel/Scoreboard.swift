@@ -174,7 +174,7 @@ final class Scoreboard: @unchecked Sendable {
 /// query's secrets filtered, as the access log writes it), the web
 /// server's request id and the client. Kept with the URI last, so that a
 /// long one is what the slot's bytes cut.
-struct RequestNote: Equatable {
+struct RequestNote {
     static let separator: UInt8 = 0x1F
     let text: String
 
@@ -189,6 +189,6 @@ struct RequestNote: Equatable {
     var description: String {
         let parts = parts
         guard parts.count == 4 else { return "-" }
-        return "\(parts[2]) \(AccessLog.withoutTokens(String(parts[3]))) (request \(parts[0]), client \(parts[1]))"
+        return "\(method) \(uri) (request \(parts[0]), client \(parts[1]))"
     }
 }
