@@ -36,7 +36,7 @@ enum UsernameRules {
             throw .spaceAtAnEnd
         }
         if skeleton(of: name).contains(UInt8(ascii: "@")) { throw .atSign }
-        return String(decoding: name, as: UTF8.self)._nfcCodeUnits
+        return composed(name)
     }
 
     /// A name in its composed form (NFC), as `register` stores it; bytes

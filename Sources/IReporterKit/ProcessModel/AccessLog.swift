@@ -61,7 +61,7 @@ final class AccessLog {
             let tenths = (micros + 50) / 100
             return .decimal(String(tenths / 10) + "." + String(tenths % 10))
         }
-        return [("client", .text(record.client)), ("method", .text(record.method)), ("uri", .text(withoutTokens(record.uri))),
+        return [("client", .text(record.client)), ("method", .text(record.method)), ("uri", .text(withoutSecrets(record.uri))),
                 ("command", .text(record.command)), ("call", .text(record.call)), ("outcome", .text(record.outcome)),
                 ("bytes", .number(record.bytes)), ("total_ms", millis(record.totalMicros)), ("parse_ms", millis(record.parseMicros)),
                 ("db_ms", millis(record.databaseMicros)), ("image_ms", millis(record.imageMicros)),
@@ -74,7 +74,7 @@ final class AccessLog {
     /// authorization code or its verifier, whatever the spelling of the name
     /// (it is read decoded, as the server reads it). A log is read by people
     /// who must not act as its users.
-    static func withoutTokens(_ uri: String) -> String {
+    static func withoutSecrets(_ uri: String) -> String {
         guard let query = uri.firstIndex(of: "?") else { return uri }
         let pairs = uri[uri.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
             guard let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first,

@@ -127,17 +127,22 @@ final class Scoreboard: @unchecked Sendable {
     func noteRequest(_ index: Int, requestID: String, client: String, method: String, uri: String) {
         let start = notes + index * Self.noteBytes
         var count = 0
-        for (number, field) in [requestID, client, method, uri].enumerated() {
-            if number > 0 && count < Self.noteBytes - 1 {
-                count += 1
-                start[count] = RequestNote.separator
-            }
-            for byte in field.utf8 {
-                guard count < Self.noteBytes - 1 else { break }
+        // Byte by byte, no array of the fields: this runs at every request.
+        func append(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
+                guard count < Self.noteBytes - 1 else { return }
                 count += 1
                 start[count] = byte
             }
         }
+        let separator = CollectionOfOne(RequestNote.separator)
+        append(requestID.utf8)
+        append(separator)
+        append(client.utf8)
+        append(separator)
+        append(method.utf8)
+        append(separator)
+        append(uri.utf8)
         start[0] = UInt8(count)
     }
 
@@ -183,7 +188,7 @@ struct RequestNote {
     }
 
     var method: String { parts.count == 4 ? String(parts[2]) : "-" }
-    var uri: String { parts.count == 4 ? AccessLog.withoutTokens(String(parts[3])) : "-" }
+    var uri: String { parts.count == 4 ? AccessLog.withoutSecrets(String(parts[3])) : "-" }
 
     /// `GET /iReporter/?… (request 4f2…, client 192.0.2.1)`.
     var description: String {
