@@ -69,7 +69,10 @@ def test_the_export_is_a_zip_download_of_the_originals_and_a_json(people, env, i
     if env.upload_dir:
         assert archive.read("photos/2.jpg") == (env.upload_dir / "2.jpg").read_bytes(), "the file as stored"
     data = json.loads(archive.read("ireporter.json"))
-    assert data["account"] == {"IdUser": "1", "username": "alice"}
+    account = dict(data["account"])
+    registered = int(account.pop("registered"))
+    assert account == {"IdUser": "1", "username": "alice"}
+    assert abs(registered - int(data["exported"])) < 600, "registered by this test, minutes before the export"
     assert [(p["IdPhoto"], p["title"], p["file"]) for p in data["photos"]] == [
         ("3", "Été", "photos/3.jpg"), ("2", "Sunset at the pier", "photos/2.jpg")]
     assert [(c["IdPhoto"], c["text"]) for c in data["comments"]] == [("4", "alice on bob's")]

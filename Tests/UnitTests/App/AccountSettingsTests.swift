@@ -206,12 +206,12 @@ struct AccountSettingsTests {
             assert all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())
             assert z.read("photos/2.jpg") == open(sys.argv[2], "rb").read()
             data = json.loads(z.read("ireporter.json"))
-            assert data["account"] == {"IdUser": "2", "username": "alice"}, data
+            assert data["account"] == {"IdUser": "2", "username": "alice", "registered": sys.argv[3]}, data
             photos = sorted((p["IdPhoto"], p["title"], p["file"]) for p in data["photos"])
             assert photos == [("2", "Sunset é", "photos/2.jpg"), ("4", "Crème ", None)], data
             assert [(c["IdPhoto"], c["text"]) for c in data["comments"]] == [("3", "nice\\nshot")], data
             assert data["votes"] == [{"IdPhoto": "2", "vote": "1"}, {"IdPhoto": "3", "vote": "-1"}], data
-            """, path, original))
+            """, path, original, String(try #require(phone.users.registered[2]))))
         #expect(answer.body.isEmpty)
     }
 

@@ -59,7 +59,8 @@ public struct ExportCommand: SignedInCommand {
             var zip = ZipWriter(fd: fd, path: spool.path, modified: exported)
             let stored = try addPhotos(of: user.id, to: &zip)
             try zip.beginEntry("ireporter.json")
-            try writeJSON(account, exported: exported, photoFiles: stored, to: &zip)
+            let registered = try photos.person(id: user.id)?.registered
+            try writeJSON(account, registered: registered, exported: exported, photoFiles: stored, to: &zip)
             try zip.endEntry()
             let size = try zip.finish()
             return ExportArchive(file: AnswerFile(fd: fd, size: Int(size), downloadName: "ireporter-\(user.id).zip"))
@@ -97,12 +98,15 @@ public struct ExportCommand: SignedInCommand {
 
     /// `{"account":…,"exported":…,"photos":[…],"comments":[…],"votes":[…]}`,
     /// ids and numbers as strings as the API gives them, written a page at a time.
-    private func writeJSON(_ account: UserRecord, exported: Int64, photoFiles: Set<Int64>, to zip: inout ZipWriter) throws {
+    /// `registered` is null for an account made before its day was kept (migration 016).
+    private func writeJSON(_ account: UserRecord, registered: Int64?, exported: Int64, photoFiles: Set<Int64>,
+                           to zip: inout ZipWriter) throws {
         var json = PHPJSONWriter()
         json.raw("{\"account\":{\"IdUser\":")
         json.string(String(account.id))
         json.raw(",\"username\":")
         json.string(StoredText.text(account.username))
+        json.number("registered", registered)
         json.raw("}")
         json.number("exported", exported)
         json.raw(",\"photos\":[")
