@@ -246,6 +246,16 @@ def test_accounts_have_their_counts(alice, bob):
     assert [s.content for s in found.statuses] == ["<p>Fractal &amp; friends</p>"]
 
 
+def test_a_link_to_a_photo_a_comment_or_a_person_opens_in_the_app(alice, bob, images):
+    status = post_photo(alice, images.photo, "Harbour lights")
+    reply = bob.status_post("Lovely", in_reply_to_id=status.id)
+    found = bob.search_v2(status.url, resolve=True)
+    assert [s.id for s in found.statuses] == [status.id] and found.accounts == []
+    assert [s.id for s in bob.search_v2(reply.uri, resolve=True).statuses] == [reply.id]
+    found = bob.search_v2(status.account.url, resolve=True)
+    assert [a.id for a in found.accounts] == [status.account.id] and found.statuses == []
+
+
 def test_an_iphones_heic_becomes_a_jpeg(alice, images, tmp_path):
     heic = tmp_path / "photo.heic"
     subprocess.run([images.convert, "-size", "48x32", "gradient:#3060c0-#f0a040", str(heic)], check=True, timeout=60)

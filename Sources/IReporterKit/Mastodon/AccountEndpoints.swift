@@ -36,8 +36,11 @@ struct AccountEndpoints: MastodonEndpoints {
         router.add(.get, "/api/v2/search", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
             let type = call.parameters.string("type")
-            let accounts = type == nil || type == "accounts" ? try Self.accounts(matching: call.parameters, statuses: statuses) : []
-            let found = type == nil || type == "statuses" ? try Self.photos(matching: call.parameters, statuses: statuses) : []
+            var (accounts, found) = try Self.linked(call.parameters, statuses: statuses)
+                ?? (type == nil || type == "accounts" ? try Self.accounts(matching: call.parameters, statuses: statuses) : [],
+                    type == nil || type == "statuses" ? try Self.photos(matching: call.parameters, statuses: statuses) : [])
+            if type == "statuses" { accounts = [] }
+            if type == "accounts" { found = [] }
             var json = PHPJSONWriter()
             json.raw("{\"accounts\":")
             json.raw(json: AccountList.json(accounts, links: statuses.links))
@@ -91,6 +94,25 @@ struct AccountEndpoints: MastodonEndpoints {
         guard let query = parameters.bytes("q"), try offset(parameters) == 0,
               let id = try userID(named: query, siteURL: statuses.call.request.siteURL, services: statuses.services) else { return [] }
         return [try account(id, statuses: statuses)]
+    }
+
+    /// What `q` names when it is a link to this site's photo, comment or
+    /// person (`MastodonLinks.target`), as Mastodon finds its own statuses
+    /// and accounts by their URL: that one alone, none when it is gone or
+    /// hidden from the viewer, on the first page only; nil for any other `q`.
+    static func linked(_ parameters: MastodonParameters, statuses: MastodonStatuses)
+        throws -> (accounts: [AccountEntity], statuses: [StatusEntity])? {
+        guard let query = parameters.string("q"), let target = statuses.links.target(of: query) else { return nil }
+        guard try offset(parameters) == 0 else { return ([], []) }
+        switch target {
+        case .account(let id):
+            return (try FollowEndpoints.person(id, statuses.call, in: statuses.context).map { [account($0)] } ?? [], [])
+        case .photo(let id):
+            return ([], try statuses.photo(id).map { [$0] } ?? [])
+        case .comment(let id, let photoID):
+            guard let comment = try statuses.comment(id), comment.photoID == photoID else { return ([], []) }
+            return ([], [comment])
+        }
     }
 
     /// How deep `offset` pages a search (Tusky pages so, until a page is empty).

@@ -185,6 +185,24 @@ struct MastodonEntityTests {
                             description: Array("alt".utf8), viewer: viewer)
     }
 
+    /// The pages' URLs read back (what apps search for to open a link in place).
+    @Test func aPageURLOfThisSiteNamesWhatItShows() {
+        #expect(links.target(of: "http://example.com/#/photo/42") == .photo(42))
+        #expect(links.target(of: " HTTPS://Example.COM/#/photo/42\n") == .photo(42), "either scheme, the host in any case")
+        #expect(links.target(of: "http://example.com/#/photo/42/1000000000000007") == .comment(7, photoID: 42))
+        #expect(links.target(of: "http://example.com/#/user/7") == .account(7))
+        for other in ["http://example.com.evil/#/photo/42", "http://other.org/#/photo/42", "example.com/#/photo/42",
+                      "http://example.com/#/photo/", "http://example.com/#/photo/4x", "http://example.com/#/photo/0",
+                      "http://example.com/#/photo/42/43", "http://example.com/#/photo/42/", "http://example.com/#/user/7/8",
+                      "http://example.com/#/user/1000000000000007", "http://example.com/photo/42", "http://example.com/",
+                      "sunset"] {
+            #expect(links.target(of: other) == nil, "\(other)")
+        }
+        let below = MastodonLinks(siteURL: "https://example.com/photos/")
+        #expect(below.target(of: "https://example.com/photos/#/photo/3") == .photo(3))
+        #expect(below.target(of: "https://example.com/#/photo/3") == nil, "another site's root")
+    }
+
     @Test func aPhotoIsAStatusWithOneAttachment() throws {
         let members = try object(photoStatus(viewer: true).json(links: links))
         expectShape(members, Self.statusAttributes)

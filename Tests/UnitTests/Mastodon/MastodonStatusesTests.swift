@@ -583,6 +583,33 @@ struct MastodonStatusesTests {
         #expect(found["hashtags"] == .array([]))
     }
 
+    /// A link to this site's photo, comment or person finds that one alone
+    /// (apps open a tapped or pasted link so), as its `url` and `uri` give it.
+    @Test func searchForAPagesLinkFindsWhatItShows() throws {
+        let media = try #require(string(try json(call(.post, "/api/v1/media", token: token(), file: makeJPEG(width: 8, height: 8)))["id"]))
+        let photo = try json(call(.post, "/api/v1/statuses", token: token(), [("status", "Sunset"), ("media_ids[]", media)]))
+        let reply = try json(call(.post, "/api/v1/statuses", token: token(user: 1),
+                                  [("status", "Nice sunset"), ("in_reply_to_id", try #require(string(photo["id"])))]))
+        func found(_ query: String, _ fields: [(String, String)] = []) throws -> (accounts: [String], statuses: [String]) {
+            let value = try json(call(.get, "/api/v2/search", [("q", query)] + fields))
+            guard case .array(let accounts)? = value["accounts"], case .array(let statuses)? = value["statuses"] else { return ([], []) }
+            return (accounts.compactMap { string($0["acct"]) }, statuses.compactMap { string($0["id"]) })
+        }
+        let photoID = try #require(string(photo["id"])), replyID = try #require(string(reply["id"]))
+        #expect(try found(try #require(string(photo["url"]))) == ([], [photoID]))
+        #expect(try found(try #require(string(reply["uri"]))) == ([], [replyID]), "the comment, not its photo")
+        #expect(try found(try #require(string(reply["account"]?["url"]))) == (["bob"], []))
+        #expect(try found(try #require(string(reply["account"]?["url"])), [("type", "statuses")]) == ([], []))
+        #expect(try found(try #require(string(photo["url"])), [("type", "accounts")]) == ([], []))
+        #expect(try found(try #require(string(photo["url"])), [("offset", "1")]) == ([], []), "the first page only")
+        #expect(try found("http://example.com/#/photo/\(photoID)/\(StatusID.comment(99).value)") == ([], []), "no such comment")
+        #expect(try found("http://example.com/#/user/99") == ([], []), "no such person")
+        #expect(try found("sunset").statuses == [photoID], "words are searched as before")
+        _ = try json(call(.delete, "/api/v1/statuses/\(photoID)", token: token()))
+        #expect(try found(try #require(string(photo["url"]))) == ([], []), "a deleted photo")
+        #expect(try found(try #require(string(reply["uri"]))) == ([], []), "with its comments")
+    }
+
     /// `offset` pages a search (Tusky's way, until a page is empty), past
     /// the search command's 100 a page too; the account only on the first.
     @Test func searchPagesByOffset() throws {
