@@ -70,7 +70,7 @@ extension DatabaseTests {
     }
 
     /// What such a race left before those guards (an earlier version's
-    /// database): `repair` removes the comments, votes and notifications of
+    /// database): `repair --yes` removes the comments, votes and notifications of
     /// accounts that are gone, and counts their photos' likes and comments again.
     @Test func repairRemovesTheReactionsOfDeletedAccounts() throws {
         let (phone, _) = try twoPeople()
@@ -85,12 +85,14 @@ extension DatabaseTests {
         try database.execute("UPDATE photo_counts SET likes = likes + 1, comments = comments + 1 WHERE IdPhoto = 2")
         try database.execute("INSERT INTO notifications (IdPhoto, kind, actor, IdComment, recipient, created) VALUES (2, 'favourite', 99, 0, 1, 1)")
         try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (99, 1)")
-        #expect(try MariaDBPhotoStore(database: database).removeOrphanedReactions() == 4)
+        #expect(try MariaDBPhotoStore(database: database).orphanedReactions(remove: false) == 4, "counted, not removed")
+        #expect(try counts() != before)
+        #expect(try MariaDBPhotoStore(database: database).orphanedReactions(remove: true) == 4)
         #expect(try database.query("SELECT IdUser FROM login_registered").count == 2, "the two accounts' own stay")
         #expect(try counts() == before, "counted again")
         #expect(try database.query("SELECT 1 FROM votes WHERE IdUser = 99 UNION ALL SELECT 1 FROM comments WHERE IdUser = 99 "
                                    + "UNION ALL SELECT 1 FROM notifications WHERE actor = 99").isEmpty)
-        #expect(try MariaDBPhotoStore(database: database).removeOrphanedReactions() == 0, "nothing the second time")
+        #expect(try MariaDBPhotoStore(database: database).orphanedReactions(remove: true) == 0, "nothing the second time")
     }
 
     /// The same on the PHP era's MyISAM tables, where no rollback takes the row back.

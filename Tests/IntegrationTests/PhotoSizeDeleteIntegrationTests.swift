@@ -130,11 +130,11 @@ extension DatabaseTests {
             let dry = try repair.run(graceSeconds: 0, actions: .dryRun)
             #expect(dry.lostOriginals == [2] && dry.rowsWithoutPhoto == [3] && !dry.isClean, "\(dry.summary)")
             #expect(dry.summary.hasSuffix("1 photos whose original is gone (kept: only a backup restores them)"), "\(dry.summary)")
-            let yes = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true, force: true))
+            let yes = try repair.run(graceSeconds: 0, actions: .all(force: true))
             #expect(yes.lostOriginals == [2] && yes.misnamed.isEmpty && yes.applied.contains(.rows), "\(yes.summary)")
             #expect(try store.existing([2, 3]) == [2] && phone.rowCount("photos_removed") == 1, "the lost photo's row is kept, 3's set aside")
             #expect(folder.tree.files(of: 2) == ["2_\(secret)_z.jpg"] && phone.uploads.entries.contains("2-thumb.jpg"))
-            #expect(try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)).lostOriginals == [2],
+            #expect(try repair.run(graceSeconds: 0, actions: .all()).lostOriginals == [2],
                     "listed at every run until a backup restores it")
         }
     }

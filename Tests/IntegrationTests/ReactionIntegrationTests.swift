@@ -238,7 +238,10 @@ extension DatabaseTests {
             let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path),
                                      photos: MariaDBPhotoStore(database: phone.database), maxImagePixels: 50_000_000)
             // force: the only photo gone looks like the wrong database to repair's checks.
-            let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true, force: true)
+            let dry = try repair.run(graceSeconds: 0, actions: .dryRun)
+            #expect(dry.orphanReactions == 7 && !dry.isClean, "a dry run counts what --yes would remove")
+            #expect(try phone.rowCount("comments") == 1)
+            let everything = PhotoRepair.Actions.all(force: true)
             let report = try repair.run(graceSeconds: 0, actions: everything)
             #expect(report.filesWithoutRow == ["2-thumb.jpg", "2.jpg", "photos/000/000/2_\(secret)_o.jpg"])
             #expect(report.orphanReactions == 7, "the vote, the comment, the counts, the details, two search words (t, alice), the secret")

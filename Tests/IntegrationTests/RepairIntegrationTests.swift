@@ -29,6 +29,8 @@ extension DatabaseTests {
             // What the start-up sweep does: files only.
             let young = try repair.run(graceSeconds: 3600, actions: .init(setAsideFiles: true))
             #expect(young.spools.isEmpty && young.filesWithoutRow.isEmpty, "files younger than the grace time are left alone")
+            #expect(young.youngFilesWithoutRow == 3
+                    && young.summary.contains("0 files without a row and 3 younger than the grace time (not judged)"), "but said")
             #expect(young.rowsWithoutPhoto == [4] && !young.applied.contains(.rows))
 
             let dry = try repair.run(graceSeconds: 0, actions: .dryRun)
@@ -37,12 +39,12 @@ extension DatabaseTests {
 
             // Without --yes: the safe steps only.
             let safe = try repair.run(graceSeconds: 0, actions: .init())
-            #expect(safe.applied == [.spools, .thumbnails, .reactions, .sizes, .names])
+            #expect(safe.applied == [.spools, .thumbnails, .sizes, .names])
             #expect(safe.spools == [".spool-AbCdEf"] && safe.missingThumbnails == [3])
             #expect(phone.uploads.entries.contains("9.jpg"))
             #expect(try phone.rowCount("photos") == 3)
 
-            let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true))
+            let report = try repair.run(graceSeconds: 0, actions: .all())
             #expect(report.filesWithoutRow == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
             #expect(report.rowsWithoutPhoto == [4])
             #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names])
@@ -50,8 +52,7 @@ extension DatabaseTests {
                                               "photos"])
             #expect(jpegSize(try #require(readFile("\(phone.uploads.path)/3-thumb.jpg")))! == (180, 180))
             #expect(try phone.rowCount("photos") == 2)
-            #expect(try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)).isClean,
-                    "a second run finds nothing")
+            #expect(try repair.run(graceSeconds: 0, actions: .all()).isClean, "a second run finds nothing")
 
             // Restorable: the files are in .removed/, the row in photos_removed, as docs/RELIABILITY.md says.
             #expect(Set(try ScratchDirectory.names(in: "\(phone.uploads.path)/.removed")) == ["10-thumb.jpg", "9-thumb.jpg", "9.jpg"])
@@ -79,7 +80,7 @@ extension DatabaseTests {
             let folder = UploadFolder(directory: phone.uploads.path)
             try folder.discard(id: 4)
             let repair = PhotoRepair(files: folder, photos: store, maxImagePixels: 50_000_000)
-            for _ in 0..<2 { _ = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true)) }
+            for _ in 0..<2 { _ = try repair.run(graceSeconds: 0, actions: .all()) }
             #expect(try store.existing([4]).isEmpty && phone.rowCount("photos_removed") == 1)
             #expect(try store.secret(of: 4) == nil, "set aside: no size of it is served, should its files come back first")
 
@@ -88,6 +89,70 @@ extension DatabaseTests {
             #expect(try phone.body([("command", "comments"), ("IdPhoto", "4")]).contains(#""text":"Kept""#))
             #expect(try phone.body([("command", "stream"), ("extras", "likes,comments,created"), ("count", "1")])
                 .contains(#""likes":"1","comments":"1","created":""#))
+        }
+
+        /// A row deleted outside the API (a one-table restore, a wrong
+        /// DELETE) while its files stay: the sweep and a plain `repair` count
+        /// its likes, comments and secret but keep them, so the row put back
+        /// brings the photo back whole; `--yes` removes them.
+        @Test func theReactionsOfARowDeletedOutsideTheAPIAreKeptUntilYes() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "b", "liked"] { // 2, 3, 4
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            try phone.send([("command", "like"), ("IdPhoto", "4")])
+            try phone.send([("command", "comment"), ("IdPhoto", "4"), ("text", "Kept")])
+            let store = MariaDBPhotoStore(database: phone.database)
+            let secret = try #require(try store.secret(of: 4))
+            try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 4")
+            let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: store, maxImagePixels: 50_000_000)
+            for actions in [PhotoRepair.Actions(setAsideFiles: true), .init(), .dryRun] { // the sweep's, a plain repair's, a dry run's
+                let report = try repair.run(graceSeconds: 3600, actions: actions)
+                #expect(report.orphanReactions > 0 && !report.applied.contains(.reactions) && !report.isClean)
+                #expect(report.summary.contains("reactions of deleted photos or accounts (not removed)"), "\(report.summary)")
+            }
+            try phone.database.execute("INSERT INTO photos (IdPhoto, title, IdUser) VALUES (4, 'liked', 1)")
+            #expect(try store.secret(of: 4) == secret, "its size URLs work again")
+            #expect(try phone.body([("command", "comments"), ("IdPhoto", "4")]).contains(#""text":"Kept""#))
+            #expect(try phone.body([("command", "stream"), ("extras", "likes,comments"), ("count", "1")])
+                .contains(#""likes":"1","comments":"1""#))
+
+            try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 4")
+            let yes = try repair.run(graceSeconds: 3600, actions: .all())
+            #expect(yes.applied.contains(.reactions) && yes.summary.contains("reactions of deleted photos or accounts (removed)"))
+            for table in ["votes", "comments", "photo_secrets", "photo_counts"] {
+                #expect(try phone.database.query("SELECT 1 FROM \(table) WHERE IdPhoto = 4").isEmpty, "\(table)")
+            }
+        }
+
+        /// Ids the counter hands out again while earlier photos' rows still
+        /// hold them (a row set aside, another deleted outside the API, then
+        /// AUTO_INCREMENT lowered, as a restore does): each is skipped, the
+        /// upload stored under the next free one, nothing of theirs changed.
+        @Test(arguments: ["schema.sql", "original-myisam.sql"])
+        func anUploadSkipsIdsThatEarlierPhotosStillHold(schema: String) throws {
+            let phone = try APIHarness(schema: schema)
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "set aside", "deleted"] { // 2, 3, 4
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            try phone.send([("command", "comment"), ("IdPhoto", "3"), ("text", "Kept")])
+            let store = MariaDBPhotoStore(database: phone.database)
+            let folder = UploadFolder(directory: phone.uploads.path)
+            try folder.discard(id: 3)
+            _ = try PhotoRepair(files: folder, photos: store, maxImagePixels: 50_000_000).run(graceSeconds: 0, actions: .all())
+            try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 4")
+            try phone.database.execute("ALTER TABLE photos AUTO_INCREMENT = 3")
+            let held = try phone.database.query("SELECT IdPhoto, secret FROM photo_secrets WHERE IdPhoto IN (3, 4) ORDER BY IdPhoto")
+
+            #expect(try phone.body([("command", "upload"), ("title", "new")], file: photo) == #"{"successful":1}"#)
+            #expect(try phone.body([("command", "stream"), ("count", "1")]).contains(#""IdPhoto":"5","title":"new""#))
+            #expect(try phone.database.query("SELECT IdPhoto, secret FROM photo_secrets WHERE IdPhoto IN (3, 4) ORDER BY IdPhoto")
+                .map { $0["secret"] } == held.map { $0["secret"] })
+            #expect(try phone.database.query("SELECT text FROM comments WHERE IdPhoto = 3").first?["text"] == Array("Kept".utf8))
+            #expect(try store.existing([3, 4]).isEmpty, "no row of the skipped ids is left")
+            try TestServices.resetTables(phone.database)
         }
 
         /// An account deleted takes its photos set aside too, with what hangs on their ids.
@@ -101,7 +166,7 @@ extension DatabaseTests {
             let store = MariaDBPhotoStore(database: phone.database)
             try UploadFolder(directory: phone.uploads.path).discard(id: 4)
             _ = try PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: store, maxImagePixels: 50_000_000)
-                .run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true))
+                .run(graceSeconds: 0, actions: .all())
             #expect(try phone.rowCount("photos_removed") == 1 && phone.rowCount("comments") == 1)
             #expect(try phone.body([("command", "delete_account"), ("password", "x")]) == #"{"successful":1}"#)
             for table in ["photos_removed", "comments", "photo_secrets", "photo_details", "photo_counts", "photo_words"] {
@@ -185,7 +250,7 @@ extension DatabaseTests {
             for title in ["a", "b", "c"] {
                 #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
             }
-            let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true)
+            let everything = PhotoRepair.Actions.all()
             let store = MariaDBPhotoStore(database: phone.database)
             // upload_dir pointing at an empty folder (a typo, a disk not mounted).
             let empty = ScratchDirectory("empty-upload")
@@ -201,7 +266,7 @@ extension DatabaseTests {
             #expect(wrongDatabase.refusal?.contains("the wrong database") == true && wrongDatabase.applied.isEmpty)
             #expect(phone.uploads.entries.contains("2.jpg"))
             // --force: the operator says it is right.
-            let forced = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true, force: true))
+            let forced = try repair.run(graceSeconds: 0, actions: .all(force: true))
             #expect(forced.applied.contains(.files) && !phone.uploads.entries.contains("2.jpg"))
         }
     }

@@ -102,7 +102,7 @@ struct S3PhotoStoreIntegrationTests {
             guard case .notFound = sizes.size(size, id: lost, secret: lostSecret) else { Issue.record("\(size) answered"); continue }
         }
         let repair = PhotoRepair(files: files, photos: photos, maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
-        let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true, force: true), progress: nil)
+        let report = try repair.run(graceSeconds: 0, actions: .all(force: true), progress: nil)
         #expect(report.lostOriginals == [lost] && report.rowsWithoutPhoto.isEmpty, "\(report.summary)")
         #expect(try photos.existing([lost]) == [lost], "the row is kept")
         #expect(try files.storedSize(.medium640, id: lost, secret: lostSecret) != nil, "and what is left of it")
@@ -191,7 +191,7 @@ struct S3PhotoStoreIntegrationTests {
         #expect(dry.applied.isEmpty)
         #expect(try files.client.exists("upload/99.jpg"), "a dry run changes nothing")
 
-        let report = try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil)
+        let report = try repair.run(graceSeconds: 0, actions: .all(), progress: nil)
         #expect(report.applied == [.spools, .thumbnails, .reactions, .files, .rows, .sizes, .names] && report.refusal == nil)
         #expect(try keys(files) == orphans.map { "\(PhotoRepair.removedFolder)/" + $0 } + [
             S3PhotoFileStore.treeKey(id: kept, secret: keptSecret, size: .original),
@@ -202,13 +202,13 @@ struct S3PhotoStoreIntegrationTests {
         #expect(try phone.rowCount("photos") == 2)
         #expect(try phone.rowCount("photos_removed") == 1)
         #expect(spools.entries.isEmpty)
-        #expect(try repair.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil).isClean,
+        #expect(try repair.run(graceSeconds: 0, actions: .all(), progress: nil).isClean,
                 "a second run finds nothing")
 
         // s3_url naming another (empty) bucket: every row without its photo, nothing changed.
         let wrong = PhotoRepair(files: try store(), photos: MariaDBPhotoStore(database: phone.database),
                                 maxImagePixels: 50_000_000, maxDecodeBytes: 256 << 20)
-        let refused = try wrong.run(graceSeconds: 0, actions: .init(setAsideFiles: true, setAsideRows: true), progress: nil)
+        let refused = try wrong.run(graceSeconds: 0, actions: .all(), progress: nil)
         #expect(refused.refusal?.contains("a wrong s3_url") == true && refused.applied.isEmpty)
         #expect(try phone.rowCount("photos") == 2)
     }

@@ -180,8 +180,8 @@ public enum IReporterCommandLine {
         case .migrate: return runMigrations(configuration)
         case .migratePasswords: return PasswordMigration.run(configuration)
         case .repair:
-            var actions = PhotoRepair.Actions(setAsideFiles: flags.contains("--yes"), setAsideRows: flags.contains("--yes"),
-                                               force: flags.contains("--force"))
+            var actions = flags.contains("--yes") ? PhotoRepair.Actions.all(force: flags.contains("--force"))
+                                                  : PhotoRepair.Actions(force: flags.contains("--force"))
             if flags.contains("--dry-run") { actions = .dryRun }
             return runRepair(configuration, graceSeconds: invocation.values["--grace"].flatMap { Int($0) } ?? 60,
                              actions: actions)
@@ -235,6 +235,9 @@ public enum IReporterCommandLine {
         if (!report.filesWithoutRow.isEmpty && !report.applied.contains(.files))
             || (!report.rowsWithoutPhoto.isEmpty && !report.applied.contains(.rows)) {
             TaskProgress.say("nothing was moved aside: `ireporter repair --yes` does it (restorable: docs/RELIABILITY.md)")
+        }
+        if report.orphanReactions > 0 && !report.applied.contains(.reactions) {
+            TaskProgress.say(PhotoRepair.keptReactionsAdvice)
         }
         return 0
     }

@@ -72,7 +72,7 @@ enum Subcommand: String, CaseIterable, Sendable {
             """
         case .migrate:
             """
-            migrate applies sql/migrations (001 to 015) to the database. 001
+            migrate applies sql/migrations (001 to 016) to the database. 001
             widens login.pass, which starts the hashing of passwords: a PHP
             version still serving the database cannot log those accounts in
             (README, "Migrations": what to apply by hand meanwhile). Those
@@ -91,14 +91,19 @@ enum Subcommand: String, CaseIterable, Sendable {
             """
             repair clears what a crash can leave behind. It removes spool files
             and makes missing thumbnails, and shows what else it found: photo
-            files without a row and rows without a photo file. With --yes it
-            moves those aside, restorably: files into upload_dir/.removed/, rows
-            into the table photos_removed. --dry-run changes nothing at all. It
-            refuses when the damage looks like a wrong upload_dir, a disk that is
-            not mounted or the wrong database (--force: go on all the same).
-            Files younger than --grace seconds (default 60) are left alone. The
-            server does the same at start and every 10 minutes, except for the
-            rows. Ctrl-C stops it with nothing half-done.
+            files without a row, rows without a photo file, and the comments,
+            votes and the rest of photos and accounts whose row is gone. With
+            --yes it moves the files and rows aside, restorably (files into
+            upload_dir/.removed/, rows into the table photos_removed), and
+            deletes those comments and votes, which only a database backup
+            brings back. --dry-run changes nothing at all. It refuses when the
+            damage looks like a wrong upload_dir, a disk that is not mounted or
+            the wrong database (--force: go on all the same). Files younger
+            than --grace seconds (default 60) are left alone, and counted:
+            files just restored are as young, so with the server stopped use
+            --grace 0. The server does the same at start and every 10 minutes,
+            except for the rows and the comments and votes. Ctrl-C stops it
+            with nothing half-done.
             """
         case .searchIndex:
             """

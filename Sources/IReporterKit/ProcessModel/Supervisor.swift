@@ -379,6 +379,9 @@ final class Supervisor {
                             + report.filesWithoutRow.prefix(50).joined(separator: ", ")
                             + (report.filesWithoutRow.count > 50 ? ", and \(report.filesWithoutRow.count - 50) more" : ""))
             }
+            if report.orphanReactions > 0 && report.refusal == nil {
+                Log.warning("sweep of \(configuration.uploadDirectory): \(report.orphanReactions) \(PhotoRepair.keptReactionsAdvice)")
+            }
             if !report.rowsWithoutPhoto.isEmpty && report.refusal == nil {
                 Log.warning("rows without a photo file: IdPhoto \(report.rowsWithoutPhoto.prefix(20).map(String.init).joined(separator: ", ")); "
                             + "`ireporter repair` shows what it would do, `ireporter repair --yes` moves them to the table photos_removed")

@@ -96,7 +96,10 @@ protocol RepairablePhotoStore {
 ///   listed and never changed (only a backup brings it back; setting it
 ///   aside would lose what is left);
 /// - comments, votes, counts and details of photos that no longer exist (a
-///   `delete` cut short on the original MyISAM table): removed;
+///   `delete` cut short on the original MyISAM table, or a row deleted or
+///   lost outside the API), and those of accounts that no longer exist:
+///   counted, and removed only when `Actions` say so (`repair --yes`),
+///   since only a database backup brings them back;
 /// - in the photos' tree: sizes under another secret than the row's are
 ///   removed (made again when asked for), and, in the folder, a photo gets
 ///   its original in the tree (a hard link) and, as `legacy_photo_urls`
@@ -119,11 +122,23 @@ public struct PhotoRepair {
         public var safeSteps = true
         public var setAsideFiles = false
         public var setAsideRows = false
+        /// Delete the comments, votes and the rest of photos and accounts
+        /// whose row is gone: nothing brings them back but a database
+        /// backup, and a row deleted outside the API (a one-table restore, a
+        /// wrong DELETE) comes back whole only while they are kept.
+        public var removeReactions = false
         /// Go on even when the damage looks like a wrong path.
         public var force = false
 
-        public init(safeSteps: Bool = true, setAsideFiles: Bool = false, setAsideRows: Bool = false, force: Bool = false) {
-            (self.safeSteps, self.setAsideFiles, self.setAsideRows, self.force) = (safeSteps, setAsideFiles, setAsideRows, force)
+        public init(safeSteps: Bool = true, setAsideFiles: Bool = false, setAsideRows: Bool = false, removeReactions: Bool = false,
+                    force: Bool = false) {
+            (self.safeSteps, self.setAsideFiles, self.setAsideRows, self.removeReactions, self.force)
+                = (safeSteps, setAsideFiles, setAsideRows, removeReactions, force)
+        }
+
+        /// `repair --yes`: every step.
+        public static func all(force: Bool = false) -> Actions {
+            Actions(setAsideFiles: true, setAsideRows: true, removeReactions: true, force: force)
         }
 
         /// Nothing: what a run would do.
@@ -141,6 +156,9 @@ public struct PhotoRepair {
         /// JPEG: a PNG or a broken file the PHP version stored).
         public var unmadeThumbnails: [Int64] = []
         public var filesWithoutRow: [String] = []
+        /// Files without a row younger than the grace time: not judged (an
+        /// upload may be committing; files just restored are as young).
+        public var youngFilesWithoutRow = 0
         public var rowsWithoutPhoto: [Int64] = []
         /// Rows whose original is gone but sizes of it are left: listed, never changed.
         public var lostOriginals: [Int64] = []
@@ -151,7 +169,7 @@ public struct PhotoRepair {
         /// not be (or missing when they should).
         public var misnamed: [Int64] = []
         /// Comments, votes, counts, details and search words of deleted photos, and
-        /// comments, votes and notifications of deleted accounts, removed.
+        /// comments, votes and notifications of deleted accounts.
         public var orphanReactions = 0
         /// The steps taken (the others were only found).
         public var applied: Set<Step> = []
@@ -160,7 +178,7 @@ public struct PhotoRepair {
 
         public var isClean: Bool {
             spools.isEmpty && missingThumbnails.isEmpty && filesWithoutRow.isEmpty && rowsWithoutPhoto.isEmpty
-                && staleSizes.isEmpty && misnamed.isEmpty && lostOriginals.isEmpty
+                && staleSizes.isEmpty && misnamed.isEmpty && lostOriginals.isEmpty && orphanReactions == 0
         }
 
         /// One line: what was found, and done or not.
@@ -173,7 +191,8 @@ public struct PhotoRepair {
                    part(missingThumbnails.count, "missing thumbnails", .thumbnails, "made")
                        + (unmadeThumbnails.isEmpty ? "" : " but \(unmadeThumbnails.count) whose original is no JPEG"),
                    part(orphanReactions, "reactions of deleted photos or accounts", .reactions, "removed"),
-                   part(filesWithoutRow.count, "files without a row", .files, "moved to \(PhotoRepair.removedFolder)/"),
+                   part(filesWithoutRow.count, "files without a row", .files, "moved to \(PhotoRepair.removedFolder)/")
+                       + (youngFilesWithoutRow == 0 ? "" : " and \(youngFilesWithoutRow) younger than the grace time (not judged)"),
                    part(rowsWithoutPhoto.count, "rows without a photo file", .rows, "moved to photos_removed"),
                    part(staleSizes.count, "sizes under an old secret", .sizes, "removed"),
                    part(misnamed.count, "photos to rename in the tree", .names, "renamed"),
@@ -186,6 +205,10 @@ public struct PhotoRepair {
     public struct Stopped: Error {
         public var report: Report
     }
+
+    /// What to do about the reactions of rows that are gone, kept until an operator says.
+    public static let keptReactionsAdvice = "comments, votes and the rest of photos or accounts whose row is gone are kept: "
+        + "the row put back (a restore, an undone DELETE) finds them whole; `ireporter repair --yes` deletes them"
 
     /// Where files without a row go: a folder of the upload folder, a prefix of the bucket.
     static let removedFolder = ".removed"
@@ -239,7 +262,9 @@ public struct PhotoRepair {
         report.photoFiles = originals.count
 
         // A second look at everything that seems missing, rows and files both.
-        let candidates = files.filter { !rows.contains($0.key) }.flatMap(\.value).filter { oldEnough(store.modified($0)) }
+        let rowless = files.filter { !rows.contains($0.key) }.flatMap(\.value)
+        let candidates = rowless.filter { oldEnough(store.modified($0)) }
+        report.youngFilesWithoutRow = rowless.count - candidates.count
         let nowRows = try Self.existing(Array(Set(candidates.map(\.kind.id))), in: photos)
         let withoutRow = candidates.filter { !nowRows.contains($0.kind.id) }
         report.filesWithoutRow = withoutRow.map(\.path).sorted()
@@ -274,6 +299,7 @@ public struct PhotoRepair {
             if !partlyThere.contains(id), store.isMisnamed(id: id, secret: secret) { report.misnamed.append(id) }
         }
         report.staleSizes.sort()
+        report.orphanReactions = try photos.orphanedReactions(remove: false)
 
         if !report.filesWithoutRow.isEmpty || !report.rowsWithoutPhoto.isEmpty, !actions.force {
             let orphanPhotos = Set(withoutRow.filter(\.kind.isOriginal).map(\.kind.id)).count
@@ -293,8 +319,6 @@ public struct PhotoRepair {
                 if try !store.makeThumbnail(id: id, render) { report.unmadeThumbnails.append(id) }
             }
             report.applied.insert(.thumbnails)
-            report.orphanReactions = try photos.removeOrphanedReactions()
-            report.applied.insert(.reactions)
             for path in report.staleSizes { try store.remove(path) }
             report.applied.insert(.sizes)
             for (done, id) in report.misnamed.enumerated() {
@@ -303,6 +327,10 @@ public struct PhotoRepair {
                 if let secret = secrets[id] { try store.relink(id: id, secret: secret, render) }
             }
             report.applied.insert(.names)
+        }
+        if actions.removeReactions {
+            report.orphanReactions = try photos.orphanedReactions(remove: true)
+            report.applied.insert(.reactions)
         }
         if actions.setAsideFiles {
             for path in report.filesWithoutRow { try store.setAside(path) }
@@ -317,7 +345,7 @@ public struct PhotoRepair {
             }
             report.applied.insert(.rows)
         }
-        if actions.safeSteps || actions.setAsideFiles || actions.setAsideRows { store.recordHealthy() }
+        if actions.safeSteps || actions.setAsideFiles || actions.setAsideRows || actions.removeReactions { store.recordHealthy() }
         return report
     }
 

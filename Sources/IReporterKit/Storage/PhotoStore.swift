@@ -87,12 +87,13 @@ public protocol PhotoStore: AnyObject {
     /// once this returned `.deleted` (a file without a row is debris that
     /// `ireporter repair` clears; a row without its file would be a hole).
     func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion
-    /// Removes the comments, votes, counts and details of photos that no
-    /// longer exist (a deletion cut short on the original MyISAM `photos`,
-    /// which cannot roll back), but of those set aside, and the comments,
-    /// votes and notifications of accounts that no longer exist (their
-    /// photos' counts counted again); how many rows it removed.
-    func removeOrphanedReactions() throws -> Int
+    /// The comments, votes, counts and details of photos that no longer
+    /// exist (a deletion cut short on the original MyISAM `photos`, which
+    /// cannot roll back; a row deleted outside the API), but of those set
+    /// aside, and the comments, votes and notifications of accounts that no
+    /// longer exist: how many rows, removed when `remove` (their photos'
+    /// counts counted again).
+    func orphanedReactions(remove: Bool) throws -> Int
     /// Forgets `userID`'s photos set aside (`setAside`) with what their
     /// ids still hold (comments, votes, details, secret, description): the
     /// account is deleted, and none will be put back.

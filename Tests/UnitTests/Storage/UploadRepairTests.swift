@@ -11,7 +11,7 @@ import TestSupport
 struct UploadRepairTests {
     let folder = ScratchDirectory("repair")
     let photo = makeJPEG(width: 64, height: 48)
-    let everything = PhotoRepair.Actions(setAsideFiles: true, setAsideRows: true)
+    let everything = PhotoRepair.Actions.all()
 
     /// Rows 2...(1 + count), each with its photo and thumbnail.
     func photos(_ count: Int) throws -> InMemoryPhotoStore {
@@ -54,7 +54,7 @@ struct UploadRepairTests {
         let shown = try repair(store).run(graceSeconds: 0, actions: .init())
         #expect(shown.spools == [".spool-AbCdEf"] && shown.missingThumbnails == [6])
         #expect(shown.filesWithoutRow == ["99.jpg"] && shown.rowsWithoutPhoto == [5])
-        #expect(shown.applied == [.spools, .thumbnails, .reactions, .sizes, .names] && shown.refusal == nil)
+        #expect(shown.applied == [.spools, .thumbnails, .sizes, .names] && shown.refusal == nil)
         #expect(folder.entries.contains("99.jpg") && folder.entries.contains("6-thumb.jpg") && store.rows.count == 10)
 
         let done = try repair(store).run(graceSeconds: 0, actions: everything)

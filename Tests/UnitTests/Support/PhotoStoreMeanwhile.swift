@@ -42,6 +42,6 @@ final class PhotoStoreMeanwhile: PhotoStore {
     }
     func extras(of ids: [Int64], viewer: Int64?) throws -> [Int64: PhotoExtras] { try rows.extras(of: ids, viewer: viewer) }
     func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion { try rows.deleteOwned(id: id, by: userID) }
-    func removeOrphanedReactions() throws -> Int { try rows.removeOrphanedReactions() }
+    func orphanedReactions(remove: Bool) throws -> Int { try rows.orphanedReactions(remove: remove) }
     func forgetSetAside(ofUser userID: Int64) throws { try rows.forgetSetAside(ofUser: userID) }
 }

@@ -6,7 +6,7 @@ extension MariaDBPhotoStore {
     /// One transaction, after the photo's counts row is locked (so no vote
     /// or comment lands meanwhile). On the original MyISAM `photos` the row
     /// goes at once whatever happens next; what a failure then leaves in the
-    /// InnoDB tables, `removeOrphanedReactions` (`ireporter repair`) clears.
+    /// InnoDB tables, `orphanedReactions` (`ireporter repair --yes`) clears.
     public func deleteOwned(id: Int64, by userID: Int64) throws -> PhotoDeletion {
         do {
             try database.retryingTransaction {
@@ -40,69 +40,67 @@ extension MariaDBPhotoStore {
     /// (docs/RELIABILITY.md) brings the photo back whole, with its upload
     /// time, size, secret, likes, comments and description.
     /// First those of deleted accounts (their counts row may be made on the way), then those of deleted photos.
-    public func removeOrphanedReactions() throws -> Int {
-        let ofAccounts = try removeReactionsOfDeletedAccounts()
+    public func orphanedReactions(remove: Bool) throws -> Int {
+        let ofAccounts = try reactionsOfDeletedAccounts(remove: remove)
         let keepsSetAside = try hasSetAsideTable()
-        return try Self.photoSideTables.reduce(ofAccounts) { $0 + (try removeOrphans(from: $1, keepingSetAside: keepsSetAside)) }
+        return try Self.photoSideTables.reduce(ofAccounts) { total, table in
+            let (setAside, notSetAside) = keepsSetAside
+                ? (" LEFT JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto)", " AND r.IdPhoto IS NULL") : ("", "")
+            return total + (try orphans("FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto)\(setAside) "
+                                        + "WHERE p.IdPhoto IS NULL\(notSetAside)", remove: remove))
+        }
     }
 
-    /// Comments and votes whose account is gone, with their photos' counts
-    /// counted again, notifications told by or to such an account, and its
-    /// registration's day:
+    /// The rows `clause` (`FROM … t … WHERE …`) selects: how many, deleted
+    /// when `remove`; 0 before the migration that made its table.
+    private func orphans(_ clause: String, remove: Bool) throws(DatabaseError) -> Int {
+        do {
+            if remove { return Int(try database.execute("DELETE t \(clause)").affectedRows) }
+            return Int(try database.query("SELECT COUNT(*) AS n \(clause)").first?.int64("n") ?? 0)
+        } catch where error.code == .noSuchTable {
+            return 0
+        }
+    }
+
+    /// Comments and votes whose account is gone (their photos' counts
+    /// counted again when they are removed), notifications told by or to
+    /// such an account, and its registration's day:
     /// what an account's deletion left before comments and votes needed the
-    /// account's row (a request signed in before the deletion landed after it).
-    private func removeReactionsOfDeletedAccounts() throws -> Int {
-        var photos = Set<Int64>()
-        var removed = 0
+    /// account's row (a request signed in before the deletion landed after
+    /// it), or an account's row deleted outside the API.
+    private func reactionsOfDeletedAccounts(remove: Bool) throws -> Int {
+        var found = 0
         for table in ["votes", "comments"] {
-            let (ofPhotos, count) = try removeRowsOfDeletedAccounts(from: table)
-            photos.formUnion(ofPhotos)
-            removed += count
+            let clause = "FROM \(table) t LEFT JOIN login l ON (l.IdUser = t.IdUser) WHERE l.IdUser IS NULL"
+            let photos = remove ? try photosOf(clause) : []
+            found += try orphans(clause, remove: remove)
+            for id in photos { try countAgain(photoID: id) }
         }
-        for id in photos.sorted() {
-            // The counts row locked first, as a vote or comment locks it: none lands during the count.
-            try database.retryingTransaction {
-                guard try PhotoCountsRow.lock(database, photoID: id) != nil else { return }
-                try database.execute("""
-                    UPDATE photo_counts SET likes = (SELECT COUNT(*) FROM votes WHERE IdPhoto = ? AND vote = 1), \
-                    dislikes = (SELECT COUNT(*) FROM votes WHERE IdPhoto = ? AND vote = -1), \
-                    comments = (SELECT COUNT(*) FROM comments WHERE IdPhoto = ?) WHERE IdPhoto = ?
-                    """, [.int(id), .int(id), .int(id), .int(id)])
-            }
-        }
-        return removed + (try removeNotificationsOfDeletedAccounts()) + (try removeRegistrationsOfDeletedAccounts())
+        return found
+            + (try orphans("FROM notifications t LEFT JOIN login a ON (a.IdUser = t.actor) LEFT JOIN login r ON (r.IdUser = t.recipient) "
+                           + "WHERE a.IdUser IS NULL OR r.IdUser IS NULL", remove: remove))
+            + (try orphans("FROM login_registered t LEFT JOIN login l ON (l.IdUser = t.IdUser) WHERE l.IdUser IS NULL", remove: remove))
     }
 
-    /// The photos the removed rows were on, and how many; nothing before migration 003 made the table.
-    private func removeRowsOfDeletedAccounts(from table: String) throws(DatabaseError) -> (photos: [Int64], removed: Int) {
-        let orphans = "FROM \(table) t LEFT JOIN login l ON (l.IdUser = t.IdUser) WHERE l.IdUser IS NULL"
+    /// The photos the rows `clause` selects are on; none before migration 003 made the table.
+    private func photosOf(_ clause: String) throws(DatabaseError) -> [Int64] {
         do {
-            let photos = try database.query("SELECT DISTINCT t.IdPhoto \(orphans)").compactMap { $0.int64("IdPhoto") }
-            return (photos, Int(try database.execute("DELETE t \(orphans)").affectedRows))
+            return try database.query("SELECT DISTINCT t.IdPhoto \(clause)").compactMap { $0.int64("IdPhoto") }
         } catch where error.code == .noSuchTable {
-            return ([], 0)
+            return []
         }
     }
 
-    /// Nothing before migration 009 made the table.
-    private func removeNotificationsOfDeletedAccounts() throws(DatabaseError) -> Int {
-        do {
-            return Int(try database.execute("""
-                DELETE n FROM notifications n LEFT JOIN login a ON (a.IdUser = n.actor) LEFT JOIN login r ON (r.IdUser = n.recipient) \
-                WHERE a.IdUser IS NULL OR r.IdUser IS NULL
-                """).affectedRows)
-        } catch where error.code == .noSuchTable {
-            return 0
-        }
-    }
-
-    /// When accounts deleted outside the API registered; nothing before migration 016 made the table.
-    private func removeRegistrationsOfDeletedAccounts() throws(DatabaseError) -> Int {
-        do {
-            return Int(try database.execute(
-                "DELETE r FROM login_registered r LEFT JOIN login l ON (l.IdUser = r.IdUser) WHERE l.IdUser IS NULL").affectedRows)
-        } catch where error.code == .noSuchTable {
-            return 0
+    /// The photo's likes, dislikes and comments counted again, its counts
+    /// row locked first, as a vote or comment locks it: none lands during the count.
+    private func countAgain(photoID id: Int64) throws {
+        try database.retryingTransaction {
+            guard try PhotoCountsRow.lock(database, photoID: id) != nil else { return }
+            try database.execute("""
+                UPDATE photo_counts SET likes = (SELECT COUNT(*) FROM votes WHERE IdPhoto = ? AND vote = 1), \
+                dislikes = (SELECT COUNT(*) FROM votes WHERE IdPhoto = ? AND vote = -1), \
+                comments = (SELECT COUNT(*) FROM comments WHERE IdPhoto = ?) WHERE IdPhoto = ?
+                """, [.int(id), .int(id), .int(id), .int(id)])
         }
     }
 
@@ -124,20 +122,5 @@ extension MariaDBPhotoStore {
         try !database.query("""
             SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photos_removed'
             """).isEmpty
-    }
-
-    /// The rows of `table` whose photo is gone; 0 before migration 003 (005
-    /// for `photo_words`, 006 for `photo_secrets`, 011 for `photo_descriptions`) made the table.
-    private func removeOrphans(from table: String, keepingSetAside: Bool) throws(DatabaseError) -> Int {
-        let (setAside, notSetAside) = keepingSetAside
-            ? (" LEFT JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto)", " AND r.IdPhoto IS NULL") : ("", "")
-        do {
-            return Int(try database.execute("""
-                DELETE t FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto)\(setAside) \
-                WHERE p.IdPhoto IS NULL\(notSetAside)
-                """).affectedRows)
-        } catch where error.code == .noSuchTable {
-            return 0
-        }
     }
 }

@@ -111,14 +111,15 @@ public final class InMemoryPhotoStore: PhotoStore, VoteStore, CommentStore {
         return .deleted
     }
 
-    public func removeOrphanedReactions() throws -> Int {
+    public func orphanedReactions(remove: Bool) throws -> Int {
         let ids = Set(rows.map(\.id))
-        let before = details.count + votes.count + commentRows.count
-        details = details.filter { ids.contains($0.key) }
         let accounts = Set(users.accounts.map(\.id))
-        votes = votes.filter { ids.contains($0.key.photoID) && accounts.contains($0.key.userID) }
-        commentRows.removeAll { !ids.contains($0.photoID) || !accounts.contains($0.userID) }
-        return before - (details.count + votes.count + commentRows.count)
+        let keptDetails = details.filter { ids.contains($0.key) }
+        let keptVotes = votes.filter { ids.contains($0.key.photoID) && accounts.contains($0.key.userID) }
+        let keptComments = commentRows.filter { ids.contains($0.photoID) && accounts.contains($0.userID) }
+        let orphans = details.count + votes.count + commentRows.count - (keptDetails.count + keptVotes.count + keptComments.count)
+        if remove { (details, votes, commentRows) = (keptDetails, keptVotes, keptComments) }
+        return orphans
     }
 
     // MARK: - VoteStore
