@@ -8,8 +8,15 @@ extension DatabaseTests {
     /// waiting for their post, photos' descriptions (gone with their photo),
     /// a photo's likers, a comment by its id.
     @Suite struct MediaIntegrationTests {
+        /// Accounts 1 to 3: a media is kept only while its account is there.
+        static func withAccounts() throws -> DatabaseConnection {
+            let database = try APIHarness().database
+            try database.execute("INSERT INTO login (username, pass) VALUES ('bob', 'p'), ('alice', 'p'), ('carol', 'p')")
+            return database
+        }
+
         @Test func pendingMediaAreKeptChangedAndSwept() throws {
-            let store = MariaDBMediaStore(database: try APIHarness().database)
+            let store = MariaDBMediaStore(database: try Self.withAccounts())
             let first = try #require(try store.addPending(PendingMedia(userID: 1, file: ".media-aa", width: 64, height: 48,
                                                                        description: Array("A dog".utf8), focusX: 0.5, focusY: -0.25,
                                                                        created: 100), limit: 8))
@@ -33,8 +40,22 @@ extension DatabaseTests {
             #expect(try store.pending(id: 1 << 40) == nil, "beyond the column: none")
         }
 
+        /// A media whose account was deleted while it was on its way is not
+        /// kept: the deletion's second pass finds any committed before.
+        @Test func aMediaOfAnAccountGoneIsNotKept() throws {
+            let database = try Self.withAccounts()
+            let store = MariaDBMediaStore(database: database)
+            func media(of userID: Int64) -> PendingMedia {
+                PendingMedia(userID: userID, file: ".media-cc", width: 8, height: 8, description: nil, focusX: nil, focusY: nil, created: 1)
+            }
+            #expect(try store.addPending(media(of: 1), limit: 8) != nil)
+            try database.execute("DELETE FROM login WHERE IdUser = 1")
+            #expect(throws: PhotoStoreError.self) { try store.addPending(media(of: 1), limit: 8) }
+            #expect(try store.pendingCount(userID: 1) == 1, "only the one made before")
+        }
+
         @Test func noMoreThanTheLimitWaitEvenWhenUploadsArriveTogether() throws {
-            let store = MariaDBMediaStore(database: try APIHarness().database)
+            let store = MariaDBMediaStore(database: try Self.withAccounts())
             @Sendable func media(_ user: Int64, _ file: String) -> PendingMedia {
                 PendingMedia(userID: user, file: file, width: 1, height: 1, description: nil, focusX: nil, focusY: nil, created: 1)
             }
@@ -52,6 +73,7 @@ extension DatabaseTests {
             }
             // Uploads at the limit together may all be refused (each counts the others); never more kept.
             #expect(try store.pendingCount(userID: 3) <= limit)
+            #expect(try store.addPending(media(3, ".media-alone"), limit: 8) != nil, "carol's account is there")
         }
 
         @Test func aDescriptionGoesWithItsPhoto() throws {
@@ -74,6 +96,8 @@ extension DatabaseTests {
             #expect(try comments.comment(id: comment.id + 1) == nil)
             #expect(try photos.deleteOwned(id: id, by: 1) == .deleted)
             #expect(try store.descriptions(ofPhotos: [id]).isEmpty)
+            try store.setDescription(Array("written as it went".utf8), ofPhoto: id)
+            #expect(try phone.database.query("SELECT 1 FROM photo_descriptions").isEmpty, "a deleted photo's id keeps no description")
             try store.setDescription([], ofPhoto: id)
             #expect(try store.descriptions(ofPhotos: [id]).isEmpty, "an empty description is none")
         }

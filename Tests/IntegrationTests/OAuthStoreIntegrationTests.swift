@@ -85,6 +85,14 @@ extension DatabaseTests {
             #expect(try store.token(hash: OAuthSecret.hash(secret))?.userID == 2)
             try database.command("DELETE FROM login WHERE IdUser = 2")
             #expect(try store.token(hash: OAuthSecret.hash(secret)) == nil)
+            // A sign-in that lands after the deletion keeps no token (the deletion's second pass finds one made before).
+            #expect(throws: PhotoStoreError.self) {
+                try store.addToken(NewAccessToken(hash: OAuthSecret.hash("late"), appID: app.id, userID: 2, scopes: OAuthScopes([.read]),
+                                                  created: 2, expires: 0))
+            }
+            #expect(try database.query("SELECT 1 FROM oauth_tokens WHERE IdUser = 2").count == 1, "only the one made before")
+            #expect(try store.addToken(NewAccessToken(hash: OAuthSecret.hash("app"), appID: app.id, userID: nil,
+                                                      scopes: OAuthScopes([.read]), created: 2, expires: 0)) > 0, "an app's own token")
         }
     }
 }

@@ -26,8 +26,6 @@ struct AccountRemoval {
     private let sessions: any SessionStore
     private let users: any UserStore
     private let counters: any SharedCounters
-    /// The parts a request begun before the deletion can still add to.
-    private let lateParts: [any AccountPart]
     /// A store added later (follows, tokens, …) adds its part here.
     let parts: [any AccountPart]
 
@@ -35,26 +33,23 @@ struct AccountRemoval {
         sessions = services.sessions
         counters = services.counters
         users = services.users
-        let photos = PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services))
-        let follows = FollowsOfAccount(follows: services.follows)
-        let markers = MarkersOfAccount(markers: services.markers)
-        let votes = VotesOfAccount(votes: services.votes)
-        let comments = CommentsOfAccount(comments: services.comments)
-        let notifications = NotificationsOfAccount(notifications: services.notifications)
-        lateParts = [votes, comments, photos, follows, notifications, markers]
-        parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters), votes, comments, photos,
-                 follows, notifications, MediaOfAccount(media: services.media, files: services.photoFiles), markers]
+        parts = [TokensOfAccount(oauth: services.oauth, counters: services.counters), VotesOfAccount(votes: services.votes),
+                 CommentsOfAccount(comments: services.comments),
+                 PhotosOfAccount(photos: services.photos, removal: PhotoRemoval(services)),
+                 FollowsOfAccount(follows: services.follows), NotificationsOfAccount(notifications: services.notifications),
+                 MediaOfAccount(media: services.media, files: services.photoFiles), MarkersOfAccount(markers: services.markers)]
     }
 
     func remove(_ userID: Int64) throws {
         try sessions.endSessions(of: userID, except: nil)
         for part in parts { try Self.remove(part, of: userID) }
         try users.removeAccount(id: userID)
-        // An upload, a comment, a vote or a follow that passed its sign-in
-        // before the sessions ended (or a JSON-RPC batch's later calls) may
-        // have committed since its part went, with the notification it made;
-        // from here on none can (each store's addition needs the account's row).
-        for part in lateParts { try Self.remove(part, of: userID) }
+        // An upload, a comment, a vote, a follow, a media or an app's sign-in
+        // that passed its own before the sessions ended (or a JSON-RPC
+        // batch's later calls) may have committed since its part went, with
+        // the notification it made; from here on none can (each store's
+        // addition needs the account's row).
+        for part in parts { try Self.remove(part, of: userID) }
         // The votes and comments were taken back through their stores, which
         // tell no cache: an answer cached meanwhile kept their counts.
         counters.noteStreamChanged()

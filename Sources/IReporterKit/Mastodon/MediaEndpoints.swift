@@ -166,6 +166,9 @@ struct MediaEndpoints: MastodonEndpoints {
                 return nil
             }
             kept.id = id
+        } catch PhotoStoreError.accountRemoved {
+            unlink(file)
+            throw MastodonError.invalidToken // deleted while the media was on its way: as its token gone
         } catch {
             unlink(file) // no row would ever sweep it
             throw error

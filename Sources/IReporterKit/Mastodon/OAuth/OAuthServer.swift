@@ -195,7 +195,7 @@ public struct OAuthServer {
         let redirectURI = redirectURI.flatMap { $0.isEmpty ? nil : $0 } ?? (app.redirectURIs.count == 1 ? app.redirectURIs[0] : nil)
         var refusal = OAuthError(.invalidGrant)
         var secret = ""
-        let redemption = try store.redeemCode(hash: OAuthSecret.hash(code), at: now) { stored in
+        let redemption = try Self.grantedWhileTheAccountIs { try store.redeemCode(hash: OAuthSecret.hash(code), at: now) { stored in
             guard stored.appID == app.id, redirectURI == stored.redirectURI else { return nil }
             if let challenge = stored.challenge, let method = stored.challengeMethod {
                 guard let verifier, method.verifies(verifier, challenge: challenge) else {
@@ -206,7 +206,7 @@ public struct OAuthServer {
             let token: NewAccessToken
             (token, secret) = newToken(app: app, userID: stored.userID, scopes: stored.scopes, now: now)
             return token
-        }
+        } }
         if redemption == .replayed { counters?.noteGrantsRevoked() }
         guard case .issued(_, let stored) = redemption else { throw refusal }
         return IssuedToken(secret: secret, scopes: stored.scopes, created: now)
@@ -218,8 +218,17 @@ public struct OAuthServer {
         let scopes = try requestedScopes(scope, of: app) { $0 }
         let now = clock.unixSeconds
         let (token, secret) = newToken(app: app, userID: userID, scopes: scopes, now: now)
-        _ = try store.addToken(token)
+        _ = try Self.grantedWhileTheAccountIs { try store.addToken(token) }
         return IssuedToken(secret: secret, scopes: scopes, created: now)
+    }
+
+    /// An account deleted while its grant was on its way gets no token (the store keeps none).
+    private static func grantedWhileTheAccountIs<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch PhotoStoreError.accountRemoved {
+            throw OAuthError(.invalidGrant)
+        }
     }
 
     private func newToken(app: OAuthApp, userID: Int64?, scopes: OAuthScopes, now: Int64) -> (token: NewAccessToken, secret: String) {

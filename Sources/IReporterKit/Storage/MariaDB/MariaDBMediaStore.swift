@@ -10,20 +10,28 @@ public final class MariaDBMediaStore: MediaStore {
     /// Counted after the row is committed: of uploads arriving together, the
     /// last to commit sees every row kept before it, so no more than `limit`
     /// stay (a lock or a conditional INSERT would make them deadlock instead).
+    /// Whether the account is there is asked in the same read, after the row
+    /// is in: an account's deletion removes its media again once its row is
+    /// gone, and finds any committed before.
     public func addPending(_ media: PendingMedia, limit: Int) throws -> Int64? {
         let id = Int64(try database.execute(
             "INSERT INTO media_attachments (IdUser, file, width, height, description, focus, created) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.int(media.userID), .bytes(Array(media.file.utf8)), .int(Int64(media.width)), .int(Int64(media.height)),
              .bytes(media.description ?? []), Self.focus(media.focusX, media.focusY), .int(media.created)]).insertID)
-        let count: Int
+        let counted: Row?
         do {
-            count = try pendingCount(userID: media.userID)
+            counted = try database.query("SELECT COUNT(*) AS n, EXISTS (SELECT 1 FROM login WHERE IdUser = ?) AS account "
+                                         + "FROM media_attachments WHERE IdUser = ?", [.int(media.userID), .int(media.userID)]).first
         } catch {
             try? removePending(id: id) // its file goes with the caller's error
             throw error
         }
-        guard count > limit else { return id }
+        guard counted?.int64("account") == 1 else {
+            try removePending(id: id)
+            throw PhotoStoreError.accountRemoved
+        }
+        guard counted?.int64("n") ?? 0 > limit else { return id }
         try removePending(id: id)
         return nil
     }
@@ -76,6 +84,8 @@ public final class MariaDBMediaStore: MediaStore {
         return found
     }
 
+    /// Kept only while the photo is there, asked after it is written: a
+    /// photo deleted meanwhile leaves no description for its id.
     public func setDescription(_ description: [UInt8]?, ofPhoto id: Int64) throws {
         guard let description, !description.isEmpty else {
             try database.execute("DELETE FROM photo_descriptions WHERE IdPhoto = ?", [.int(id)])
@@ -83,6 +93,9 @@ public final class MariaDBMediaStore: MediaStore {
         }
         try database.execute("INSERT INTO photo_descriptions (IdPhoto, description) VALUES (?, ?) "
                              + "ON DUPLICATE KEY UPDATE description = VALUES(description)", [.int(id), .bytes(description)])
+        if try database.query("SELECT 1 FROM photos WHERE IdPhoto = ?", [.int(id)]).isEmpty {
+            try database.execute("DELETE FROM photo_descriptions WHERE IdPhoto = ?", [.int(id)])
+        }
     }
 
     // Before migration 012 keys are not kept: a post is posted, as before.

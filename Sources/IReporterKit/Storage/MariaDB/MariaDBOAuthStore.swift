@@ -28,12 +28,24 @@ public final class MariaDBOAuthStore: OAuthStore {
 
     public func addToken(_ token: NewAccessToken) throws -> Int64 { try insert(token) }
 
-    private func insert(_ token: NewAccessToken) throws(DatabaseError) -> Int64 {
-        Int64(try database.execute(
+    /// A person's token only while the account is there, asked after the
+    /// row is in (`AccountRow`): an account's deletion removes its tokens
+    /// again once its row is gone, and finds any made before.
+    private func insert(_ token: NewAccessToken) throws -> Int64 {
+        let id = Int64(try database.execute(
             "INSERT INTO oauth_tokens (token_hash, app_id, IdUser, scopes, created, expires, last_used, revoked) "
                 + "VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
             [.text(token.hash), .int(token.appID), .int(token.userID ?? 0), .text(token.scopes.description),
              .int(token.created), .int(token.expires)]).insertID)
+        if let userID = token.userID {
+            do {
+                try AccountRow.lock(database, userID: userID)
+            } catch PhotoStoreError.accountRemoved {
+                try database.execute("DELETE FROM oauth_tokens WHERE id = ?", [.int(id)]) // outside a transaction: at once
+                throw PhotoStoreError.accountRemoved
+            }
+        }
+        return id
     }
 
     /// The user's row joined: a token outlives no account.
@@ -142,7 +154,7 @@ public final class MariaDBOAuthStore: OAuthStore {
     }
 
     public func redeemCode(hash: String, at now: Int64, issue: (AuthorizationCode) -> NewAccessToken?) throws -> CodeRedemption {
-        try database.retryingTransaction { () throws(DatabaseError) -> CodeRedemption in
+        try database.retryingTransaction { () throws -> CodeRedemption in
             guard let row = try database.query(
                 "SELECT app_id, IdUser, redirect_uri, scopes, code_challenge, code_challenge_method, expires, token_id "
                     + "FROM oauth_codes WHERE code_hash = ? FOR UPDATE", [.text(hash)]).first,
