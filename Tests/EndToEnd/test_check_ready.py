@@ -131,6 +131,41 @@ def test_check_tries_the_folders_as_the_servers_user(site):
                                                     f"{servers.pwd_id('www-data')}"), p.stdout
 
 
+def test_check_tries_the_photos_tree_as_the_servers_user(site):
+    """A restore copied as root, the top folder given back alone: uploads
+    and deletions in the tree fail while upload_dir itself is writable."""
+    restored = site.base / "restored-upload"
+    (restored / "photos" / "000" / "000").mkdir(parents=True, exist_ok=True)
+    www = servers.pwd_id("www-data")
+    os.chown(restored, www, www)
+    conf = variant(site, "restored-upload", upload_dir=restored)
+    p = run(site, "check", conf=conf)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert items(p.stdout)["upload_dir"].startswith("ok  "), p.stdout
+    assert items(p.stdout)["upload_dir's folders"].startswith(
+        f"FAIL upload_dir's folders: 3 of the 3 folders in {restored} are not writable by uid {www}: "
+        "photos, photos/000, photos/000/000 (uploads and deletions there fail): chown -R www-data"), p.stdout
+    for folder in (restored / "photos", restored / "photos" / "000", restored / "photos" / "000" / "000"):
+        os.chown(folder, www, www)
+    p = run(site, "check", conf=conf)
+    assert items(p.stdout)["upload_dir's folders"].startswith("ok   upload_dir's folders: the 3 folders"), p.stdout
+
+
+def test_a_start_that_fails_says_why_on_the_terminal_too(site):
+    """With log_file set, the server's stderr is the file from the start:
+    an operator starting it by hand (or spawn-fcgi) saw a silent exit 1.
+    The errors of the start go to the stderr it was given too."""
+    roots = site.base / "roots-upload-start"
+    roots.mkdir(mode=0o755, exist_ok=True)
+    log = site.base / "failed-start.log"
+    conf = variant(site, "failed-start", upload_dir=roots, log_file=log, listen=site.base / "failed-start.sock")
+    p = subprocess.run([str(site.binary), "--config", str(conf)], env=servers.clean_env(), capture_output=True, text=True,
+                       timeout=60)
+    reason = f"upload_dir {roots} is not writable by uid {servers.pwd_id('www-data')}"
+    assert p.returncode == 1 and reason in p.stderr, (p.returncode, p.stdout, p.stderr)
+    assert reason in log.read_text(), "and in the log file, as before"
+
+
 def test_check_tries_the_logs_as_the_servers_user(site):
     """log_file the server cannot open keeps it from starting; an
     access_log whose folder it cannot write is made again by no one after

@@ -281,6 +281,24 @@ def test_a_migration_mariadb_refuses_leaves_the_others_applied(site):
         db.sql(original)  # the shared database's next start applies the migrations again
 
 
+def test_migrate_on_a_database_without_the_2012_tables_applies_nothing(site):
+    """A new host's empty database, `migrate` run before the dump is loaded:
+    006 made its table and failed to fill it, and once the dump was in a
+    second run said "already applied" with no photo's secret. Now nothing
+    is applied until `login` and `photos` are there."""
+    db = site["db"]
+    original = "DROP TABLE IF EXISTS login, photos;\n" + (servers.REPO / "sql" / "original-myisam.sql").read_text()
+    db.sql("DROP TABLE IF EXISTS login, photos, photo_secrets;\n")
+    try:
+        p = run(site, "migrate")
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert "migrate: nothing applied: the tables login, photos are missing; load sql/schema.sql" in p.stderr, p.stderr
+        assert db.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'iReport' "
+                      "AND TABLE_NAME = 'photo_secrets'").strip() == "0", "006 made nothing"
+    finally:
+        db.sql(original)  # the shared database's next start applies the migrations again
+
+
 def test_convert_innodb_converts_the_original_tables_with_their_rows(site):
     db = site["db"]
     db.sql("DROP TABLE IF EXISTS login, photos;\n" + (servers.REPO / "sql" / "original-myisam.sql").read_text()

@@ -248,6 +248,14 @@ public enum IReporterCommandLine {
         let database = DatabaseConnection(settings: configuration.database, reportsProgress: true)
         var refused = 0
         do {
+            // Else a migration of the 2012 tables fails, and one that makes its
+            // own table before filling it from them reads "already applied" later.
+            let missing = try SchemaMigration.missingBaseTables(on: database)
+            guard missing.isEmpty else {
+                Log.error("migrate: nothing applied: the tables \(missing.joined(separator: ", ")) are missing; "
+                          + "load sql/schema.sql or the PHP version's dump first (README, \"Migrations\")")
+                return 1
+            }
             for migration in SchemaMigration.all {
                 let started = MonotonicClock().now
                 let outcome: SchemaMigration.Outcome

@@ -36,6 +36,7 @@ struct ConfigurationCheck {
         add(databaseLine())
         for index in configuration.replicas.indices { add(replicaLine(index)) }
         add(folderLine("upload_dir", configuration.uploadDirectory))
+        if let line = uploadSubfoldersLine() { add(line) }
         add(folderLine("session_dir", configuration.sessionDirectory, sharedWithPHP: true))
         for (item, path) in [("log_file", configuration.logFile), ("access_log", configuration.accessLog)]
         where !path.isEmpty && path != "stderr" {
@@ -99,11 +100,8 @@ struct ConfigurationCheck {
             let who = try database.query("SELECT CURRENT_USER() AS who, DATABASE() AS name")
             let user = who.first?["who"].map { String(decoding: $0, as: UTF8.self) } ?? "?"
             let name = who.first?["name"].map { String(decoding: $0, as: UTF8.self) } ?? "?"
-            let tables = Set(try database.query("""
-                SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
-                """).map { String(decoding: $0["TABLE_NAME"] ?? [], as: UTF8.self) })
             let connected = "connected to \(Self.place(settings)) as \(user), database \(name)"
-            let missing = ["login", "photos"].filter { !tables.contains($0) }
+            let missing = try SchemaMigration.missingBaseTables(on: database)
             guard missing.isEmpty else {
                 return Line(outcome: .failed, item: "database",
                             detail: "\(connected), but the tables \(missing.joined(separator: ", ")) are missing (sql/schema.sql)")
@@ -209,6 +207,43 @@ struct ConfigurationCheck {
                         detail: "\(path) is writable, but by every user too (mode \(mode)): chmod o-w \(path)")
         }
         return Line(outcome: .ok, item: item, detail: "\(path) is writable by uid \(geteuid()) (mode \(mode))")
+    }
+
+    /// The folders in upload_dir the server writes into too: the photos'
+    /// tree (`photos/<a>/<b>/`, two levels; their files need nothing of
+    /// their own) and `.removed/`. A restore copied as root leaves them
+    /// root's when only the top folder is given back: every upload and
+    /// deletion there then fails while upload_dir's own line says ok.
+    /// Nil when there are none yet.
+    func uploadSubfoldersLine() -> Line? {
+        let top = configuration.uploadDirectory
+        func isFolder(_ path: String) -> Bool {
+            var info = stat()
+            return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        }
+        func subfolders(_ path: String) -> [String] {
+            var names: [String] = []
+            try? forEachDirectoryEntry("\(top)/\(path)") { name, _ in
+                if isFolder("\(top)/\(path)/\(name)") { names.append("\(path)/\(name)") }
+            }
+            return names.sorted()
+        }
+        var folders = [PhotoTree.folderName, PhotoRepair.removedFolder].filter { isFolder("\(top)/\($0)") }
+        if folders.contains(PhotoTree.folderName) {
+            let level1 = subfolders(PhotoTree.folderName)
+            folders += level1 + level1.flatMap(subfolders)
+        }
+        guard !folders.isEmpty else { return nil }
+        let refused = folders.filter { access("\(top)/\($0)", W_OK | X_OK) != 0 }
+        guard refused.isEmpty else {
+            let owner = configuration.user.isEmpty ? "the server's user" : configuration.user
+            return Line(outcome: .failed, item: "upload_dir's folders",
+                        detail: "\(refused.count) of the \(folders.count) folders in \(top) are not writable by uid \(geteuid()): "
+                            + refused.prefix(5).joined(separator: ", ") + (refused.count > 5 ? ", …" : "")
+                            + " (uploads and deletions there fail): chown -R \(owner) \(top)")
+        }
+        return Line(outcome: .ok, item: "upload_dir's folders",
+                    detail: "the \(folders.count) folders in \(top) (the photos' tree, .removed/) are writable by uid \(geteuid())")
     }
 
     /// A log the server appends to, and makes again after a rotation

@@ -13,7 +13,7 @@ public enum Server {
         // where none is set, and they would merely set a flag.
         signal(SIGPIPE, SIG_IGN)
         let logFileExisted = access(configuration.logFile, F_OK) == 0
-        if !configuration.logFile.isEmpty && !Log.redirect(to: configuration.logFile) {
+        if !configuration.logFile.isEmpty && !Log.redirectStarting(to: configuration.logFile) {
             Log.error("cannot open log_file \(configuration.logFile): \(String(cString: strerror(errno)))")
             return 1
         }
@@ -39,6 +39,7 @@ public enum Server {
             } else if let spawned = ListeningSocket.fromStandardInput() {
                 socket = spawned
             } else if CGIRequest.isCGI {
+                Log.started() // a request's errors: the log file's (Apache's error log is the stderr given)
                 return serveCGI(configuration)
             } else {
                 Log.error("no listen address configured, and this process was given no listening socket "
@@ -62,6 +63,7 @@ public enum Server {
         guard directoriesAreWritable(configuration), let shared = openSharedState(configuration) else { return 1 }
         Metrics.table = shared.metrics
         if !configuration.pidFile.isEmpty { writePIDFile(configuration.pidFile) }
+        Log.started()
         return Supervisor(configuration: configuration, socket: socket, shared: shared, reload: reload).run()
     }
 

@@ -28,6 +28,11 @@ public enum Log {
     /// which request met it (`while serving POST /iReporter/ (request …)`).
     nonisolated(unsafe) static var currentRequest: (() -> String?)?
 
+    /// While the server starts with `log_file` set: the stderr it was given
+    /// (a terminal, spawn-fcgi's, the journal), where errors are written too,
+    /// so that a start that fails does not exit in silence; -1 otherwise.
+    nonisolated(unsafe) private static var startingStderr: Int32 = -1
+
     public static func configure(level: Level, format: Format) {
         Self.level = level
         Self.format = format
@@ -43,6 +48,7 @@ public enum Log {
         let request = level == .error ? currentRequest?() : nil
         let line = line(level, message, format: format, time: timestamp(), pid: getpid(), request: request)
         _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
+        if level == .error, startingStderr >= 0 { _ = Array(line.utf8).withUnsafeBytes { writeAll(startingStderr, $0) } }
     }
 
     static func line(_ level: Level, _ message: String, format: Format, time: String, pid: Int32, request: String? = nil) -> String {
@@ -105,6 +111,29 @@ public enum Log {
             }
         }
         return out + "\""
+    }
+
+    /// `redirect` at start: errors go to the stderr given too until
+    /// `started()`, unless that is the log file itself.
+    public static func redirectStarting(to path: String) -> Bool {
+        let given = fcntl(2, F_DUPFD_CLOEXEC, 3)
+        guard redirect(to: path) else {
+            if given >= 0 { close(given) }
+            return false
+        }
+        var before = stat(), after = stat()
+        if given >= 0, fstat(given, &before) == 0, fstat(2, &after) == 0, before.st_dev == after.st_dev, before.st_ino == after.st_ino {
+            close(given)
+        } else {
+            startingStderr = given
+        }
+        return true
+    }
+
+    /// The server started (or gave up): errors go to the log file alone.
+    public static func started() {
+        if startingStderr >= 0 { close(startingStderr) }
+        startingStderr = -1
     }
 
     /// Points stderr at `path` (appending): at start-up and on SIGUSR1, so

@@ -241,6 +241,14 @@ struct SchemaMigration: Sendable {
                       uniqueUsername, indexPhotoUploadTime, followsNotifications, oauth, mediaAttachments, statusIdempotency,
                       indexUserVotesComments, indexOAuthSweep, readMarkers, accountRegistered]
 
+    /// The 2012 tables every migration builds on (`sql/schema.sql`, or the
+    /// PHP version's dump): those the database lacks.
+    static func missingBaseTables(on database: DatabaseConnection) throws(DatabaseError) -> [String] {
+        let tables = Set(try database.query("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()")
+            .map { String(decoding: $0["TABLE_NAME"] ?? [], as: UTF8.self) })
+        return ["login", "photos"].filter { !tables.contains($0) }
+    }
+
     var name: String { String(file.dropLast(".sql".count)) }
 
     func isApplied(on database: DatabaseConnection) throws(DatabaseError) -> Bool {
