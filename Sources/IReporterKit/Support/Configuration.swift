@@ -131,7 +131,9 @@ public struct Configuration: Sendable {
         Setting("access_log", .text(\.accessLog),
                 "one line per request (client, command, JSON-RPC or Flickr method, outcome, bytes, total/parse/db/image milliseconds, the web server's request id: docs/DEPLOY.md, \"Logs\"): empty = off, `stderr`, or a file path (reopened on SIGUSR1)."),
         Setting("log_file", .text(\.logFile),
-                "send the server's own log (stderr) to this file, reopened on SIGUSR1."),
+                "send the server's own log (stderr) to this file, reopened on SIGUSR1. Until the server has started, its errors "
+                    + "go to the stderr it was given too (a terminal, the journal), so that a start that fails says why where it "
+                    + "was started."),
         Setting("log_level", .choice(\.logLevel),
                 "the least severe lines the server's own log keeps: `info` (all), `warning` (warnings and errors: failed logins and throttle refusals included), `error`."),
         Setting("log_format", .choice(\.logFormat),
