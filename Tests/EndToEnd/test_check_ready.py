@@ -133,22 +133,29 @@ def test_check_tries_the_folders_as_the_servers_user(site):
 
 def test_check_tries_the_photos_tree_as_the_servers_user(site):
     """A restore copied as root, the top folder given back alone: uploads
-    and deletions in the tree fail while upload_dir itself is writable."""
+    and deletions in the tree fail, and so does linking a root-owned
+    photo into it (fs.protected_hardlinks), while upload_dir itself is
+    writable."""
     restored = site.base / "restored-upload"
     (restored / "photos" / "000" / "000").mkdir(parents=True, exist_ok=True)
+    (restored / "5.jpg").write_bytes(b"\xff\xd8 as PHP stored it")
+    (restored / "notes.txt").write_text("the operator's: not a photo file")
     www = servers.pwd_id("www-data")
     os.chown(restored, www, www)
     conf = variant(site, "restored-upload", upload_dir=restored)
     p = run(site, "check", conf=conf)
     assert p.returncode == 1, p.stdout + p.stderr
     assert items(p.stdout)["upload_dir"].startswith("ok  "), p.stdout
-    assert items(p.stdout)["upload_dir's folders"].startswith(
-        f"FAIL upload_dir's folders: 3 of the 3 folders in {restored} are not writable by uid {www}: "
-        "photos, photos/000, photos/000/000 (uploads and deletions there fail): chown -R www-data"), p.stdout
-    for folder in (restored / "photos", restored / "photos" / "000", restored / "photos" / "000" / "000"):
-        os.chown(folder, www, www)
+    assert items(p.stdout)["upload_dir's contents"] == (
+        f"FAIL upload_dir's contents: in {restored}, 3 of the 3 folders are not writable by uid {www}: "
+        "photos, photos/000, photos/000/000; 1 of the 1 photo files are another user's: 5.jpg "
+        f"(uploads, deletions and sizes there fail): chown -R www-data {restored}"), p.stdout
+    for path in (restored / "photos", restored / "photos" / "000", restored / "photos" / "000" / "000", restored / "5.jpg"):
+        os.chown(path, www, www)
     p = run(site, "check", conf=conf)
-    assert items(p.stdout)["upload_dir's folders"].startswith("ok   upload_dir's folders: the 3 folders"), p.stdout
+    assert items(p.stdout)["upload_dir's contents"] == (
+        f"ok   upload_dir's contents: the 3 folders (the photos' tree, .removed/) and 1 photo files in {restored} "
+        f"are uid {www}'s"), p.stdout
 
 
 def test_a_start_that_fails_says_why_on_the_terminal_too(site):

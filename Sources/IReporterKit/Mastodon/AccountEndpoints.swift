@@ -36,11 +36,12 @@ struct AccountEndpoints: MastodonEndpoints {
         router.add(.get, "/api/v2/search", scope: nil) { call in
             let statuses = MastodonStatuses(call, api: api)
             let type = call.parameters.string("type")
+            let (wantsAccounts, wantsStatuses) = (type == nil || type == "accounts", type == nil || type == "statuses")
             var (accounts, found) = try Self.linked(call.parameters, statuses: statuses)
-                ?? (type == nil || type == "accounts" ? try Self.accounts(matching: call.parameters, statuses: statuses) : [],
-                    type == nil || type == "statuses" ? try Self.photos(matching: call.parameters, statuses: statuses) : [])
-            if type == "statuses" { accounts = [] }
-            if type == "accounts" { found = [] }
+                ?? (wantsAccounts ? try Self.accounts(matching: call.parameters, statuses: statuses) : [],
+                    wantsStatuses ? try Self.photos(matching: call.parameters, statuses: statuses) : [])
+            if !wantsAccounts { accounts = [] }
+            if !wantsStatuses { found = [] }
             var json = PHPJSONWriter()
             json.raw("{\"accounts\":")
             json.raw(json: AccountList.json(accounts, links: statuses.links))

@@ -36,7 +36,7 @@ struct ConfigurationCheck {
         add(databaseLine())
         for index in configuration.replicas.indices { add(replicaLine(index)) }
         add(folderLine("upload_dir", configuration.uploadDirectory))
-        if let line = uploadSubfoldersLine() { add(line) }
+        if let line = uploadContentsLine() { add(line) }
         add(folderLine("session_dir", configuration.sessionDirectory, sharedWithPHP: true))
         for (item, path) in [("log_file", configuration.logFile), ("access_log", configuration.accessLog)]
         where !path.isEmpty && path != "stderr" {
@@ -209,13 +209,14 @@ struct ConfigurationCheck {
         return Line(outcome: .ok, item: item, detail: "\(path) is writable by uid \(geteuid()) (mode \(mode))")
     }
 
-    /// The folders in upload_dir the server writes into too: the photos'
-    /// tree (`photos/<a>/<b>/`, two levels; their files need nothing of
-    /// their own) and `.removed/`. A restore copied as root leaves them
-    /// root's when only the top folder is given back: every upload and
-    /// deletion there then fails while upload_dir's own line says ok.
-    /// Nil when there are none yet.
-    func uploadSubfoldersLine() -> Line? {
+    /// What in upload_dir the server changes besides the folder itself: the
+    /// photos' tree (`photos/<a>/<b>/`, two levels) and `.removed/`, which it
+    /// writes into, and the photo files, which it links into the tree (a
+    /// hard link to another user's file is refused: fs.protected_hardlinks).
+    /// A restore copied as root leaves them root's when only the top folder
+    /// is given back: uploads, deletions and sizes there then fail while
+    /// upload_dir's own line says ok. Nil when there is nothing yet.
+    func uploadContentsLine() -> Line? {
         let top = configuration.uploadDirectory
         func isFolder(_ path: String) -> Bool {
             var info = stat()
@@ -233,17 +234,29 @@ struct ConfigurationCheck {
             let level1 = subfolders(PhotoTree.folderName)
             folders += level1 + level1.flatMap(subfolders)
         }
-        guard !folders.isEmpty else { return nil }
-        let refused = folders.filter { access("\(top)/\($0)", W_OK | X_OK) != 0 }
-        guard refused.isEmpty else {
-            let owner = configuration.user.isEmpty ? "the server's user" : configuration.user
-            return Line(outcome: .failed, item: "upload_dir's folders",
-                        detail: "\(refused.count) of the \(folders.count) folders in \(top) are not writable by uid \(geteuid()): "
-                            + refused.prefix(5).joined(separator: ", ") + (refused.count > 5 ? ", …" : "")
-                            + " (uploads and deletions there fail): chown -R \(owner) \(top)")
+        var files = 0
+        var othersFiles: [String] = []
+        try? UploadFolder(directory: top).forEachPhotoFile { file in
+            files += 1
+            var info = stat()
+            if lstat("\(top)/\(file.path)", &info) == 0, info.st_uid != geteuid() { othersFiles.append(file.path) }
         }
-        return Line(outcome: .ok, item: "upload_dir's folders",
-                    detail: "the \(folders.count) folders in \(top) (the photos' tree, .removed/) are writable by uid \(geteuid())")
+        guard !folders.isEmpty || files > 0 else { return nil }
+        let refused = folders.filter { access("\(top)/\($0)", W_OK | X_OK) != 0 }
+        guard refused.isEmpty && othersFiles.isEmpty else {
+            let owner = configuration.user.isEmpty ? "the server's user" : configuration.user
+            func some(_ names: [String]) -> String { names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "") }
+            let problems = (refused.isEmpty ? [] : ["\(refused.count) of the \(folders.count) folders are not writable by uid \(geteuid()): "
+                                                    + some(refused)])
+                + (othersFiles.isEmpty ? [] : ["\(othersFiles.count) of the \(files) photo files are another user's: "
+                                               + some(othersFiles.sorted())])
+            return Line(outcome: .failed, item: "upload_dir's contents",
+                        detail: "in \(top), " + problems.joined(separator: "; ")
+                            + " (uploads, deletions and sizes there fail): chown -R \(owner) \(top)")
+        }
+        return Line(outcome: .ok, item: "upload_dir's contents",
+                    detail: "the \(folders.count) folders (the photos' tree, .removed/) and \(files) photo files in \(top) are uid "
+                        + "\(geteuid())'s")
     }
 
     /// A log the server appends to, and makes again after a rotation

@@ -601,6 +601,7 @@ struct MastodonStatusesTests {
         #expect(try found(try #require(string(reply["account"]?["url"]))) == (["bob"], []))
         #expect(try found(try #require(string(reply["account"]?["url"])), [("type", "statuses")]) == ([], []))
         #expect(try found(try #require(string(photo["url"])), [("type", "accounts")]) == ([], []))
+        #expect(try found(try #require(string(reply["account"]?["url"])), [("type", "hashtags")]) == ([], []))
         #expect(try found(try #require(string(photo["url"])), [("offset", "1")]) == ([], []), "the first page only")
         #expect(try found("http://example.com/#/photo/\(photoID)/\(StatusID.comment(99).value)") == ([], []), "no such comment")
         #expect(try found("http://example.com/#/user/99") == ([], []), "no such person")

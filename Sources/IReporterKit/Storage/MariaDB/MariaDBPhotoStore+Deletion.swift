@@ -46,8 +46,10 @@ extension MariaDBPhotoStore {
         return try Self.photoSideTables.reduce(ofAccounts) { total, table in
             let (setAside, notSetAside) = keepsSetAside
                 ? (" LEFT JOIN photos_removed r ON (r.IdPhoto = t.IdPhoto)", " AND r.IdPhoto IS NULL") : ("", "")
+            // A vote or comment whose account is gone too was counted with the account's (and removed first).
+            let ofAccount = ["votes", "comments"].contains(table) ? " AND EXISTS (SELECT 1 FROM login l WHERE l.IdUser = t.IdUser)" : ""
             return total + (try orphans("FROM \(table) t LEFT JOIN photos p ON (p.IdPhoto = t.IdPhoto)\(setAside) "
-                                        + "WHERE p.IdPhoto IS NULL\(notSetAside)", remove: remove))
+                                        + "WHERE p.IdPhoto IS NULL\(notSetAside)\(ofAccount)", remove: remove))
         }
     }
 
@@ -82,10 +84,13 @@ extension MariaDBPhotoStore {
             + (try orphans("FROM login_registered t LEFT JOIN login l ON (l.IdUser = t.IdUser) WHERE l.IdUser IS NULL", remove: remove))
     }
 
-    /// The photos the rows `clause` selects are on; none before migration 003 made the table.
+    /// The photos the rows `clause` (`… WHERE …`) selects are on, those still
+    /// there (counting one gone would make it a counts row); none before
+    /// migration 003 made the table.
     private func photosOf(_ clause: String) throws(DatabaseError) -> [Int64] {
         do {
-            return try database.query("SELECT DISTINCT t.IdPhoto \(clause)").compactMap { $0.int64("IdPhoto") }
+            return try database.query("SELECT DISTINCT t.IdPhoto \(clause) AND EXISTS (SELECT 1 FROM photos p WHERE p.IdPhoto = t.IdPhoto)")
+                .compactMap { $0.int64("IdPhoto") }
         } catch where error.code == .noSuchTable {
             return []
         }

@@ -47,34 +47,10 @@ public final class MariaDBPhotoStore: PhotoStore {
         return PhotoRecord(id: id, title: row["title"], userID: userID, username: row["username"])
     }
 
-    /// An id the counter handed out that an earlier photo's rows still
-    /// hold: its details or secret, kept for a restore (a row set aside, or
-    /// deleted outside the API) after the database was restored from a
-    /// backup or its AUTO_INCREMENT lowered. The new photo takes the next id.
-    private struct IDStillHeld: Error {
-        let id: Int64
-        let table: String
-    }
-
-    /// Ids skipped so at most per upload, each said in the log.
-    static let heldIDsSkippedAtMost = 20
-
     public func add(userID: Int64, title: [UInt8], details: PhotoDetails?, secret: PhotoSecret?,
                     publish: (Int64, PhotoSecret?) throws -> Void, unpublish: (Int64) -> Void) throws -> Int64 {
-        var skipped = 0
-        while true {
-            do {
-                return try insert(userID: userID, title: title, details: details, secret: secret, publish: publish, unpublish: unpublish)
-            } catch let held as IDStillHeld {
-                skipped += 1
-                guard skipped < Self.heldIDsSkippedAtMost else {
-                    throw DatabaseError(code: .duplicateKey, message: "\(skipped) ids in a row held by earlier photos, "
-                                        + "the last \(held.id) in \(held.table)")
-                }
-                Log.warning("upload: IdPhoto \(held.id) was handed out again, but \(held.table) still holds an earlier photo \(held.id) "
-                            + "(set aside, or its row deleted outside the API): that id is skipped, its rows kept. "
-                            + "Was the database restored, or its AUTO_INCREMENT lowered? docs/RELIABILITY.md, \"Restoring from backups\"")
-            }
+        try HeldID.skipping("upload") {
+            try insert(userID: userID, title: title, details: details, secret: secret, publish: publish, unpublish: unpublish)
         }
     }
 
@@ -104,7 +80,7 @@ public final class MariaDBPhotoStore: PhotoStore {
                         return try body()
                     } catch let error as DatabaseError where error.code == .duplicateKey {
                         try? delete(id: id) // MyISAM ignores the rollback
-                        throw IDStillHeld(id: id, table: table)
+                        throw HeldID(column: "IdPhoto", id: id, table: table)
                     }
                 }
                 if let details { try unlessHeld(in: "photo_details") { try keep(details, of: id) } }

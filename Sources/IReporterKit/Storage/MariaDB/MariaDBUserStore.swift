@@ -92,7 +92,28 @@ public final class MariaDBUserStore: UserStore {
     /// Galera node certified the same name first (error 1213): the next run
     /// reads that account and answers "taken", as one host would.
     private func insert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
-        try database.retryingTransaction { try checkedInsert(username: username, password: password) }
+        try HeldID.skipping("register") {
+            try database.retryingTransaction { try checkedInsert(username: username, password: password) }
+        }
+    }
+
+    /// What names an account by its id, in the tables of the migrations (a
+    /// table not made yet names none): a new account given an id one still
+    /// names would take over another's photos, comments, likes, follows,
+    /// notifications or apps' tokens.
+    private static let accountColumns = [("photos", "IdUser"), ("comments", "IdUser"), ("votes", "IdUser"), ("follows", "follower"),
+                                         ("follows", "followee"), ("notifications", "recipient"), ("oauth_tokens", "IdUser"),
+                                         ("media_attachments", "IdUser"), ("photos_removed", "IdUser")]
+
+    /// The first table that still names `id`; nil when none does.
+    private func tableNaming(account id: Int64) throws -> String? {
+        for (table, column) in Self.accountColumns {
+            let names = try database.ifTableExists(table) {
+                try !database.query("SELECT 1 FROM \(table) WHERE \(column) = ? LIMIT 1", [.int(id)]).isEmpty
+            }
+            if names == true { return table }
+        }
+        return nil
     }
 
     private func checkedInsert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
@@ -108,9 +129,14 @@ public final class MariaDBUserStore: UserStore {
             passwordColumn = nil // narrowed since we looked: look again
             return .passwordDoesNotFit
         }
+        if let table = try tableNaming(account: Int64(insert.insertID)) {
+            try? database.execute("DELETE FROM login WHERE IdUser = ?", [.int(Int64(insert.insertID))]) // MyISAM ignores the rollback
+            throw HeldID(column: "IdUser", id: Int64(insert.insertID), table: table)
+        }
         // In the same transaction: the account and its day, or neither.
         try ifRegistrationsAreKept { () throws(DatabaseError) in
             // A row left by an account deleted behind the server's back (its id given again after a restore) is replaced.
+            // (It names no one's content: the id is not skipped for it.)
             _ = try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (?, UNIX_TIMESTAMP()) "
                                      + "ON DUPLICATE KEY UPDATE registered = VALUES(registered)", [.int(Int64(insert.insertID))])
         }
