@@ -171,6 +171,10 @@ def test_a_start_that_fails_says_why_on_the_terminal_too(site):
     reason = f"upload_dir {roots} is not writable by uid {servers.pwd_id('www-data')}"
     assert p.returncode == 1 and reason in p.stderr, (p.returncode, p.stdout, p.stderr)
     assert reason in log.read_text(), "and in the log file, as before"
+    # Started with stderr closed, the log file became fd 2 itself and was closed with it: nothing was logged.
+    p = subprocess.run(["bash", "-c", 'exec "$0" --config "$1" 2>&-', str(site.binary), str(conf)], env=servers.clean_env(),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and log.read_text().count(reason) == 2, (p.returncode, log.read_text())
 
 
 def test_check_tries_the_logs_as_the_servers_user(site):

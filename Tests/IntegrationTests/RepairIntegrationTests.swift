@@ -141,6 +141,9 @@ extension DatabaseTests {
             let store = MariaDBPhotoStore(database: phone.database)
             let folder = UploadFolder(directory: phone.uploads.path)
             try folder.discard(id: 3)
+            // As a photo the PHP version stored: no details, no secret (setting it aside gives it one).
+            try phone.database.execute("DELETE FROM photo_details WHERE IdPhoto = 3")
+            try phone.database.execute("DELETE FROM photo_secrets WHERE IdPhoto = 3")
             _ = try PhotoRepair(files: folder, photos: store, maxImagePixels: 50_000_000).run(graceSeconds: 0, actions: .all())
             try phone.database.execute("DELETE FROM photos WHERE IdPhoto = 4")
             try phone.database.execute("ALTER TABLE photos AUTO_INCREMENT = 3")
@@ -153,6 +156,25 @@ extension DatabaseTests {
             #expect(try phone.database.query("SELECT text FROM comments WHERE IdPhoto = 3").first?["text"] == Array("Kept".utf8))
             #expect(try store.existing([3, 4]).isEmpty, "no row of the skipped ids is left")
             try TestServices.resetTables(phone.database)
+        }
+
+        /// Restored files are as young as the copy: with the photos table
+        /// emptied (the wrong database, a restore gone wrong), `--yes` must
+        /// not delete every photo's likes, comments and secret because no
+        /// file was old enough to show the mismatch.
+        @Test func yesRefusesToDeleteReactionsWhenTheTableLooksWrong() throws {
+            let phone = try APIHarness()
+            _ = try phone.send([("command", "register"), ("username", "alice"), ("password", "x")])
+            for title in ["a", "b", "c"] { // 2, 3, 4
+                #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
+            }
+            try phone.send([("command", "comment"), ("IdPhoto", "4"), ("text", "Kept")])
+            try phone.database.execute("DELETE FROM photos")
+            let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database),
+                                     maxImagePixels: 50_000_000)
+            let yes = try repair.run(graceSeconds: 3600, actions: .all())
+            #expect(yes.refusal?.contains("the photos table is empty") == true && yes.applied.isEmpty, "\(yes.refusal ?? "")")
+            #expect(try phone.rowCount("comments") == 1 && phone.rowCount("photo_secrets") == 3)
         }
 
         /// An account deleted takes its photos set aside too, with what hangs on their ids.

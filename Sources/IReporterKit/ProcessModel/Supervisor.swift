@@ -370,7 +370,7 @@ final class Supervisor {
             let report = try repair.run(graceSeconds: graceSeconds, actions: PhotoRepair.Actions(setAsideFiles: true), progress: nil)
             if let refusal = report.refusal {
                 Log.error("sweep of \(configuration.uploadDirectory): nothing changed: \(refusal)")
-            } else if !report.isClean {
+            } else if !report.hasNoDebris {
                 Log.warning("sweep of \(configuration.uploadDirectory): \(report.summary)")
             }
             if report.applied.contains(.files), !report.filesWithoutRow.isEmpty {

@@ -176,9 +176,12 @@ public struct PhotoRepair {
         /// Why nothing was changed although something was found.
         public var refusal: String?
 
-        public var isClean: Bool {
+        public var isClean: Bool { hasNoDebris && orphanReactions == 0 }
+
+        /// Nothing found but, perhaps, reactions of rows that are gone.
+        public var hasNoDebris: Bool {
             spools.isEmpty && missingThumbnails.isEmpty && filesWithoutRow.isEmpty && rowsWithoutPhoto.isEmpty
-                && staleSizes.isEmpty && misnamed.isEmpty && lostOriginals.isEmpty && orphanReactions == 0
+                && staleSizes.isEmpty && misnamed.isEmpty && lostOriginals.isEmpty
         }
 
         /// One line: what was found, and done or not.
@@ -301,8 +304,11 @@ public struct PhotoRepair {
         report.staleSizes.sort()
         report.orphanReactions = try photos.orphanedReactions(remove: false)
 
-        if !report.filesWithoutRow.isEmpty || !report.rowsWithoutPhoto.isEmpty, !actions.force {
-            let orphanPhotos = Set(withoutRow.filter(\.kind.isOriginal).map(\.kind.id)).count
+        // Deleting reactions is judged on every file without a row, however
+        // young: a restore's files are as young as the copy.
+        let removesReactions = actions.removeReactions && report.orphanReactions > 0
+        if !report.filesWithoutRow.isEmpty || !report.rowsWithoutPhoto.isEmpty || removesReactions, !actions.force {
+            let orphanPhotos = Set((removesReactions ? rowless : withoutRow).filter(\.kind.isOriginal).map(\.kind.id)).count
             if let reason = Self.suspicion(report, place: store.place, setting: store.placeSetting, orphanPhotos: orphanPhotos)
                 ?? store.changeSinceHealthy() {
                 report.refusal = reason

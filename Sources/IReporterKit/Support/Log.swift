@@ -141,6 +141,8 @@ public enum Log {
     public static func redirect(to path: String) -> Bool {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
         guard fd >= 0 else { return false }
+        // Started with stderr closed (`2>&-`), the file is fd 2 itself.
+        guard fd != 2 else { return fcntl(2, F_SETFD, 0) == 0 }
         dup2(fd, 2)
         close(fd)
         return true

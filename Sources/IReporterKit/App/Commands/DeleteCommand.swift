@@ -66,7 +66,8 @@ struct PhotoRemoval {
             try files.discard(id: id)
         } catch {
             // The photo is gone for every reader; its files are debris now.
-            Log.error("delete \(id): \(error); `ireporter repair` removes the files")
+            Log.error("delete \(id): \(error); the photo is still served until its files go: `ireporter check` says whose "
+                      + "the folder's files are, `ireporter repair --yes` sets them aside")
         }
         return outcome
     }

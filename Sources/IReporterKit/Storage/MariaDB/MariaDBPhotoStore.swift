@@ -279,8 +279,13 @@ public final class MariaDBPhotoStore: PhotoStore {
 
     /// Copied to `photos_removed` (made the first time), then deleted: the
     /// copy comes first, so that a crash between the two loses nothing.
+    /// With a secret (one given now if it had none, as a PHP-era photo):
+    /// an upload handed its id again skips an id whose secret is kept
+    /// (`HeldID`), where it would take over the likes and comments that
+    /// wait here for the row's restore.
     public func setAside(id: Int64, reason: String) throws {
         try database.command(Self.removedTable)
+        _ = try secrets(ids: [id])
         try database.retryingTransaction {
             try database.execute("""
                 REPLACE INTO photos_removed (IdPhoto, title, IdUser, removed_at, reason)
