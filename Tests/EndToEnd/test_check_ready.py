@@ -148,14 +148,27 @@ def test_check_tries_the_photos_tree_as_the_servers_user(site):
     assert items(p.stdout)["upload_dir"].startswith("ok  "), p.stdout
     assert items(p.stdout)["upload_dir's contents"] == (
         f"FAIL upload_dir's contents: in {restored}, 3 of the 3 folders are not writable by uid {www}: "
-        "photos, photos/000, photos/000/000; 1 of the 1 photo files are another user's: 5.jpg "
+        "photos, photos/000, photos/000/000; 1 of the 1 photo files looked at are another user's: 5.jpg "
         f"(uploads, deletions and sizes there fail): chown -R www-data {restored}"), p.stdout
     for path in (restored / "photos", restored / "photos" / "000", restored / "photos" / "000" / "000", restored / "5.jpg"):
         os.chown(path, www, www)
     p = run(site, "check", conf=conf)
     assert items(p.stdout)["upload_dir's contents"] == (
-        f"ok   upload_dir's contents: the 3 folders (the photos' tree, .removed/) and 1 photo files in {restored} "
+        f"ok   upload_dir's contents: the 3 folders (the photos' tree, .removed/) and the 1 photo files looked at in {restored} "
         f"are uid {www}'s"), p.stdout
+
+
+def test_check_as_root_without_a_user_fails_no_healthy_folder(site):
+    """Root is not the server's user here: the files' owners are not its to judge."""
+    served = site.base / "www-data-upload"
+    (served / "photos" / "000" / "000").mkdir(parents=True, exist_ok=True)
+    (served / "5.jpg").write_bytes(b"\xff\xd8")
+    www = servers.pwd_id("www-data")
+    for path in (served, served / "photos", served / "photos" / "000", served / "photos" / "000" / "000", served / "5.jpg"):
+        os.chown(path, www, www)
+    p = run(site, "check", conf=variant(site, "no-user", user="", upload_dir=served))
+    assert items(p.stdout)["upload_dir's contents"] == (
+        f"ok   upload_dir's contents: the 3 folders (the photos' tree, .removed/) in {served} are uid 0's"), p.stdout
 
 
 def test_a_start_that_fails_says_why_on_the_terminal_too(site):

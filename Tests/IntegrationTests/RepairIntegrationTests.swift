@@ -169,11 +169,15 @@ extension DatabaseTests {
                 #expect(try phone.body([("command", "upload"), ("title", title)], file: photo) == #"{"successful":1}"#)
             }
             try phone.send([("command", "comment"), ("IdPhoto", "4"), ("text", "Kept")])
-            try phone.database.execute("DELETE FROM photos")
             let repair = PhotoRepair(files: UploadFolder(directory: phone.uploads.path), photos: MariaDBPhotoStore(database: phone.database),
                                      maxImagePixels: 50_000_000)
-            let yes = try repair.run(graceSeconds: 3600, actions: .all())
-            #expect(yes.refusal?.contains("the photos table is empty") == true && yes.applied.isEmpty, "\(yes.refusal ?? "")")
+            // Most rows gone, the files all younger than the grace time.
+            try phone.database.execute("DELETE FROM photos WHERE IdPhoto > 2")
+            let most = try repair.run(graceSeconds: 3600, actions: .all())
+            #expect(most.refusal?.contains("2 of the 3 photo files") == true && most.applied.isEmpty, "\(most.refusal ?? "")")
+            try phone.database.execute("DELETE FROM photos")
+            let all = try repair.run(graceSeconds: 3600, actions: .all())
+            #expect(all.refusal?.contains("the photos table is empty") == true && all.applied.isEmpty, "\(all.refusal ?? "")")
             #expect(try phone.rowCount("comments") == 1 && phone.rowCount("photo_secrets") == 3)
         }
 

@@ -234,30 +234,39 @@ struct ConfigurationCheck {
             let level1 = subfolders(PhotoTree.folderName)
             folders += level1 + level1.flatMap(subfolders)
         }
+        // The first files listed (a restore made all of them someone's, or
+        // none): a folder of millions is not stat'ed at every start.
+        // Root links any file: asked only as the server's user.
         var files = 0
         var othersFiles: [String] = []
-        try? UploadFolder(directory: top).forEachPhotoFile { file in
-            files += 1
-            var info = stat()
-            if lstat("\(top)/\(file.path)", &info) == 0, info.st_uid != geteuid() { othersFiles.append(file.path) }
+        if geteuid() != 0 {
+            try? UploadFolder(directory: top).forEachPhotoFile { file in
+                guard files < Self.photoFilesLookedAt else { return }
+                files += 1
+                var info = stat()
+                if lstat("\(top)/\(file.path)", &info) == 0, info.st_uid != geteuid() { othersFiles.append(file.path) }
+            }
         }
         guard !folders.isEmpty || files > 0 else { return nil }
         let refused = folders.filter { access("\(top)/\($0)", W_OK | X_OK) != 0 }
         guard refused.isEmpty && othersFiles.isEmpty else {
-            let owner = configuration.user.isEmpty ? "the server's user" : configuration.user
+            let owner = configuration.user.isEmpty ? "<the server's user>" : configuration.user
             func some(_ names: [String]) -> String { names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "") }
             let problems = (refused.isEmpty ? [] : ["\(refused.count) of the \(folders.count) folders are not writable by uid \(geteuid()): "
                                                     + some(refused)])
-                + (othersFiles.isEmpty ? [] : ["\(othersFiles.count) of the \(files) photo files are another user's: "
+                + (othersFiles.isEmpty ? [] : ["\(othersFiles.count) of the \(files) photo files looked at are another user's: "
                                                + some(othersFiles.sorted())])
             return Line(outcome: .failed, item: "upload_dir's contents",
                         detail: "in \(top), " + problems.joined(separator: "; ")
                             + " (uploads, deletions and sizes there fail): chown -R \(owner) \(top)")
         }
         return Line(outcome: .ok, item: "upload_dir's contents",
-                    detail: "the \(folders.count) folders (the photos' tree, .removed/) and \(files) photo files in \(top) are uid "
-                        + "\(geteuid())'s")
+                    detail: "the \(folders.count) folders (the photos' tree, .removed/)"
+                        + (geteuid() == 0 ? "" : " and the \(files) photo files looked at") + " in \(top) are uid \(geteuid())'s")
     }
+
+    /// Photo files whose owner `uploadContentsLine` looks at, at most.
+    static let photoFilesLookedAt = 1000
 
     /// A log the server appends to, and makes again after a rotation
     /// (SIGUSR1) unless logrotate's `create` does: the server's own log

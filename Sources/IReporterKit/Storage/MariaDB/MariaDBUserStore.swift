@@ -92,7 +92,7 @@ public final class MariaDBUserStore: UserStore {
     /// Galera node certified the same name first (error 1213): the next run
     /// reads that account and answers "taken", as one host would.
     private func insert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
-        try HeldID.skipping("register") {
+        try HeldID.skipping("register", "its login row deleted outside the API") {
             try database.retryingTransaction { try checkedInsert(username: username, password: password) }
         }
     }
@@ -100,10 +100,13 @@ public final class MariaDBUserStore: UserStore {
     /// What names an account by its id, in the tables of the migrations (a
     /// table not made yet names none): a new account given an id one still
     /// names would take over another's photos, comments, likes, follows,
-    /// notifications or apps' tokens.
+    /// notifications, apps' tokens and codes, media or read markers. (The
+    /// notifications an account caused come with its votes, follows and
+    /// comments; `actor` has no index to look it up by.)
     private static let accountColumns = [("photos", "IdUser"), ("comments", "IdUser"), ("votes", "IdUser"), ("follows", "follower"),
                                          ("follows", "followee"), ("notifications", "recipient"), ("oauth_tokens", "IdUser"),
-                                         ("media_attachments", "IdUser"), ("photos_removed", "IdUser")]
+                                         ("oauth_codes", "IdUser"), ("media_attachments", "IdUser"), ("read_markers", "IdUser"),
+                                         ("status_idempotency", "IdUser"), ("photos_removed", "IdUser")]
 
     /// The first table that still names `id`; nil when none does.
     private func tableNaming(account id: Int64) throws -> String? {
