@@ -229,6 +229,26 @@ def test_ready_while_the_database_answers_and_ping_stays_pong(site):
     assert servers.http_get(f"http://127.0.0.1:{PORT}/ireporter-ping") == (200, "pong\n")
 
 
+def test_not_ready_while_the_photos_tree_is_not_the_servers(site):
+    """A backup restored as root, the top folder given back alone: every
+    upload would fail, so a balancer is told before the phones are."""
+    tree = Path(site.upload_dir) / "photos"
+    tree.mkdir(exist_ok=True)
+    www = servers.pwd_id("www-data")
+    ready = f"http://127.0.0.1:{PORT}/ireporter-ready"
+    os.chown(tree, 0, 0)
+    tree.chmod(0o755)
+    answers = []
+    try:
+        # Each worker keeps its answer a second: the first 503 is looked at.
+        servers.wait_for(lambda: answers.append(servers.http_get(ready)) or answers[-1][0] == 503, timeout=10, what="not ready")
+        assert answers[-1][1] == f"not ready\nupload_dir: {tree} is not writable by uid {www} (`ireporter check` says what)\n", \
+            answers[-1]
+    finally:
+        os.chown(tree, www, www)
+    servers.wait_for(lambda: servers.http_get(ready) == (200, "ready\n"), timeout=10, what="ready again")
+
+
 def test_not_ready_naming_the_database_when_it_is_down(site):
     """A second server whose database is a closed port: alive (ping), not ready."""
     base = site.base / "dead-db"

@@ -63,9 +63,15 @@ final class Readiness {
     }
 
     /// Why no upload could be stored in `directory` now: mounted read-only,
-    /// or full for the server's user (statvfs, no write); nil otherwise.
+    /// full for the server's user (statvfs, no write), or the folder or its
+    /// photos' tree not the server's to write in (a backup restored as root:
+    /// every upload would fail); nil otherwise.
     static func uploadFolderFailure(_ directory: String) -> String? {
         guard let space = FolderSpace(directory) else { return "\(directory): \(String(cString: strerror(errno)))" }
+        let tree = "\(directory)/\(PhotoTree.folderName)"
+        for folder in [directory, tree] where access(folder, F_OK) == 0 && access(folder, W_OK | X_OK) != 0 {
+            return "\(folder) is not writable by uid \(geteuid()) (`ireporter check` says what)"
+        }
         return uploadFolderFailure(directory, space)
     }
 
