@@ -43,18 +43,12 @@ public final class MariaDBUserStore: UserStore {
         }
     }
 
+    /// Its registration's day too (nothing before migration 016).
     public func removeAccount(id: Int64) throws {
-        try ifRegistrationsAreKept { () throws(DatabaseError) in
-            _ = try database.execute("DELETE FROM login_registered WHERE IdUser = ?", [.int(id)])
+        _ = try database.ifTableExists("login_registered") {
+            try database.execute("DELETE FROM login_registered WHERE IdUser = ?", [.int(id)])
         }
         try database.execute("DELETE FROM login WHERE IdUser = ?", [.int(id)])
-    }
-
-    /// `record`'s statement on `login_registered`, nothing before migration 016.
-    private func ifRegistrationsAreKept(_ record: () throws(DatabaseError) -> Void) throws(DatabaseError) {
-        do {
-            try record()
-        } catch where error.code == .noSuchTable {}
     }
 
     /// The name's weight string in the column's collation (latin1_swedish_ci,
@@ -90,12 +84,12 @@ public final class MariaDBUserStore: UserStore {
 
     /// The look-up and the INSERT in one transaction, run again when a
     /// Galera node certified the same name first (error 1213): the next run
-    /// reads that account and answers "taken", as one host would.
-    /// An id that earlier rows still name is looked for once the account is
-    /// committed, and the account taken back: inside, a dozen more reads
-    /// between the INSERT and the COMMIT let two Galera nodes each commit
-    /// one name (found by test_galera), where the short transaction had one
-    /// of them refused.
+    /// reads that account and answers "taken", as one host would. Whether
+    /// earlier rows still name the new id is asked once the account is
+    /// committed, and a held id's account taken back (`HeldID`): inside, a
+    /// dozen more reads between the INSERT and the COMMIT let two Galera
+    /// nodes each commit one name (test_galera), where the short
+    /// transaction had one of them refused.
     private func insert(username: [UInt8], password: [UInt8]) throws -> RegistrationOutcome {
         try HeldID.skipping("register", "its login row deleted outside the API") {
             let outcome = try database.retryingTransaction { try checkedInsert(username: username, password: password) }
@@ -142,11 +136,11 @@ public final class MariaDBUserStore: UserStore {
             passwordColumn = nil // narrowed since we looked: look again
             return .passwordDoesNotFit
         }
-        // In the same transaction: the account and its day, or neither.
-        try ifRegistrationsAreKept { () throws(DatabaseError) in
+        // In the same transaction: the account and its day (migration 016), or neither.
+        _ = try database.ifTableExists("login_registered") {
             // A row left by an account deleted behind the server's back (its id given again after a restore) is replaced.
-            _ = try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (?, UNIX_TIMESTAMP()) "
-                                     + "ON DUPLICATE KEY UPDATE registered = VALUES(registered)", [.int(Int64(insert.insertID))])
+            try database.execute("INSERT INTO login_registered (IdUser, registered) VALUES (?, UNIX_TIMESTAMP()) "
+                                 + "ON DUPLICATE KEY UPDATE registered = VALUES(registered)", [.int(Int64(insert.insertID))])
         }
         return .created(UserRecord(id: Int64(insert.insertID), username: username, password: password))
     }
