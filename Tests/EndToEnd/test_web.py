@@ -1274,3 +1274,57 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
     assert phone.execute_script("return document.documentElement.scrollWidth <= innerWidth")
     button(phone, "Log out").click()
     wait_for(lambda: button(phone, "Log in"), what="logged out")
+
+
+# Holds each answer to the `notifications` command until the test lets it go:
+# window.heldAnswers are their releases, window.answering those not yet
+# returned, window.answered those returned.
+HOLD_NOTIFICATION_ANSWERS = """
+window.holdingAnswers = true; window.heldAnswers = []; window.answering = 0; window.answered = 0;
+const plainFetch = window.fetch.bind(window);
+window.fetch = async (url, init) => {
+  const counting = init?.body instanceof FormData && init.body.get('command') === 'notifications';
+  if (!counting) return plainFetch(url, init);
+  window.answering += 1;
+  try {
+    const response = await plainFetch(url, init);
+    if (window.holdingAnswers) await new Promise((release) => window.heldAnswers.push(release));
+    return response;
+  } finally {
+    window.answering -= 1;
+    window.answered += 1;
+  }
+};
+"""
+
+
+def test_a_notification_that_comes_before_an_older_count_stays_counted(web_site, desktop, client, images):
+    """From a CI run: the unread count asked as the live channel opened was
+    answered after the message of a comment committed meanwhile, and put
+    the number back to nothing for good. Here that answer is held until the
+    message is in, then let go: the page asks again, and the number stays 1."""
+    poster = client()
+    assert poster.register("count-poster", app_password("pw")).status == 200
+    assert poster.upload(images.photo, "Counted").body == b'{"successful":1}'
+    photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
+    script = desktop.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_NOTIFICATION_ANSWERS})
+    try:
+        log_in(desktop, web_site, "count-poster", "pw", register=False)
+        held = lambda: desktop.execute_script("return window.heldAnswers.length")  # noqa: E731
+        wait_for(lambda: held() == 1, what="the count as the page signed in")
+        desktop.execute_script("window.heldAnswers.shift()()")
+        wait_for(lambda: held() == 1, what="the count asked as the live channel opened")
+        commenter = client()
+        assert commenter.register("count-commenter", app_password("pw")).status == 200
+        assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "first"}).json()
+        wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", what="the message counted")
+        desktop.execute_script("window.holdingAnswers = false; window.heldAnswers.splice(0).forEach((release) => release())")
+        # The answer let go is out of date: the page asks once more.
+        wait_for(lambda: desktop.execute_script("return window.answered >= 3 && window.answering === 0"),
+                 what="the count asked again, answered")
+        assert desktop.find_element(By.ID, "notification-number").text == "1"
+    finally:
+        desktop.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+        desktop.execute_script("window.holdingAnswers = false; (window.heldAnswers || []).splice(0).forEach((release) => release())")
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")

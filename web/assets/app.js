@@ -21,7 +21,7 @@ const state = {
   unfollow: null,             // stops the stream's live updates
   shown: 0,                   // counts the pages drawn: an answer for one no longer shown is dropped
   loadingOlder: false,        // one older page at a time
-  alerts: { stop: null, unread: 0 }, // the live notifications: how to stop them, how many unseen
+  alerts: { stop: null, unread: 0, seen: 0 }, // the live notifications: how to stop them, how many unseen, times seen
 };
 
 // ---------------------------------------------------------------- account --
@@ -934,9 +934,9 @@ async function lastSeen() {
 }
 
 /**
- * Keeps the unread count: those since the newest seen, then each one the
- * live channel brings (nginx's Nchan: `notification_channel` names it);
- * where there is none, asked again every 30 s.
+ * Keeps the unread count: those since the newest seen, asked again on each
+ * one the live channel brings (nginx's Nchan: `notification_channel` names
+ * it); where there is none, every 30 s.
  */
 async function listenForNotifications() {
   state.alerts.stop?.();
@@ -948,10 +948,28 @@ async function listenForNotifications() {
   let source = null;
   let timer = 0;
   state.alerts.stop = () => { stopped = true; source?.close(); clearTimeout(timer); };
-  const count = async () => {
-    const since = await lastSeen();
-    const unseen = rows(await call('notifications', { since: since || undefined, count: 100 }));
-    if (!stopped) setUnread(unseen.length);
+  // One question out at a time, asked again when news came meanwhile: the
+  // number shown is an answer given after the newest message. (An answer to
+  // a question asked before a comment's commit, arriving after its message,
+  // took the message back; one asked after it counted it twice.)
+  let asking = null;
+  let again = false;
+  const count = () => {
+    again = true;
+    asking ??= (async () => {
+      try {
+        while (again && !stopped) {
+          again = false;
+          const seen = state.alerts.seen;
+          const since = await lastSeen();
+          const unseen = rows(await call('notifications', { since: since || undefined, count: 100 }));
+          if (!stopped && !again && seen === state.alerts.seen) setUnread(unseen.length);
+        }
+      } finally {
+        asking = null;
+      }
+    })();
+    return asking;
   };
   try {
     await count();
@@ -963,7 +981,13 @@ async function listenForNotifications() {
       source.onmessage = (event) => {
         let news = [];
         try { news = rows(JSON.parse(event.data)); } catch { return; }
-        if (state.view.kind === 'notifications') { addNotifications(news, true); markSeen(); } else setUnread(state.alerts.unread + news.length);
+        if (state.view.kind === 'notifications') {
+          addNotifications(news, true);
+          markSeen();
+        } else {
+          setUnread(state.alerts.unread + news.length); // at once; the answer below corrects it
+          count().catch(() => {});
+        }
       };
     } else {
       const poll = () => { timer = setTimeout(() => count().catch(() => {}).finally(() => { if (!stopped) poll(); }), 30000); };
@@ -1058,6 +1082,7 @@ function markSeen() {
     // Read here, read on the phone too (a server without markers says no: this browser's stays).
     call('mark', { notifications: newest }).catch(() => {});
   }
+  state.alerts.seen += 1; // an answer to a question asked before is out of date
   setUnread(0);
 }
 
