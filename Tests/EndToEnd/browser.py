@@ -6,6 +6,7 @@ Apache)."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shutil
 import time
@@ -67,6 +68,99 @@ def wait_for(predicate: Callable[[], object], timeout: float = 10.0, what: str =
             last_error = error
         time.sleep(0.1)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}" + (f" ({last_error})" if last_error else ""))
+
+
+# What the page hears, held back by the test (window.held): the answers to
+# the commands in `held.commands` until `held.release(command)`; the next
+# `failing[command]` questions of a command, failed as a network would; the
+# next `refuseChannels` notification channels (a 404 for a stream: closed
+# for good); and, while `quickTimers`, its timers of 10 s or more (the
+# test's clock) run in 0.3 s.
+HOLD_SCRIPT = """
+(() => {
+  const held = window.held = Object.assign({ commands: [], answers: [], answering: {}, answered: {},
+                                             failing: {}, refuseChannels: 0, quickTimers: false }, %s);
+  held.commands = new Set(held.commands);
+  const plainFetch = window.fetch.bind(window);
+  window.fetch = async (url, init) => {
+    const command = init && init.body instanceof FormData ? init.body.get('command') : null;
+    if (command === null) return plainFetch(url, init);
+    if (held.failing[command] > 0) {
+      held.failing[command] -= 1;
+      throw new TypeError('Failed to fetch');
+    }
+    held.answering[command] = (held.answering[command] || 0) + 1;
+    try {
+      const response = await plainFetch(url, init);
+      if (held.commands.has(command)) await new Promise((release) => held.answers.push({ command, release }));
+      return response;
+    } finally {
+      held.answering[command] -= 1;
+      held.answered[command] = (held.answered[command] || 0) + 1;
+    }
+  };
+  held.release = (command) => {
+    const chosen = held.answers.filter((answer) => answer.command === command);
+    held.answers = held.answers.filter((answer) => answer.command !== command);
+    chosen.forEach((answer) => answer.release());
+  };
+  const PlainEventSource = window.EventSource;
+  window.EventSource = class extends PlainEventSource {
+    constructor(url, options) {
+      const refused = held.refuseChannels > 0 && String(url).includes('/live/notifications-');
+      if (refused) held.refuseChannels -= 1;
+      super(refused ? '/no-such-event-stream' : url, options);
+    }
+  };
+  const plainSetTimeout = window.setTimeout.bind(window);
+  window.setTimeout = (handler, ms, ...rest) => plainSetTimeout(handler, held.quickTimers && ms >= 10000 ? 300 : ms, ...rest);
+})();
+"""
+
+
+class Held:
+    """HOLD_SCRIPT in every page the driver opens while the `with` lasts
+    (`settings`: window.held's first values, e.g. quickTimers=True,
+    commands=["notifications"]); everything held is let go at its end."""
+
+    def __init__(self, driver, **settings):
+        self.driver = driver
+        self.settings = settings
+
+    def __enter__(self) -> "Held":
+        script = HOLD_SCRIPT % json.dumps(self.settings)
+        self.script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})["identifier"]
+        return self
+
+    def __exit__(self, *_):
+        self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": self.script})
+        self.driver.execute_script("""if (window.held) {
+            held.quickTimers = false; held.commands.clear();
+            [...new Set(held.answers.map((answer) => answer.command))].forEach(held.release);
+        }""")
+
+    def run(self, script: str):
+        return self.driver.execute_script(script)
+
+    def hold(self, command: str):
+        self.run(f"held.commands.add({command!r})")
+
+    def release(self, command: str):
+        """The answers held so far; the next are held still, until `stop`."""
+        self.run(f"held.release({command!r})")
+
+    def stop(self, command: str):
+        self.run(f"held.commands.delete({command!r})")
+
+    def held(self, command: str) -> int:
+        return self.run(f"return held.answers.filter((answer) => answer.command === {command!r}).length")
+
+    def answered(self, command: str) -> int:
+        """Answers returned to the page (let go, if they were held)."""
+        return self.run(f"return held.answered[{command!r}] || 0")
+
+    def answering(self, command: str) -> int:
+        return self.run(f"return held.answering[{command!r}] || 0")
 
 
 def by_label(driver, label: str):

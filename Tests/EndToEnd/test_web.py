@@ -24,7 +24,7 @@ from selenium.webdriver.common.keys import Keys
 import browser
 from appclient import jpeg_size
 from e2e import app_password
-from browser import (accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
+from browser import (Held, accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
                      link, log_in, named, no_dialog, open_newest, post_photo, shown_comment_lines, tiles, updates, upload_photo,
                      wait_for)
 
@@ -1276,26 +1276,22 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
     wait_for(lambda: button(phone, "Log in"), what="logged out")
 
 
-# Holds each answer to the `notifications` command until the test lets it go:
-# window.heldAnswers are their releases, window.answering those not yet
-# returned, window.answered those returned.
-HOLD_NOTIFICATION_ANSWERS = """
-window.holdingAnswers = true; window.heldAnswers = []; window.answering = 0; window.answered = 0;
-const plainFetch = window.fetch.bind(window);
-window.fetch = async (url, init) => {
-  const counting = init?.body instanceof FormData && init.body.get('command') === 'notifications';
-  if (!counting) return plainFetch(url, init);
-  window.answering += 1;
-  try {
-    const response = await plainFetch(url, init);
-    if (window.holdingAnswers) await new Promise((release) => window.heldAnswers.push(release));
-    return response;
-  } finally {
-    window.answering -= 1;
-    window.answered += 1;
-  }
-};
-"""
+
+def commented_photo_setup(client, images, name: str):
+    """An account with a photo, and one who comments: (poster, commenter, photo's id)."""
+    poster = client()
+    assert poster.register(f"{name}-poster", app_password("pw")).status == 200
+    assert poster.upload(images.photo, f"{name} photo").body == b'{"successful":1}'
+    photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
+    commenter = client()
+    assert commenter.register(f"{name}-commenter", app_password("pw")).status == 200
+    return poster, commenter, photo
+
+
+def unread(driver) -> str:
+    """The badge's number; "" while it is hidden."""
+    return driver.execute_script("return document.getElementById('notification-count').hidden"
+                                 " ? '' : document.getElementById('notification-number').textContent")
 
 
 def test_a_notification_that_comes_before_an_older_count_stays_counted(web_site, desktop, client, images):
@@ -1303,28 +1299,112 @@ def test_a_notification_that_comes_before_an_older_count_stays_counted(web_site,
     answered after the message of a comment committed meanwhile, and put
     the number back to nothing for good. Here that answer is held until the
     message is in, then let go: the page asks again, and the number stays 1."""
-    poster = client()
-    assert poster.register("count-poster", app_password("pw")).status == 200
-    assert poster.upload(images.photo, "Counted").body == b'{"successful":1}'
-    photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
-    script = desktop.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_NOTIFICATION_ANSWERS})
-    try:
+    _, commenter, photo = commented_photo_setup(client, images, "count")
+    with Held(desktop, commands=["notifications"]) as held:
         log_in(desktop, web_site, "count-poster", "pw", register=False)
-        held = lambda: desktop.execute_script("return window.heldAnswers.length")  # noqa: E731
-        wait_for(lambda: held() == 1, what="the count as the page signed in")
-        desktop.execute_script("window.heldAnswers.shift()()")
-        wait_for(lambda: held() == 1, what="the count asked as the live channel opened")
-        commenter = client()
-        assert commenter.register("count-commenter", app_password("pw")).status == 200
+        wait_for(lambda: held.held("notifications") == 1, what="the count as the page signed in")
+        held.release("notifications")
+        wait_for(lambda: held.held("notifications") == 1, what="the count asked as the live channel opened")
         assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "first"}).json()
-        wait_for(lambda: desktop.find_element(By.ID, "notification-number").text == "1", what="the message counted")
-        desktop.execute_script("window.holdingAnswers = false; window.heldAnswers.splice(0).forEach((release) => release())")
+        wait_for(lambda: unread(desktop) == "1", what="the message counted")
+        held.stop("notifications")
+        held.release("notifications")
         # The answer let go is out of date: the page asks once more.
-        wait_for(lambda: desktop.execute_script("return window.answered >= 3 && window.answering === 0"),
+        wait_for(lambda: held.answered("notifications") >= 3 and held.answering("notifications") == 0,
                  what="the count asked again, answered")
-        assert desktop.find_element(By.ID, "notification-number").text == "1"
+        assert unread(desktop) == "1"
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_a_refused_notification_channel_is_asked_for_again(web_site, desktop, client, images):
+    """The live channel refused (a 429 from a full `limit_conn`, a 502):
+    the browser closes such an EventSource for good, and the badge used to
+    stay still until the page was loaded again. Now the count is asked every
+    30 s (here, on the test's clock, at once) and the channel again: the
+    next comment comes live."""
+    _, commenter, photo = commented_photo_setup(client, images, "refused")
+    with Held(desktop, refuseChannels=1, quickTimers=True) as held:
+        log_in(desktop, web_site, "refused-poster", "pw", register=False)
+        wait_for(lambda: held.answered("notification_channel") >= 2, what="the channel asked for again")
+        held.run("held.quickTimers = false")
+        assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "first"}).json()
+        wait_for(lambda: unread(desktop) == "1", what="the comment counted")
+        assert held.run("return held.refuseChannels") == 0
+    assert any("no-such-event-stream" in error for error in console_errors(desktop))  # the refusal, and no other
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_notifications_read_in_one_tab_leave_the_others_badge(web_site, desktop, client, images):
+    """Reading the notifications in one tab: the badge of the other tabs of
+    the browser goes too (it stayed until their next message)."""
+    _, commenter, photo = commented_photo_setup(client, images, "tabs")
+    log_in(desktop, web_site, "tabs-poster", "pw", register=False)
+    first = desktop.current_window_handle
+    desktop.switch_to.new_window("tab")
+    try:
+        desktop.get(web_site)
+        wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#account a").text == "tabs-poster", what="signed in here too")
+        assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "first"}).json()
+        wait_for(lambda: unread(desktop) == "1", what="counted in the second tab")
+        desktop.switch_to.window(first)
+        wait_for(lambda: unread(desktop) == "1", what="counted in the first tab")
+        link(desktop, "Notifications").click()
+        wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#notification-list li"), what="the list")
+        wait_for(lambda: unread(desktop) == "", what="read here")
+        desktop.switch_to.window(desktop.window_handles[-1])
+        wait_for(lambda: unread(desktop) == "", what="read there too")
     finally:
-        desktop.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
-        desktop.execute_script("window.holdingAnswers = false; (window.heldAnswers || []).splice(0).forEach((release) => release())")
+        if desktop.current_window_handle != first:
+            desktop.close()
+        desktop.switch_to.window(first)
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_older_answers_do_not_undo_a_comment_or_a_like(web_site, desktop, client, images):
+    """A photo opened from the grid asks for its comments and its counts;
+    answers that come after the person commented or liked were drawn over
+    what they did: the comment left the list (and was sent twice), the heart
+    emptied (and the next press unliked)."""
+    poster, _, _ = commented_photo_setup(client, images, "older")
+    with Held(desktop) as held:
+        log_in(desktop, web_site, "older-commenter", "pw", register=False)
+        wait_for(lambda: tiles(desktop)[:1] == ["older photo"], what="the photo in the grid")
+        held.hold("comments")
+        held.hold("stream")
+        desktop.find_element(By.CSS_SELECTOR, "#grid .tile").click()
+        wait_for(lambda: held.held("comments") == 1 and held.held("stream") >= 1, what="its comments and counts asked")
+        held.stop("comments")  # what is asked from now on is answered
+        held.stop("stream")
+        by_label(desktop, "Comment").send_keys("mine")
+        named(desktop, "Send").click()
+        wait_for(lambda: shown_comment_lines(desktop, "mine"), what="the comment listed")
+        like = desktop.find_element(By.ID, "like")
+        like.click()
+        wait_for(lambda: like.get_attribute("aria-pressed") == "true", what="liked")
+        held.release("comments")
+        held.release("stream")
+        wait_for(lambda: held.answering("comments") == 0 and held.answering("stream") == 0, what="the old answers in")
+        kept = {"the comment listed": bool(shown_comment_lines(desktop, "mine")),
+                "the heart filled": like.get_attribute("aria-pressed") == "true"}
+        assert all(kept.values()), kept
+    desktop.find_element(By.ID, "viewer-close").click()
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_a_feature_the_server_could_not_be_asked_about_is_asked_again(web_site, desktop, client, images):
+    """One of the questions the page asks as it starts failing on the way
+    (a dropped connection, a 502 while the server restarts) hid what it
+    asked about for the whole visit: Home and Notifications, here. Now any
+    of them failing so is asked again."""
+    poster = client()
+    assert poster.register("asked-again", app_password("pw")).status == 200
+    with Held(desktop, failing={"person": 1}):
+        log_in(desktop, web_site, "asked-again", "pw", register=False)
+        wait_for(lambda: link(desktop, "Notifications"), what="Notifications, once asked again")
+        assert link(desktop, "Home")
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")

@@ -21,7 +21,7 @@ const state = {
   unfollow: null,             // stops the stream's live updates
   shown: 0,                   // counts the pages drawn: an answer for one no longer shown is dropped
   loadingOlder: false,        // one older page at a time
-  alerts: { stop: null, unread: 0, seen: 0 }, // the live notifications: how to stop them, how many unseen, times seen
+  alerts: { stop: null, recount: null, unread: 0, seen: 0 }, // the live notifications: how to stop them and ask again, how many unseen, times seen
 };
 
 // ---------------------------------------------------------------- account --
@@ -44,6 +44,12 @@ function setUser(user) {
  * would otherwise show one person while the server acts for another).
  */
 function followOtherTabs(event) {
+  if (state.user && event.key === seenKey()) {
+    // Read in another tab: the count here is out of date too.
+    state.alerts.seen += 1;
+    state.alerts.recount?.();
+    return;
+  }
   if (event.key !== 'ireporter.user') return;
   const user = loadUser();
   if ((user?.IdUser ?? null) === (state.user?.IdUser ?? null)) return;
@@ -245,16 +251,21 @@ async function refresh() {
     if (shown !== state.shown) return;
     state.photos = [];
     renderPhotos();
-    notify(failure instanceof APIError ? failure.message : 'The photos could not be loaded.');
+    $('more').hidden = true; // nothing to go on from: the catch-ups bring the newest
+    refreshFailure = failure instanceof APIError ? failure.message : 'The photos could not be loaded.';
+    notify(refreshFailure);
   }
   if (state.view.kind === 'stream') {
     // How new photos come ('live' or 'polling'): for people curious, and the tests.
     const modeChanged = (mode) => { document.documentElement.dataset.updates = mode; };
     // A message is the 2012 answer (no sizes' names): with sizes, the photo is asked for with them.
-    const received = (photos) => (state.features.sizes ? catchUp().catch(() => {}) : addNewer(photos));
+    const received = (photos) => (state.features.sizes ? receiveWithSizes(photos) : addNewer(photos));
     state.unfollow = follow({ catchUp, received, modeChanged });
   }
 }
+
+/** What the stream's load that failed said (cleared once photos come). */
+let refreshFailure = '';
 
 /** What the last older page that failed said (cleared by the next that loads). */
 let olderFailure = '';
@@ -374,6 +385,22 @@ async function catchUp() {
 }
 
 /**
+ * The photos a live message announced, each asked for by its id with its
+ * sizes' names: a catch-up from the newest shown would miss a photo
+ * committed after a newer one (ids are given before the commit).
+ */
+async function receiveWithSizes(photos) {
+  for (const photo of photos) {
+    try {
+      const [full] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
+      if (full) addNewer([full]);
+    } catch {
+      catchUp().catch(() => { /* the next message or reconnection brings it */ });
+    }
+  }
+}
+
+/**
  * New photos into the grid at their place, newest first, each once (a
  * photo may come both by a message and by a catch-up; photos committed
  * out of order arrive out of order).
@@ -395,7 +422,7 @@ function addNewer(photos) {
     added = true;
   }
   if (!added) return;
-  if ($('notice').textContent === 'No photos yet.') notify('');
+  if ([refreshFailure, 'No photos yet.'].includes($('notice').textContent)) notify('');
   if (state.current) renderSteps();
 }
 
@@ -454,11 +481,17 @@ async function openPhoto(id, overView = null) {
   if (listed && state.features.extras) refreshCounts(photo);
 }
 
-/** The counts of a photo from the grid may be old: ask again. */
+/**
+ * The counts of a photo from the grid may be old: ask again. An answer
+ * that comes after a vote was sent may be from before it, and the vote's
+ * own answer has the counts: it is dropped.
+ */
 async function refreshCounts(photo) {
+  const votes = votesSent;
   try {
     const [fresh] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
     if (!fresh) { forgetDeletedPhoto(photo); return; }
+    if (votes !== votesSent) return;
     Object.assign(photo, fresh);
     if (state.current === photo) renderVotes(photo);
   } catch { /* the counts shown stay */ }
@@ -584,12 +617,14 @@ function likeByDoubleTap() {
   if ($('like').getAttribute('aria-pressed') !== 'true') sendVote(photo, 'like');
 }
 
-/** The photo whose vote is on its way. */
+/** The photo whose vote is on its way; how many votes were sent. */
 let votingOn = null;
+let votesSent = 0;
 
 async function sendVote(photo, command) {
   if (votingOn === photo) return;
   votingOn = photo;
+  votesSent += 1;
   try {
     const [counts] = rows(await signedIn(command, { IdPhoto: photo.IdPhoto }));
     if (counts) Object.assign(photo, counts);
@@ -620,7 +655,11 @@ async function deletePhoto() {
   }
 }
 
+/** Comment lists asked for so far: only the answer to the last is drawn. */
+let commentListings = 0;
+
 async function renderComments(photo) {
+  const listing = ++commentListings;
   const section = $('comments');
   section.hidden = !state.features.extras;
   $('comment-form').hidden = !state.user;
@@ -629,11 +668,12 @@ async function renderComments(photo) {
   if (section.hidden) return;
   try {
     const comments = rows(await call('comments', { IdPhoto: photo.IdPhoto }));
-    // Stepped to another photo meanwhile: these are not its comments.
-    if (state.current !== photo) return;
+    // Stepped to another photo, or asked again (a comment sent) meanwhile:
+    // not its comments, or not all of them.
+    if (state.current !== photo || listing !== commentListings) return;
     list.replaceChildren(...comments.map((comment) => commentItem(comment, photo)));
   } catch (failure) {
-    if (state.current === photo) notifyViewer(failure);
+    if (state.current === photo && listing === commentListings) notifyViewer(failure);
   }
 }
 
@@ -936,11 +976,14 @@ async function lastSeen() {
 /**
  * Keeps the unread count: those since the newest seen, asked again on each
  * one the live channel brings (nginx's Nchan: `notification_channel` names
- * it); where there is none, every 30 s.
+ * it). Where there is none, or it cannot be had (refused: a full
+ * `limit_conn`; the server down), asked every 30 s, and the channel asked
+ * for again each time it could not be had.
  */
 async function listenForNotifications() {
   state.alerts.stop?.();
   state.alerts.stop = null;
+  state.alerts.recount = null;
   setUnread(0);
   if (!state.user || !state.features.graph) return;
   const user = state.user;
@@ -971,30 +1014,59 @@ async function listenForNotifications() {
     })();
     return asking;
   };
+  state.alerts.recount = () => count().catch(() => {});
+  // Every 30 s (a little more or less, so that tabs refused together do not come back together).
+  const later = (then) => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      await count().catch(() => {});
+      if (!stopped) then();
+    }, NOTIFICATIONS_POLL_MS * (0.75 + Math.random() / 2));
+  };
+  const poll = () => later(poll);
+  const subscribe = async () => {
+    let channel;
+    try {
+      [channel] = rows(await call('notification_channel'));
+    } catch {
+      if (!stopped) later(subscribe);
+      return;
+    }
+    if (stopped) return;
+    if (!channel || typeof channel.channel !== 'string' || !('EventSource' in window)) {
+      poll(); // no live channel here
+      return;
+    }
+    source = new EventSource(channel.channel);
+    source.onopen = () => count().catch(() => {});
+    source.onmessage = (event) => {
+      let news = [];
+      try { news = rows(JSON.parse(event.data)); } catch { return; }
+      if (state.view.kind === 'notifications') {
+        addNotifications(news, true);
+        markSeen();
+      } else {
+        setUnread(state.alerts.unread + news.length); // at once; the answer below corrects it
+        count().catch(() => {});
+      }
+    };
+    // A dropped connection is taken up again by the browser (then `onopen`);
+    // an answer that is not a stream (429, 502) closes it for good.
+    source.onerror = () => {
+      if (source?.readyState !== EventSource.CLOSED) return;
+      source = null;
+      if (!stopped) later(subscribe);
+    };
+  };
   try {
     await count();
-    const [channel] = rows(await call('notification_channel'));
-    if (stopped || state.user !== user) return;
-    if (channel && typeof channel.channel === 'string' && 'EventSource' in window) {
-      source = new EventSource(channel.channel);
-      source.onopen = () => count().catch(() => {});
-      source.onmessage = (event) => {
-        let news = [];
-        try { news = rows(JSON.parse(event.data)); } catch { return; }
-        if (state.view.kind === 'notifications') {
-          addNotifications(news, true);
-          markSeen();
-        } else {
-          setUnread(state.alerts.unread + news.length); // at once; the answer below corrects it
-          count().catch(() => {});
-        }
-      };
-    } else {
-      const poll = () => { timer = setTimeout(() => count().catch(() => {}).finally(() => { if (!stopped) poll(); }), 30000); };
-      poll();
-    }
-  } catch { /* no count shown: the view still lists them */ }
+  } catch { /* asked again below */ }
+  if (stopped || state.user !== user) return;
+  subscribe();
 }
+
+/** How often the unread count is asked without a live channel (ms). */
+const NOTIFICATIONS_POLL_MS = 30000;
 
 function setUnread(count) {
   const grew = count > state.alerts.unread;
@@ -1395,17 +1467,19 @@ async function aboutPerson(userID) {
  */
 async function detectFeatures() {
   let outage = false;
+  // Any question the server could not answer (down, unreachable, a 502): asked again.
+  const noteOutage = (failure) => { if (unreachable(failure)) outage = true; };
   const [extras, sizes, effects, search, person, liked] = await Promise.all([
     // A server with `extras` refuses an unknown one; the original ignores the field.
     call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => {
-      outage = failure instanceof APIError && /^The server (cannot be reached|answered HTTP 5)/.test(failure.message);
+      noteOutage(failure);
       return failure instanceof APIError && !failure.message.startsWith('The server');
     }),
     // One that has the photos' sizes names them (a photo without a secret still keeps the 2012 URLs).
-    call('stream', { count: 1, extras: 'secret,server' }).then(() => true, () => false),
-    probe('effects'), probe('search', { q: 'a' }), probe('person', { IdUser: 1 }),
+    call('stream', { count: 1, extras: 'secret,server' }).then(() => true, (failure) => { noteOutage(failure); return false; }),
+    probe('effects', {}, noteOutage), probe('search', { q: 'a' }, noteOutage), probe('person', { IdUser: 1 }, noteOutage),
     // Asked without a session it exists if it says so ("Authorization required").
-    probe('liked', { count: 1 })]);
+    probe('liked', { count: 1 }, noteOutage)]);
   state.features.extras = extras;
   state.features.sizes = extras && sizes;
   state.features.search = search !== null;
@@ -1427,13 +1501,22 @@ async function detectFeatures() {
 /** How soon what the server offers is asked again after it could not be reached. */
 const FEATURES_RETRY_MS = 5000;
 
-/** The command's answer; {} for an error answer (the command exists), null when absent. */
-async function probe(command, fields) {
+/**
+ * The command's answer; {} for an error answer (the command exists), null
+ * when absent, or when it could not be asked (then `noteOutage` hears of it).
+ */
+async function probe(command, fields, noteOutage) {
   try {
     return await call(command, fields);
   } catch (failure) {
+    noteOutage(failure);
     return failure instanceof APIError && !failure.message.startsWith('The server') ? {} : null;
   }
+}
+
+/** Not an answer of the server's own: it is down, or cannot be reached. */
+function unreachable(failure) {
+  return failure instanceof APIError && /^The server (cannot be reached|answered HTTP 5)/.test(failure.message);
 }
 
 function start() {

@@ -40,11 +40,13 @@ export function follow({ catchUp, received, modeChanged }) {
 
   const subscribed = () => source !== null && source.readyState === EventSource.OPEN;
 
+  /** Catches up every 5 s while not subscribed, and until a catch-up succeeds. */
   function poll() {
     clearTimeout(timer);
     timer = setTimeout(async () => {
-      try { await catchUp(); } catch { /* again at the next tick */ }
-      if (!stopped && !subscribed()) poll();
+      let caughtUp = true;
+      try { await catchUp(); } catch { caughtUp = false; }
+      if (!stopped && (!subscribed() || !caughtUp)) poll();
     }, POLL_MS);
   }
 
@@ -53,7 +55,7 @@ export function follow({ catchUp, received, modeChanged }) {
     source.onopen = () => {
       clearTimeout(timer);
       modeChanged('live');
-      catchUp().catch(() => { /* the messages still come */ });
+      catchUp().catch(poll); // the messages still come; what came before them, once this can be asked
     };
     source.onmessage = (event) => {
       try { received(rows(JSON.parse(event.data))); } catch { /* not a photo: ignore it */ }
