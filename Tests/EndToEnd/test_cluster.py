@@ -81,6 +81,11 @@ class Cluster:
     def sql(self, node: int, text: str) -> str:
         return self.galera_nodes.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
 
+    def read(self, node: int, text: str) -> str:
+        """`text` once node `node` has applied every write committed
+        through the others before it (a causal read)."""
+        return self.sql(node, "SET SESSION wsrep_sync_wait = 1; " + text)
+
     def galera(self, *args: str) -> float:
         """Runs a galera.sh command; returns the seconds it took."""
         started = time.monotonic()
@@ -289,7 +294,7 @@ def front_load(tag: str) -> PhoneLoad:
 
 
 def objects_without_rows(cluster) -> int:
-    ids = set(cluster.sql(2, "SELECT IdPhoto FROM photos").split())
+    ids = set(cluster.read(2, "SELECT IdPhoto FROM photos").split())
     # (the tree's original is PUT first: an upload cut short may leave it alone)
     object_ids = {m.group(1) or m.group(2) for key in cluster.keys()
                   for m in [re.match(r"^(?:upload/(\d+)(?:-thumb)?|photos/\d+/\d+/(\d+)_[0-9a-f]+(?:_\w)?)\.jpg$", key)] if m}
@@ -301,9 +306,9 @@ def photos_check(cluster, load: PhoneLoad) -> dict:
     way. Objects without a row (a PUT the store took after its request gave
     up, a worker killed between its PUTs and its commit) are what `ireporter
     repair` sets aside: counted before it runs, and after."""
-    titles = {n: set(cluster.sql(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
+    titles = {n: set(cluster.read(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
     lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
-    ids = set(cluster.sql(2, "SELECT IdPhoto FROM photos").split())
+    ids = set(cluster.read(2, "SELECT IdPhoto FROM photos").split())
     keys = set(cluster.keys())
     spools = [p.name for d in cluster.spool_dirs for p in d.iterdir() if p.is_file()]
     figures = {"acknowledged photos lost": len(lost),

@@ -86,6 +86,13 @@ class Galera(servers.DatabaseScript):
     def sql(self, node: int, text: str) -> str:
         return self.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
 
+    def read(self, node: int, text: str) -> str:
+        """`text` once node `node` has applied every write the cluster
+        committed before it (a causal read: the `mariadb` client's session
+        does not wait, and a write acknowledged through another node may
+        not be applied here yet)."""
+        return self.sql(node, "SET SESSION wsrep_sync_wait = 1; " + text)
+
     def status(self, node: int, name: str) -> str:
         return self.sql(node, f"SHOW GLOBAL STATUS LIKE '{name}'").split("\t")[-1].strip()
 
@@ -161,7 +168,7 @@ def test_the_apps_flows_across_servers_and_nodes(cluster):
 
     after = local_commits(galera)
     assert after[0] > before[0] and after[1] > before[1], f"writes committed on nodes 1 and 2: {before} -> {after}"
-    counts = {galera.sql(n, "SELECT COUNT(*) FROM login; SELECT COUNT(*) FROM photos; SELECT COUNT(*) FROM comments")
+    counts = {galera.read(n, "SELECT COUNT(*) FROM login; SELECT COUNT(*) FROM photos; SELECT COUNT(*) FROM comments")
               for n in (1, 2, 3)}
     assert len(counts) == 1, f"the three nodes hold the same rows: {counts}"
 
@@ -188,7 +195,7 @@ def test_one_name_registered_through_both_servers_at_once_makes_one_account(clus
         assert len(created) == 1 and len(refused) == 1, f"round {round_}: {answers}\n{logs(apps)}"
         taken = taken or refused[0]
         assert refused[0] == taken, f"one answer for a taken name: {answers}\n{logs(apps)}"
-        assert galera.sql(3, f"SELECT COUNT(*) FROM login WHERE username = '{user}'").strip() == "1"
+        assert galera.read(3, f"SELECT COUNT(*) FROM login WHERE username = '{user}'").strip() == "1"
     with AppClient(Endpoint(url_a), timeout=30) as phone:
         phone.register("someone", servers.app_password("pw"))
         assert phone.register("someone", servers.app_password("pw")).json() == taken, "the same as today's answer"
@@ -207,9 +214,9 @@ def rejoined_by_ist(before: tuple[int, int], after: tuple[int, int]) -> bool:
 
 def photos_check(galera, apps, load: PhoneLoad) -> dict:
     """Acknowledged photos on every node with their files; orphans either way."""
-    titles = {n: set(galera.sql(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
+    titles = {n: set(galera.read(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
     lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
-    ids = set(galera.sql(1, "SELECT IdPhoto FROM photos").split())
+    ids = set(galera.read(1, "SELECT IdPhoto FROM photos").split())
     upload_dir = apps[0][0].upload_dir
     file_ids = {m.group(1) for p in upload_dir.iterdir() for m in [re.match(r"^(\d+)(-thumb)?\.jpg$", p.name)] if m}
     return {"acknowledged photos lost": len(lost),
@@ -288,7 +295,11 @@ def test_a_node_cut_off_by_a_network_partition_during_load_loses_nothing_and_rej
     # A worker whose node was cut off gives up on it within the connect
     # timeout (TCP_USER_TIMEOUT, 3 s) and goes on with another node: no
     # request waits for the network to heal (or for the 30 s read timeout).
-    assert figures["longest request (s, its start from the fault's, what)"][0] < held - 2, figures
+    # (How long one waits before it is answered by another node also
+    # depends on how soon the other two form a primary component: seconds
+    # on a loaded machine, so the bound is the heal, not a duration.)
+    duration, start, _ = figures["longest request (s, its start from the fault's, what)"]
+    assert duration < 25 and (start + duration < held or start >= held), figures
 
 
 def test_every_node_killed_the_one_with_the_latest_write_bootstraps(cluster):
@@ -302,6 +313,7 @@ def test_every_node_killed_the_one_with_the_latest_write_bootstraps(cluster):
     user, password = servers.unique_name("latest"), servers.app_password("pw")
     with AppClient(Endpoint(url_b), timeout=30) as phone:  # server B: node 2 first
         assert phone.register(user, password).json()["result"][0]["username"] == user, logs(apps)
+    assert galera.read(3, f"SELECT COUNT(*) FROM login WHERE username = '{user}'").strip() == "1", "applied on node 3 too"
     galera.kill(2)
     galera.kill(3)
     printed = galera.script("start")
@@ -315,7 +327,7 @@ def test_every_node_killed_the_one_with_the_latest_write_bootstraps(cluster):
     assert f"node {latest} holds the latest state (seqno {seqnos[latest]}): it bootstraps" in printed, printed
     assert f"node {latest}: starting" in printed and "(bootstrapping a new cluster)" in printed, printed
     for n in (1, 2, 3):
-        assert galera.sql(n, f"SELECT COUNT(*) FROM login WHERE username = '{user}'").strip() == "1", n
+        assert galera.read(n, f"SELECT COUNT(*) FROM login WHERE username = '{user}'").strip() == "1", n
         assert galera.status(n, "wsrep_cluster_size") == "3"
     with AppClient(Endpoint(url_a), timeout=30) as phone:
         assert phone.login(user, password).json()["result"][0]["username"] == user, logs(apps)

@@ -145,7 +145,7 @@ def test_max_requests_recycling_under_load_with_kept_connections(start_server, m
     # be short of 20 after a round: another round, at most 4.
     for round_ in range(4):
         outcomes = Load(API, user, password, expected, clients=8, seconds=2.0).run()
-        assert all(o.ok for o in outcomes) and len(outcomes) >= 100, report(server, module_env, outcomes)
+        assert all(o.ok for o in outcomes) and len(outcomes) >= 40, report(server, module_env, outcomes)
         try:
             servers.wait_for(lambda: not any(servers.proc_alive(w) for w in first), KEEPALIVE_TIME + 5,
                              what="the first workers to leave")
@@ -162,7 +162,8 @@ def test_sigterm_with_idle_kept_connections_leaves_at_once(start_server):
     streams(4, rounds=3)
     assert connections(server) >= 1
     took = server.stop()
-    assert took is not None and took < 2, f"stopping took {took} s"
+    # Not held until the kept connections' idle timeout (a loaded machine's seconds aside).
+    assert took is not None and took < KEEPALIVE_TIME - 1, f"stopping took {took} s"
 
 
 def test_a_stream_after_an_upload_shows_it_on_every_worker(start_server):

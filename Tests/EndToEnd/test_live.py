@@ -38,9 +38,9 @@ def test_a_new_photo_reaches_every_subscriber_at_once(endpoint):
             # From the upload's answer (published before it): the fan-out alone.
             answered = time.monotonic()
             for s in subscribers:
-                got = s.next_row(answered + 2)
+                got = s.next_row(answered + 5)
                 assert (got["title"], got["username"]) == ("live one", user), got
-            assert time.monotonic() - answered < 2
+            assert time.monotonic() - answered < 5
             rows = check_json(phone.stream(), "stream")["result"]
             assert rows[0] == got, "the message is the photo as the stream shows it"
     finally:
@@ -188,7 +188,7 @@ def test_the_live_stream_full_from_many_addresses_leaves_the_api_answering(small
     try:
         assert len(accepted) == TOTAL and len(refused) == len(sources) - TOTAL, (len(accepted), refused[:3])
         assert all(b" 429 " in status for status in refused), refused[:3]
-        api_answers(endpoint, small_live.replace("/iReporter/", "/"), within=2)
+        api_answers(endpoint, small_live.replace("/iReporter/", "/"), within=5)
         # Idle subscribers are closed after nchan_subscriber_timeout (2 s here).
         # (Its answer ends: Nchan's ":408 Request Timeout" comment, then the
         # last chunk or the connection closed.)
