@@ -270,8 +270,8 @@ def proc_user(pid: int) -> Optional[str]:
 
 def children(pid: int) -> list[int]:
     """Live child processes of pid: a supervisor's workers, not its answer
-    refresher (RefresherProcess, named so)."""
-    return [c for c in children_all(pid) if proc_name(c) != "answer-refresh"]
+    refresher or its sweep of the upload folder (each named so)."""
+    return [c for c in children_all(pid) if proc_name(c) not in ("answer-refresh", "upload-sweep")]
 
 
 @contextlib.contextmanager

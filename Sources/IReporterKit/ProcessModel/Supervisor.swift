@@ -332,6 +332,9 @@ final class Supervisor {
     /// path (see `PhotoRepair`). The Mastodon API's media never posted
     /// go first (`PendingMediaSweep`), then its OAuth apps and tokens
     /// (`sweepOAuth`), on one connection.
+    /// The sweep's name in `ps`: told apart from the workers.
+    static let sweepProcessName = "upload-sweep"
+
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
@@ -342,6 +345,7 @@ final class Supervisor {
             return
         }
         if csystem_die_with_parent(SIGTERM, supervisor) != 0 { _exit(0) }
+        csystem_set_process_name(Self.sweepProcessName)
         // The supervisor holds SIGTERM back for sigtimedwait: this process must not.
         var terminate = sigset_t()
         sigemptyset(&terminate)
