@@ -1408,3 +1408,48 @@ def test_a_feature_the_server_could_not_be_asked_about_is_asked_again(web_site, 
         assert link(desktop, "Home")
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_tabs_share_one_connection_to_each_live_stream(web_site, desktop, client, images):
+    """Over HTTP/1.1 a browser opens at most 6 connections to a host, and an
+    open EventSource holds one: three tabs on Explore, signed in (the
+    photos' stream and the notifications'), held all six, and a fourth tab
+    could not even load. The tabs now share one connection to each stream:
+    one tab listens and tells the others; when it is closed, another takes
+    over."""
+    poster, commenter, photo = commented_photo_setup(client, images, "shared")
+    log_in(desktop, web_site, "shared-poster", "pw", register=False)
+    first = desktop.current_window_handle
+    try:
+        for _ in range(3):
+            desktop.switch_to.new_window("tab")
+            desktop.get(web_site)
+            wait_for(lambda: updates(desktop) == "live", what="live in the new tab")
+        tabs = desktop.window_handles
+        # The fourth tab's requests are answered: a photo opens, with its comments.
+        assert "result" in commenter.call({"command": "comment", "IdPhoto": photo, "text": "seen in every tab"}).json()
+        open_newest(desktop)
+        wait_for(lambda: shown_comment_lines(desktop, "seen in every tab"), what="the comment in the fourth tab")
+        desktop.find_element(By.ID, "viewer-close").click()
+
+        def everywhere(check, what: str, handles: list[str]):
+            for handle in handles:
+                desktop.switch_to.window(handle)
+                wait_for(check, what=f"{what} in tab {handles.index(handle) + 1}")
+
+        assert poster.upload(images.photo, "Live everywhere").body == b'{"successful":1}'
+        everywhere(lambda: tiles(desktop)[:1] == ["Live everywhere"], "the new photo", tabs)
+        everywhere(lambda: unread(desktop) == "1", "the comment counted", tabs)
+        # The tab that listens for them all is closed: another takes over.
+        desktop.switch_to.window(first)
+        desktop.close()
+        tabs.remove(first)
+        assert poster.upload(images.photo, "After the first tab").body == b'{"successful":1}'
+        everywhere(lambda: tiles(desktop)[:1] == ["After the first tab"], "the next photo", tabs)
+    finally:
+        for handle in desktop.window_handles[1:]:
+            desktop.switch_to.window(handle)
+            desktop.close()
+        desktop.switch_to.window(desktop.window_handles[0])
+    button(desktop, "Log out").click()
+    wait_for(lambda: button(desktop, "Log in"), what="logged out")

@@ -7,6 +7,7 @@ import { API_URL, APIError, call, callForImage, upload, rows } from './api.js';
 import { showPicture } from './sizes.js';
 import { downscaled, squarePreview } from './images.js';
 import { follow } from './live.js';
+import { sharedEventSource } from './shared-source.js';
 import { appPassword } from './password.js';
 
 const $ = (id) => document.getElementById(id);
@@ -1037,26 +1038,27 @@ async function listenForNotifications() {
       poll(); // no live channel here
       return;
     }
-    source = new EventSource(channel.channel);
-    source.onopen = () => count().catch(() => {});
-    source.onmessage = (event) => {
-      let news = [];
-      try { news = rows(JSON.parse(event.data)); } catch { return; }
-      if (state.view.kind === 'notifications') {
-        addNotifications(news, true);
-        markSeen();
-      } else {
-        setUnread(state.alerts.unread + news.length); // at once; the answer below corrects it
-        count().catch(() => {});
-      }
-    };
-    // A dropped connection is taken up again by the browser (then `onopen`);
-    // an answer that is not a stream (429, 502) closes it for good.
-    source.onerror = () => {
-      if (source?.readyState !== EventSource.CLOSED) return;
-      source = null;
-      if (!stopped) later(subscribe);
-    };
+    source = sharedEventSource(channel.channel, {
+      open: () => count().catch(() => {}),
+      message: (data) => {
+        let news = [];
+        try { news = rows(JSON.parse(data)); } catch { return; }
+        if (state.view.kind === 'notifications') {
+          addNotifications(news, true);
+          markSeen();
+        } else {
+          setUnread(state.alerts.unread + news.length); // at once; the answer below corrects it
+          count().catch(() => {});
+        }
+      },
+      // A dropped connection is taken up again (then `open`); an answer
+      // that is not a stream (429, 502) closes it for good.
+      error: (closed) => {
+        if (!closed) return;
+        source = null;
+        if (!stopped) later(subscribe);
+      },
+    });
   };
   try {
     await count();

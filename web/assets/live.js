@@ -4,6 +4,7 @@
 // hosts), and while a subscription is down, the page polls `stream` with
 // `since` instead (docs/API.md, "Live stream").
 import { API_URL, rows } from './api.js';
+import { sharedEventSource } from './shared-source.js';
 
 const LIVE_URL = `${API_URL}live`;
 const POLL_MS = 5000;
@@ -51,21 +52,22 @@ export function follow({ catchUp, received, modeChanged }) {
   }
 
   function subscribe() {
-    source = new EventSource(LIVE_URL);
-    source.onopen = () => {
-      clearTimeout(timer);
-      modeChanged('live');
-      catchUp().catch(poll); // the messages still come; what came before them, once this can be asked
-    };
-    source.onmessage = (event) => {
-      try { received(rows(JSON.parse(event.data))); } catch { /* not a photo: ignore it */ }
-    };
-    source.onerror = () => {
-      // The browser reconnects by itself unless it gave up (CLOSED); poll meanwhile.
-      if (source.readyState === EventSource.CLOSED) source = null;
-      modeChanged('polling');
-      poll();
-    };
+    source = sharedEventSource(LIVE_URL, {
+      open: () => {
+        clearTimeout(timer);
+        modeChanged('live');
+        catchUp().catch(poll); // the messages still come; what came before them, once this can be asked
+      },
+      message: (data) => {
+        try { received(rows(JSON.parse(data))); } catch { /* not a photo: ignore it */ }
+      },
+      error: (closed) => {
+        // Taken up again by itself unless it was closed for good; poll meanwhile.
+        if (closed) source = null;
+        modeChanged('polling');
+        poll();
+      },
+    });
   }
 
   liveAvailable().then((live) => {
