@@ -90,14 +90,24 @@ HOLD_SCRIPT = """
       throw new TypeError('Failed to fetch');
     }
     held.answering[command] = (held.answering[command] || 0) + 1;
-    try {
-      const response = await plainFetch(url, init);
-      if (held.commands.has(command)) await new Promise((release) => held.answers.push({ command, release }));
-      return response;
-    } finally {
+    // Answered once the page has read the answer and done what it does
+    // with it at once (its awaits on the text; the test's next look is a
+    // task after them).
+    const done = () => setTimeout(() => {
       held.answering[command] -= 1;
       held.answered[command] = (held.answered[command] || 0) + 1;
+    }, 0);
+    let response;
+    try {
+      response = await plainFetch(url, init);
+      if (held.commands.has(command)) await new Promise((release) => held.answers.push({ command, release }));
+    } catch (failure) {
+      done();
+      throw failure;
     }
+    const text = response.text.bind(response);
+    response.text = () => text().finally(done);
+    return response;
   };
   held.release = (command) => {
     const chosen = held.answers.filter((answer) => answer.command === command);
@@ -119,7 +129,7 @@ HOLD_SCRIPT = """
 
 
 class Held:
-    """HOLD_SCRIPT in every page the driver opens while the `with` lasts
+    """HOLD_SCRIPT in every page the driver's current tab opens while the `with` lasts
     (`settings`: window.held's first values, e.g. quickTimers=True,
     commands=["notifications"]); everything held is let go at its end."""
 

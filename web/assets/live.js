@@ -8,6 +8,8 @@ import { sharedEventSource } from './shared-source.js';
 
 const LIVE_URL = `${API_URL}live`;
 const POLL_MS = 5000;
+/** How soon a stream refused is asked for again (ms, give or take a quarter). */
+const RESUBSCRIBE_MS = 30000;
 
 /**
  * Whether /iReporter/live is an event stream here. A fetch, not an
@@ -37,6 +39,7 @@ async function liveAvailable() {
 export function follow({ catchUp, received, modeChanged }) {
   let source = null;
   let timer = 0;
+  let resubscribing = 0;
   let stopped = false;
 
   const subscribed = () => source !== null && source.readyState === EventSource.OPEN;
@@ -62,8 +65,13 @@ export function follow({ catchUp, received, modeChanged }) {
         try { received(rows(JSON.parse(data))); } catch { /* not a photo: ignore it */ }
       },
       error: (closed) => {
-        // Taken up again by itself unless it was closed for good; poll meanwhile.
-        if (closed) source = null;
+        // Taken up again by itself unless it was closed for good (refused:
+        // a full limit_conn, a 502), then asked for again; poll meanwhile.
+        if (closed) {
+          source = null;
+          clearTimeout(resubscribing);
+          resubscribing = setTimeout(() => { if (!stopped) subscribe(); }, RESUBSCRIBE_MS * (0.75 + Math.random() / 2));
+        }
         modeChanged('polling');
         poll();
       },
@@ -82,6 +90,7 @@ export function follow({ catchUp, received, modeChanged }) {
   return () => {
     stopped = true;
     clearTimeout(timer);
+    clearTimeout(resubscribing);
     source?.close();
     source = null;
   };

@@ -14,7 +14,8 @@
  * `open()`, `message(data)` and `error(closed)` as an EventSource's
  * (`closed`: refused or ended for good, it is not opened again). Returns
  * `readyState` (EventSource's values) and `close()`. Where the browser has
- * no Web Locks or BroadcastChannel, an EventSource of the tab's own.
+ * no Web Locks or BroadcastChannel, an EventSource of the tab's own: Web
+ * Locks are only given to secure pages (HTTPS, and http://localhost).
  */
 export function sharedEventSource(url, { open, message, error }) {
   if (!('locks' in navigator) || !('BroadcastChannel' in window)) return ownEventSource(url, { open, message, error });
@@ -30,11 +31,15 @@ export function sharedEventSource(url, { open, message, error }) {
   const end = () => {
     ended = true;
     readyState = EventSource.CLOSED;
+    const refused = source?.readyState === EventSource.CLOSED;
     source?.close();
     source = null;
     inLine.abort();
-    release?.();
+    // Refused: the lock kept a moment, for the others to hear it before
+    // their turn (each would open it, to be refused in turn).
+    if (refused) setTimeout(() => release?.(), REFUSAL_HOLD_MS); else release?.();
     channel.close();
+    removeEventListener('pagehide', leaving);
   };
 
   const tell = (news) => channel.postMessage(news);
@@ -61,6 +66,8 @@ export function sharedEventSource(url, { open, message, error }) {
   };
 
   const lead = () => {
+    // Open as the last tab listening said, which left without a word (closed, crashed).
+    if (readyState === EventSource.OPEN) hear({ kind: 'error', closed: false });
     source = new EventSource(url);
     source.onopen = () => {
       tell({ kind: 'open' });
@@ -83,6 +90,9 @@ export function sharedEventSource(url, { open, message, error }) {
   })).catch(() => { /* out of line: closed before its turn */ });
   // The one listening now, if any, says so to this tab alone.
   tell({ kind: 'hello', from: me });
+  // The tab closed or left while listening for the others: they poll until the next in line has it open.
+  const leaving = () => { if (source) tell({ kind: 'error', closed: false }); };
+  addEventListener('pagehide', leaving);
 
   return {
     get readyState() { return readyState; },
@@ -94,6 +104,9 @@ export function sharedEventSource(url, { open, message, error }) {
     },
   };
 }
+
+/** How long a tab whose stream was refused keeps the lock (ms). */
+const REFUSAL_HOLD_MS = 1000;
 
 function ownEventSource(url, { open, message, error }) {
   const source = new EventSource(url);
