@@ -324,6 +324,9 @@ final class Supervisor {
         }
     }
 
+    /// The sweep's name in `ps`: told apart from the workers.
+    static let sweepProcessName = "upload-sweep"
+
     /// Expired sessions, then what a crash or a failing disk left in the
     /// upload folder, cleared by a separate process so that serving goes on. Only files older than
     /// any request can be are touched; files without a row are set aside
@@ -332,9 +335,6 @@ final class Supervisor {
     /// path (see `PhotoRepair`). The Mastodon API's media never posted
     /// go first (`PendingMediaSweep`), then its OAuth apps and tokens
     /// (`sweepOAuth`), on one connection.
-    /// The sweep's name in `ps`: told apart from the workers.
-    static let sweepProcessName = "upload-sweep"
-
     private func sweepUploadsInBackground() {
         let graceSeconds = (configuration.requestTimeout > 0 ? configuration.requestTimeout : 3600) + 60
         let configuration = configuration
