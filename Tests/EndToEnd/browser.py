@@ -71,7 +71,8 @@ def wait_for(predicate: Callable[[], object], timeout: float = 10.0, what: str =
 
 
 # What the page hears, held back by the test (window.held): the answers to
-# the commands in `held.commands` until `held.release(command)`; the next
+# the commands in `held.commands` ("stream", or "stream?count=50": only
+# those sent with these fields) until `held.release(command)`; the next
 # `failing[command]` questions of a command, failed as a network would; the
 # next `refuseChannels` notification channels (a 404 for a stream: closed
 # for good); and, while `quickTimers`, its timers of 10 s or more (the
@@ -81,6 +82,10 @@ HOLD_SCRIPT = """
   const held = window.held = Object.assign({ commands: [], answers: [], answering: {}, answered: {},
                                              failing: {}, refuseChannels: 0, quickTimers: false }, %s);
   held.commands = new Set(held.commands);
+  const holding = (command, form) => [...held.commands].some((entry) => {
+    const [name, fields] = entry.split('?');
+    return name === command && [...new URLSearchParams(fields)].every(([field, value]) => form.get(field) === value);
+  });
   const plainFetch = window.fetch.bind(window);
   window.fetch = async (url, init) => {
     const command = init && init.body instanceof FormData ? init.body.get('command') : null;
@@ -100,7 +105,7 @@ HOLD_SCRIPT = """
     let response;
     try {
       response = await plainFetch(url, init);
-      if (held.commands.has(command)) await new Promise((release) => held.answers.push({ command, release }));
+      if (holding(command, init.body)) await new Promise((release) => held.answers.push({ command, release }));
     } catch (failure) {
       done();
       throw failure;

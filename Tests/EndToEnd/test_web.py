@@ -1455,3 +1455,25 @@ def test_tabs_share_one_connection_to_each_live_stream(web_site, desktop, client
         desktop.switch_to.window(desktop.window_handles[0])
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
+
+
+def test_a_photo_link_left_before_the_grid_loads_does_not_open_over_the_next_view(web_site, desktop, client, images):
+    """A link to a photo opens it over the grid, which it loads first; a
+    view chosen meanwhile (a person's page, here) used to get the photo
+    opened over it once that grid came."""
+    poster = client()
+    poster_id = poster.register("linked-poster", app_password("pw")).json()["result"][0]["IdUser"]
+    assert poster.upload(images.photo, "Linked").body == b'{"successful":1}'
+    photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
+    with Held(desktop, commands=["stream?count=50"]) as held:
+        desktop.get("about:blank")  # (from the site's page, only the hash would change: no new page)
+        desktop.get(f"{web_site}#/photo/{photo}")
+        wait_for(lambda: held.held("stream") == 1, what="the grid under the photo asked for")
+        desktop.execute_script(f"location.hash = '#/user/{poster_id}'")
+        wait_for(lambda: held.held("stream") == 2, what="the person's photos asked for")
+        held.stop("stream?count=50")
+        held.release("stream")
+        wait_for(lambda: held.answered("stream") >= 4 and held.answering("stream") == 0, what="both grids answered")
+        wait_for(lambda: tiles(desktop) == ["Linked"], what="the person's photos")
+        assert not desktop.find_element(By.ID, "viewer").is_displayed()
+        assert desktop.execute_script("return location.hash") == f"#/user/{poster_id}"

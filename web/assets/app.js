@@ -1326,8 +1326,13 @@ function route() {
   if (kind === 'photo' && value) {
     const overView = $('viewer').hidden ? followedFrom : null;
     // A photo from the notifications is shown over them, not over a grid drawn behind.
-    if (state.photos.length === 0 && state.view.kind !== 'notifications') refresh().then(() => openPhoto(value, overView));
-    else openPhoto(value, overView);
+    if (state.photos.length === 0 && state.view.kind !== 'notifications') {
+      // Another view chosen while the grid under it loads: not opened over that one.
+      const hash = location.hash;
+      refresh().then(() => { if (location.hash === hash) openPhoto(value, overView); });
+    } else {
+      openPhoto(value, overView);
+    }
     return;
   }
   // Back from a photo to the view under it: that view as it was (its older pages, where it was scrolled to).
