@@ -178,6 +178,15 @@ class Held:
         return self.run(f"return held.answering[{command!r}] || 0")
 
 
+def close_other_tabs(driver, keep: str):
+    """Closes every tab of the browser but `keep`, and goes back to it."""
+    for handle in driver.window_handles:
+        if handle != keep:
+            driver.switch_to.window(handle)
+            driver.close()
+    driver.switch_to.window(keep)
+
+
 def by_label(driver, label: str):
     """The form control whose <label> says `label` (how a person finds it)."""
     for element in driver.find_elements(By.XPATH, f"//label[normalize-space()='{label}']"):

@@ -24,9 +24,9 @@ from selenium.webdriver.common.keys import Keys
 import browser
 from appclient import jpeg_size
 from e2e import app_password
-from browser import (Held, accessible_name, button, by_label, choose_photo, comment_in_two_lines, console_errors, effect_previews,
-                     link, log_in, named, no_dialog, open_newest, post_photo, shown_comment_lines, tiles, updates, upload_photo,
-                     wait_for)
+from browser import (Held, accessible_name, button, by_label, choose_photo, close_other_tabs, comment_in_two_lines,
+                     console_errors, effect_previews, link, log_in, named, no_dialog, open_newest, post_photo,
+                     shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -1017,9 +1017,7 @@ def test_a_second_tab_follows_who_is_signed_in(web_site, desktop):
         desktop.switch_to.window(second)
         wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#account a").text == "tab-second", what="the second tab following")
     finally:
-        desktop.switch_to.window(second)
-        desktop.close()
-        desktop.switch_to.window(first)
+        close_other_tabs(desktop, first)
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
 
@@ -1356,11 +1354,7 @@ def test_notifications_read_in_one_tab_leave_the_others_badge(web_site, desktop,
         desktop.switch_to.window(desktop.window_handles[-1])
         wait_for(lambda: unread(desktop) == "", what="read there too")
     finally:
-        for handle in desktop.window_handles:
-            if handle != first:
-                desktop.switch_to.window(handle)
-                desktop.close()
-        desktop.switch_to.window(first)
+        close_other_tabs(desktop, first)
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
 
@@ -1449,10 +1443,7 @@ def test_tabs_share_one_connection_to_each_live_stream(web_site, desktop, client
         assert poster.upload(images.photo, "After the first tab").body == b'{"successful":1}'
         everywhere(lambda: tiles(desktop)[:1] == ["After the first tab"], "the next photo", tabs)
     finally:
-        for handle in desktop.window_handles[1:]:
-            desktop.switch_to.window(handle)
-            desktop.close()
-        desktop.switch_to.window(desktop.window_handles[0])
+        close_other_tabs(desktop, desktop.window_handles[0])
     button(desktop, "Log out").click()
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
 
