@@ -7,7 +7,7 @@ import { API_URL, APIError, call, callForImage, upload, rows } from './api.js';
 import { showPicture } from './sizes.js';
 import { downscaled, squarePreview } from './images.js';
 import { follow } from './live.js';
-import { sharedEventSource } from './shared-source.js';
+import { sharedEventSource, spread } from './shared-source.js';
 import { appPassword } from './password.js';
 
 const $ = (id) => document.getElementById(id);
@@ -223,6 +223,12 @@ function extras() {
   return state.features.sizes ? 'likes,dislikes,comments,myvote,width,height,secret,server' : 'likes,dislikes,comments,myvote';
 }
 
+/** One photo as the stream shows it, with the extras the server has; undefined when it is gone. */
+async function fetchPhoto(id) {
+  const [photo] = rows(await call('stream', { IdPhoto: id, extras: extras() }));
+  return photo;
+}
+
 async function fetchPage(before) {
   const view = state.view;
   const paging = state.features.extras ? { count: PAGE, before } : {};
@@ -393,7 +399,7 @@ async function catchUp() {
 async function receiveWithSizes(photos) {
   for (const photo of photos) {
     try {
-      const [full] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
+      const full = await fetchPhoto(photo.IdPhoto);
       if (full) addNewer([full]);
     } catch {
       catchUp().catch(() => { /* the next message or reconnection brings it */ });
@@ -441,7 +447,7 @@ async function openPhoto(id, overView = null) {
     // A link to a photo not on the pages loaded: shown on its own (no stepping).
     let failure = null;
     try {
-      [photo] = rows(await call('stream', { IdPhoto: id, extras: extras() }));
+      photo = await fetchPhoto(id);
     } catch (error) {
       failure = error;
     }
@@ -490,7 +496,7 @@ async function openPhoto(id, overView = null) {
 async function refreshCounts(photo) {
   const votes = votesSent;
   try {
-    const [fresh] = rows(await call('stream', { IdPhoto: photo.IdPhoto, extras: extras() }));
+    const fresh = await fetchPhoto(photo.IdPhoto);
     if (!fresh) { forgetDeletedPhoto(photo); return; }
     if (votes !== votesSent) return;
     Object.assign(photo, fresh);
@@ -1016,13 +1022,12 @@ async function listenForNotifications() {
     return asking;
   };
   state.alerts.recount = () => count().catch(() => {});
-  // Every 30 s (a little more or less, so that tabs refused together do not come back together).
   const later = (then) => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
       await count().catch(() => {});
       if (!stopped) then();
-    }, NOTIFICATIONS_POLL_MS * (0.75 + Math.random() / 2));
+    }, spread(NOTIFICATIONS_POLL_MS));
   };
   const poll = () => later(poll);
   const subscribe = async () => {

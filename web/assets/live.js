@@ -4,7 +4,7 @@
 // hosts), and while a subscription is down, the page polls `stream` with
 // `since` instead (docs/API.md, "Live stream").
 import { API_URL, rows } from './api.js';
-import { sharedEventSource } from './shared-source.js';
+import { sharedEventSource, spread } from './shared-source.js';
 
 const LIVE_URL = `${API_URL}live`;
 const POLL_MS = 5000;
@@ -70,7 +70,7 @@ export function follow({ catchUp, received, modeChanged }) {
         if (closed) {
           source = null;
           clearTimeout(resubscribing);
-          resubscribing = setTimeout(() => { if (!stopped) subscribe(); }, RESUBSCRIBE_MS * (0.75 + Math.random() / 2));
+          resubscribing = setTimeout(() => { if (!stopped) subscribe(); }, spread(RESUBSCRIBE_MS));
         }
         modeChanged('polling');
         poll();

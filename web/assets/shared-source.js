@@ -105,6 +105,14 @@ export function sharedEventSource(url, { open, message, error }) {
   };
 }
 
+/**
+ * `ms`, give or take a quarter: the tabs and browsers refused together
+ * (a full `limit_conn`, a restart) do not all come back together.
+ */
+export function spread(ms) {
+  return ms * (0.75 + Math.random() / 2);
+}
+
 /** How long a tab whose stream was refused keeps the lock (ms). */
 const REFUSAL_HOLD_MS = 1000;
 
