@@ -132,9 +132,7 @@ public final class MultipartParser {
                 start = i // keep the LF: the header block's end is searched from it
                 state = .headers
             case .headers:
-                // The block ends at a blank line: LF, then CRLF or LF.
-                let ends = [find(Self.blankLine), find(Self.bareBlankLine)].compactMap { $0 }
-                guard let end = ends.min() else {
+                guard let end = headerBlockEnd() else {
                     // Up to 2 bytes of the closing blank line may already be
                     // here: count as if the block were complete.
                     if available - 2 > limits.maxHeaderBytes { throw .overLimit("part headers") }
@@ -168,6 +166,29 @@ public final class MultipartParser {
 
     private static let blankLine = Array("\n\r\n".utf8)
     private static let bareBlankLine = Array("\n\n".utf8)
+
+    /// Where the part's header block ends: the first LF followed by CRLF
+    /// or LF (a blank line), looked for only as far as a block within the
+    /// limit could reach. (Searched for each blank line's form over the
+    /// rest of the chunk, it was a byte-by-byte scan of the photo after
+    /// every part's headers: ~5 % of a 640x640 upload's CPU.)
+    private func headerBlockEnd() -> Int? {
+        let window = min(available, limits.maxHeaderBytes + Self.blankLine.count)
+        return pending.withUnsafeBytes { bytes -> Int? in
+            let base = bytes.baseAddress!
+            var at = start
+            while at < start + window - 1, let found = memchr(base + at, 0x0A, start + window - 1 - at) {
+                let lf = base.distance(to: found)
+                if bytes[lf + 1] == 0x0A { return lf }
+                if bytes[lf + 1] == 0x0D {
+                    guard lf + 2 < start + window else { return nil }
+                    if bytes[lf + 2] == 0x0A { return lf }
+                }
+                at = lf + 1
+            }
+            return nil
+        }
+    }
 
     private func find(_ needle: [UInt8]) -> Int? {
         guard available >= needle.count else { return nil }
