@@ -7,18 +7,21 @@
 // a BroadcastChannel; the others listen there, each in line for the lock.
 // When that tab stops listening or is closed, the lock goes to the next in
 // line, which opens the stream anew: each tab hears its `open`, as after a
-// reconnection, and catches up.
+// reconnection, and catches up. Browsers give Web Locks only to secure
+// pages (HTTPS, and http://localhost); on a site served over plain HTTP the
+// tabs take turns through a lease in localStorage instead (`leaseTurn`).
 
 /**
  * Listens to the event stream at `url` with the browser's other tabs:
  * `open()`, `message(data)` and `error(closed)` as an EventSource's
  * (`closed`: refused or ended for good, it is not opened again). Returns
  * `readyState` (EventSource's values) and `close()`. Where the browser has
- * no Web Locks or BroadcastChannel, an EventSource of the tab's own: Web
- * Locks are only given to secure pages (HTTPS, and http://localhost).
+ * no BroadcastChannel, or neither Web Locks nor localStorage, an
+ * EventSource of the tab's own.
  */
 export function sharedEventSource(url, { open, message, error }) {
-  if (!('locks' in navigator) || !('BroadcastChannel' in window)) return ownEventSource(url, { open, message, error });
+  const takeTurn = 'locks' in navigator ? lockTurn : (storageWorks() ? leaseTurn : null);
+  if (!takeTurn || !('BroadcastChannel' in window)) return ownEventSource(url, { open, message, error });
   const name = `ireporter.live ${new URL(url, location.href).href}`;
   const channel = new BroadcastChannel(name);
   const inLine = new AbortController();
@@ -84,10 +87,20 @@ export function sharedEventSource(url, { open, message, error }) {
     };
   };
 
-  navigator.locks.request(name, { signal: inLine.signal }, () => new Promise((resolve) => {
+  const queue = () => takeTurn(name, inLine.signal, () => new Promise((resolve) => {
     release = resolve;
     if (ended) resolve(); else lead();
-  })).catch(() => { /* out of line: closed before its turn */ });
+  }), stepDown).catch(() => { /* out of line: closed before its turn */ });
+  // A lease lost while the browser froze this tab: another tab listens now. Back in line.
+  const stepDown = () => {
+    source?.close();
+    source = null;
+    release = null;
+    if (ended) return;
+    queue();
+    tell({ kind: 'hello', from: me });
+  };
+  queue();
   // The one listening now, if any, says so to this tab alone.
   tell({ kind: 'hello', from: me });
   // The tab closed or left while listening for the others: they poll until the next in line has it open.
@@ -115,6 +128,100 @@ export function spread(ms) {
 
 /** How long a tab whose stream was refused keeps the lock (ms). */
 const REFUSAL_HOLD_MS = 1000;
+
+/**
+ * Waits in line for the lock `name` until `signal` aborts, then runs
+ * `holding()` and keeps the lock until the promise it returns resolves.
+ */
+function lockTurn(name, signal, holding) {
+  return navigator.locks.request(name, { signal }, holding);
+}
+
+/** How long a lease lasts unless renewed, and how often it is renewed (ms). */
+const LEASE_MS = 6000;
+const RENEW_MS = 2000;
+/** How long a claim is left before it is read back: a later claim of another tab wins. */
+const CLAIM_SETTLE_MS = 200;
+
+/**
+ * `lockTurn` for pages without Web Locks: a lease in localStorage
+ * (`<name> lease`: the tab and when its lease ends), renewed while held and
+ * given up when the holding ends or the page goes. The others wait for it
+ * to be given up (a `storage` event) or to end. Two tabs claiming it at
+ * once both read it back and the one written last keeps it. A tab that
+ * the browser froze for longer than the lease finds another's there when
+ * it wakes: `lost()` tells it, and its turn has ended.
+ */
+function leaseTurn(name, signal, holding, lost) {
+  const key = `${name} lease`;
+  const me = Math.random().toString(36).slice(2);
+  const read = () => {
+    try { return JSON.parse(localStorage.getItem(key)); } catch { return null; }
+  };
+  const claim = () => localStorage.setItem(key, JSON.stringify({ tab: me, until: Date.now() + LEASE_MS }));
+  const othersHold = () => {
+    const lease = read();
+    return lease !== null && lease.tab !== me && lease.until > Date.now();
+  };
+  const giveUp = () => { if (read()?.tab === me) localStorage.removeItem(key); };
+  return new Promise((resolve, reject) => {
+    let timer = 0;
+    let renewing = 0;
+    const stopWaiting = () => {
+      clearTimeout(timer);
+      removeEventListener('storage', given);
+      signal.removeEventListener('abort', abort);
+    };
+    const abort = () => {
+      stopWaiting();
+      giveUp();
+      reject(signal.reason);
+    };
+    const given = (event) => { if (event.key === key && event.newValue === null) attempt(); };
+    const attempt = () => {
+      clearTimeout(timer);
+      if (othersHold()) {
+        timer = setTimeout(attempt, spread(RENEW_MS));
+        return;
+      }
+      claim();
+      timer = setTimeout(() => (othersHold() ? attempt() : take()), CLAIM_SETTLE_MS);
+    };
+    const ended = () => {
+      clearInterval(renewing);
+      removeEventListener('pagehide', giveUp);
+      resolve();
+    };
+    const take = () => {
+      stopWaiting();
+      claim();
+      addEventListener('pagehide', giveUp);
+      renewing = setInterval(() => {
+        if (!othersHold()) return claim();
+        ended();
+        lost();
+      }, RENEW_MS);
+      Promise.resolve(holding()).finally(() => {
+        giveUp();
+        ended();
+      });
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    addEventListener('storage', given);
+    attempt();
+  });
+}
+
+/** Whether localStorage can be written (not in some private modes, nor where storage is blocked). */
+function storageWorks() {
+  try {
+    localStorage.setItem('ireporter.probe', '1');
+    localStorage.removeItem('ireporter.probe');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function ownEventSource(url, { open, message, error }) {
   const source = new EventSource(url);
