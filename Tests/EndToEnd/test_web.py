@@ -1465,6 +1465,60 @@ def test_tabs_share_one_connection_to_each_live_stream(web_site, desktop, client
     wait_for(lambda: button(desktop, "Log in"), what="logged out")
 
 
+# Counts the page's open EventSources (window.openSources).
+COUNTING_EVENT_SOURCES = """
+window.openSources = 0;
+window.EventSource = class extends EventSource {
+  constructor(...args) { super(...args); window.openSources += 1; }
+  close() { if (this.readyState !== EventSource.CLOSED) window.openSources -= 1; super.close(); }
+};
+"""
+
+
+def test_a_frozen_listening_tab_hands_its_lease_on_and_steps_down_when_it_wakes(web_site, desktop, client, images):
+    """Without Web Locks (plain HTTP) a lease says which tab listens. One
+    that the browser freezes cannot renew it: after 6 s another tab takes
+    the stream over, and the frozen one, once awake, closes its own."""
+    poster = client()
+    assert poster.register("frozen-poster", app_password("pw")).status == 200
+    home = desktop.current_window_handle
+    desktop.get("about:blank")
+    try:
+        tabs = []
+        for _ in range(2):
+            desktop.switch_to.new_window("tab")
+            for script in (WITHOUT_WEB_LOCKS, COUNTING_EVENT_SOURCES):
+                desktop.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+            desktop.get(web_site)
+            wait_for(lambda: updates(desktop) == "live", what="live in the new tab")
+            tabs.append(desktop.current_window_handle)
+        listening, other = tabs
+
+        def open_sources(handle: str) -> int:
+            desktop.switch_to.window(handle)
+            return desktop.execute_script("return window.openSources")
+
+        assert (open_sources(listening), open_sources(other)) == (1, 0)
+        desktop.switch_to.window(listening)
+        desktop.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
+        desktop.switch_to.window(other)
+        assert poster.upload(images.photo, "While one tab slept").body == b'{"successful":1}'
+        wait_for(lambda: tiles(desktop)[:1] == ["While one tab slept"], timeout=20, what="the photo through the other tab")
+        assert open_sources(other) == 1
+        desktop.switch_to.window(listening)
+        desktop.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
+        wait_for(lambda: open_sources(listening) == 0, what="the woken tab's stream closed")
+        wait_for(lambda: tiles(desktop)[:1] == ["While one tab slept"], what="the woken tab caught up")
+        assert poster.upload(images.photo, "Both awake").body == b'{"successful":1}'
+        for handle in tabs:
+            desktop.switch_to.window(handle)
+            wait_for(lambda: tiles(desktop)[:1] == ["Both awake"], what="the next photo")
+        assert (open_sources(listening), open_sources(other)) == (0, 1)
+    finally:
+        close_other_tabs(desktop, home)
+    desktop.get(web_site)
+
+
 def test_a_photo_link_left_before_the_grid_loads_does_not_open_over_the_next_view(web_site, desktop, client, images):
     """A link to a photo opens it over the grid, which it loads first; a
     view chosen meanwhile (a person's page, here) used to get the photo
