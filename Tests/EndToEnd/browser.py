@@ -187,6 +187,20 @@ def close_other_tabs(driver, keep: str):
     driver.switch_to.window(keep)
 
 
+def open_live_tabs(driver, site: str, count: int, scripts: tuple[str, ...] = ()) -> list[str]:
+    """Opens `count` new tabs on `site`, each running `scripts` before the
+    page's own, and waits until each gets new photos live: their handles."""
+    handles = []
+    for _ in range(count):
+        driver.switch_to.new_window("tab")
+        for script in scripts:
+            driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+        driver.get(site)
+        wait_for(lambda: updates(driver) == "live", what="live in the new tab")
+        handles.append(driver.current_window_handle)
+    return handles
+
+
 def by_label(driver, label: str):
     """The form control whose <label> says `label` (how a person finds it)."""
     for element in driver.find_elements(By.XPATH, f"//label[normalize-space()='{label}']"):

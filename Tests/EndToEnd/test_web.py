@@ -25,8 +25,8 @@ import browser
 from appclient import jpeg_size
 from e2e import app_password
 from browser import (Held, accessible_name, button, by_label, choose_photo, close_other_tabs, comment_in_two_lines,
-                     console_errors, effect_previews, link, log_in, named, no_dialog, open_newest, post_photo,
-                     shown_comment_lines, tiles, updates, upload_photo, wait_for)
+                     console_errors, effect_previews, link, log_in, named, no_dialog, open_live_tabs, open_newest,
+                     post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -1425,14 +1425,7 @@ def test_tabs_share_one_connection_to_each_live_stream(web_site, desktop, client
     home = desktop.current_window_handle
     desktop.get("about:blank")
     try:
-        tabs = []
-        for _ in range(4):
-            desktop.switch_to.new_window("tab")
-            if not web_locks:
-                desktop.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WITHOUT_WEB_LOCKS})
-            desktop.get(web_site)
-            wait_for(lambda: updates(desktop) == "live", what="live in the new tab")
-            tabs.append(desktop.current_window_handle)
+        tabs = open_live_tabs(desktop, web_site, 4, () if web_locks else (WITHOUT_WEB_LOCKS,))
         assert desktop.execute_script("return 'locks' in navigator") is web_locks
         leases = desktop.execute_script("return Object.keys(localStorage).filter((key) => key.endsWith(' lease'))")
         assert len(leases) == (0 if web_locks else 2), leases  # the photos' stream and the notifications'
@@ -1484,15 +1477,7 @@ def test_a_frozen_listening_tab_hands_its_lease_on_and_steps_down_when_it_wakes(
     home = desktop.current_window_handle
     desktop.get("about:blank")
     try:
-        tabs = []
-        for _ in range(2):
-            desktop.switch_to.new_window("tab")
-            for script in (WITHOUT_WEB_LOCKS, COUNTING_EVENT_SOURCES):
-                desktop.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
-            desktop.get(web_site)
-            wait_for(lambda: updates(desktop) == "live", what="live in the new tab")
-            tabs.append(desktop.current_window_handle)
-        listening, other = tabs
+        listening, other = tabs = open_live_tabs(desktop, web_site, 2, (WITHOUT_WEB_LOCKS, COUNTING_EVENT_SOURCES))
 
         def open_sources(handle: str) -> int:
             desktop.switch_to.window(handle)
