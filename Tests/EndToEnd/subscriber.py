@@ -4,11 +4,12 @@ a browser's EventSource is: test_live.py and test_redis.py (across hosts).
 only so many subscribers per address (deploy/nginx/ireporter-live.conf)."""
 from __future__ import annotations
 
+import itertools
 import json
 import selectors
 import socket
 import time
-from typing import Callable
+import urllib.request
 
 from appclient import Endpoint
 
@@ -85,26 +86,56 @@ def subscribe_all(endpoint: Endpoint, sources: list[str], deadline: float,
     return accepted, refused
 
 
-def photo_reaches_every_host(upload_url: str, subscriber_urls: list[str], redis_keys: Callable[[], str], tag: str):
+# The title of the probes photo_reaches_every_host publishes, and skips.
+PROBE = "probe of the live channel "
+
+
+def photo_reaches_every_host(upload_url: str, subscriber_urls: list[str], publish_key: str, tag: str):
     """A live subscriber on each of `subscriber_urls` (app hosts, or a front)
     gets the photo a new user posts through `upload_url` within 5 s: the live
-    channel is shared through Redis (`redis_keys`: its KEYS *, where Nchan's
-    channel shows once it has the subscribers)."""
+    channel is shared through Redis. Each subscription is first seen to be
+    in place, Nchan's in Redis included, which its 200 alone does not say:
+    probes are published through `upload_url`'s host (with `publish_key`,
+    its live_publish_key) until every subscriber has heard one."""
     import servers
     from appclient import AppClient
     user = servers.unique_name(tag)
     title = f"posted through {upload_url} by {user}"
     subscribers = [Subscriber(Endpoint(url)) for url in subscriber_urls]
     try:
-        servers.wait_for(lambda: any(key.startswith("{channel:") for key in redis_keys().split()), 10,
-                         what="Nchan's channel in Redis")
+        publish_probes_until_heard(upload_url.split("/iReporter/")[0] + "/ireporter-publish", publish_key, subscribers)
         with AppClient(Endpoint(upload_url), timeout=30) as phone:
             assert phone.register(user, servers.app_password("live")).json()["result"][0]["username"] == user
             started = time.monotonic()
             assert phone.upload(servers.photo(), title).json() == {"successful": 1}
         for subscriber in subscribers:
             got = subscriber.next_row(started + 5)
+            while got["title"].startswith(PROBE):  # (published before the last one was heard)
+                got = subscriber.next_row(started + 5)
             assert (got["title"], got["username"]) == (title, user), got
     finally:
         for subscriber in subscribers:
             subscriber.close()
+
+
+def publish_probes_until_heard(publish_url: str, publish_key: str, subscribers: list[Subscriber], within: float = 15):
+    """Publishes a probe to the photos' channel every half second until each
+    of `subscribers` has read one (bounded by `within` seconds)."""
+    deadline = time.monotonic() + within
+    waiting = list(subscribers)
+    for n in itertools.count(1):
+        assert time.monotonic() < deadline, f"{len(waiting)} of {len(subscribers)} subscribers heard no probe"
+        probe = json.dumps({"result": [{"IdPhoto": "0", "title": f"{PROBE}{n}", "IdUser": "0", "username": ""}]})
+        request = urllib.request.Request(publish_url, data=probe.encode(), headers={
+            "Content-Type": "application/json", "X-IReporter-Publish-Key": publish_key})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            answer.read()
+        heard_by = time.monotonic() + 0.5
+        for subscriber in list(waiting):
+            try:
+                if subscriber.next_row(heard_by)["title"].startswith(PROBE):
+                    waiting.remove(subscriber)
+            except TimeoutError:
+                pass
+        if not waiting:
+            return
