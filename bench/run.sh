@@ -216,16 +216,20 @@ cleanup() {
   fi
   # Session files and photos made by the runs (never deleted between runs:
   # see README, "ext4 and deleted inodes"). The seeded database stays.
+  # Counted (`deleted`) for the next run's results (after_cleanup below).
+  local deleted=0
   if [ "$KEEP_UP" != 1 ]; then
+    deleted=$(( deleted + $(find "$SESSION_DIR" -type f 2>/dev/null | wc -l) ))
     rm -rf "$SESSION_DIR"
-    find "$UPLOAD_DIR" -mindepth 1 -maxdepth 1 -name '*.jpg' -newer "$W/run.marker" -delete 2>/dev/null
+    deleted=$(( deleted + $(find "$UPLOAD_DIR" -mindepth 1 -maxdepth 1 -name '*.jpg' -newer "$W/run.marker" -print -delete 2>/dev/null | wc -l) ))
     # PHP's session files: only if we started (and so just stopped) the reference
     if [ "$REF_STARTED" = 1 ] && [ -d /tmp/ref-php/sessions ]; then
-      find /tmp/ref-php/sessions -mindepth 1 -maxdepth 1 -name 'sess_*' -newer "$W/run.marker" -delete
+      deleted=$(( deleted + $(find /tmp/ref-php/sessions -mindepth 1 -maxdepth 1 -name 'sess_*' -newer "$W/run.marker" -print -delete | wc -l) ))
     fi
   fi
   for t in "${TRASH[@]}"; do rm -rf "$t"; done
-  [ -d "$REF_UPLOADS" ] && find "$REF_UPLOADS" -mindepth 1 -maxdepth 1 -name '*.jpg' -newer "$W/run.marker" -delete
+  [ -d "$REF_UPLOADS" ] && deleted=$(( deleted + $(find "$REF_UPLOADS" -mindepth 1 -maxdepth 1 -name '*.jpg' -newer "$W/run.marker" -print -delete | wc -l) ))
+  echo "$(date +%s) $deleted" > "$W/last-cleanup"
   [ -n "${DB_SEEDED:-}" ] && "${DB[@]}" -e "DELETE FROM photos WHERE IdPhoto > $LAST_ID; ALTER TABLE photos AUTO_INCREMENT = $((LAST_ID + 1))" 2>/dev/null
   log "done in $(( $(date +%s) - START_TS )) s; results: $RES/results.md"
   exit "$rc"
@@ -355,10 +359,19 @@ explain() { # the stream query as both servers send it
 }
 PHPV="$(php -r 'echo PHP_MAJOR_VERSION.".".PHP_MINOR_VERSION;')"
 BENCH_COMMAND="$BENCH_COMMAND" python3 - "$RES/meta.json" <<PY
-import json, subprocess, sys, platform, os
+import json, subprocess, sys, platform, os, time
 def sh(c):
     r = subprocess.run(c, shell=True, capture_output=True, text=True)
     return r.stdout.strip() or r.stderr.strip()
+def after_cleanup():
+    # The previous run's deletions, if ext4 without a journal may still be
+    # skipping their inodes (60 s, 360 s while their table block is dirty).
+    try:
+        at, files = map(int, open("$W/last-cleanup").read().split())
+    except (OSError, ValueError):
+        return None
+    ago = int(time.time()) - at
+    return {"seconds": ago, "files": files} if ago < 360 and files > 0 else None
 meta = {
   "date": sh("date -u +%FT%TZ"), "command": os.environ["BENCH_COMMAND"],
   "reps": int("$REPS"), "duration": "$DUR", "conns": int("$CONNS"), "big_conns": int("$BIG_CONNS"),
@@ -385,6 +398,7 @@ meta = {
          "users": $USERS, "photos": $PHOTOS,
          "explain_seeded": sh("""$DBCMD -t -e 'EXPLAIN SELECT IdPhoto, title, l.IdUser, username FROM photos p JOIN login l ON (l.IdUser = p.IdUser) ORDER BY IdPhoto DESC LIMIT 50'""")},
   "images": sh("stat -c '%n %s' $SMALL $BIG"),
+  "after_cleanup": after_cleanup(),
 }
 json.dump(meta, open(sys.argv[1], "w"), indent=1)
 print(json.dumps(meta["machine"]), "\n", json.dumps(meta["versions"]))

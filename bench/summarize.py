@@ -141,6 +141,10 @@ def main():
       f"{reps} run(s) per scenario and server, ours and PHP alternating (order flipped on each repetition); "
       f"the tables show the median run by req/s. Every response checked (HTTP 200 and the expected JSON start): "
       f"{'yes' if meta.get('check', True) else 'NO'}.")
+    if after := meta.get("after_cleanup"):
+        w(f"- **Started {after['seconds']} s after the previous run's clean-up deleted {after['files']} files.** "
+          "On ext4 without a journal, creating a file skips the inodes freed in the last 60-360 s, which slows "
+          "the first server's runs most (bench/README.md, \"ext4 and deleted inodes\"): compare with care.")
     w("- CPU/request: CPU time (utime+stime) of each process group during the run divided by the requests wrk "
       "completed; groups: the application (our master + workers, or php-fpm master + pool), nginx (master + workers), mariadbd.")
     w("")
