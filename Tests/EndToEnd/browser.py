@@ -196,7 +196,8 @@ def open_live_tabs(driver, site: str, count: int, scripts: tuple[str, ...] = ())
         for script in scripts:
             driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
         driver.get(site)
-        wait_for(lambda: updates(driver) == "live", what="live in the new tab")
+        # (A lease a closed tab left, had it not given it up, ends within 10 s.)
+        wait_for(lambda: updates(driver) == "live", timeout=20, what="live in the new tab")
         handles.append(driver.current_window_handle)
     return handles
 

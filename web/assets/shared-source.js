@@ -142,18 +142,24 @@ const LEASE_MS = 6000;
 const RENEW_MS = 2000;
 /** How long a claim is left before it is read back: a later claim of another tab wins. */
 const CLAIM_SETTLE_MS = 200;
+const LEASE_PREFIX = 'ireporter.lease ';
 
 /**
- * `lockTurn` for pages without Web Locks: a lease in localStorage
- * (`<name> lease`: the tab and when its lease ends), renewed while held and
- * given up when the holding ends or the page goes. The others wait for it
- * to be given up (a `storage` event) or to end. Two tabs claiming it at
- * once both read it back and the one written last keeps it. A tab that
- * the browser froze for longer than the lease finds another's there when
- * it wakes: `lost()` tells it, and its turn has ended.
+ * `lockTurn` for pages without Web Locks: a lease in localStorage (the tab
+ * and when its lease ends), renewed while held and given up when the
+ * holding ends or the page goes. The others wait for it to be given up (a
+ * `storage` event) or to end. Two tabs claiming it at once both read it
+ * back, and the one written last keeps it. A holder whose lease ended
+ * unrenewed (the browser froze it, or ran its timers only once a minute in
+ * the background) finds another's there at its next renewal: `lost()`
+ * tells it that its turn has ended. (Asking a holder whether it is alive
+ * would not do: a tab frozen in Chrome still answers a BroadcastChannel,
+ * while its stream and its timers wait.) The key names the stream by a
+ * hash: a person's notification channel is as private as a session
+ * cookie, and localStorage is on disk.
  */
 function leaseTurn(name, signal, holding, lost) {
-  const key = `${name} lease`;
+  const key = LEASE_PREFIX + hashed(name);
   const me = Math.random().toString(36).slice(2);
   const read = () => {
     try { return JSON.parse(localStorage.getItem(key)); } catch { return null; }
@@ -164,6 +170,7 @@ function leaseTurn(name, signal, holding, lost) {
     return lease !== null && lease.tab !== me && lease.until > Date.now();
   };
   const giveUp = () => { if (read()?.tab === me) localStorage.removeItem(key); };
+  sweepEndedLeases();
   return new Promise((resolve, reject) => {
     let timer = 0;
     let renewing = 0;
@@ -210,6 +217,27 @@ function leaseTurn(name, signal, holding, lost) {
     addEventListener('storage', given);
     attempt();
   });
+}
+
+/** Leases whose tabs went without giving them up (a crash, a tab discarded), a minute after they ended. */
+function sweepEndedLeases() {
+  for (let i = localStorage.length - 1; i >= 0; i -= 1) {
+    const key = localStorage.key(i);
+    if (!key?.startsWith(LEASE_PREFIX)) continue;
+    let until = 0;
+    try { until = JSON.parse(localStorage.getItem(key)).until; } catch { /* not a lease: swept */ }
+    if (!(until > Date.now() - 60000)) localStorage.removeItem(key);
+  }
+}
+
+/** A stream's name in a lease's key: FNV-1a, 32 bits (a name, not a secret; crypto.subtle needs HTTPS). */
+function hashed(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
 }
 
 /** Whether localStorage can be written (not in some private modes, nor where storage is blocked). */
