@@ -280,6 +280,18 @@ def log_in(driver, site: str, username: str, password: str, register: bool):
     wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "#account a").text == username, what="the account name")
 
 
+def log_out(driver):
+    button(driver, "Log out").click()
+    wait_for(lambda: button(driver, "Log in"), what="logged out")
+
+
+def wait_in_every_tab(driver, handles: list[str], check: Callable[[], object], what: str, timeout: float = 10.0):
+    """Goes to each of the tabs `handles` in turn and waits there until `check()` holds."""
+    for number, handle in enumerate(handles, 1):
+        driver.switch_to.window(handle)
+        wait_for(check, timeout, what=f"{what} in tab {number}")
+
+
 def post_photo(driver, path: Path, title: str, effect: str = ""):
     choose_photo(driver, path, effect)
     upload_photo(driver, title)

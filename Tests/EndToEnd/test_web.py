@@ -25,8 +25,9 @@ import browser
 from appclient import jpeg_size
 from e2e import app_password
 from browser import (Held, accessible_name, button, by_label, choose_photo, close_other_tabs, comment_in_two_lines,
-                     console_errors, effect_previews, link, log_in, named, no_dialog, open_live_tabs, open_newest,
-                     post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for)
+                     console_errors, effect_previews, link, log_in, log_out, named, no_dialog, open_live_tabs,
+                     open_newest, post_photo, shown_comment_lines, tiles, updates, upload_photo, wait_for,
+                     wait_in_every_tab)
 
 pytestmark = pytest.mark.usefixtures("fresh_db")
 
@@ -554,8 +555,7 @@ def test_screenshots_of_a_persons_page_and_of_posting(web_site, desktop, phone, 
         by_label(driver, "Title").send_keys("Evening light")
         screenshot(driver, SCREENSHOTS / f"{name}-post.png", images)
         button(driver, "Cancel").click()
-        button(driver, "Log out").click()
-        wait_for(lambda: button(driver, "Log in"), what="logged out")
+        log_out(driver)
     assert console_errors(desktop) == [] and console_errors(phone) == []
 
 
@@ -620,8 +620,7 @@ def test_a_double_tap_on_the_photo_likes_it(web_site, phone, client, images):
     wait_for(lambda: phone.find_element(By.ID, "viewer-title").text == older, what="the next photo by a swipe")
     phone.find_element(By.ID, "viewer-close").click()
     wait_for(lambda: not phone.find_element(By.ID, "viewer").is_displayed(), what="the photo view closed")
-    button(phone, "Log out").click()
-    wait_for(lambda: button(phone, "Log in"), what="logged out")
+    log_out(phone)
     assert console_errors(phone) == []
 
 
@@ -679,8 +678,7 @@ def test_keys_views_and_names_as_a_person_meets_them(web_site, desktop, phone, c
     log_in(phone, web_site, long_name, "pw", register=False)
     assert phone.execute_script("return document.documentElement.scrollWidth <= innerWidth"), "the bar wider than the screen"
     assert named(phone, "Log out").is_displayed()
-    button(phone, "Log out").click()
-    wait_for(lambda: button(phone, "Log in"), what="logged out")
+    log_out(phone)
 
 
 def test_features_are_asked_again_after_the_server_was_unreachable(web_site, client, images):
@@ -829,8 +827,7 @@ def test_settings_list_the_apps_with_access_and_revoke_one(web_site, desktop, cl
     with pytest.raises(MastodonAPIError) as refused:
         phone_app.account_verify_credentials()
     assert refused.value.args[1] == 401
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
     assert console_errors(desktop) == []
 
 
@@ -905,8 +902,7 @@ def test_settings_change_the_password_download_the_data_and_delete_the_account(w
                  what=f"the confirmation on the {name}")
         screenshot(driver, SCREENSHOTS / f"{name}-delete-account.png", images)
         button(driver, "Cancel").click()
-        button(driver, "Log out").click()
-        wait_for(lambda: button(driver, "Log in"), what="logged out")
+        log_out(driver)
 
 
 def test_a_download_after_the_session_ended_elsewhere_offers_the_login(web_site, desktop, client):
@@ -990,8 +986,7 @@ def test_follow_home_explore_and_live_notifications(web_site, desktop, phone, cl
         driver.get(f"{web_site}#/user/{bob_id}")
         wait_for(lambda: named(driver, "Unfollow"), what=f"Unfollow on the {name}").click()
         wait_for(lambda: named(driver, "Follow"), what=f"Follow on the {name}")
-        button(driver, "Log out").click()
-        wait_for(lambda: button(driver, "Log in"), what="logged out")
+        log_out(driver)
 
 
 def test_a_second_tab_follows_who_is_signed_in(web_site, desktop):
@@ -1007,8 +1002,7 @@ def test_a_second_tab_follows_who_is_signed_in(web_site, desktop):
         desktop.get(f"{web_site}#/settings")
         wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#account a").text == "tab-first", what="the second tab signed in")
         desktop.switch_to.window(first)
-        button(desktop, "Log out").click()
-        wait_for(lambda: button(desktop, "Log in"), what="logged out")
+        log_out(desktop)
         desktop.switch_to.window(second)
         wait_for(lambda: button(desktop, "Log in"), what="the second tab logged out too")
         assert not desktop.find_element(By.ID, "settings").is_displayed(), "no signed-in forms left"
@@ -1018,8 +1012,7 @@ def test_a_second_tab_follows_who_is_signed_in(web_site, desktop):
         wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#account a").text == "tab-second", what="the second tab following")
     finally:
         close_other_tabs(desktop, first)
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_a_comment_half_typed_stays_with_its_photo(web_site, desktop, client, images):
@@ -1034,8 +1027,7 @@ def test_a_comment_half_typed_stays_with_its_photo(web_site, desktop, client, im
     wait_for(lambda: desktop.find_element(By.ID, "viewer-title").text == "Draft one", what="the next photo")
     assert desktop.find_element(By.ID, "comment-text").get_attribute("value") == ""
     desktop.find_element(By.ID, "viewer-close").click()
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_notifications_read_on_another_device_are_not_new_here(web_site, desktop, client):
@@ -1057,8 +1049,7 @@ def test_notifications_read_on_another_device_are_not_new_here(web_site, desktop
     wait_for(lambda: "marker-carol followed you" in desktop.find_element(By.ID, "notification-list").text, what="the list")
     newest = alice.call({"command": "notifications"}).json()["result"][0]["id"]
     wait_for(lambda: alice.call({"command": "markers"}).json()["result"][0]["last_read_id"] == newest, what="read here, marked there")
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_a_session_lost_while_posting_offers_the_login_over_the_post(web_site, desktop, images, tmp_path):
@@ -1082,8 +1073,7 @@ def test_a_session_lost_while_posting_offers_the_login_over_the_post(web_site, d
     by_label(desktop, "Title").send_keys("After the login")
     button(desktop, "Upload").click()
     wait_for(lambda: "After the login" in tiles(desktop), timeout=20, what="the photo in the grid")
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_the_focus_stays_on_the_page_and_byte_limits_are_said(web_site, desktop, images, tmp_path):
@@ -1190,8 +1180,7 @@ def test_back_closes_the_photo_titles_say_where_and_a_like_waits_for_the_login(w
              what="the byte limit said")
     assert poster.call({"command": "comments", "IdPhoto": newest["IdPhoto"]}).json() == {"result": []}
     desktop.find_element(By.ID, "viewer-close").click()
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_site, desktop, phone, client, images):
@@ -1235,8 +1224,7 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
     going = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
     assert poster.upload(images.photo, "Commented").body == b'{"successful":1}'
     photo = poster.call({"command": "stream"}).json()["result"][0]["IdPhoto"]
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
     log_in(desktop, web_site, "offline-poster", "pw", register=False)
     commenter = client()
     assert commenter.register("offline-commenter", app_password("pw")).status == 200
@@ -1261,8 +1249,7 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
     wait_for(lambda: not desktop.find_element(By.ID, "viewer").is_displayed(), what="the photo closed")
     wait_for(lambda: desktop.switch_to.active_element == photo_link, what="the focus back on the notification's link")
     assert desktop.execute_script("return location.hash") == "#/notifications", "one Escape closed it, over the list"
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
     log_in(phone, web_site, "w" * 40, "pw", register=True)
     words = phone.execute_script(
@@ -1270,8 +1257,7 @@ def test_offline_and_deleted_photos_are_said_and_notifications_read_well(web_sit
         ".map(e => [e.textContent, e.getClientRects().length === 1 && e.scrollWidth <= e.clientWidth + 1])")
     assert words and all(whole for _, whole in words), words
     assert phone.execute_script("return document.documentElement.scrollWidth <= innerWidth")
-    button(phone, "Log out").click()
-    wait_for(lambda: button(phone, "Log in"), what="logged out")
+    log_out(phone)
 
 
 
@@ -1311,8 +1297,7 @@ def test_a_notification_that_comes_before_an_older_count_stays_counted(web_site,
         wait_for(lambda: held.answered("notifications") >= 3 and held.answering("notifications") == 0,
                  what="the count asked again, answered")
         assert unread(desktop) == "1"
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_a_refused_notification_channel_is_asked_for_again(web_site, desktop, client, images):
@@ -1330,8 +1315,7 @@ def test_a_refused_notification_channel_is_asked_for_again(web_site, desktop, cl
         wait_for(lambda: unread(desktop) == "1", what="the comment counted")
         assert held.run("return held.refuseChannels") == 0
     assert any("no-such-event-stream" in error for error in console_errors(desktop))  # the refusal
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_notifications_read_in_one_tab_leave_the_others_badge(web_site, desktop, client, images):
@@ -1355,8 +1339,7 @@ def test_notifications_read_in_one_tab_leave_the_others_badge(web_site, desktop,
         wait_for(lambda: unread(desktop) == "", what="read there too")
     finally:
         close_other_tabs(desktop, first)
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_older_answers_do_not_undo_a_comment_or_a_like(web_site, desktop, client, images):
@@ -1387,8 +1370,7 @@ def test_older_answers_do_not_undo_a_comment_or_a_like(web_site, desktop, client
                 "the heart filled": like.get_attribute("aria-pressed") == "true"}
         assert all(kept.values()), kept
     desktop.find_element(By.ID, "viewer-close").click()
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 def test_a_feature_the_server_could_not_be_asked_about_is_asked_again(web_site, desktop, client, images):
@@ -1402,8 +1384,7 @@ def test_a_feature_the_server_could_not_be_asked_about_is_asked_again(web_site, 
         log_in(desktop, web_site, "asked-again", "pw", register=False)
         wait_for(lambda: link(desktop, "Notifications"), timeout=20, what="Notifications, once asked again")
         assert link(desktop, "Home")
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 # Web Locks are given only to secure pages: deleted, the page is as on a site served over plain HTTP.
@@ -1437,28 +1418,19 @@ def test_tabs_share_one_connection_to_each_live_stream(web_site, desktop, client
         open_newest(desktop)
         wait_for(lambda: shown_comment_lines(desktop, "seen in every tab"), what="the comment in the fourth tab")
         desktop.find_element(By.ID, "viewer-close").click()
-
-        def everywhere(check, what: str, handles: list[str]):
-            for handle in handles:
-                desktop.switch_to.window(handle)
-                wait_for(check, what=f"{what} in tab {handles.index(handle) + 1}")
-
         assert poster.upload(images.photo, "Live everywhere").body == b'{"successful":1}'
-        everywhere(lambda: tiles(desktop)[:1] == ["Live everywhere"], "the new photo", tabs)
-        everywhere(lambda: unread(desktop) == "1", "the comment counted", tabs)
+        wait_in_every_tab(desktop, tabs, lambda: tiles(desktop)[:1] == ["Live everywhere"], "the new photo")
+        wait_in_every_tab(desktop, tabs, lambda: unread(desktop) == "1", "the comment counted")
         # The tab that listens for them all is closed: another takes over.
         desktop.switch_to.window(tabs.pop(0))
         desktop.close()
         assert poster.upload(images.photo, "After the first tab").body == b'{"successful":1}'
         # (Bounded by a lease's end, had the closed tab not given it up.)
-        for handle in tabs:
-            desktop.switch_to.window(handle)
-            wait_for(lambda: tiles(desktop)[:1] == ["After the first tab"], timeout=20, what="the next photo")
+        wait_in_every_tab(desktop, tabs, lambda: tiles(desktop)[:1] == ["After the first tab"], "the next photo", timeout=20)
     finally:
         close_other_tabs(desktop, home)
     desktop.get(web_site)
-    button(desktop, "Log out").click()
-    wait_for(lambda: button(desktop, "Log in"), what="logged out")
+    log_out(desktop)
 
 
 # Counts the page's open EventSources (window.openSources).
@@ -1500,9 +1472,7 @@ def test_a_frozen_listening_tab_hands_its_lease_on_and_steps_down_when_it_wakes(
         wait_for(lambda: open_sources(listening) == 0, what="the woken tab's stream closed")
         wait_for(lambda: tiles(desktop)[:1] == ["While one tab slept"], what="the woken tab caught up")
         assert poster.upload(images.photo, "Both awake").body == b'{"successful":1}'
-        for handle in tabs:
-            desktop.switch_to.window(handle)
-            wait_for(lambda: tiles(desktop)[:1] == ["Both awake"], what="the next photo")
+        wait_in_every_tab(desktop, tabs, lambda: tiles(desktop)[:1] == ["Both awake"], "the next photo")
         assert (open_sources(listening), open_sources(other)) == (0, 1)
     finally:
         close_other_tabs(desktop, home)

@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 import browser
 import servers
 from appclient import AppClient
-from browser import button, console_errors, log_in, post_photo, tiles, wait_for
+from browser import console_errors, log_in, log_out, tiles, wait_for
 from test_differential import reference, reset_reference  # noqa: F401 (the fixture, shared)
 
 PORT = servers.http_port(3)
@@ -114,6 +114,5 @@ def test_the_page_works_with_the_2012_server(site, driver, images, tmp_path):
     wait_for(lambda: driver.find_element(By.ID, "heading").text == "phpweb", what="the person's name")
     assert not driver.find_element(By.ID, "stats").is_displayed()
 
-    button(driver, "Log out").click()
-    wait_for(lambda: button(driver, "Log in"), what="logged out")
+    log_out(driver)
     assert console_errors(driver) == []
