@@ -409,6 +409,23 @@ class DatabaseScript:
                        capture_output=True, timeout=200)
 
 
+class GaleraNodes(DatabaseScript):
+    """scripts/galera.sh's three nodes in `directory`: SQL on one of them."""
+
+    def __init__(self, directory: Path, port: int | str):
+        super().__init__("galera.sh", directory, port)
+
+    def sql(self, node: int, text: str) -> str:
+        return self.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
+
+    def read(self, node: int, text: str) -> str:
+        """`text` once node `node` has applied every write the cluster
+        committed before it (a causal read: the `mariadb` client's session
+        does not wait, and a write acknowledged through another node may
+        not be applied here yet)."""
+        return self.sql(node, "SET SESSION wsrep_sync_wait = 1; " + text)
+
+
 @dataclass
 class Database:
     url: str

@@ -69,7 +69,7 @@ class Cluster:
                                      APP_PORTS=" ".join(map(str, app_ports)), GALERA_PORT=str(galera_port),
                                      REDIS_PORT=str(redis_port), S3_PORT=str(s3_port), SKIP_BUILD="1",
                                      BINARY=str(servers.binary()), **settings)
-        self.galera_nodes = servers.DatabaseScript("galera.sh", directory / "galera", galera_port)
+        self.galera_nodes = servers.GaleraNodes(directory / "galera", galera_port)
         # Each host's spool files; the photos are in the bucket.
         self.spool_dirs = [directory / f"host{n}" / "spool" for n in (1, 2)]
 
@@ -77,14 +77,6 @@ class Cluster:
         p = subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=self.env)
         assert p.returncode == 0, f"cluster.sh {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
         return p.stdout
-
-    def sql(self, node: int, text: str) -> str:
-        return self.galera_nodes.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
-
-    def read(self, node: int, text: str) -> str:
-        """`text` once node `node` has applied every write committed
-        through the others before it (a causal read)."""
-        return self.sql(node, "SET SESSION wsrep_sync_wait = 1; " + text)
 
     def galera(self, *args: str) -> float:
         """Runs a galera.sh command; returns the seconds it took."""
@@ -155,7 +147,7 @@ def test_cluster_up_started_everything_and_status_says_so(cluster):
     assert "session_store = redis" in config and f"upload_dir = {cluster.spool_dirs[1]}\n" in config
     assert "photo_store = s3\n" in config and f"s3_url = {cluster.s3_url()}\n" in config
     # Every migration applied: 007's unique index on login.username.
-    assert "username" in cluster.sql(3, "SHOW INDEX FROM login WHERE Non_unique = 0")
+    assert "username" in cluster.galera_nodes.sql(3, "SHOW INDEX FROM login WHERE Non_unique = 0")
 
 
 def test_make_up_and_cluster_up_refuse_a_port_the_other_holds(cluster):
@@ -295,7 +287,7 @@ def front_load(tag: str) -> PhoneLoad:
 
 
 def objects_without_rows(cluster) -> int:
-    ids = set(cluster.read(2, "SELECT IdPhoto FROM photos").split())
+    ids = set(cluster.galera_nodes.read(2, "SELECT IdPhoto FROM photos").split())
     # (the tree's original is PUT first: an upload cut short may leave it alone)
     object_ids = {m.group(1) or m.group(2) for key in cluster.keys()
                   for m in [re.match(r"^(?:upload/(\d+)(?:-thumb)?|photos/\d+/\d+/(\d+)_[0-9a-f]+(?:_\w)?)\.jpg$", key)] if m}
@@ -307,9 +299,9 @@ def photos_check(cluster, load: PhoneLoad) -> dict:
     way. Objects without a row (a PUT the store took after its request gave
     up, a worker killed between its PUTs and its commit) are what `ireporter
     repair` sets aside: counted before it runs, and after."""
-    titles = {n: set(cluster.read(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
+    titles = {n: set(cluster.galera_nodes.read(n, "SELECT title FROM photos").splitlines()) for n in (1, 2, 3)}
     lost = [t for t in load.acknowledged if any(t not in titles[n] for n in (1, 2, 3))]
-    ids = set(cluster.read(2, "SELECT IdPhoto FROM photos").split())
+    ids = set(cluster.galera_nodes.read(2, "SELECT IdPhoto FROM photos").split())
     keys = set(cluster.keys())
     spools = [p.name for d in cluster.spool_dirs for p in d.iterdir() if p.is_file()]
     figures = {"acknowledged photos lost": len(lost),
@@ -363,7 +355,7 @@ def test_a_galera_node_killed_and_back_during_load(cluster):
     # connection there lost, or (a worker that had none yet) refused.
     said = rf"database node 127\.0\.0\.1:{GALERA_PORT} (lost, going on with another|refused, trying another)"
     assert re.search(said, (cluster.directory / "host1" / "ireporter.log").read_text(errors="replace")), cluster.logs()
-    assert cluster.sql(1, "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'").split()[-1] == "3"
+    assert cluster.galera_nodes.sql(1, "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'").split()[-1] == "3"
 
 
 def test_an_app_host_stopped_and_started_during_load(cluster):

@@ -76,16 +76,17 @@ def test_cluster_up_after_node_1_was_killed_under_load_keeps_every_photo(cluster
 
     upload = cluster.directory / "upload"
     for node in (1, 2, 3):
-        titles = set(cluster.sql(node, "SELECT title FROM photos").splitlines())
+        titles = set(cluster.galera_nodes.sql(node, "SELECT title FROM photos").splitlines())
         assert [t for t in load.acknowledged if t not in titles] == [], f"node {node} lost acknowledged photos"
-    ids = cluster.sql(1, "SELECT IdPhoto FROM photos").split()
+    ids = cluster.galera_nodes.sql(1, "SELECT IdPhoto FROM photos").split()
     assert [i for i in ids if not (upload / f"{i}.jpg").is_file() or not (upload / f"{i}-thumb.jpg").is_file()] == []
 
     # The cluster serves: a photo uploaded before the fault, and a new one.
     user, password = load.users[0], servers.app_password("pw")
     with AppClient(Endpoint(FRONT_URL), timeout=30) as phone:
         assert phone.login(user, password).json()["result"][0]["username"] == user
-        before = cluster.sql(2, f"SELECT IdPhoto FROM photos WHERE title = '{load.acknowledged[0]}'").strip()
+        first = load.acknowledged[0]
+        before = cluster.galera_nodes.sql(2, f"SELECT IdPhoto FROM photos WHERE title = '{first}'").strip()
         assert phone.get(f"upload/{before}.jpg").body == (upload / f"{before}.jpg").read_bytes()
         assert phone.upload(servers.small_photo(), f"after the restart {user}").json() == {"successful": 1}
         assert f"after the restart {user}" in [row["title"] for row in phone.stream().json()["result"]]

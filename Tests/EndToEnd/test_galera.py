@@ -64,11 +64,11 @@ exec /usr/sbin/mariadbd "$@"
 """
 
 
-class Galera(servers.DatabaseScript):
-    """scripts/galera.sh's three nodes in `directory`."""
+class Galera(servers.GaleraNodes):
+    """scripts/galera.sh's three nodes in `directory`, started partitionable."""
 
     def __init__(self, directory: Path):
-        super().__init__("galera.sh", directory, GALERA_PORT)
+        super().__init__(directory, GALERA_PORT)
         if not Path("/usr/lib/galera/libgalera_smm.so").exists():
             pytest.fail("galera-4 is not installed: scripts/deps.sh installs it", pytrace=False)
 
@@ -82,16 +82,6 @@ class Galera(servers.DatabaseScript):
                                                str(PARTITIONED), env={"GALERA_MARIADBD": str(wrapper)}, timeout=400)
         self.addresses = self.script("nodes").strip().split(",")
         return self
-
-    def sql(self, node: int, text: str) -> str:
-        return self.script("sql", str(node), "-N", "-B", "-e", text, timeout=60)
-
-    def read(self, node: int, text: str) -> str:
-        """`text` once node `node` has applied every write the cluster
-        committed before it (a causal read: the `mariadb` client's session
-        does not wait, and a write acknowledged through another node may
-        not be applied here yet)."""
-        return self.sql(node, "SET SESSION wsrep_sync_wait = 1; " + text)
 
     def status(self, node: int, name: str) -> str:
         return self.sql(node, f"SHOW GLOBAL STATUS LIKE '{name}'").split("\t")[-1].strip()
