@@ -218,17 +218,20 @@ cleanup() {
   # see README, "ext4 and deleted inodes"). The seeded database stays.
   # Counted (`deleted`) for the next run's results (after_cleanup below).
   local deleted=0
+  delete_counted() { # DIR NAME-PATTERN: the files there made by this run
+    local n
+    n="$(find "$1" -mindepth 1 -maxdepth 1 -name "$2" -newer "$W/run.marker" -print -delete 2>/dev/null | wc -l)"
+    deleted=$((deleted + n))
+  }
   if [ "$KEEP_UP" != 1 ]; then
     deleted=$(( deleted + $(find "$SESSION_DIR" -type f 2>/dev/null | wc -l) ))
     rm -rf "$SESSION_DIR"
-    deleted=$(( deleted + $(find "$UPLOAD_DIR" -mindepth 1 -maxdepth 1 -name '*.jpg' -newer "$W/run.marker" -print -delete 2>/dev/null | wc -l) ))
+    delete_counted "$UPLOAD_DIR" '*.jpg'
     # PHP's session files: only if we started (and so just stopped) the reference
-    if [ "$REF_STARTED" = 1 ] && [ -d /tmp/ref-php/sessions ]; then
-      deleted=$(( deleted + $(find /tmp/ref-php/sessions -mindepth 1 -maxdepth 1 -name 'sess_*' -newer "$W/run.marker" -print -delete | wc -l) ))
-    fi
+    [ "$REF_STARTED" = 1 ] && [ -d /tmp/ref-php/sessions ] && delete_counted /tmp/ref-php/sessions 'sess_*'
   fi
   for t in "${TRASH[@]}"; do rm -rf "$t"; done
-  [ -d "$REF_UPLOADS" ] && deleted=$(( deleted + $(find "$REF_UPLOADS" -mindepth 1 -maxdepth 1 -name '*.jpg' -newer "$W/run.marker" -print -delete | wc -l) ))
+  [ -d "$REF_UPLOADS" ] && delete_counted "$REF_UPLOADS" '*.jpg'
   echo "$(date +%s) $deleted" > "$W/last-cleanup"
   [ -n "${DB_SEEDED:-}" ] && "${DB[@]}" -e "DELETE FROM photos WHERE IdPhoto > $LAST_ID; ALTER TABLE photos AUTO_INCREMENT = $((LAST_ID + 1))" 2>/dev/null
   log "done in $(( $(date +%s) - START_TS )) s; results: $RES/results.md"
