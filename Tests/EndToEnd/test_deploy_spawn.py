@@ -336,7 +336,11 @@ def test_two_servers_of_one_installation_share_their_state(spawn_env):
             problems = servers.phones_upload_then_stream(second_url, stream_url=spawn_env["url"], phones=6,
                                                          uploads=8, tag="twoservers")
             assert not problems, "\n".join(problems[:20]) + "\n" + spawn_env["logs"]()
-            result = servers.failed_logins_across_processes([spawn_env["url"], second_url])
+            # Three runs at most: on a loaded machine the right password may come after the block.
+            for _ in range(3):
+                result = servers.failed_logins_across_processes([spawn_env["url"], second_url])
+                if result["throttled"]:
+                    break
             assert result["throttled"], result
         finally:
             if nginx2:
