@@ -1196,7 +1196,7 @@ async function showApps() {
   try {
     apps = rows(await signedIn('authorized_apps'));
   } catch (failure) {
-    section.hidden = !(failure instanceof APIError) || failure.message.startsWith('The server');
+    section.hidden = !serversOwnFailure(failure);
     if (!section.hidden) showError(error, failure);
     return;
   }
@@ -1485,7 +1485,7 @@ async function detectFeatures() {
     // A server with `extras` refuses an unknown one; the original ignores the field.
     call('stream', { count: 1, extras: 'unknown' }).then(() => false, (failure) => {
       noteOutage(failure);
-      return failure instanceof APIError && !failure.message.startsWith('The server');
+      return serversOwnFailure(failure);
     }),
     // One that has the photos' sizes names them (a photo without a secret still keeps the 2012 URLs).
     call('stream', { count: 1, extras: 'secret,server' }).then(() => true, (failure) => { noteOutage(failure); return false; }),
@@ -1522,8 +1522,13 @@ async function probe(command, fields, noteOutage) {
     return await call(command, fields);
   } catch (failure) {
     noteOutage(failure);
-    return failure instanceof APIError && !failure.message.startsWith('The server') ? {} : null;
+    return serversOwnFailure(failure) ? {} : null;
   }
+}
+
+/** An error the server answered itself (a command's failure), not one the page says for an answer it did not get. */
+function serversOwnFailure(failure) {
+  return failure instanceof APIError && !failure.message.startsWith('The server');
 }
 
 /** Not an answer of the server's own: it is down, or cannot be reached. */
