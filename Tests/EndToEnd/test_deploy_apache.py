@@ -303,6 +303,32 @@ def test_proxy_fcgi_body_limits(stack):
     assert r.status == 413 or (r.status == 200 and r.json() == TOO_LARGE), (r.status, r.body[:300])
 
 
+@pytest.mark.parametrize("port", [PROXY_PORT, FCGID_PORT, CGI_PORT], ids=["proxy_fcgi", "fcgid", "cgi"])
+def test_photos_set_aside_are_not_served(stack, port):
+    """`.removed/` keeps what the sweep, `repair` and uploads set aside
+    (photos whose row is gone: deleted, moderated in SQL) under their 2012
+    names: Apache serves those names in the upload folder only, not below it."""
+    upload_dir = {PROXY_PORT: stack["server"].upload_dir, FCGID_PORT: stack["fcgid"].upload_dir,
+                  CGI_PORT: stack["cgi"].upload_dir}[port]
+    removed = upload_dir / ".removed"
+    if not removed.exists():
+        removed.mkdir(0o700)  # as the server makes it
+        servers.chown_www(removed)
+    name = f"{900_000_000 + port}.jpg"
+    placed = [upload_dir / name, removed / name]
+    for path in placed:
+        path.write_bytes(servers.photo())
+        servers.chown_www(path)
+    try:
+        with AppClient(Endpoint(url(port))) as c:
+            assert c.get(path=f"/iReporter/upload/{name}").status == 200, "a photo's 2012 name is served"
+            r = c.get(path=f"/iReporter/upload/.removed/{name}")
+            assert r.status in (403, 404), (r.status, r.body[:100])
+    finally:
+        for path in placed:
+            path.unlink()
+
+
 # -------------------------------------------------------------- mod_fcgid
 
 def test_fcgid_app_flow(stack):
