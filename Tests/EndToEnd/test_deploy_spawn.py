@@ -309,10 +309,10 @@ def socket_activated(spawn_env, tool: str, sock: dict[str, list[str]], command: 
 
 # ------------------------------------------- one installation, two servers
 
-def start_by_hand(spawn_env, socket_path: Path, log) -> subprocess.Popen:
+def start_by_hand(spawn_env, socket_path: Path, log, conf: Path | None = None) -> subprocess.Popen:
     """The server as its user, on its own socket (`--listen`), with the
-    module's configuration: another supervisor of the same installation."""
-    proc = subprocess.Popen([str(spawn_env["binary"]), "--config", str(spawn_env["conf"]), "--listen", str(socket_path)],
+    module's configuration (or `conf`): another supervisor of the same installation."""
+    proc = subprocess.Popen([str(spawn_env["binary"]), "--config", str(conf or spawn_env["conf"]), "--listen", str(socket_path)],
                             user=WWW, group=WWW, extra_groups=[], env=servers.clean_env(), stdin=subprocess.DEVNULL,
                             stdout=log, stderr=log, cwd="/", start_new_session=True)
     servers.wait_for(lambda: socket_path.is_socket() and len(servers.children(proc.pid)) == WORKERS, 10,
@@ -350,6 +350,38 @@ def test_two_servers_of_one_installation_share_their_state(spawn_env):
             for proc in procs:
                 proc.wait(15)
             second_socket.unlink(missing_ok=True)
+
+
+def test_the_old_server_stopped_leaves_the_new_ones_pid_file(spawn_env):
+    """A hand upgrade (docs/DEPLOY.md): the new binary started on another
+    socket with the same configuration, then the old server stopped. The
+    old one used to remove the pid file at its stop, which by then named the
+    new one: `kill -USR2 $(cat …)` and logrotate's signal found nothing."""
+    pid_file = spawn_env["run"] / "hand-upgrade.pid"
+    conf = spawn_env["run"] / "hand-upgrade.conf"
+    conf.write_text(servers.set_config_keys(spawn_env["conf"].read_text(), {"pid_file": pid_file}))
+    servers.chown_www(conf)
+    sockets = [spawn_env["run"] / "old.sock", spawn_env["run"] / "new.sock"]
+    procs = []
+    with open(spawn_env["log"], "ab") as log:
+        try:
+            for path in sockets:
+                procs.append(start_by_hand(spawn_env, path, log, conf))
+                assert pid_file.read_text() == f"{procs[-1].pid}\n"
+            old, new = procs
+            old.terminate()
+            assert old.wait(15) == 0
+            assert pid_file.read_text() == f"{new.pid}\n", "the new server's pid file is left"
+            new.terminate()
+            assert new.wait(15) == 0
+            assert not pid_file.exists(), "a server removes its own pid file at its stop"
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    servers.kill_pids([proc.pid, *servers.children(proc.pid)])
+                    proc.wait(10)
+            for path in sockets:
+                path.unlink(missing_ok=True)
 
 
 # ------------------------------------------------- a supervisor killed (-9)

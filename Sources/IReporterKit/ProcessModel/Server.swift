@@ -62,7 +62,7 @@ public enum Server {
         }
         guard directoriesAreWritable(configuration), let shared = openSharedState(configuration) else { return 1 }
         Metrics.table = shared.metrics
-        if !configuration.pidFile.isEmpty { writePIDFile(configuration.pidFile) }
+        if !configuration.pidFile.isEmpty { PIDFile(path: configuration.pidFile).write() }
         Log.started()
         return Supervisor(configuration: configuration, socket: socket, shared: shared, reload: reload).run()
     }
@@ -131,13 +131,5 @@ public enum Server {
         if fchown(fd, entry.pointee.pw_uid, entry.pointee.pw_gid) != 0 {
             Log.warning("cannot give the log file to \(user): \(String(cString: strerror(errno)))")
         }
-    }
-
-    private static func writePIDFile(_ path: String) {
-        let text = Array("\(getpid())\n".utf8)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { Log.warning("cannot write pid file \(path)"); return }
-        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
     }
 }

@@ -91,7 +91,7 @@ final class Supervisor {
             }
         }
         socket.removeOwnedPath()
-        if !configuration.pidFile.isEmpty { unlink(configuration.pidFile) }
+        if !configuration.pidFile.isEmpty { PIDFile(path: configuration.pidFile).remove() }
         removeStreamAnswer()
         Log.info("stopped")
         return 0
@@ -149,6 +149,10 @@ final class Supervisor {
             if fresh.listen != configuration.listen {
                 Log.warning("listen changed: it takes effect at the next restart, not on reload")
                 fresh.listen = configuration.listen
+            }
+            if fresh.pidFile != configuration.pidFile {
+                Log.warning("pid_file changed: it takes effect at the next restart, not on reload")
+                fresh.pidFile = configuration.pidFile
             }
             if fresh.sharedStatePath != configuration.sharedStatePath {
                 Log.warning("shared_state_file changed: it takes effect at the next restart, not on reload")

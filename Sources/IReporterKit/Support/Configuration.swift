@@ -245,7 +245,7 @@ public struct Configuration: Sendable {
         Setting("image_decode_concurrency", .number(\.imageDecodeConcurrency, 0...DecodeGate.maxSlots),
                 "image decodes at once by all the workers together (JPEGs, and the PNG or HEIC conversions of the Mastodon API's media); 0 = the number of CPUs. The others wait their turn, so uploads take at most this many times `max_decode_memory_mib` (a conversion: about 8 bytes a pixel, up to `max_image_pixels`), whatever `workers` is."),
         Setting("pid_file", .text(\.pidFile),
-                "write the process id here once listening."),
+                "write the process id here once listening; removed at the stop while it still names this server (not once a second one, started for an upgrade, has written its own)."),
         Setting("user", .text(\.user),
                 "when started as root: switch to this user (and its group) after opening the socket."),
     ]
