@@ -235,16 +235,17 @@ struct ConfigurationCheck {
             folders += level1 + level1.flatMap(subfolders)
         }
         // The first files listed (a restore made all of them someone's, or
-        // none): a folder of millions is not stat'ed at every start.
-        // Root links any file: asked only as the server's user.
+        // none): a folder of millions is not read, nor stat'ed, at every
+        // start (systemd's ExecStartPre). Root links any file: asked only
+        // as the server's user.
         var files = 0
         var othersFiles: [String] = []
         if geteuid() != 0 {
-            try? UploadFolder(directory: top).forEachPhotoFile { file in
-                guard files < Self.photoFilesLookedAt else { return }
+            try? UploadFolder(directory: top).scanPhotoFiles { file in
                 files += 1
                 var info = stat()
                 if lstat("\(top)/\(file.path)", &info) == 0, info.st_uid != geteuid() { othersFiles.append(file.path) }
+                return files < Self.photoFilesLookedAt
             }
         }
         guard !folders.isEmpty || files > 0 else { return nil }

@@ -34,13 +34,24 @@ func directoryEntries(_ directory: String) throws(SystemError) -> [(name: String
 /// directory's descriptor, one at a time: a folder of millions of files is
 /// never held in memory.
 func forEachDirectoryEntry(_ directory: String, _ body: (_ name: String, _ directoryFD: Int32) -> Void) throws(SystemError) {
+    try scanDirectory(directory) { name, directoryFD in
+        body(name, directoryFD)
+        return true
+    }
+}
+
+/// `forEachDirectoryEntry` while `body` returns true: a look at a few
+/// entries does not read the rest. Returns false when `body` stopped it.
+@discardableResult
+func scanDirectory(_ directory: String, while body: (_ name: String, _ directoryFD: Int32) -> Bool) throws(SystemError) -> Bool {
     guard let dir = opendir(directory) else { throw SystemError("open \(directory)") }
     defer { closedir(dir) }
     while let entry = readdir(dir) {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard name != ".", name != ".." else { continue }
-        body(name, dirfd(dir))
+        guard body(name, dirfd(dir)) else { return false }
     }
+    return true
 }
 
 /// Zeroed memory shared with the processes forked after this call (the

@@ -72,6 +72,32 @@ struct UploadFolderTests {
         var status = stat()
         return stat(path, &status) == 0 ? status.st_mode & 0o7777 : nil
     }
+
+    /// `ireporter check` looks at the owners of the first files only (at
+    /// every start, under systemd): the listing stops there, the tree unread.
+    @Test func aScanOfThePhotoFilesStopsWhereItsCallerDoes() throws {
+        let scratch = ScratchDirectory("upload-folder")
+        let folder = UploadFolder(directory: scratch.path)
+        for id in 1...3 { try folder.publish(photoSpool: scratch.write(".spool-\(id)", photo), thumbnail: thumbnail, id: Int64(id), secret: secret) }
+
+        var all: [String] = []
+        try folder.forEachPhotoFile { all.append($0.path) }
+        #expect(all.count == 9, "three 2012 photos, their thumbnails, their originals in the tree")
+        #expect(all.suffix(3).allSatisfy { $0.hasPrefix("\(PhotoTree.folderName)/") }, "the tree after the 2012 names")
+
+        var seen: [String] = []
+        try folder.scanPhotoFiles { file in
+            seen.append(file.path)
+            return seen.count < 2
+        }
+        #expect(seen == Array(all.prefix(2)))
+        seen = []
+        try folder.scanPhotoFiles { file in
+            seen.append(file.path)
+            return seen.count < 7
+        }
+        #expect(seen == Array(all.prefix(7)), "stopped in the tree")
+    }
 }
 
 /// An upload given the id of a photo whose files are still in the folder

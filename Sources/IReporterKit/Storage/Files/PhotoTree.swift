@@ -84,15 +84,27 @@ public struct PhotoTree: Sendable {
     /// Each file of the tree's leaves with the photo it is of, by its path
     /// below the upload folder (`photos/<a>/<b>/<name>`).
     public func forEachFile(_ body: (Int64, String) -> Void) throws(SystemError) {
-        guard access(root, F_OK) == 0 else { return }
+        try scanFiles { id, path in
+            body(id, path)
+            return true
+        }
+    }
+
+    /// `forEachFile` while `body` returns true. Returns false when `body` stopped it.
+    @discardableResult
+    func scanFiles(while body: (Int64, String) -> Bool) throws(SystemError) -> Bool {
+        guard access(root, F_OK) == 0 else { return true }
         for upper in try directoryEntries(root) where (upper.info.st_mode & S_IFMT) == S_IFDIR {
             for leaf in try directoryEntries("\(root)/\(upper.name)") where (leaf.info.st_mode & S_IFMT) == S_IFDIR {
                 let folder = "\(Self.folderName)/\(upper.name)/\(leaf.name)"
-                try forEachDirectoryEntry("\(root)/\(upper.name)/\(leaf.name)") { name, _ in
-                    if let file = Self.parse(fileName: name) { body(file.id, "\(folder)/\(name)") }
+                let finished = try scanDirectory("\(root)/\(upper.name)/\(leaf.name)") { name, _ in
+                    guard let file = Self.parse(fileName: name) else { return true }
+                    return body(file.id, "\(folder)/\(name)")
                 }
+                guard finished else { return false }
             }
         }
+        return true
     }
 
     /// Removes every file of the photo, durably.

@@ -16,13 +16,22 @@ extension UploadFolder: RepairablePhotoStore {
     var placeSetting: String { "upload_dir" }
 
     func forEachPhotoFile(_ body: (StoredPhotoFile) -> Void) throws {
-        try forEachDirectoryEntry(directory) { name, _ in
-            guard let (id, isThumbnail) = Self.photoFile(name) else { return }
-            body(StoredPhotoFile(path: name, kind: isThumbnail ? .thumbnail(id: id) : .photo(id: id)))
+        try scanPhotoFiles { file in
+            body(file)
+            return true
         }
-        try tree.forEachFile { _, path in
-            guard let file = PhotoTree.parse(fileName: path.split(separator: "/").last!) else { return }
-            body(StoredPhotoFile(path: path, kind: .size(id: file.id, secret: file.secret, size: file.size)))
+    }
+
+    /// `forEachPhotoFile` while `body` returns true: the 2012 names, then the tree's.
+    func scanPhotoFiles(while body: (StoredPhotoFile) -> Bool) throws(SystemError) {
+        let finished = try scanDirectory(directory) { name, _ in
+            guard let (id, isThumbnail) = Self.photoFile(name) else { return true }
+            return body(StoredPhotoFile(path: name, kind: isThumbnail ? .thumbnail(id: id) : .photo(id: id)))
+        }
+        guard finished else { return }
+        try tree.scanFiles { _, path in
+            guard let file = PhotoTree.parse(fileName: path.split(separator: "/").last!) else { return true }
+            return body(StoredPhotoFile(path: path, kind: .size(id: file.id, secret: file.secret, size: file.size)))
         }
     }
 
