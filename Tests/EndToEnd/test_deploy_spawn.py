@@ -130,9 +130,22 @@ def test_spawn_fcgi(spawn_env):
                          10, what="new workers after reload")
         app_flow(spawn_env["url"], spawn_env["upload"], "spawn2", spawn_env["logs"])
         workers = set(servers.children(pid))
+        # A file the server would refuse: the reload fails, saying why; nothing replaced.
+        with broken_configuration(spawn_env):
+            refused = run("reload", check=False)
+        assert refused.returncode != 0 and "workers must be a whole number" in refused.stderr, refused
+        assert set(servers.children(pid)) == workers
 
+        # stop: the socket's path goes before the server is signalled (here
+        # stopped, so that it cannot leave first): a request arriving while
+        # it finishes its requests in flight fails at once, not in the queue.
         t0 = time.monotonic()
-        run("stop")
+        with servers.stopped([pid]):
+            stopping = subprocess.Popen([str(script), "stop"], env=servers.clean_env(), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            servers.wait_for(lambda: not spawn_env["socket"].exists(), 10, what="the socket's path removed")
+            assert servers.proc_alive(pid) and stopping.poll() is None
+        assert stopping.wait(30) == 0
         assert time.monotonic() - t0 < 10, "a graceful stop of an idle server took too long"
         assert not servers.proc_alive(pid) and not any(servers.proc_alive(w) for w in workers)
         assert not pid_file.exists() and not spawn_env["socket"].exists()
@@ -203,6 +216,18 @@ def test_a_restart_of_the_service_leaves_the_socket_open(spawn_env):
     assert service.get("Requires") == ["ireporter.socket"], service
 
 
+@contextlib.contextmanager
+def broken_configuration(spawn_env):
+    """The module's configuration with a value the server refuses, for the block."""
+    conf = spawn_env["conf"]
+    text = conf.read_text()
+    conf.write_text(text + "workers = many\n")
+    try:
+        yield
+    finally:
+        conf.write_text(text)
+
+
 def rendered_units(spawn_env, name: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The service and socket units with the module's paths: their values."""
     service = unit_values(servers.render(
@@ -245,13 +270,25 @@ def test_systemd_socket_activation(spawn_env):
         assert servers.proc_user(proc.pid) == WWW
         workers = worker_pids(proc.pid)
 
-        # ExecReload (systemctl reload): new workers, same supervisor, no downtime.
-        reload = service["ExecReload"][0].replace("$MAINPID", str(proc.pid))
-        subprocess.run(shlex.split(reload), check=True, timeout=10)
+        # ExecReload (systemctl reload), its lines in order as the unit's user,
+        # the first failing one failing the reload: new workers, same supervisor, no downtime.
+        def reload() -> subprocess.CompletedProcess:
+            for line in service["ExecReload"]:
+                done = subprocess.run(shlex.split(line.replace("$MAINPID", str(proc.pid))), user=user, group=group,
+                                      extra_groups=[], env=servers.clean_env(), capture_output=True, text=True, timeout=30)
+                if done.returncode != 0:
+                    break
+            return done
+        assert reload().returncode == 0
         servers.wait_for(lambda: (c := set(servers.children(proc.pid))) and len(c) == WORKERS and not c & workers,
                          10, what="new workers after ExecReload")
         app_flow(spawn_env["url"], spawn_env["upload"], "systemd2", spawn_env["logs"])
         workers = set(servers.children(proc.pid))
+        # A file the server would refuse: `systemctl reload` fails, saying why; nothing replaced.
+        with broken_configuration(spawn_env):
+            refused = reload()
+        assert refused.returncode != 0 and "workers must be a whole number" in refused.stderr, refused
+        assert set(servers.children(proc.pid)) == workers
 
         # systemctl stop: KillSignal to the main process; it must be gone,
         # workers included, well within TimeoutStopSec.
