@@ -11,9 +11,11 @@ configure can be tested:
     LISTEN_PID set to its own pid;
   - when the main process dies of a signal or fails (Restart=on-failure),
     the processes it leaves (its workers: this process is their subreaper,
-    as systemd is for the unit's cgroup) get up to TimeoutStopSec to end,
-    then SIGKILL, and ExecStart runs again RestartSec later, on the same
-    socket;
+    as systemd is for the unit's cgroup): with ExitType=cgroup the service
+    lasts until they end (here bounded by TimeoutStopSec, then SIGKILL);
+    with ExitType=main and KillMode=mixed systemd stops the unit, whose
+    SIGTERM goes to the main process alone (gone), so they get SIGKILL at
+    once. ExecStart runs again RestartSec later, on the same socket;
   - SIGTERM to the manager: KillSignal to the main process (the stop).
 
 Every event is a JSON line in --events: {"t": monotonic seconds, "event":
@@ -21,7 +23,7 @@ Every event is a JSON line in --events: {"t": monotonic seconds, "event":
 
     service_manager.py --events FILE [--listen PATH --mode 0660 --backlog 511]
         --user www-data --group www-data --restart-sec 0.2 --timeout-stop 40
-        --kill-signal SIGTERM -- EXECSTART...
+        --kill-signal SIGTERM --kill-mode mixed --exit-type cgroup -- EXECSTART...
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def main() -> int:
     ap.add_argument("--restart-sec", type=float, required=True)
     ap.add_argument("--timeout-stop", type=float, required=True)
     ap.add_argument("--kill-signal", default="SIGTERM")
+    ap.add_argument("--kill-mode", choices=["mixed"], required=True)
+    ap.add_argument("--exit-type", choices=["main", "cgroup"], default="main")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -116,7 +120,7 @@ def main() -> int:
         state["main"] = 0
         failed = os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0
         # The unit's "cgroup": the workers left behind, re-parented to us.
-        deadline = time.monotonic() + args.timeout_stop
+        deadline = time.monotonic() + (args.timeout_stop if args.exit_type == "cgroup" else 0)
         reported = False
         while children() and time.monotonic() < deadline:
             if not reported and time.monotonic() > deadline - args.timeout_stop + 1:

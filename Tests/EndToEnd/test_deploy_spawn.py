@@ -450,7 +450,8 @@ def test_a_supervisor_killed_under_load_is_replaced_at_once(spawn_env, socket_un
     manager_args = [sys.executable, str(Path(servers.__file__).parent / "service_manager.py"),
                     "--events", str(events_path), "--user", service["User"][0], "--group", service["Group"][0],
                     "--restart-sec", str(restart_sec), "--timeout-stop", str(unit_duration(service["TimeoutStopSec"][0])),
-                    "--kill-signal", service["KillSignal"][0]]
+                    "--kill-signal", service["KillSignal"][0], "--kill-mode", service["KillMode"][0],
+                    "--exit-type", service.get("ExitType", ["main"])[0]]
     if socket_unit:
         manager_args += ["--listen", sock["ListenStream"][0], "--mode", sock["SocketMode"][0],
                          "--backlog", sock["Backlog"][0]]
