@@ -58,7 +58,7 @@ public enum OAuthStoreBehaviour {
         #expect(try !store.revokeToken(hash: OAuthSecret.hash("t1"), appID: toot, at: now), "only by the app it was given to")
         #expect(try store.token(hash: OAuthSecret.hash("t1"))?.revoked == 0)
         #expect(try store.revokeToken(hash: OAuthSecret.hash("t1"), appID: tusky, at: now + 5))
-        #expect(try store.revokeToken(hash: OAuthSecret.hash("t1"), appID: tusky, at: now + 9), "revoked already: still fine")
+        #expect(try !store.revokeToken(hash: OAuthSecret.hash("t1"), appID: tusky, at: now + 9), "revoked already: none revoked now")
         #expect(try store.token(hash: OAuthSecret.hash("t1"))?.revoked == now + 5, "the first revocation's time stays")
         #expect(try store.token(hash: OAuthSecret.hash("t1"))?.isValid(at: now + 5) == false)
 
@@ -88,9 +88,12 @@ public enum OAuthStoreBehaviour {
         #expect(try store.token(hash: OAuthSecret.hash("t"))?.id == tokenID)
         var asked = false
         #expect(try store.redeemCode(hash: code.hash, at: now + 2) { _ in asked = true; return token("t'", app: appID, user: 1, scopes: "read") }
-                == .replayed)
+                == .replayed(revokedToken: true))
         #expect(!asked, "a used code issues nothing")
         #expect(try store.token(hash: OAuthSecret.hash("t"))?.revoked == now + 2, "a replayed code revokes its token")
+        #expect(try store.redeemCode(hash: code.hash, at: now + 3) { _ in nil } == .replayed(revokedToken: false),
+                "replayed again: its token was revoked before")
+        #expect(try store.token(hash: OAuthSecret.hash("t"))?.revoked == now + 2)
         #expect(try store.token(hash: OAuthSecret.hash("t'")) == nil)
 
         var plain = code

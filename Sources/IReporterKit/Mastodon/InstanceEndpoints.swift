@@ -12,18 +12,18 @@ struct InstanceEndpoints: MastodonEndpoints {
     static let version = "4.2.0 (compatible; iReporter \(Server.version))"
 
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
-        router.add(.get, "/api/v1/instance", scope: nil) { call in .json(try Self.instance(call, api, v2: false)) }
-        router.add(.get, "/api/v2/instance", scope: nil) { call in .json(try Self.instance(call, api, v2: true)) }
-        router.add(.get, "/api/v1/instance/peers", scope: nil) { _ in .emptyList }
-        router.add(.get, "/api/v1/instance/rules", scope: nil) { _ in .emptyList }
-        router.add(.get, "/.well-known/nodeinfo", scope: nil) { call in
+        router.addIgnoringToken(.get, "/api/v1/instance") { call in .json(try Self.instance(call, api, v2: false)) }
+        router.addIgnoringToken(.get, "/api/v2/instance") { call in .json(try Self.instance(call, api, v2: true)) }
+        router.addIgnoringToken(.get, "/api/v1/instance/peers") { _ in .emptyList }
+        router.addIgnoringToken(.get, "/api/v1/instance/rules") { _ in .emptyList }
+        router.addIgnoringToken(.get, "/.well-known/nodeinfo") { call in
             var json = PHPJSONWriter()
             json.raw("{\"links\":[{\"rel\":\"http://nodeinfo.diaspora.software/ns/schema/2.0\",\"href\":")
             json.string(call.request.siteURL + "nodeinfo/2.0")
             json.raw("}]}")
             return .json(json.bytes)
         }
-        router.add(.get, "/nodeinfo/2.0", scope: nil) { _ in
+        router.addIgnoringToken(.get, "/nodeinfo/2.0") { _ in
             let counts = try api.services.usage.counts()
             var answer = MastodonAnswer.json(Array("""
                 {"version":"2.0","software":{"name":"ireporter","version":"\(Server.version)"},"protocols":[],\

@@ -7,8 +7,18 @@ public struct MastodonRouter {
 
     private struct Route {
         let segments: [Substring]
-        let scope: OAuthScope?
+        let access: Access
         let handler: Handler
+    }
+
+    /// What a route asks of the request's bearer token.
+    private enum Access {
+        /// Public: a token is optional, but one that is sent must be valid.
+        case optionalToken
+        /// A valid token whose scopes cover this one.
+        case token(OAuthScope)
+        /// Never looked at (nor counted as its user's by the rate limit).
+        case tokenIgnored
     }
 
     /// Which routes a request may match: of its method and its number of
@@ -33,10 +43,23 @@ public struct MastodonRouter {
     /// is sent must be valid, as Mastodon has it); else a valid token whose
     /// scopes cover it.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, scope: OAuthScope?, _ handler: @escaping Handler) {
+        add(method, pattern, scope.map { .token($0) } ?? .optionalToken, handler)
+    }
+
+    /// Adds a route that never looks at a bearer token: app registration,
+    /// the OAuth endpoints (which know their client by its id and secret)
+    /// and the instance's description, where Mastodon ignores one. A client
+    /// that sends its last token with every request (Mastodon.py) can then
+    /// read the instance and sign in again after that token was revoked.
+    public mutating func addIgnoringToken(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+        add(method, pattern, .tokenIgnored, handler)
+    }
+
+    private mutating func add(_ method: HTTPMethod, _ pattern: String, _ access: Access, _ handler: @escaping Handler) {
         precondition(pattern.hasPrefix("/"), "\(pattern): a route is an absolute path")
         let segments = pattern.split(separator: "/")
         routes[Shape(method: method, segmentCount: segments.count), default: []]
-            .append(Route(segments: segments, scope: scope, handler: handler))
+            .append(Route(segments: segments, access: access, handler: handler))
     }
 
     /// Whether some route has this path (any method): what CORS's preflight may allow.
@@ -72,7 +95,7 @@ public struct MastodonRouter {
         let parts = Self.segments(of: request.path)
         for route in routes[Shape(method: request.method, segmentCount: parts.count)] ?? [] {
             guard let parameters = Self.match(route.segments, parts) else { continue }
-            let grant = try authorize(request, scope: route.scope)
+            let grant = try authorize(request, route.access)
             if let rateLimit {
                 let (allowed, headers) = try rateLimit.use(request, grant: grant)
                 limitHeaders = headers
@@ -84,14 +107,15 @@ public struct MastodonRouter {
         throw MastodonError.notFound
     }
 
-    /// The request's token's grant, checked against `scope`.
-    private func authorize(_ request: MastodonRequest, scope: OAuthScope?) throws -> AccessGrant? {
+    /// The request's token's grant, checked as the route asks.
+    private func authorize(_ request: MastodonRequest, _ access: Access) throws -> AccessGrant? {
+        if case .tokenIgnored = access { return nil }
         guard let token = request.bearerToken else {
-            if scope == nil { return nil }
+            if case .optionalToken = access { return nil }
             throw MastodonError.invalidToken
         }
         guard let grant = try tokens.grant(forToken: token) else { throw MastodonError.invalidToken }
-        if let scope, !grant.scopes.covers(scope) { throw MastodonError.outsideScopes }
+        if case .token(let scope) = access, !grant.scopes.covers(scope) { throw MastodonError.outsideScopes }
         return grant
     }
 

@@ -5,22 +5,22 @@
 /// checked by `login`'s own check, throttle included.
 struct OAuthEndpoints: MastodonEndpoints {
     func register(in router: inout MastodonRouter, api: MastodonAPI) {
-        router.add(.post, "/api/v1/apps", scope: nil) { call in try registerApp(call, api) }
+        router.addIgnoringToken(.post, "/api/v1/apps") { call in try registerApp(call, api) }
         router.add(.get, "/api/v1/apps/verify_credentials", scope: nil) { call in
             guard let grant = call.grant, let app = try api.services.oauth.app(id: grant.appID) else { throw MastodonError.invalidToken }
             return .json(Self.application(app, secret: nil))
         }
-        router.add(.get, "/oauth/authorize", scope: nil) { call in try authorize(call, api, posted: false) }
-        router.add(.post, "/oauth/authorize", scope: nil) { call in try authorize(call, api, posted: true) }
-        router.add(.post, "/oauth/token", scope: nil) { call in try oauthErrors { try token(call, api) } }
-        router.add(.post, "/oauth/revoke", scope: nil) { call in
+        router.addIgnoringToken(.get, "/oauth/authorize") { call in try authorize(call, api, posted: false) }
+        router.addIgnoringToken(.post, "/oauth/authorize") { call in try authorize(call, api, posted: true) }
+        router.addIgnoringToken(.post, "/oauth/token") { call in try oauthErrors { try token(call, api) } }
+        router.addIgnoringToken(.post, "/oauth/revoke") { call in
             try oauthErrors {
                 let server = api.services.oauthServer
                 try server.revoke(token: call.parameters.string("token"), app: try client(call, server))
                 return .emptyObject
             }
         }
-        router.add(.get, "/.well-known/oauth-authorization-server", scope: nil) { call in .json(Self.metadata(call.request.siteURL)) }
+        router.addIgnoringToken(.get, "/.well-known/oauth-authorization-server") { call in .json(Self.metadata(call.request.siteURL)) }
         router.add(.post, "/api/v1/accounts", scope: .writeAccounts) { call in try registerAccount(call, api) }
     }
 

@@ -113,8 +113,9 @@ public enum CodeRedemption: Sendable, Equatable {
     /// verifier): nothing issued, the code still unused.
     case refused
     /// Used before: the token it gave is revoked now (RFC 6749 §4.1.2: the
-    /// code was probably stolen), and no token is issued.
-    case replayed
+    /// code was probably stolen), and no token is issued. `revokedToken`:
+    /// whether that token was live until now (not at a second replay).
+    case replayed(revokedToken: Bool)
 }
 
 /// An app a person has given access, as `authorized_apps` lists it.
@@ -152,8 +153,8 @@ public protocol OAuthStore: AnyObject {
     func token(hash: String) throws -> StoredAccessToken?
     /// Records a use (`last_used`).
     func noteUse(tokenID: Int64, at now: Int64) throws
-    /// RFC 7009: revokes the token if `appID`'s; false if there is no such
-    /// token of that app (already revoked counts as revoked).
+    /// RFC 7009: revokes the token if `appID`'s; whether a live token was
+    /// revoked now (false for no such token of that app, or one revoked before).
     func revokeToken(hash: String, appID: Int64, at now: Int64) throws -> Bool
     /// Revokes every token `userID` gave `appID`; how many were live.
     func revokeTokens(userID: Int64, appID: Int64, at now: Int64) throws -> Int

@@ -205,6 +205,42 @@ struct OAuthEndpointsTests {
         #expect(call(.get, "/api/v1/apps/verify_credentials", token: token).status == 401)
     }
 
+    /// From a review: Mastodon.py sends its last token with every request,
+    /// /oauth/token included. Mastodon does not look at it there (nor on app
+    /// registration or the instance), so a client whose token was revoked
+    /// signs in again; here each answered 401.
+    @Test func aRevokedTokenStillSentDoesNotKeepItsClientFromSigningInAgain() throws {
+        let client = try app()
+        let stale = try passwordToken(client, scope: "read")
+        let credentials = [("client_id", client.id), ("client_secret", client.secret)]
+        #expect(call(.post, "/oauth/revoke", credentials + [("token", stale)]).status == 200)
+
+        #expect(call(.get, "/api/v1/instance", token: stale).status == 200)
+        #expect(call(.post, "/api/v1/apps", [("client_name", "Again"), ("redirect_uris", "urn:ietf:wg:oauth:2.0:oob")],
+                     token: stale).status == 200)
+        let again = call(.post, "/oauth/token", credentials + [("grant_type", "password"), ("username", "bob"), ("password", "pw"),
+                                                              ("scope", "read")], token: stale)
+        #expect(again.status == 200, "\(String(decoding: again.body, as: UTF8.self))")
+        #expect(call(.post, "/oauth/revoke", credentials + [("token", stale)], token: stale).status == 200)
+        // Where Mastodon checks a token that is sent, it still is.
+        #expect(call(.get, "/api/v1/timelines/public", token: stale).status == 401)
+    }
+
+    /// From a review: each revocation bumped the stream generation, which
+    /// every cache of every worker is kept under, so anyone could keep them
+    /// cold by revoking one token over and over (or replaying a used code).
+    @Test func onlyALiveTokenRevokedFlushesTheCaches() throws {
+        let client = try app()
+        let token = try passwordToken(client, scope: "read")
+        let revoke = { call(.post, "/oauth/revoke", [("client_id", client.id), ("client_secret", client.secret), ("token", token)]) }
+        let before = try harness.services.counters.streamGeneration
+        #expect(revoke().status == 200)
+        let revoked = try harness.services.counters.streamGeneration
+        #expect(revoked > before, "the kept answers of its user may hold what the token saw")
+        for _ in 0..<3 { #expect(revoke().status == 200) }
+        #expect(try harness.services.counters.streamGeneration == revoked)
+    }
+
     @Test func theRateLimitIsCountedPerTokenAndTold() throws {
         let limited = try OAuthEndpointsTests(rateLimit: 2)
         let first = limited.call(.get, "/api/v1/instance/peers")

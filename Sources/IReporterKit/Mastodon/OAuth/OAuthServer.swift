@@ -207,7 +207,9 @@ public struct OAuthServer {
             (token, secret) = newToken(app: app, userID: stored.userID, scopes: stored.scopes, now: now)
             return token
         } }
-        if redemption == .replayed { counters?.noteGrantsRevoked() }
+        // Only a token revoked now changes what the caches may keep: a
+        // replay again (anyone holding a used code) flushes nothing.
+        if case .replayed(revokedToken: true) = redemption { counters?.noteGrantsRevoked() }
         guard case .issued(_, let stored) = redemption else { throw refusal }
         return IssuedToken(secret: secret, scopes: stored.scopes, created: now)
     }
@@ -238,7 +240,8 @@ public struct OAuthServer {
     }
 
     /// RFC 7009: the app's token is revoked; any other token (unknown,
-    /// another app's) is left as it is, and the answer is the same.
+    /// another app's, revoked before) is left as it is, and the answer is
+    /// the same. Only a live token revoked flushes the caches that kept it.
     public func revoke(token: String?, app: OAuthApp) throws {
         guard let token, !token.isEmpty else { throw OAuthError.missing("token") }
         if try store.revokeToken(hash: OAuthSecret.hash(token), appID: app.id, at: clock.unixSeconds) {

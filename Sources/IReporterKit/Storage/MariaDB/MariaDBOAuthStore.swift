@@ -66,10 +66,8 @@ public final class MariaDBOAuthStore: OAuthStore {
     }
 
     public func revokeToken(hash: String, appID: Int64, at now: Int64) throws -> Bool {
-        try database.execute("UPDATE oauth_tokens SET revoked = IF(revoked = 0, ?, revoked) WHERE token_hash = ? AND app_id = ?",
-                             [.int(now), .text(hash), .int(appID)])
-        return !(try database.query("SELECT 1 FROM oauth_tokens WHERE token_hash = ? AND app_id = ?",
-                                    [.text(hash), .int(appID)])).isEmpty
+        try database.execute("UPDATE oauth_tokens SET revoked = ? WHERE token_hash = ? AND app_id = ? AND revoked = 0",
+                             [.int(now), .text(hash), .int(appID)]).affectedRows == 1
     }
 
     public func revokeTokens(userID: Int64, appID: Int64, at now: Int64) throws -> Int {
@@ -161,8 +159,9 @@ public final class MariaDBOAuthStore: OAuthStore {
                   let appID = row.int64("app_id"), let userID = row.int64("IdUser"), let expires = row.int64("expires"),
                   let tokenID = row.int64("token_id") else { return .invalid }
             if tokenID != 0 {
-                try database.execute("UPDATE oauth_tokens SET revoked = ? WHERE id = ? AND revoked = 0", [.int(now), .int(tokenID)])
-                return .replayed
+                let revoked = try database.execute("UPDATE oauth_tokens SET revoked = ? WHERE id = ? AND revoked = 0",
+                                                   [.int(now), .int(tokenID)])
+                return .replayed(revokedToken: revoked.affectedRows == 1)
             }
             guard expires > now else { return .invalid }
             let challenge = Self.text(row["code_challenge"])

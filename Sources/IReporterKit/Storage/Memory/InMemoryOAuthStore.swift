@@ -37,8 +37,9 @@ public final class InMemoryOAuthStore: OAuthStore {
     }
 
     public func revokeToken(hash: String, appID: Int64, at now: Int64) throws -> Bool {
-        guard let index = tokens.firstIndex(where: { $0.hash == hash && $0.token.appID == appID }) else { return false }
-        if tokens[index].token.revoked == 0 { tokens[index].token.revoked = now }
+        guard let index = tokens.firstIndex(where: { $0.hash == hash && $0.token.appID == appID }),
+              tokens[index].token.revoked == 0 else { return false }
+        tokens[index].token.revoked = now
         return true
     }
 
@@ -83,8 +84,9 @@ public final class InMemoryOAuthStore: OAuthStore {
         guard let entry = codes[hash] else { return .invalid }
         if entry.tokenID != 0 {
             let index = Int(entry.tokenID - 1)
-            if tokens[index].token.revoked == 0 { tokens[index].token.revoked = now }
-            return .replayed
+            let live = tokens[index].token.revoked == 0
+            if live { tokens[index].token.revoked = now }
+            return .replayed(revokedToken: live)
         }
         guard entry.code.expires > now else { return .invalid }
         guard let token = issue(entry.code) else { return .refused }
