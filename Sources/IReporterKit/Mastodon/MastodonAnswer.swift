@@ -38,6 +38,7 @@ public struct MastodonAnswer: Sendable {
         case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 409: "Conflict"
         case 410: "Gone"
         case 413: "Payload Too Large"
         case 415: "Unsupported Media Type"

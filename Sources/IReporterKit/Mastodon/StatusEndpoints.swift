@@ -149,19 +149,25 @@ struct StatusEndpoints: MastodonEndpoints {
         case .claimed?, .notKept?, nil:
             break
         }
-        let status: StatusEntity
+        let stored: (id: StatusID, status: StatusEntity?)
         do {
-            status = try newStatus(call, user: user, statuses: statuses)
+            stored = try storeStatus(call, user: user, statuses: statuses)
         } catch {
             key?.release()
             throw error
         }
-        key?.remember(status.id)
+        // Stored: a retry with the key gets this status, also when reading
+        // it back fails below (released, the retry found its media used and
+        // was refused, and the person posted the photo again).
+        key?.remember(stored.id)
+        guard let status = try stored.status ?? statuses.status(stored.id) else { throw MastodonError.notFound }
         return statuses.answer(status)
     }
 
-    /// The post's photo or comment, made.
-    private func newStatus(_ call: MastodonCall, user: SignedInUser, statuses: MastodonStatuses) throws -> StatusEntity {
+    /// The post's photo or comment, stored: its id, and its status when
+    /// storing it gave that (a comment's).
+    private func storeStatus(_ call: MastodonCall, user: SignedInUser,
+                             statuses: MastodonStatuses) throws -> (id: StatusID, status: StatusEntity?) {
         let parameters = call.parameters
         let text = parameters.bytes("status") ?? []
         // Blank values are none, as Mastodon reads them (a form's empty `media_ids[]=`).
@@ -175,15 +181,15 @@ struct StatusEndpoints: MastodonEndpoints {
             // A reply to a comment is one more comment on its photo.
             let output = try statuses.run("comment", CommandArguments(fields: ["IdPhoto": Array(String(target.photoID).utf8), "text": text]))
             guard let comment = (output as? CommentList)?.comments.first else { throw MastodonError.notFound }
-            return StatusEntity(comment: comment, photoOwner: photo.account.id, viewer: true)
+            let status = StatusEntity(comment: comment, photoOwner: photo.account.id, viewer: true)
+            return (status.id, status)
         }
         guard !mediaIDs.isEmpty else {
             throw MastodonError(status: 422, message: "Validation failed: a post needs a photo (text alone is not supported by this server)")
         }
         guard mediaIDs.count == 1 else { throw MastodonError(status: 422, message: "Validation failed: a post carries exactly one photo") }
         let photoID = try MediaEndpoints.publish(mediaID: mediaIDs[0], title: try Self.title(text), as: user, statuses: statuses)
-        guard let status = try statuses.photo(photoID) else { throw MastodonError.notFound }
-        return status
+        return (.photo(photoID), nil)
     }
 
     /// A reply's text without the mentions of the people replied to that

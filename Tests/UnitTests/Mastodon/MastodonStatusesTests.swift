@@ -16,10 +16,12 @@ struct MastodonStatusesTests {
     /// The times stored (`Idempotency-Key`'s hour).
     let wallClock = ManualClock(Instant(millis: 1_700_000_000_000))
 
-    /// bob (1) and alice (2).
-    init(policy: AppServices.Policy = AppHarness.cheapPolicy, decodeGate: DecodeGate? = nil) throws {
+    /// bob (1) and alice (2). `photos`: the store the API reads, around the harness's.
+    init(policy: AppServices.Policy = AppHarness.cheapPolicy, decodeGate: DecodeGate? = nil,
+         photos: ((InMemoryPhotoStore) -> any PhotoStore)? = nil) throws {
         harness = try AppHarness(hashesPasswords: false, policy: policy, decodeGate: decodeGate)
         var services = harness.services
+        if let photos { services.photos = photos(harness.photos) }
         services.media = media
         services.wallClock = wallClock
         mastodon = MastodonAPI(api: IReporterAPI(services: services))
@@ -171,9 +173,28 @@ struct MastodonStatusesTests {
         #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "Now"), ("in_reply_to_id", photo)], idempotencyKey: "r").status == 200)
     }
 
+    /// From a review: the photo stored, reading its status back failed (the
+    /// database gone that moment, a 503). The key used to be let go with
+    /// the failure, so the app's retry with it found its media used, was
+    /// refused, and the person posted the photo again.
+    @Test func aPostStoredButNotReadBackIsTheAnswerToItsRetry() throws {
+        var meanwhile: PhotoStoreMeanwhile!
+        let test = try MastodonStatusesTests(photos: { meanwhile = PhotoStoreMeanwhile($0); return meanwhile })
+        let uploaded = test.call(.post, "/api/v2/media", token: test.token(), file: makeJPEG(width: 64, height: 48))
+        let fields = [("status", "Read back"), ("media_ids[]", try #require(test.string(try test.json(uploaded)["id"])))]
+        meanwhile.failsFirstReadAfterAdd = ServiceUnavailable()
+        let first = test.call(.post, "/api/v1/statuses", token: test.token(), fields, idempotencyKey: "k")
+        #expect(first.status == 503, "\(String(decoding: first.body, as: UTF8.self))")
+        let retry = test.call(.post, "/api/v1/statuses", token: test.token(), fields, idempotencyKey: "k")
+        #expect(retry.status == 200, "\(String(decoding: retry.body, as: UTF8.self))")
+        #expect(test.string(try test.json(retry)["content"]) == "<p>Read back</p>")
+        #expect(try test.harness.photos.newest(limit: 10).count == 1, "one photo")
+    }
+
     /// `upload` consumes the claimed file; a failure after that (a sync,
     /// the COMMIT) removes the photo it made: the media waits again, and
-    /// its next post makes the photo.
+    /// its next post makes the photo. The failure is the server's: 503, which
+    /// apps retry (a 422, "your post is invalid", they dropped or drafted).
     @Test func aMediaWhosePostFailedAfterItsFileWasUsedWaitsAgain() throws {
         let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
         let mediaID = try #require(string(try json(uploaded)["id"]))
@@ -182,7 +203,7 @@ struct MastodonStatusesTests {
         let fields = [("status", "Second try"), ("media_ids[]", mediaID)]
         harness.files.failsNextPublish = true
         let failed = call(.post, "/api/v1/statuses", token: token(), fields)
-        #expect(failed.status == 422)
+        #expect(failed.status == 503)
         #expect(string(try json(failed)["error"]) == "Upload on server problem", "upload's own answer")
         #expect(call(.get, "/api/v1/media/\(mediaID)", token: token()).status == 200, "waiting")
         #expect(!checked.isEmpty && call(.get, String(url.dropFirst("http://example.com".count))).body == checked, "its file, as it was")
@@ -222,7 +243,7 @@ struct MastodonStatusesTests {
         let pendingID = try #require(Int64(mediaID)) - MediaEndpoints.pendingBase
         harness.files.failsNextPublish = true
         harness.files.beforeNextPublish = { try media.removePending(id: pendingID) }
-        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "Gone"), ("media_ids[]", mediaID)]).status == 422)
+        #expect(call(.post, "/api/v1/statuses", token: token(), [("status", "Gone"), ("media_ids[]", mediaID)]).status == 503)
         #expect(harness.files.spoolFiles.isEmpty, "no file left waiting")
     }
 

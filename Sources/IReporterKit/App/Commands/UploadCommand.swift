@@ -55,7 +55,11 @@ public struct UploadCommand: SignedInCommand {
         public var kind: FailureKind {
             switch self {
             case .tooManyUploads: .rateLimited
-            case .malfunction, .serverProblem, .notAJPEG, .tooManyPixels, .tooManyPixelsForProgressive, .invalidTitle,
+            // The server's own trouble (a write that failed, a full disk):
+            // the same photo may go through later, so not the photo's fault
+            // for the doors that say so (Mastodon's 503, JSON-RPC's code).
+            case .serverProblem: .unavailable
+            case .malfunction, .notAJPEG, .tooManyPixels, .tooManyPixelsForProgressive, .invalidTitle,
                  .invisibleTitle, .blankTitle, .titleNotUTF8: .other
             }
         }
