@@ -152,6 +152,23 @@ def test_a_wrong_or_revoked_token_is_mastodons_401(site, host, alice):
     assert (status, body) == (200, b"{}")
 
 
+def test_a_client_whose_token_was_revoked_signs_in_again(site, host, alice):
+    """Mastodon.py sends its last token with every request, /oauth/token
+    included. Mastodon does not look at it there, nor at the instance's
+    description; each answered 401 here, so a bot whose token was revoked
+    could not sign in again."""
+    client_id, client_secret = new_app(site)
+    client = Mastodon(client_id=client_id, client_secret=client_secret, api_base_url=site, version_check_mode="none")
+    stale = client.log_in("alice", "secret", scopes=["read"], allow_http=True)
+    status, _, _ = form(host, "/oauth/revoke", {"client_id": client_id, "client_secret": client_secret, "token": stale})
+    assert status == 200
+    with pytest.raises(MastodonUnauthorizedError):
+        client.account_verify_credentials()
+    assert client.instance(), "read with the revoked token sent"
+    assert client.log_in("alice", "secret", scopes=["read"], allow_http=True) != stale
+    assert client.account_verify_credentials()["username"] == "alice"
+
+
 def test_the_authorization_code_flow_of_mastodon_py_over_plain_http(site, host, alice):
     """Mastodon.py's authorization URL, the page's two forms as a browser
     posts them (its cookie, its origin), the code exchanged by log_in."""
