@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -343,6 +344,34 @@ def test_fcgid_app_flow(stack):
     supervisors = [p for p in pids if servers.proc_ppid(p) not in pids]
     for s in supervisors:
         assert len(servers.children(s)) == 1, (s, servers.children(s))
+
+
+def test_fcgid_servers_follow_a_log_rotation(stack, tmp_path):
+    """deploy/logrotate/ireporter on a LAMP site: no systemd unit, no pid
+    file, a server per mod_fcgid process. They used to write on into the
+    rotated file (and fail2ban, reading the new one, saw nothing)."""
+    servers.need_tool("logrotate", "logrotate")
+    site = stack["fcgid"]
+    at_least_two_fcgid_servers(site)
+    conf = tmp_path / "logrotate.conf"
+    servers.render(servers.DEPLOY / "logrotate" / "ireporter", conf,
+                   {"/var/log/ireporter/ireporter.log /var/log/ireporter/access.log": str(site.access_log),
+                    "/run/ireporter/ireporter.pid": str(tmp_path / "no.pid"),
+                    "/var/www/html/iReporter": str(site.app)})
+    conf.chmod(0o644)
+    p = subprocess.run(["logrotate", "--force", "--state", str(tmp_path / "state"), str(conf)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rotated = site.access_log.with_name(site.access_log.name + ".1")
+    assert rotated.exists() and site.access_log.read_bytes() == b""
+    tries = iter(range(1000))
+
+    def logged_in_new_file():
+        marker = f"rotated-{next(tries)}"
+        with AppClient(Endpoint(url(FCGID_PORT))) as c:
+            c.get(f"?{marker}")
+        return marker.encode() in site.access_log.read_bytes()
+    servers.wait_for(logged_in_new_file, 10, what="a request's line in the new access log")
 
 
 @pytest.mark.parametrize("port", [FCGID_PORT, CGI_PORT], ids=["fcgid", "cgi"])
