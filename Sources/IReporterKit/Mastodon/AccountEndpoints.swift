@@ -8,7 +8,7 @@ struct AccountEndpoints: MastodonEndpoints {
             let statuses = MastodonStatuses(call, api: api)
             return .json(try Self.account(user.id, statuses: statuses).json(links: statuses.links, withSource: true))
         }
-        router.add(.get, "/api/v1/accounts/lookup", scope: nil) { call in
+        router.add(.get, "/api/v1/accounts/lookup", ifTokenSent: .readAccounts) { call in
             let statuses = MastodonStatuses(call, api: api)
             guard let acct = call.parameters.bytes("acct"),
                   let id = try Self.userID(named: acct, siteURL: call.request.siteURL, services: api.services) else {
@@ -20,11 +20,11 @@ struct AccountEndpoints: MastodonEndpoints {
             let statuses = MastodonStatuses(call, api: api)
             return .json(AccountList.json(try Self.accounts(matching: call.parameters, statuses: statuses), links: statuses.links))
         }
-        router.add(.get, "/api/v1/accounts/:id", scope: nil) { call in
+        router.add(.get, "/api/v1/accounts/:id", ifTokenSent: .readAccounts) { call in
             let statuses = MastodonStatuses(call, api: api)
             return .json(try Self.account(try call.id(), statuses: statuses).json(links: statuses.links))
         }
-        router.add(.get, "/api/v1/accounts/:id/statuses", scope: nil) { call in
+        router.add(.get, "/api/v1/accounts/:id/statuses", ifTokenSent: .readStatuses) { call in
             let statuses = MastodonStatuses(call, api: api)
             let id = try call.id()
             _ = try Self.account(id, statuses: statuses)
@@ -33,7 +33,7 @@ struct AccountEndpoints: MastodonEndpoints {
             if call.parameters.bool("pinned") == true || call.parameters.bytes("tagged") != nil { return statuses.page([], page) }
             return statuses.page(statuses.statuses(try TimelineEndpoints.stream(page, userID: id, statuses: statuses)), page)
         }
-        router.add(.get, "/api/v2/search", scope: nil) { call in
+        router.add(.get, "/api/v2/search", ifTokenSent: .readSearch) { call in
             let statuses = MastodonStatuses(call, api: api)
             let type = call.parameters.string("type")
             let (wantsAccounts, wantsStatuses) = (type == nil || type == "accounts", type == nil || type == "statuses")

@@ -16,7 +16,7 @@ struct FollowEndpoints: MastodonEndpoints {
             }
         }
         for command in ["followers", "following"] {
-            router.add(.get, "/api/v1/accounts/:id/\(command)", scope: nil) { call in try Self.list(command, call, api: api) }
+            router.add(.get, "/api/v1/accounts/:id/\(command)", ifTokenSent: .readAccounts) { call in try Self.list(command, call, api: api) }
         }
         router.add(.get, "/api/v1/accounts/relationships", scope: OAuthScope("read:follows")) { call in
             let user = try call.user()

@@ -13,8 +13,10 @@ public struct MastodonRouter {
 
     /// What a route asks of the request's bearer token.
     private enum Access {
-        /// Public: a token is optional, but one that is sent must be valid.
-        case optionalToken
+        /// Public: a token is optional, but one that is sent must be valid,
+        /// and cover this scope when there is one (it makes its user the
+        /// viewer: their likes shown).
+        case optionalToken(covering: OAuthScope?)
         /// A valid token whose scopes cover this one.
         case token(OAuthScope)
         /// Never looked at (nor counted as its user's by the rate limit).
@@ -43,7 +45,14 @@ public struct MastodonRouter {
     /// is sent must be valid, as Mastodon has it); else a valid token whose
     /// scopes cover it.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, scope: OAuthScope?, _ handler: @escaping Handler) {
-        add(method, pattern, scope.map { .token($0) } ?? .optionalToken, handler)
+        add(method, pattern, scope.map { .token($0) } ?? .optionalToken(covering: nil), handler)
+    }
+
+    /// Adds a public route whose token, when one is sent, must cover
+    /// `scope` (Mastodon's `authorize_if_got_token!`): a `profile` or
+    /// `write`-only token does not read as its user.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, ifTokenSent scope: OAuthScope, _ handler: @escaping Handler) {
+        add(method, pattern, .optionalToken(covering: scope), handler)
     }
 
     /// Adds a route that never looks at a bearer token: app registration,
@@ -115,7 +124,12 @@ public struct MastodonRouter {
             throw MastodonError.invalidToken
         }
         guard let grant = try tokens.grant(forToken: token) else { throw MastodonError.invalidToken }
-        if case .token(let scope) = access, !grant.scopes.covers(scope) { throw MastodonError.outsideScopes }
+        switch access {
+        case .token(let scope), .optionalToken(covering: let scope?):
+            if !grant.scopes.covers(scope) { throw MastodonError.outsideScopes }
+        case .optionalToken(covering: nil), .tokenIgnored:
+            break
+        }
         return grant
     }
 

@@ -10,7 +10,7 @@ struct StatusEndpoints: MastodonEndpoints {
         router.add(.post, "/api/v1/statuses", scope: OAuthScope("write:statuses")) { call in
             try post(call, api: api)
         }
-        router.add(.get, "/api/v1/statuses/:id", scope: nil) { call in
+        router.add(.get, "/api/v1/statuses/:id", ifTokenSent: .readStatuses) { call in
             let statuses = MastodonStatuses(call, api: api)
             return statuses.answer(try statuses.status(of: call))
         }
@@ -45,7 +45,7 @@ struct StatusEndpoints: MastodonEndpoints {
             }
             return .json(status.json(links: statuses.links, source: true))
         }
-        router.add(.get, "/api/v1/statuses/:id/context", scope: nil) { call in
+        router.add(.get, "/api/v1/statuses/:id/context", ifTokenSent: .readStatuses) { call in
             let statuses = MastodonStatuses(call, api: api)
             let status = try statuses.status(of: call)
             let context = switch status.id {
@@ -60,7 +60,7 @@ struct StatusEndpoints: MastodonEndpoints {
         router.add(.post, "/api/v1/statuses/:id/unfavourite", scope: OAuthScope("write:favourites")) { call in
             try vote(call, api: api, like: false)
         }
-        router.add(.get, "/api/v1/statuses/:id/favourited_by", scope: nil) { call in
+        router.add(.get, "/api/v1/statuses/:id/favourited_by", ifTokenSent: .readAccounts) { call in
             let statuses = MastodonStatuses(call, api: api)
             let status = try statuses.status(of: call)
             guard case .photo(let id) = status.id else { return .emptyList }
@@ -81,7 +81,7 @@ struct StatusEndpoints: MastodonEndpoints {
             let page = try TimelinePage(call.parameters)
             return statuses.page(statuses.statuses(try statuses.photoRows("liked", page.cursor([:]))), page)
         }
-        router.add(.get, "/api/v1/statuses/:id/reblogged_by", scope: nil) { call in
+        router.add(.get, "/api/v1/statuses/:id/reblogged_by", ifTokenSent: .readAccounts) { call in
             _ = try MastodonStatuses(call, api: api).status(of: call)
             return .emptyList
         }
@@ -95,7 +95,7 @@ struct StatusEndpoints: MastodonEndpoints {
             json.raw("}")
             return .json(json.bytes)
         }
-        router.add(.get, "/api/v1/statuses/:id/history", scope: nil) { call in
+        router.add(.get, "/api/v1/statuses/:id/history", ifTokenSent: .readStatuses) { call in
             _ = try MastodonStatuses(call, api: api).status(of: call)
             return .emptyList
         }

@@ -83,7 +83,7 @@ struct TimelineEndpoints: MastodonEndpoints {
                                                                maxAgeMillis: Int64(services.policy.streamCacheMillis),
                                                                clock: services.clock, table: services.sharedAnswers,
                                                                sharedKey: \.sharedKey)
-        router.add(.get, "/api/v1/timelines/public", scope: nil) { call in
+        router.add(.get, "/api/v1/timelines/public", ifTokenSent: .readStatuses) { call in
             let statuses = MastodonStatuses(call, api: api)
             let page = try TimelinePage(call.parameters)
             // Remote statuses: we have none.
@@ -102,7 +102,7 @@ struct TimelineEndpoints: MastodonEndpoints {
             guard page.isNewest else { return statuses.page(statuses.statuses(try statuses.photoRows("feed", arguments)), page) }
             return try Self.newestPage(of: statuses.photoAnswer("feed", arguments), page, statuses: statuses, kept: newestHome)
         }
-        router.add(.get, "/api/v1/timelines/tag/:hashtag", scope: nil) { _ in .emptyList }
+        router.add(.get, "/api/v1/timelines/tag/:hashtag", ifTokenSent: .readStatuses) { _ in .emptyList }
         router.add(.get, "/api/v1/timelines/list/:id", scope: OAuthScope("read:lists")) { _ in throw MastodonError.notFound }
     }
 

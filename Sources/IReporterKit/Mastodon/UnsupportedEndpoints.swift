@@ -56,7 +56,7 @@ struct UnsupportedEndpoints: MastodonEndpoints {
             }
         }
         // No poll is ever made, so none is found.
-        router.add(.get, "/api/v1/polls/:id", scope: nil) { _ in throw MastodonError.notFound }
+        router.add(.get, "/api/v1/polls/:id", ifTokenSent: .readStatuses) { _ in throw MastodonError.notFound }
         router.add(.post, "/api/v1/polls/:id/votes", scope: OAuthScope("write:statuses")) { _ in throw MastodonError.notFound }
         router.add(.get, "/api/v1/preferences", scope: OAuthScope("read:accounts")) { _ in
             .json(Array(Self.preferences.utf8))

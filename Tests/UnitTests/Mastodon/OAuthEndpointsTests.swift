@@ -226,6 +226,27 @@ struct OAuthEndpointsTests {
         #expect(call(.get, "/api/v1/timelines/public", token: stale).status == 401)
     }
 
+    /// From a review: a public endpoint took any valid token and read as
+    /// its user (their likes shown) whatever its scopes. Mastodon answers a
+    /// token that does not cover reading there with 403.
+    @Test func aTokenSentToAPublicEndpointMustCoverReadingIt() throws {
+        let client = try app(scopes: "read write profile")
+        let profile = try passwordToken(client, scope: "profile")
+        let writer = try passwordToken(client, scope: "write")
+        let reader = try passwordToken(client, scope: "read:statuses")
+        for path in ["/api/v1/timelines/public", "/api/v1/accounts/1/statuses"] {
+            #expect(call(.get, path).status == 200, "no token: public")
+            #expect(call(.get, path, token: reader).status == 200)
+            for token in [profile, writer] {
+                let refused = call(.get, path, token: token)
+                #expect(refused.status == 403, "\(path)")
+                #expect(try text(refused, "error") == "This action is outside the authorized scopes")
+            }
+        }
+        #expect(call(.get, "/api/v1/accounts/1", token: reader).status == 403, "read:accounts it is not")
+        #expect(call(.get, "/api/v1/accounts/verify_credentials", token: profile).status == 200, "what profile is for")
+    }
+
     /// From a review: each revocation bumped the stream generation, which
     /// every cache of every worker is kept under, so anyone could keep them
     /// cold by revoking one token over and over (or replaying a used code).
