@@ -20,7 +20,6 @@ struct UnsupportedEndpoints: MastodonEndpoints {
         ("/api/v1/followed_tags", OAuthScope("read:follows")),
         ("/api/v1/endorsements", OAuthScope("read:accounts")),
         ("/api/v1/featured_tags", OAuthScope("read:accounts")),
-        ("/api/v1/accounts/:id/featured_tags", nil),
         ("/api/v1/suggestions", .read),
         ("/api/v2/suggestions", .read),
         ("/api/v1/announcements", nil),
@@ -55,6 +54,8 @@ struct UnsupportedEndpoints: MastodonEndpoints {
                 throw MastodonError(status: 422, message: "\(what) not supported by this server")
             }
         }
+        // Public, as an account is (`register(in:)` of AccountEndpoints).
+        router.add(.get, "/api/v1/accounts/:id/featured_tags", ifTokenSent: .readAccounts) { _ in .emptyList }
         // No poll is ever made, so none is found.
         router.add(.get, "/api/v1/polls/:id", ifTokenSent: .readStatuses) { _ in throw MastodonError.notFound }
         router.add(.post, "/api/v1/polls/:id/votes", scope: OAuthScope("write:statuses")) { _ in throw MastodonError.notFound }

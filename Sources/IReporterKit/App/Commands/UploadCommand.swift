@@ -57,7 +57,7 @@ public struct UploadCommand: SignedInCommand {
             case .tooManyUploads: .rateLimited
             // The server's own trouble (a write that failed, a full disk):
             // the same photo may go through later, so not the photo's fault
-            // for the doors that say so (Mastodon's 503, JSON-RPC's code).
+            // where a door says so (the Mastodon API's 503, which apps retry).
             case .serverProblem: .unavailable
             case .malfunction, .notAJPEG, .tooManyPixels, .tooManyPixelsForProgressive, .invalidTitle,
                  .invisibleTitle, .blankTitle, .titleNotUTF8: .other
