@@ -82,7 +82,7 @@ struct FollowEndpoints: MastodonEndpoints {
         let statuses = MastodonStatuses(call, api: api)
         let id = try call.id()
         _ = try AccountEndpoints.account(id, statuses: statuses)
-        let page = try TimelinePage(call.parameters)
+        let page = try TimelinePage(call.parameters, limits: .accounts)
         guard let list = try statuses.run(command, page.cursor(["IdUser": String(id)])) as? FollowList else {
             throw MastodonError.unavailable
         }

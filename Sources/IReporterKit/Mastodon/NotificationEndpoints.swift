@@ -9,7 +9,7 @@ struct NotificationEndpoints: MastodonEndpoints {
             let statuses = MastodonStatuses(call, api: api)
             let kinds = Self.kinds(call.parameters)
             guard !kinds.isEmpty else { return .emptyList }
-            let page = try TimelinePage(call.parameters)
+            let page = try TimelinePage(call.parameters, limits: .accounts)
             let types = kinds.map(\.rawValue).joined(separator: ",")
             var arguments = page.cursor(["types": types])
             if let account = try call.parameters.integer("account_id") {

@@ -65,7 +65,7 @@ struct StatusEndpoints: MastodonEndpoints {
             let status = try statuses.status(of: call)
             guard case .photo(let id) = status.id else { return .emptyList }
             // Paged by the likers' ids, the `Link` header as Mastodon sends it.
-            let page = try TimelinePage(call.parameters)
+            let page = try TimelinePage(call.parameters, limits: .accounts)
             let likers = try api.services.votes.likers(of: id, page: page.pageCursor)
             let accounts = try AccountEndpoints.accounts(likers.map { ($0.userID, $0.username) }, statuses: statuses)
             var answer = MastodonAnswer.json(AccountList.json(accounts, links: statuses.links))

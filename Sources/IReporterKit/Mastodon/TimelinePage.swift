@@ -1,5 +1,5 @@
 /// Mastodon's paging of a list (a timeline, an account's statuses):
-/// `max_id`, `since_id`, `min_id` and `limit` (20 by default, at most 40),
+/// `max_id`, `since_id`, `min_id` and `limit` (`Limits`),
 /// read as the declared commands' cursors (`before`, `since`, `after`,
 /// `count`), and the `Link` header Mastodon sends with a page:
 /// `<…?max_id=LAST>; rel="next", <…?min_id=FIRST>; rel="prev"`.
@@ -7,8 +7,16 @@
 /// `since_id` asks for the newest statuses after it, `min_id` (which wins
 /// over it, as in Mastodon) for the ones just after it: the page before.
 struct TimelinePage {
-    static let defaultLimit = 20
-    static let maxLimit = 40
+    /// `limit`'s default and most, by what the list holds, as Mastodon has
+    /// them: a client that stops paging at a page shorter than it asked
+    /// for stopped after 40 accounts when it asked for 80.
+    struct Limits {
+        let byDefault: Int
+        let most: Int
+        static let statuses = Limits(byDefault: 20, most: 40)
+        /// Accounts (followers, following, who liked) and notifications.
+        static let accounts = Limits(byDefault: 40, most: 80)
+    }
 
     let maxID: Int64?
     /// `min_id`, or else `since_id`.
@@ -19,14 +27,14 @@ struct TimelinePage {
     /// `limit` as sent: the links carry it on.
     private let sentLimit: Int64?
 
-    init(_ parameters: MastodonParameters) throws(MastodonError) {
+    init(_ parameters: MastodonParameters, limits: Limits = .statuses) throws(MastodonError) {
         let maxID = try parameters.integer("max_id")
         self.maxID = maxID == 0 ? nil : maxID
         let minID = try parameters.integer("min_id")
         if let minID { sinceID = minID } else { sinceID = try parameters.integer("since_id") }
         fromSince = minID != nil
         sentLimit = try parameters.integer("limit")
-        limit = sentLimit.map { Int(min(max($0, 1), Int64(Self.maxLimit))) } ?? Self.defaultLimit
+        limit = sentLimit.map { Int(min(max($0, 1), Int64(limits.most))) } ?? limits.byDefault
     }
 
     /// Neither cursor: the newest, which `stream` answers from its cache.

@@ -68,6 +68,25 @@ struct MastodonGraphTests {
         #expect(try door.ids(door.call(.get, "/api/v1/accounts/2/followers", [("limit", "2"), ("max_id", "2")])) == ["3"])
     }
 
+    /// From a review: account lists page by 40 and up to 80, as Mastodon's
+    /// (a client that stops at a page shorter than asked for stopped at 40).
+    /// Statuses stay at 20 and 40.
+    @Test func accountListsPageAsMastodonsDo() throws {
+        for n in 0..<85 {
+            try harness.send([("command", "register"), ("username", "fan\(n)"), ("password", "p")])
+            try harness.send([("command", "follow"), ("IdUser", "2")])
+        }
+        #expect(try door.ids(door.call(.get, "/api/v1/accounts/2/followers")).count == 40)
+        #expect(try door.ids(door.call(.get, "/api/v1/accounts/2/followers", [("limit", "80")])).count == 80)
+        #expect(try door.ids(door.call(.get, "/api/v1/accounts/2/followers", [("limit", "500")])).count == 80)
+        let statuses = try TimelinePage(MastodonParameters(query: FormData()))
+        #expect(statuses.limit == 20)
+        var eighty = FormData()
+        eighty.setField(Array("limit".utf8), Array("80".utf8))
+        #expect(try TimelinePage(MastodonParameters(query: eighty)).limit == 40)
+        #expect(try TimelinePage(MastodonParameters(query: eighty), limits: .accounts).limit == 80)
+    }
+
     /// `account_id` (Mastodon.py's notifications(account_id=), the apps'
     /// notifications from one account): what that person did alone.
     @Test func notificationsOfOneAccount() throws {
