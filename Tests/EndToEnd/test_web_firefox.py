@@ -67,7 +67,7 @@ def test_the_journey_in_firefox(web_site, firefox, client, images, tmp_path):
     firefox.execute_script("document.getElementById('viewer-close').click()")
     # Someone else posts: it appears by itself, once.
     assert poster.upload(images.photo, title="Seen live").json() == {"successful": 1}
-    wait_for(lambda: tiles(firefox) == ["Seen live", "By fox", "Already there"], timeout=15,
+    wait_for(lambda: tiles(firefox) == ["Seen live", "By fox", "Already there"], timeout=40,
              what="the other person's photo")
 
 
