@@ -262,6 +262,59 @@ def test_request_timeout_kills_hung_worker(start_server, module_env):
     assert all(o.ok for o in outcomes), Load.describe(outcomes)
 
 
+def test_an_upload_past_its_deadline_is_not_stored(start_server, module_env):
+    """An upload that waits past upload_deadline (here for the photos
+    table, locked by another session) is dropped just before its COMMIT:
+    answered with an error, no row, no file. Its sender had given up on it
+    (60 s in the shipped web servers and phones) and would send it again."""
+    server = start_server(workers=2, upload_deadline=1)
+    db = module_env["db"]
+    user, password, _ = prepare_load_user(API, "deadline")
+    cookie = logged_in_cookie(user, password)
+    late, in_time = servers.unique_name("late upload"), servers.unique_name("upload in time")
+
+    def files() -> list[str]:
+        return sorted(p.name for p in server.upload_dir.rglob("*") if p.is_file() and p.name != ".ireporter-upload-dir")
+
+    files_before = files()
+    # The lock's session, kept open: `mariadb -n` runs and answers each line as it comes.
+    locker = subprocess.Popen([str(servers.REPO / "scripts" / "mariadb.sh"), "sql", str(db.directory), str(db.port),
+                               "-N", "-B", "-n"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=servers.clean_env(), cwd="/")
+    try:
+        locker.stdin.write("LOCK TABLES photos WRITE; SELECT 'locked';\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "locked"
+        answer: dict = {}
+
+        def upload():
+            with AppClient(Endpoint(API), timeout=60) as phone:
+                answer["late"] = phone.call({"command": "upload", "title": late}, file=servers.photo(), cookie=cookie)
+
+        uploader = threading.Thread(target=upload, daemon=True)
+        uploader.start()
+        servers.wait_for(lambda: db.sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                                        "WHERE INFO LIKE 'INSERT INTO photos%'").strip() == "1", 15,
+                         what="the upload waiting for the locked table")
+        # It arrived before it waited: 1.5 s from here is past its 1 s.
+        time.sleep(1.5)
+    finally:
+        locker.stdin.write("UNLOCK TABLES;\n")
+        locker.stdin.close()
+        locker.wait(30)
+    uploader.join(30)
+    r = answer["late"]
+    assert (r.status, r.json()) == (200, {"error": "The server took too long to store the photo and did not keep it, "
+                                                   "please send it again"}), r
+    assert db.sql(f"SELECT COUNT(*) FROM photos WHERE title = '{late}'").strip() == "0"
+    assert files() == files_before, "its files removed, no spool file left"
+    assert "past upload_deadline" in servers.tail(server.log_path, 50)
+    with AppClient(Endpoint(API), timeout=60) as phone:
+        assert phone.call({"command": "upload", "title": in_time}, file=servers.photo(), cookie=cookie).json() \
+            == {"successful": 1}
+    assert in_time in titles_in_stream() and late not in titles_in_stream()
+
+
 def test_sigterm_finishes_requests_in_flight(start_server, module_env):
     """Deterministic: every worker busy with a (stalled) upload, two more
     requests waiting in the socket's backlog, then SIGTERM. The uploads in

@@ -16,6 +16,11 @@ public final class CommandContext {
     /// A browser said the request comes from another web site (`Origin`,
     /// `Sec-Fetch-Site`): only commands that change nothing may run.
     public let isCrossOrigin: Bool
+    /// When the request had arrived whole (its body read), on
+    /// `AppServices.clock`: what `upload_deadline` counts from, as the
+    /// client's and the web server's waiting for the answer does. Nil:
+    /// unknown (no deadline).
+    public let arrived: Instant?
 
     /// Set by a command that logs in or out: the answer carries the cookie.
     public var sessionChange: SessionChange?
@@ -29,16 +34,18 @@ public final class CommandContext {
     private var temporaryFiles: [String] = []
 
     public convenience init(sessionCookie: [UInt8]? = nil, isSecure: Bool = false, clientAddress: String = "-",
-                            isCrossOrigin: Bool = false) {
+                            isCrossOrigin: Bool = false, arrived: Instant? = nil) {
         self.init(session: RequestSession(cookie: sessionCookie), isSecure: isSecure, clientAddress: clientAddress,
-                  isCrossOrigin: isCrossOrigin)
+                  isCrossOrigin: isCrossOrigin, arrived: arrived)
     }
 
-    public init(session: RequestSession, isSecure: Bool = false, clientAddress: String = "-", isCrossOrigin: Bool = false) {
+    public init(session: RequestSession, isSecure: Bool = false, clientAddress: String = "-", isCrossOrigin: Bool = false,
+                arrived: Instant? = nil) {
         self.session = session
         self.isSecure = isSecure
         self.clientAddress = clientAddress
         self.isCrossOrigin = isCrossOrigin
+        self.arrived = arrived
     }
 
     public enum SessionChange: Equatable {

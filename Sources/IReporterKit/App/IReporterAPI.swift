@@ -55,8 +55,8 @@ public final class IReporterAPI {
     /// A form's command. The answer says, for the access log, its outcome
     /// (`ok`, the failure's name, `unknown-command`) and time in image work.
     public func handle(_ request: APIRequest) -> APIResponse {
-        let context = CommandContext(session: request.session, isSecure: request.isSecure,
-                                     clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
+        let context = CommandContext(session: request.session, isSecure: request.isSecure, clientAddress: request.clientAddress,
+                                     isCrossOrigin: request.isCrossOrigin, arrived: services.clock.now)
         for path in request.parameters.spooledPaths { context.removeWhenAnswered(path) }
         var response = router.route(request.parameters, in: context)
         context.removeTemporaryFiles()
@@ -69,10 +69,12 @@ public final class IReporterAPI {
     /// The answer's outcome and call give each call's, comma-separated, in order.
     public func handle(jsonRPC body: [UInt8], of request: APIRequest) -> APIResponse {
         var calls: [CommandContext] = []
+        let arrived = services.clock.now
         let (answer, sessionChanged) = rpc.answer(body, sessionCookie: request.sessionCookie) { cookie in
             // The request's own session while no call has changed it: read once for all of them.
             CommandContext(session: cookie == request.sessionCookie ? request.session : RequestSession(cookie: cookie),
-                           isSecure: request.isSecure, clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin)
+                           isSecure: request.isSecure, clientAddress: request.clientAddress, isCrossOrigin: request.isCrossOrigin,
+                           arrived: arrived)
         } finished: {
             calls.append($0)
         }

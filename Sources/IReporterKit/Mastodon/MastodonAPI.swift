@@ -27,7 +27,8 @@ public final class MastodonAPI {
         router = MastodonRouter(tokens: api.services.accessTokens, commands: api.router,
                                 rateLimit: MastodonRateLimit(counters: api.services.counters,
                                                              limit: api.services.policy.mastodonRateLimit,
-                                                             wallClock: api.services.wallClock))
+                                                             wallClock: api.services.wallClock),
+                                clock: api.services.clock)
         for group in Self.endpointGroups { group.register(in: &router, api: self) }
     }
 

@@ -34,11 +34,15 @@ public struct MastodonRouter {
     private let tokens: any AccessTokens
     private let commands: CommandRouter
     private let rateLimit: MastodonRateLimit?
+    /// When a request arrived (`CommandContext.arrived`).
+    private let clock: any TimeSource
 
-    init(tokens: any AccessTokens, commands: CommandRouter, rateLimit: MastodonRateLimit? = nil) {
+    init(tokens: any AccessTokens, commands: CommandRouter, rateLimit: MastodonRateLimit? = nil,
+         clock: any TimeSource = MonotonicClock()) {
         self.tokens = tokens
         self.commands = commands
         self.rateLimit = rateLimit
+        self.clock = clock
     }
 
     /// Adds a route. `scope` nil: public (a token is optional, but one that
@@ -111,7 +115,8 @@ public struct MastodonRouter {
                 limitReached = !allowed
                 guard allowed else { throw MastodonRateLimit.exceeded }
             }
-            return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant, commands: commands))
+            return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant, commands: commands,
+                                                  arrived: clock.now))
         }
         throw MastodonError.notFound
     }
@@ -159,9 +164,12 @@ public struct MastodonCall {
     /// The token's grant; nil on a public route called without one.
     public let grant: AccessGrant?
     private let commands: CommandRouter
+    /// When it arrived (`CommandContext.arrived`).
+    private let arrived: Instant
 
-    init(request: MastodonRequest, pathParameters: [String: String], grant: AccessGrant?, commands: CommandRouter) {
-        (self.request, self.pathParameters, self.grant, self.commands) = (request, pathParameters, grant, commands)
+    init(request: MastodonRequest, pathParameters: [String: String], grant: AccessGrant?, commands: CommandRouter,
+         arrived: Instant) {
+        (self.request, self.pathParameters, self.grant, self.commands, self.arrived) = (request, pathParameters, grant, commands, arrived)
     }
 
     public var parameters: MastodonParameters { request.parameters }
@@ -186,7 +194,7 @@ public struct MastodonCall {
     /// (no one, without a user token).
     public func commandContext() -> CommandContext {
         CommandContext(session: RequestSession(signedIn: grant?.userID.map(SignedInUser.init(token:))),
-                       isSecure: request.isSecure, clientAddress: request.clientAddress)
+                       isSecure: request.isSecure, clientAddress: request.clientAddress, arrived: arrived)
     }
 
     /// Runs the declared command `name` as the token's user, in

@@ -35,6 +35,10 @@ extension Configuration {
             warnings.append("stream_answer_file is off with the stream cache off (stream_cache_ms = 0, or db_replicas): "
                             + "nginx asks the server for every stream")
         }
+        if uploadDeadline > 0 && requestTimeout > 0 && uploadDeadline >= requestTimeout {
+            warnings.append("upload_deadline (\(uploadDeadline) s) is not below request_timeout (\(requestTimeout) s): "
+                            + "a slow upload's worker is killed before the upload can give up cleanly")
+        }
         return warnings
     }
 

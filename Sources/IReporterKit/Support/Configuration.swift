@@ -41,6 +41,7 @@ public struct Configuration: Sendable {
     public var listenGroup = ""
     public var maxRequests = 0
     public var requestTimeout = 120
+    public var uploadDeadline = 50
     public var shutdownTimeout = 30
     public var slowRequestMillis = 0
     public var accessLog = ""
@@ -124,6 +125,8 @@ public struct Configuration: Sendable {
                 "replace a worker after this many requests (leak guard; 0 = never). No request fails at the hand-over."),
         Setting("request_timeout", .number(\.requestTimeout, 0...86400),
                 "seconds a request may run, from the moment its connection is accepted (so a web server or client that stalls mid-request counts too), before the supervisor kills its worker (only that request fails; the worker is replaced). 0 = no limit."),
+        Setting("upload_deadline", .number(\.uploadDeadline, 0...86400),
+                "seconds from an upload's arrival (its body read) within which its photo must be stored: one that would be committed later is dropped (its files removed, no row) and answered with an error, as its sender has given up on it (the shipped web servers wait 60 s, as do iOS's and the app's HTTP timeouts) and would send it again. Keep it below your web server's timeout and `request_timeout`. 0 = no deadline."),
         Setting("shutdown_timeout", .number(\.shutdownTimeout, 0...3600),
                 "seconds SIGTERM waits for requests in flight before it kills what is left."),
         Setting("slow_request_ms", .number(\.slowRequestMillis, 0...3_600_000),

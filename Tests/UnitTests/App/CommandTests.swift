@@ -129,6 +129,30 @@ struct CommandTests {
         #expect(try phone.body([("command", "upload"), ("title", "t")], file: photo) == #"{"error":"Too many uploads, please try again later"}"#)
     }
 
+    @Test func anUploadNotStoredWithinItsDeadlineIsDropped() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        // Its files are in place when the deadline passes: the last moment before the COMMIT.
+        phone.files.beforeNextPublish = { phone.clock.advance(byMillis: 50_001) }
+        #expect(try phone.body([("command", "upload"), ("title", "late")], file: photo)
+                == #"{"error":"The server took too long to store the photo and did not keep it, please send it again"}"#)
+        #expect(phone.photos.rows.isEmpty)
+        #expect(phone.files.photos.isEmpty, "its files removed")
+        #expect(phone.files.spoolFiles.isEmpty)
+        #expect(try phone.body([("command", "stream")]) == #"{"result":[]}"#)
+
+        phone.files.beforeNextPublish = { phone.clock.advance(byMillis: 50_000) }
+        #expect(try phone.body([("command", "upload"), ("title", "in time")], file: photo) == #"{"successful":1}"#)
+        #expect(phone.photos.rows.map(\.title) == [Array("in time".utf8)])
+
+        var policy = AppHarness.cheapPolicy
+        policy.uploadDeadline = 0
+        let patient = try AppHarness(policy: policy)
+        try patient.send([("command", "register"), ("username", "bob"), ("password", "p")])
+        patient.files.beforeNextPublish = { patient.clock.advance(bySeconds: 3600) }
+        #expect(try patient.body([("command", "upload"), ("title", "no deadline")], file: photo) == #"{"successful":1}"#)
+    }
+
     @Test func previewsPerHourAreLimitedPerUser() throws {
         var policy = AppHarness.cheapPolicy
         policy.previewRateLimit = 2

@@ -213,6 +213,24 @@ struct MastodonStatusesTests {
         #expect(harness.files.spoolFiles.isEmpty, "nothing left in the spool area")
     }
 
+    /// A post whose photo was not stored within `upload_deadline`: the app
+    /// (told 503) posts again, and finds its media waiting.
+    @Test func aPostPastTheUploadDeadlineLeavesItsMediaWaiting() throws {
+        let uploaded = call(.post, "/api/v2/media", token: token(), file: makeJPEG(width: 64, height: 48))
+        let mediaID = try #require(string(try json(uploaded)["id"]))
+        let fields = [("status", "Slow disk"), ("media_ids[]", mediaID)]
+        harness.files.beforeNextPublish = { self.harness.clock.advance(bySeconds: 51) }
+        let late = call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "slow")
+        #expect(late.status == 503)
+        #expect(string(try json(late)["error"]) == "The server took too long to store the photo and did not keep it, please send it again")
+        #expect(harness.photos.rows.isEmpty && harness.files.photos.isEmpty)
+        #expect(call(.get, "/api/v1/media/\(mediaID)", token: token()).status == 200, "waiting")
+        let posted = call(.post, "/api/v1/statuses", token: token(), fields, idempotencyKey: "slow")
+        #expect(posted.status == 200, "\(String(decoding: posted.body, as: UTF8.self))")
+        #expect(harness.photos.rows.count == 1)
+        #expect(harness.files.spoolFiles.isEmpty, "nothing left in the spool area")
+    }
+
     /// Anyone on the host may list the upload folder: a waiting media's file
     /// is named by a digest of its key, never the key its picture's URL asks
     /// for. One an older version named by the key is renamed at its first use.

@@ -143,7 +143,7 @@ struct ConfigurationTests {
     /// (`db_option_file`, which must exist, is added by the test).
     static let samples: [String: String] = [
         "listen": "127.0.0.1:9001", "listen_mode": "0600", "listen_backlog": "128", "listen_owner": "nobody",
-        "listen_group": "nogroup", "workers": "7", "max_requests": "1000", "request_timeout": "60",
+        "listen_group": "nogroup", "workers": "7", "max_requests": "1000", "request_timeout": "60", "upload_deadline": "40",
         "shutdown_timeout": "5", "slow_request_ms": "250", "access_log": "stderr", "log_file": "/var/log/x.log", "log_level": "warning", "log_format": "json",
         "ping_path": "", "status_path": "/status", "ready_path": "/ready", "db_url": "mysql://a%40b:p%2Bw@db.example:3307/photos?socket=%2Fs.sock",
         "db_option_group": "other", "db_charset": "utf8mb4", "upload_dir": "/srv/upload",
@@ -271,6 +271,14 @@ struct ConfigurationTests {
         configuration.streamCacheMillis = 0
         #expect(configuration.warnings == ["stream_answer_file is off with the stream cache off (stream_cache_ms = 0, or "
                                            + "db_replicas): nginx asks the server for every stream"])
+        configuration.streamAnswerFile = ""
+
+        // An upload deadline the watchdog would beat.
+        configuration.uploadDeadline = 120
+        #expect(configuration.warnings == ["upload_deadline (120 s) is not below request_timeout (120 s): "
+                                           + "a slow upload's worker is killed before the upload can give up cleanly"])
+        configuration.requestTimeout = 0
+        #expect(configuration.warnings.isEmpty)
     }
 
     @Test func allowedClientsAreAddresses() throws {

@@ -35,6 +35,8 @@ public struct UploadCommand: SignedInCommand {
         case invisibleTitle
         case blankTitle
         case titleNotUTF8
+        /// Not stored within `upload_deadline` of its arrival (`overdue(_:)`).
+        case tooLate
 
         public var message: String {
             switch self {
@@ -49,6 +51,7 @@ public struct UploadCommand: SignedInCommand {
             case .invisibleTitle: "Titles cannot contain invisible characters"
             case .blankTitle: "Titles cannot be blank"
             case .titleNotUTF8: "Titles must be UTF-8 text"
+            case .tooLate: "The server took too long to store the photo and did not keep it, please send it again"
             }
         }
 
@@ -58,7 +61,7 @@ public struct UploadCommand: SignedInCommand {
             // The server's own trouble (a write that failed, a full disk):
             // the same photo may go through later, so not the photo's fault
             // where a door says so (the Mastodon API's 503, which apps retry).
-            case .serverProblem: .unavailable
+            case .serverProblem, .tooLate: .unavailable
             case .malfunction, .notAJPEG, .tooManyPixels, .tooManyPixelsForProgressive, .invalidTitle,
                  .invisibleTitle, .blankTitle, .titleNotUTF8: .other
             }
@@ -75,6 +78,7 @@ public struct UploadCommand: SignedInCommand {
     private let counters: any SharedCounters
     private let policy: AppServices.Policy
     private let now: () -> Int64
+    private let clock: any TimeSource
     private let live: (any LiveFeed)?
     private let intake: PhotoIntake
 
@@ -84,6 +88,7 @@ public struct UploadCommand: SignedInCommand {
         counters = services.counters
         policy = services.policy
         now = services.now
+        clock = services.clock
         live = services.live
         intake = PhotoIntake(services)
     }
@@ -131,7 +136,23 @@ public struct UploadCommand: SignedInCommand {
                 Log.error("upload \(id): \(error)")
                 throw Failure.serverProblem
             }
+            // The last moment before the COMMIT (the store's, after this).
+            if let waited = overdue(context) {
+                files.remove(id: id, secret: secret)
+                Log.warning("upload \(id) of user \(user.id) dropped: \(waited) ms after its arrival, past upload_deadline")
+                throw Failure.tooLate
+            }
         }, unpublish: { files.remove(id: $0, secret: publishedSecret) })
+    }
+
+    /// The milliseconds since the request arrived, once they are past
+    /// `upload_deadline`: its sender, the web server (60 s as shipped) and
+    /// the phone's own timeout have given up on the answer by then, so a
+    /// photo committed now would be sent again, and stored twice.
+    private func overdue(_ context: CommandContext) -> Int64? {
+        guard policy.uploadDeadline > 0, let arrived = context.arrived else { return nil }
+        let waited = clock.now.millis(since: arrived)
+        return waited > Int64(policy.uploadDeadline) * 1000 ? waited : nil
     }
 
     /// Tells the live subscribers, with the photo as the stream shows it.
