@@ -153,6 +153,11 @@ stack_render_nginx() {
       "$IREPORTER_REPO/deploy/nginx/ireporter-mastodon.conf" | write_file "$NGX_DIR/ireporter-mastodon.conf"
   grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/ireporter-mastodon.conf" \
     || die "rendering deploy/nginx/ireporter-mastodon.conf did not replace its socket path"
+  # Flickr's paths at the host's root (REST, and photos where its clients build their URLs).
+  sed -e "s#/run/ireporter/fcgi\.sock#$SRV_SOCK#g" \
+      "$IREPORTER_REPO/deploy/nginx/flickr-host.conf" | write_file "$NGX_DIR/flickr-host.conf"
+  grep -qF "unix:$SRV_SOCK;" "$NGX_DIR/flickr-host.conf" \
+    || die "rendering deploy/nginx/flickr-host.conf did not replace its socket path"
   # The snippet says `include fastcgi_params;`, which nginx resolves next to
   # the main config file.
   write_file "$NGX_DIR/fastcgi_params" < /etc/nginx/fastcgi_params
@@ -210,7 +215,7 @@ stack_render_nginx() {
   fi
   sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s#@HTTP_ADDR@#$HTTP_ADDR#g" \
       "$IREPORTER_REPO/deploy/nginx/nginx-private.conf.in" | write_file "$NGX_DIR/nginx.conf"
-  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-upstream.conf" "$NGX_DIR/ireporter-mastodon.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
+  chmod 644 "$NGX_DIR/ireporter.conf" "$NGX_DIR/ireporter-upstream.conf" "$NGX_DIR/ireporter-mastodon.conf" "$NGX_DIR/flickr-host.conf" "$NGX_DIR/fastcgi_params" "$NGX_DIR/nginx.conf" "$NGX_DIR/ireporter-live.conf"
 }
 
 # The live stream publisher's key, made once for this RUN_DIR (root's, 0600).

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -83,6 +84,36 @@ def test_parsed_json_search_with_extras(rest_url):
         assert r.read()[:2] == b"\xff\xd8", "the URL serves the photo"
     with urllib.request.urlopen(photo["url_q"], timeout=10) as r:
         assert jpeg_size(r.read()) == (150, 150), "the Large Square, made for this request"
+
+
+def test_the_tutorials_client_builds_photo_urls_that_are_answered(rest_url, base_url):
+    """The 2012 companion tutorial's Flickr search client: a search in plain
+    JSON, then each photo at farm{farm}.staticflickr.com/{server}/{id}_{secret}_m.jpg,
+    its `server` read with intValue (the zeros gone) and this host's name in
+    place of Flickr's (deploy/nginx/flickr-host.conf): the size its `url_s`
+    extra names, byte for byte; another photo's server or secret, a 404."""
+    _, body = get(rest_url, method="flickr.photos.search", api_key="any-key", text="zoe", per_page="20",
+                  format="json", nojsoncallback="1", extras="url_s,url_q")
+    photos = json.loads(body)["photos"]["photo"]
+    assert [p["id"] for p in photos] == ["2"]
+    host = base_url[:-len("iReporter/")]
+
+    def fetch(url: str) -> tuple[int, str, bytes]:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                return r.status, r.headers["Content-Type"], r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers["Content-Type"], e.read()
+
+    for p in photos:
+        tutorial = f"{host}{int(p['server'])}/{int(p['id'])}_{p['secret']}"
+        for suffix, extra in (("_m", "url_s"), ("_q", "url_q")):
+            status, content_type, jpeg = fetch(tutorial + suffix + ".jpg")
+            assert (status, content_type) == (200, "image/jpeg"), tutorial + suffix
+            assert jpeg == fetch(p[extra])[2]
+        assert fetch(f"{host}{p['server']}/{p['id']}_{p['secret']}_m.jpg")[0] == 200, "the server as sent, zeros kept"
+        assert fetch(f"{host}{int(p['server']) + 1}/{p['id']}_{p['secret']}_m.jpg")[0] == 404
+        assert fetch(f"{host}0/{p['id']}_{'0' * 10}_m.jpg")[0] == 404
 
 
 def test_date_upload_and_original_dimensions(rest_url):

@@ -16,8 +16,9 @@ final class PhotoSizeResponder {
     }
 
     /// A GET or HEAD whose path ends in `photos/<segment>/<segment>` (or,
-    /// with a bucket, `upload/<segment>`): answered here, a 404 when the
-    /// name is not one of ours. (A POST there stays the API's, as every
+    /// with a bucket, `upload/<segment>`), or is `/<number>/<name>.jpg`
+    /// (Flickr's form, deploy/nginx/flickr-host.conf): answered here, a 404
+    /// when the name is not one of ours. (A POST there stays the API's, as every
     /// path under /iReporter/ was PHP's.) Doubled slashes count as one, as
     /// nginx and Apache merge them when they pick the location that hands
     /// the request over: `photos//000000/…` is a size's path misspelled (a
@@ -27,6 +28,7 @@ final class PhotoSizeResponder {
         let segments = Self.path(request).split(separator: "/")
         return (segments.count >= 3 && segments[segments.count - 3] == PhotoTree.folderName)
             || (bucket != nil && segments.count >= 2 && segments[segments.count - 2] == "upload")
+            || (segments.count == 2 && segments[0].utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && segments[1].hasSuffix(".jpg"))
     }
 
     /// Head and body of the answer.
@@ -36,7 +38,7 @@ final class PhotoSizeResponder {
         if let bucket, segments.count >= 2, segments[segments.count - 2] == "upload" {
             return legacyAnswer(bucket, name: segments[segments.count - 1], request)
         }
-        guard let wanted = PhotoTree.parse(urlPath: path) else { return Self.notFound }
+        guard let wanted = PhotoTree.parse(urlPath: path) ?? PhotoTree.parse(flickrPath: path) else { return Self.notFound }
         let immutable = "public, max-age=31536000, immutable"
         if request.param("REQUEST_METHOD") == "HEAD",
            let length = sizes.storedLength(wanted.size, id: wanted.id, secret: wanted.secret) {

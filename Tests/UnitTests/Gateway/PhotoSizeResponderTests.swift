@@ -8,8 +8,8 @@ struct PhotoSizeResponderTests {
 
     let scratch = ScratchDirectory("size-answers")
 
-    /// The head of the answer to a size rendered now, its lines by name.
-    func firstAnswerHead() throws -> [(name: String, value: String)] {
+    /// A responder over a folder with one photo stored.
+    func oneStoredPhoto() throws -> (responder: PhotoSizeResponder, id: Int64, secret: PhotoSecret) {
         let store = InMemoryPhotoStore(users: .withAlice())
         let folder = UploadFolder(directory: scratch.path)
         let secret = PhotoSecret.random()
@@ -19,6 +19,12 @@ struct PhotoSizeResponderTests {
         }, unpublish: { folder.remove(id: $0, secret: secret) })
         let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: store, files: folder, policy: AppServices.Policy(),
                                                              decodeGate: nil))
+        return (responder, id, secret)
+    }
+
+    /// The head of the answer to a size rendered now, its lines by name.
+    func firstAnswerHead() throws -> [(name: String, value: String)] {
+        let (responder, id, secret) = try oneStoredPhoto()
         let answer = responder.answer(ParameterRequest(["REQUEST_METHOD": "GET",
                                                "REQUEST_URI": "/iReporter/" + PhotoTree.urlPath(id: id, secret: secret, size: .square75)]))
         let text = String(decoding: answer.prefix(600), as: UTF8.self)
@@ -83,7 +89,12 @@ struct PhotoSizeResponderTests {
                       ("GET", "/iReporter//photos/000000/2_0123abcdef_q.jpg/", true),
                       ("POST", "/iReporter/photos/000000/2_0123abcdef_q.jpg", false),
                       ("GET", "/iReporter/", false),
-                      ("GET", "/iReporter/photos/2_0123abcdef_q.jpg", false)])
+                      ("GET", "/iReporter/photos/2_0123abcdef_q.jpg", false),
+                      // Flickr's form (deploy/nginx/flickr-host.conf).
+                      ("GET", "/0/2_0123abcdef_q.jpg", true),
+                      ("GET", "//0/2_0123abcdef_q.jpg", true),
+                      ("GET", "/api/2_0123abcdef_q.jpg", false),
+                      ("POST", "/0/2_0123abcdef_q.jpg", false)])
     func whatTheWebServerHandsOverAsASizeIsAnsweredAsOne(method: String, uri: String, handled: Bool) {
         let responder = PhotoSizeResponder(sizes: PhotoSizes(photos: InMemoryPhotoStore(users: .withAlice()),
                                                              files: UploadFolder(directory: scratch.path),
@@ -118,6 +129,17 @@ struct PhotoSizeResponderTests {
         let get = responder.answer(ParameterRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": uri]))
         #expect(Array(get.suffix(photo.count)) == photo)
         #expect(files.reads == 1)
+    }
+
+    /// The tutorial's client builds `/<server as a number>/<id>_<secret>_m.jpg`.
+    @Test func flickrsFormOfAPhotosURLIsAnsweredAsItsSize() throws {
+        let (responder, id, secret) = try oneStoredPhoto()
+        func answer(_ uri: String) -> [UInt8] { responder.answer(ParameterRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": uri])) }
+        let canonical = answer("/iReporter/" + PhotoTree.urlPath(id: id, secret: secret, size: .small240))
+        #expect(canonical.starts(with: Array("Status: 200 OK".utf8)))
+        #expect(answer("/\(id / 1000)/\(id)_\(secret)_m.jpg") == canonical)
+        #expect(answer("/\(id / 1000 + 1)/\(id)_\(secret)_m.jpg").starts(with: Array("Status: 404".utf8)), "another photo's server")
+        #expect(answer("/\(id / 1000)/\(id)_\(PhotoSecret.random())_m.jpg").starts(with: Array("Status: 404".utf8)))
     }
 
     @Test func theFirstAnswerHasTheHeadersOfTheWebServersLaterOnes() throws {

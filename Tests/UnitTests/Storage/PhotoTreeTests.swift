@@ -56,6 +56,23 @@ struct PhotoTreeTests {
         #expect(PhotoTree.parse(urlPath: path[...]) == nil)
     }
 
+    /// Flickr's clients build `/<server>/<id>_<secret>[_<letter>].jpg`
+    /// from the answer's fields, the server read as a number.
+    @Test func flickrsFormOfTheURLParsesInAnyPaddingOfItsServer() {
+        for (path, id, size) in [("/0/2_0123abcdef_m.jpg", Int64(2), PhotoSize.small240),
+                                 ("/000000/2_0123abcdef.jpg", 2, .medium),
+                                 ("/1234/1234567_0123abcdef_q.jpg", 1_234_567, .square150),
+                                 ("/001234/1234567_0123abcdef_o.jpg", 1_234_567, .original)] {
+            let parsed = PhotoTree.parse(flickrPath: path[...])
+            #expect(parsed?.id == id && parsed?.secret == secret && parsed?.size == size, "\(path)")
+        }
+        for path in ["/1/2_0123abcdef_m.jpg", "/0/02_0123abcdef_m.jpg", "/00000000000/2_0123abcdef_m.jpg",
+                     "//0/2_0123abcdef_m.jpg", "/0/2_0123abcdef_m.jpg/", "/x/2_0123abcdef_m.jpg", "/-0/2_0123abcdef_m.jpg",
+                     "/iReporter/0/2_0123abcdef_m.jpg", "0/2_0123abcdef_m.jpg", "/0/2_0123abcdef_x.jpg"] {
+            #expect(PhotoTree.parse(flickrPath: path[...]) == nil, "\(path)")
+        }
+    }
+
     @Test func aVeryLongNameIsRefusedUnread() {
         let path = "/iReporter/photos/000000/2_0123abcdef_q.jpg" + String(repeating: "/", count: 10_000)
         #expect(PhotoTree.parse(urlPath: path[...]) == nil)

@@ -129,6 +129,19 @@ public struct PhotoTree: Sendable {
         return file
     }
 
+    /// Where Flickr's clients build a photo's URL from its `server`, `id`
+    /// and `secret` (Flickr's "Photo Source URLs",
+    /// `/<server>/<id>_<secret>[_<letter>].jpg` at a host's root): the server
+    /// read as a number (the tutorial's `intValue`), so in any padding, as
+    /// long as it is the photo's own.
+    public static func parse(flickrPath path: Substring) -> (id: Int64, secret: PhotoSecret, size: PhotoSize)? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count == 3, segments[0].isEmpty, (1...10).contains(segments[1].utf8.count),
+              segments[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let server = Int64(segments[1]),
+              let file = parse(fileName: segments[2]), server == file.id / fanOut else { return nil }
+        return file
+    }
+
     /// `<IdPhoto>_<secret>[_<letter>].jpg`, spelled as `fileName` spells it.
     public static func parse(fileName name: some StringProtocol) -> (id: Int64, secret: PhotoSecret, size: PhotoSize)? {
         guard name.hasSuffix(".jpg") else { return nil }
