@@ -264,6 +264,20 @@ struct FlickrAPITests {
         #expect(call(phone, relevant).body.hasPrefix(#"{"photos":{"page":5,"pages":5,"perpage":100,"total":500,"photo":[{"#))
     }
 
+    /// Dates as Python's Flickr clients send them (`str()` of a float or a
+    /// datetime, `isoformat()`): each a bound, none silently dropped.
+    @Test(arguments: [("1000", Int64?(1000)), ("1700000000.123", 1_700_000_000), ("1970-01-01", 0),
+                      ("1970-01-01 00:16:40", 1000), ("1970-01-01 00:16:40.250000", 1000), ("1970-01-01T00:16:40", 1000),
+                      ("1970-01-01 00:16", 960), ("1970-01-01T00:16:40Z", 1000), ("1970-01-01 00:16:40+00:00", 1000),
+                      ("1970-01-01T01:16:40+01:00", 1000), ("1970-01-01T00:16:40-0130", 6400), ("1970-1-1 0:16:40", 1000),
+                      ("next tuesday", nil), ("1.2.3", nil), (".5", nil), ("1970-01-01 00:16:40 +00:00", nil),
+                      ("1970-01-01T", nil), ("1970-01-01 25:00", nil), ("1970-01-01T00:16+24:00", nil), ("19700-01-01", nil),
+                      ("1970-01-01 00:16:40.", nil), ("1969-12-31", nil)])
+    func uploadDatesInTheFormsClientsSend(_ date: String, _ seconds: Int64?) {
+        let call = FlickrCall(parameters: ["min_upload_date": Array(date.utf8)], siteURL: "http://h/iReporter/")
+        #expect(call.uploadDate("min_upload_date") == seconds, "\(date)")
+    }
+
     /// A date of spaces alone split into nothing, and its first part was read (a trap).
     @Test func anUploadDateOfSpacesIsIgnored() throws {
         let phone = try phone()

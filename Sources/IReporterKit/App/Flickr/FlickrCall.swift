@@ -81,25 +81,68 @@ struct FlickrCall {
     }
 
     /// Flickr's two forms: Unix seconds, or a MySQL datetime
-    /// `YYYY-MM-DD[ HH:MM:SS]` (UTC here). One that is neither is ignored,
-    /// as Flickr ignores it.
+    /// (`Self.unixSeconds`). One that is neither is ignored, as Flickr
+    /// ignores it.
     func uploadDate(_ name: String) -> Int64? {
         guard let value = text(name) else { return nil }
-        if let seconds = wholeNumber(name) { return seconds }
-        let parts = value.split(separator: " ", maxSplits: 1)
-        // Spaces alone split into nothing.
-        guard let first = parts.first else { return nil }
-        let day = first.split(separator: "-", omittingEmptySubsequences: false).map { Int32($0) }
-        let time = parts.count == 2 ? parts[1].split(separator: ":", omittingEmptySubsequences: false).map { Int32($0) }
-                                    : [0, 0, 0]
-        guard day.count == 3, time.count == 3, let year = day[0], let month = day[1], let date = day[2],
-              let hour = time[0], let minute = time[1], let second = time[2],
-              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(date),
+        return wholeNumber(name) ?? Self.unixSeconds(value)
+    }
+
+    /// A date as the Flickr clients' languages write one: Unix seconds with
+    /// a fraction (Python's `time.time()`), or a MySQL datetime
+    /// `YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±HH[:MM]]` (Python's
+    /// `str(datetime)` and `isoformat()`), UTC unless it names its offset.
+    /// Fractions are cut, as MySQL cuts them from a DATETIME without any.
+    static func unixSeconds(_ value: String) -> Int64? {
+        func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
+        var rest = Substring(value)
+        let whole = rest.prefix(while: isDigit)
+        if !whole.isEmpty, rest.dropFirst(whole.count).first == "." {
+            let fraction = rest.dropFirst(whole.count + 1)
+            guard whole.count <= 18, (1...20).contains(fraction.count), fraction.allSatisfy(isDigit) else { return nil }
+            return Int64(whole)
+        }
+        func number(digits: ClosedRange<Int>) -> Int32? {
+            let run = rest.prefix(while: isDigit).prefix(digits.upperBound)
+            guard digits.contains(run.count), let number = Int32(run) else { return nil }
+            rest = rest.dropFirst(run.count)
+            return number
+        }
+        func skip(_ character: Character) -> Bool {
+            guard rest.first == character else { return false }
+            rest = rest.dropFirst()
+            return true
+        }
+        guard let year = number(digits: 4...4), skip("-"), let month = number(digits: 1...2), skip("-"),
+              let day = number(digits: 1...2) else { return nil }
+        var (hour, minute, second): (Int32, Int32, Int32) = (0, 0, 0)
+        if skip(" ") || skip("T") {
+            guard let h = number(digits: 1...2), skip(":"), let m = number(digits: 1...2) else { return nil }
+            (hour, minute) = (h, m)
+            if skip(":") {
+                guard let s = number(digits: 1...2) else { return nil }
+                second = s
+                if skip(".") {
+                    let fraction = rest.prefix(while: isDigit)
+                    guard (1...20).contains(fraction.count) else { return nil }
+                    rest = rest.dropFirst(fraction.count)
+                }
+            }
+        }
+        var offset: Int64 = 0
+        if !skip("Z"), let sign: Int64 = rest.first == "+" ? 1 : rest.first == "-" ? -1 : nil {
+            rest = rest.dropFirst()
+            guard let h = number(digits: 2...2) else { return nil }
+            let m = skip(":") ? number(digits: 2...2) : rest.isEmpty ? 0 : number(digits: 2...2)
+            guard let m, h <= 14, m <= 59 else { return nil }
+            offset = sign * (Int64(h) * 3600 + Int64(m) * 60)
+        }
+        guard rest.isEmpty, (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var broken = tm()
-        (broken.tm_year, broken.tm_mon, broken.tm_mday) = (year - 1900, month - 1, date)
+        (broken.tm_year, broken.tm_mon, broken.tm_mday) = (year - 1900, month - 1, day)
         (broken.tm_hour, broken.tm_min, broken.tm_sec) = (hour, minute, second)
-        return Int64(timegm(&broken))
+        return Int64(timegm(&broken)) - offset
     }
 
     func photoID() -> Int64? { wholeNumber("photo_id") }
