@@ -298,6 +298,9 @@ struct FlickrAPITests {
                 == #"{"api_key":{"_content":"k1"},"format":{"_content":"json"},"method":{"_content":"flickr.test.echo"},"#
                 + #""nojsoncallback":{"_content":"1"},"stat":"ok"}"#)
         #expect(call(phone, keys: ["k1"], key: "k1", echo).body.contains(#""stat":"ok""#), "an OAuth-signed request's consumer key")
+        #expect(call(phone, echo.merging(["stat": "x"]) { a, _ in a }).body
+                == #"{"format":{"_content":"json"},"method":{"_content":"flickr.test.echo"},"nojsoncallback":{"_content":"1"},"stat":"ok"}"#,
+                "one stat: the answer's")
     }
 
     @Test func methodsSizesAndComments() throws {
@@ -338,6 +341,7 @@ struct FlickrAPITests {
         #expect(body(["method": "flickr.people.getPhotos", "user_id": "1", "min_upload_date": "2099-01-01"])
                 .contains(#""total":0,"#))
         #expect(body(["method": "flickr.people.getPhotos", "user_id": "99"]) == #"{"stat":"fail","code":2,"message":"Unknown user"}"#)
+        #expect(body(["method": "flickr.people.getPhotos"]) == #"{"stat":"fail","code":1,"message":"Required arguments missing"}"#)
         #expect(body(["method": "flickr.photos.search", "text": "タワー", "user_id": "1"]).contains(#""total":1,"#))
         // Flickr's exclusion is ignored, never read as a word required.
         #expect(body(["method": "flickr.photos.search", "text": "タワー -nowhere", "user_id": "1"]).contains(#""total":1,"#))

@@ -125,9 +125,10 @@ public final class FlickrAPI {
             case .peopleGetPhotos:
                 // Every photo is public: a person's photos are their public
                 // photos, within the upload dates a sync tool asks for
-                // (search's); Flickr's code 2 for someone unknown here.
+                // (search's); Flickr's code 1 without a user_id, 2 for someone unknown here.
                 let scope = try call.searchScope()
-                guard let userID = scope.userID, try users.account(id: userID) != nil else { return .failure(.userNotFound) }
+                guard let userID = scope.userID else { return .failure(.argumentsMissing) }
+                guard try users.account(id: userID) != nil else { return .failure(.userNotFound) }
                 return .success([try photoList(call, terms: [], scope: scope)])
             case .peopleGetInfo:
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
@@ -155,8 +156,10 @@ public final class FlickrAPI {
     }
 
     /// Every parameter back, as Flickr does (names that are not XML names are left out).
+    /// Every parameter but `stat`, which the answer's own would repeat (a
+    /// key twice in one JSON object).
     private func echo(_ parameters: [String: [UInt8]]) -> [FlickrElement] {
-        parameters.keys.sorted().filter(FlickrCall.isXMLName).map { FlickrElement($0, content: parameters[$0]) }
+        parameters.keys.sorted().filter { $0 != "stat" && FlickrCall.isXMLName($0) }.map { FlickrElement($0, content: parameters[$0]) }
     }
 
     private func photo(_ call: FlickrCall) throws -> PhotoRecord {
