@@ -278,6 +278,20 @@ struct FlickrAPITests {
         #expect(call.uploadDate("min_upload_date") == seconds, "\(date)")
     }
 
+    /// Flickr takes a sentence: past six terms, the longest six are searched.
+    @Test func aTextOfMoreThanSixWordsIsSearchedByItsLongest() throws {
+        let phone = try phone()
+        _ = try phone.photos.add(userID: 1, title: Array("the quick brown fox jumps over the lazy dog".utf8), publish: { _ in },
+                                 unpublish: { _ in })
+        let search = ["method": "flickr.photos.search", "format": "json", "nojsoncallback": "1"]
+        let sentence = call(phone, search.merging(["text": "a quick brown fox jumps over the lazy dog"]) { $1 }).body
+        #expect(sentence.contains(#""total":1,"photo":[{"id":"5""#), "\(sentence)")
+        #expect(FlickrCall.searched(["a", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog"].map { Array($0.utf8) })
+                == ["quick", "brown", "fox", "jumps", "over", "lazy"].map { Array($0.utf8) }, "the longest, in the text's order")
+        let japanese = call(phone, search.merging(["text": "東京タワーの夜景がきれいです"]) { $1 }).body
+        #expect(japanese.hasPrefix(#"{"photos":{"page":1,"#), "seven pairs of characters: \(japanese)")
+    }
+
     /// A date of spaces alone split into nothing, and its first part was read (a trap).
     @Test func anUploadDateOfSpacesIsIgnored() throws {
         let phone = try phone()

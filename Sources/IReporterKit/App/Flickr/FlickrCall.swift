@@ -57,14 +57,23 @@ struct FlickrCall {
         // out, so it is ignored: read as a word, it was required, and
         // `sunset -beach` found the beach alone.
         let wanted = text.split(separator: UInt8(ascii: " ")).filter { $0.first != UInt8(ascii: "-") }
-        let terms = SearchWords.queryTerms(Array(wanted.joined(separator: [UInt8(ascii: " ")])))
-        guard terms.count <= SearchCommand.maxTerms else { throw FlickrError.textTooLong }
+        let terms = Self.searched(SearchWords.queryTerms(Array(wanted.joined(separator: [UInt8(ascii: " ")]))))
         // Flickr's limiting parameters: text, tags, a user, an upload date.
         if terms.isEmpty && self.text("user_id") == nil && uploadDate("min_upload_date") == nil
             && uploadDate("max_upload_date") == nil {
             throw FlickrError.parameterlessSearch
         }
         return terms
+    }
+
+    /// The terms a search takes (`SearchCommand.maxTerms`): Flickr has no
+    /// such limit, so a longer text is searched by its longest terms (the
+    /// rarer, as a rule), in the text's order: more photos than Flickr's,
+    /// never an error for a sentence.
+    static func searched(_ terms: [[UInt8]]) -> [[UInt8]] {
+        guard terms.count > SearchCommand.maxTerms else { return terms }
+        let longest = terms.indices.sorted { terms[$0].count != terms[$1].count ? terms[$0].count > terms[$1].count : $0 < $1 }
+        return longest.prefix(SearchCommand.maxTerms).sorted().map { terms[$0] }
     }
 
     /// `user_id` (our IdUser); nil when not given.

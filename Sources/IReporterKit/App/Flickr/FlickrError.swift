@@ -31,5 +31,5 @@ public struct FlickrError: Error, Equatable {
     /// alone on a database without sql/migrations/008.
     static let uploadDatesUnavailable = FlickrError(
         code: 10, message: "Sorry, searching by upload date without text is not available until the server's database is migrated")
-    static let textTooLong = FlickrError(code: 3, message: "text is too long (at most 200 bytes) or has too many words (at most 6)")
+    static let textTooLong = FlickrError(code: 3, message: "text is too long (at most 200 bytes)")
 }
