@@ -16,19 +16,33 @@ final class PhotoSizeResponder {
     }
 
     /// A GET or HEAD whose path ends in `photos/<segment>/<segment>` (or,
-    /// with a bucket, `upload/<segment>`), or is `/<number>/<name>.jpg`
-    /// (Flickr's form, deploy/nginx/flickr-host.conf): answered here, a 404
-    /// when the name is not one of ours. (A POST there stays the API's, as every
+    /// with a bucket, `upload/<segment>`), or is Flickr's form
+    /// (`flickrPath`): answered here, a 404 when the name is not one of ours. (A POST there stays the API's, as every
     /// path under /iReporter/ was PHP's.) Doubled slashes count as one, as
     /// nginx and Apache merge them when they pick the location that hands
     /// the request over: `photos//000000/…` is a size's path misspelled (a
     /// 404), not a command.
     func handles(_ request: GatewayRequest) -> Bool {
         guard let method = request.param("REQUEST_METHOD"), method == "GET" || method == "HEAD" else { return false }
-        let segments = Self.path(request).split(separator: "/")
-        return (segments.count >= 3 && segments[segments.count - 3] == PhotoTree.folderName)
-            || (bucket != nil && segments.count >= 2 && segments[segments.count - 2] == "upload")
-            || (segments.count == 2 && segments[0].utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && segments[1].hasSuffix(".jpg"))
+        // DOCUMENT_URI: a size nginx was sent to by the Flickr form's answer keeps that form as its REQUEST_URI.
+        let paths = [Self.path(request)] + (request.param("DOCUMENT_URI").map { [Substring($0)] } ?? [])
+        return paths.contains { path in
+            let segments = path.split(separator: "/")
+            return (segments.count >= 3 && segments[segments.count - 3] == PhotoTree.folderName)
+                || (bucket != nil && segments.count >= 2 && segments[segments.count - 2] == "upload")
+        } || Self.flickrPath(request) != nil
+    }
+
+    /// `/<number>/<name>.jpg` at a host's root, where Flickr's clients build
+    /// a photo's URL (deploy/nginx/flickr-host.conf), as nginx decoded it
+    /// (`DOCUMENT_URI`: `/%30/…` is `/0/…` to its location too).
+    private static func flickrPath(_ request: GatewayRequest) -> Substring? {
+        let path = request.param("DOCUMENT_URI").map { Substring($0) } ?? Self.path(request)
+        let segments = path.split(separator: "/")
+        guard segments.count == 2, segments[0].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), segments[1].hasSuffix(".jpg") else {
+            return nil
+        }
+        return path
     }
 
     /// Head and body of the answer.
@@ -38,7 +52,16 @@ final class PhotoSizeResponder {
         if let bucket, segments.count >= 2, segments[segments.count - 2] == "upload" {
             return legacyAnswer(bucket, name: segments[segments.count - 1], request)
         }
-        guard let wanted = PhotoTree.parse(urlPath: path) ?? PhotoTree.parse(flickrPath: path) else { return Self.notFound }
+        // A size nginx was sent to by the Flickr form's answer below keeps
+        // that form as its REQUEST_URI; its DOCUMENT_URI is the size's path.
+        let sizePath = PhotoTree.parse(urlPath: path) ?? request.param("DOCUMENT_URI").flatMap { PhotoTree.parse(urlPath: Substring($0)) }
+        if sizePath == nil, let flickr = Self.flickrPath(request) {
+            guard let wanted = PhotoTree.parse(flickrPath: flickr) else { return Self.notFound }
+            // nginx serves the size's own path (the file, or this route to make it): nothing read here.
+            return Array(("Status: 200 OK\r\nX-Accel-Redirect: /iReporter/"
+                          + PhotoTree.urlPath(id: wanted.id, secret: wanted.secret, size: wanted.size) + "\r\n\r\n").utf8)
+        }
+        guard let wanted = sizePath else { return Self.notFound }
         let immutable = "public, max-age=31536000, immutable"
         if request.param("REQUEST_METHOD") == "HEAD",
            let length = sizes.storedLength(wanted.size, id: wanted.id, secret: wanted.secret) {

@@ -27,8 +27,7 @@ public final class MastodonAPI {
         router = MastodonRouter(tokens: api.services.accessTokens, commands: api.router,
                                 rateLimit: MastodonRateLimit(counters: api.services.counters,
                                                              limit: api.services.policy.mastodonRateLimit,
-                                                             wallClock: api.services.wallClock),
-                                clock: api.services.clock)
+                                                             wallClock: api.services.wallClock))
         for group in Self.endpointGroups { group.register(in: &router, api: self) }
     }
 

@@ -34,15 +34,11 @@ public struct MastodonRouter {
     private let tokens: any AccessTokens
     private let commands: CommandRouter
     private let rateLimit: MastodonRateLimit?
-    /// When a request arrived (`CommandContext.arrived`).
-    private let clock: any TimeSource
 
-    init(tokens: any AccessTokens, commands: CommandRouter, rateLimit: MastodonRateLimit? = nil,
-         clock: any TimeSource = MonotonicClock()) {
+    init(tokens: any AccessTokens, commands: CommandRouter, rateLimit: MastodonRateLimit? = nil) {
         self.tokens = tokens
         self.commands = commands
         self.rateLimit = rateLimit
-        self.clock = clock
     }
 
     /// Adds a route. `scope` nil: public (a token is optional, but one that
@@ -115,8 +111,7 @@ public struct MastodonRouter {
                 limitReached = !allowed
                 guard allowed else { throw MastodonRateLimit.exceeded }
             }
-            return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant, commands: commands,
-                                                  arrived: clock.now))
+            return try route.handler(MastodonCall(request: request, pathParameters: parameters, grant: grant, commands: commands))
         }
         throw MastodonError.notFound
     }
@@ -164,12 +159,9 @@ public struct MastodonCall {
     /// The token's grant; nil on a public route called without one.
     public let grant: AccessGrant?
     private let commands: CommandRouter
-    /// When it arrived (`CommandContext.arrived`).
-    private let arrived: Instant
 
-    init(request: MastodonRequest, pathParameters: [String: String], grant: AccessGrant?, commands: CommandRouter,
-         arrived: Instant) {
-        (self.request, self.pathParameters, self.grant, self.commands, self.arrived) = (request, pathParameters, grant, commands, arrived)
+    init(request: MastodonRequest, pathParameters: [String: String], grant: AccessGrant?, commands: CommandRouter) {
+        (self.request, self.pathParameters, self.grant, self.commands) = (request, pathParameters, grant, commands)
     }
 
     public var parameters: MastodonParameters { request.parameters }
@@ -194,7 +186,7 @@ public struct MastodonCall {
     /// (no one, without a user token).
     public func commandContext() -> CommandContext {
         CommandContext(session: RequestSession(signedIn: grant?.userID.map(SignedInUser.init(token:))),
-                       isSecure: request.isSecure, clientAddress: request.clientAddress, arrived: arrived)
+                       isSecure: request.isSecure, clientAddress: request.clientAddress)
     }
 
     /// Runs the declared command `name` as the token's user, in

@@ -131,15 +131,26 @@ struct PhotoSizeResponderTests {
         #expect(files.reads == 1)
     }
 
-    /// The tutorial's client builds `/<server as a number>/<id>_<secret>_m.jpg`.
-    @Test func flickrsFormOfAPhotosURLIsAnsweredAsItsSize() throws {
+    /// The tutorial's client builds `/<server as a number>/<id>_<secret>_m.jpg`:
+    /// nginx is sent to the size's own path (its file, or this route to
+    /// make it), without a read of the photo or its row here.
+    @Test func flickrsFormOfAPhotosURLSendsNginxToTheSize() throws {
         let (responder, id, secret) = try oneStoredPhoto()
-        func answer(_ uri: String) -> [UInt8] { responder.answer(ParameterRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": uri])) }
-        let canonical = answer("/iReporter/" + PhotoTree.urlPath(id: id, secret: secret, size: .small240))
-        #expect(canonical.starts(with: Array("Status: 200 OK".utf8)))
-        #expect(answer("/\(id / 1000)/\(id)_\(secret)_m.jpg") == canonical)
-        #expect(answer("/\(id / 1000 + 1)/\(id)_\(secret)_m.jpg").starts(with: Array("Status: 404".utf8)), "another photo's server")
-        #expect(answer("/\(id / 1000)/\(id)_\(PhotoSecret.random())_m.jpg").starts(with: Array("Status: 404".utf8)))
+        func answer(_ uri: String, decoded: String? = nil) -> String {
+            var parameters = ["REQUEST_METHOD": "GET", "REQUEST_URI": uri]
+            parameters["DOCUMENT_URI"] = decoded
+            return String(decoding: responder.answer(ParameterRequest(parameters)), as: UTF8.self)
+        }
+        let size = "/iReporter/" + PhotoTree.urlPath(id: id, secret: secret, size: .small240)
+        #expect(answer("/\(id / 1000)/\(id)_\(secret)_m.jpg") == "Status: 200 OK\r\nX-Accel-Redirect: \(size)\r\n\r\n")
+        #expect(answer("/%30/\(id)_\(secret)_m.jpg", decoded: "/0/\(id)_\(secret)_m.jpg").contains("X-Accel-Redirect: \(size)\r\n"),
+                "as nginx's location read it")
+        // Sent on to make the size: the Flickr form stays its REQUEST_URI.
+        #expect(responder.handles(ParameterRequest(["REQUEST_METHOD": "GET", "REQUEST_URI": "/0/x", "DOCUMENT_URI": size])))
+        let made = answer("/\(id / 1000)/\(id)_\(secret)_m.jpg", decoded: size)
+        #expect(made.hasPrefix("Status: 200 OK\r\nContent-Type: image/jpeg\r\n"), "\(made.prefix(200))")
+        #expect(answer("/\(id / 1000 + 1)/\(id)_\(secret)_m.jpg").hasPrefix("Status: 404"), "another photo's server")
+        #expect(answer("/0/\(id)_xyz_m.jpg").hasPrefix("Status: 404"))
     }
 
     @Test func theFirstAnswerHasTheHeadersOfTheWebServersLaterOnes() throws {
