@@ -121,7 +121,10 @@ def cluster():
     # The loads' phones all come from 127.0.0.1 through the front, and on a
     # fast machine register more than a network's hundred an hour (a new user
     # every 100 uploads, under upload_rate_limit): no fault test is about that.
-    cluster = Cluster(base / "cluster", CLUSTER_EXTRA_CONFIG="registration_limit = 1000000")
+    # A change waits up to half of redis_timeout_ms for each host's
+    # confirmation: a listener descheduled longer on a loaded machine would
+    # break read-your-writes here, by design, not by a defect.
+    cluster = Cluster(base / "cluster", CLUSTER_EXTRA_CONFIG="registration_limit = 1000000\nredis_timeout_ms = 4000")
     try:
         printed = cluster.script("up").strip().splitlines()
         assert printed[-1] == FRONT_URL, printed

@@ -40,7 +40,7 @@ def cluster():
         servers.port_free(port)
     base = servers.make_workdir("cluster-restart")
     cluster = Cluster(base / "cluster", FRONT_PORT, APP_PORTS, GALERA_PORT, REDIS_PORT, S3_PORT, PHOTO_STORE="files",
-                      CLUSTER_EXTRA_CONFIG="registration_limit = 1000000")  # as test_cluster.py's
+                      CLUSTER_EXTRA_CONFIG="registration_limit = 1000000\nredis_timeout_ms = 4000")  # as test_cluster.py's
     try:
         assert cluster.script("up").strip().splitlines()[-1] == FRONT_URL
         yield cluster

@@ -84,6 +84,9 @@ def hosts():
             server = space.start(servers.OurServer(space.base / f"host{n}", servers.binary(), space.db.url, workers=2,
                                                    session_store="redis", stream_answer_file=answers / "stream-answer",
                                                    redis_url=f"redis://127.0.0.1:{REDIS_PORT}/0",
+                                                   # A change waits up to half of it for each host's confirmation:
+                                                   # a listener descheduled longer on a loaded machine is no failure here.
+                                                   redis_timeout_ms=4000,
                                                    live_publish_url=f"http://127.0.0.1:{port}/ireporter-publish",
                                                    live_publish_key=servers.PUBLISH_KEY))
             nginxes.append(space.start(servers.Nginx(space.base / f"host{n}", port, server.socket_path,
@@ -235,7 +238,8 @@ def test_a_host_whose_listener_is_stopped_delays_a_change_a_bounded_time(hosts):
         with servers.stopped([refresher_of(reader)]):
             started = time.monotonic()
             assert phone.upload(servers.photo(), title).json() == {"successful": 1}
-            assert time.monotonic() - started < 5, "waited for the stopped host at most half of redis_timeout_ms"
+            # Half of redis_timeout_ms (2 s), and the upload's own time on a loaded machine.
+            assert time.monotonic() - started < 10, "waited for the stopped host at most half of redis_timeout_ms"
         servers.wait_for(lambda: writer.log_path.read_text(errors="replace").count("did not confirm a change") > logged, 5,
                          what="the writer's warning")
         # Resumed, the listener hears the change it missed.
