@@ -443,6 +443,29 @@ class Database:
             self.directory = None
 
 
+@contextlib.contextmanager
+def table_locked(db: Database, table: str):
+    """`LOCK TABLES <table> WRITE` held by a session of its own (`mariadb -n`
+    runs and answers each line as it comes) until the block ends."""
+    assert db.directory is not None, "not our own database: no root client"
+    locker = subprocess.Popen([str(REPO / "scripts" / "mariadb.sh"), "sql", str(db.directory), str(db.port), "-N", "-B", "-n"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=clean_env(), cwd="/")
+    try:
+        locker.stdin.write(f"LOCK TABLES {table} WRITE; SELECT 'locked';\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        locker.stdin.write("UNLOCK TABLES;\n")
+        locker.stdin.close()
+        locker.wait(30)
+
+
+def waiting_for_table(db: Database, statement_prefix: str) -> int:
+    """How many sessions run a statement starting so (one waiting for a lock, say)."""
+    return int(db.sql(f"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '{statement_prefix}%'").strip())
+
+
 def start_database() -> Database:
     """IREPORTER_TEST_DB_URL when set, else a private MariaDB (scripts/mariadb.sh)."""
     url = os.environ.get("IREPORTER_TEST_DB_URL")

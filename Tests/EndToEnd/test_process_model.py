@@ -277,31 +277,19 @@ def test_an_upload_past_its_deadline_is_not_stored(start_server, module_env):
         return sorted(p.name for p in server.upload_dir.rglob("*") if p.is_file() and p.name != ".ireporter-upload-dir")
 
     files_before = files()
-    # The lock's session, kept open: `mariadb -n` runs and answers each line as it comes.
-    locker = subprocess.Popen([str(servers.REPO / "scripts" / "mariadb.sh"), "sql", str(db.directory), str(db.port),
-                               "-N", "-B", "-n"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                              env=servers.clean_env(), cwd="/")
-    try:
-        locker.stdin.write("LOCK TABLES photos WRITE; SELECT 'locked';\n")
-        locker.stdin.flush()
-        assert locker.stdout.readline().strip() == "locked"
-        answer: dict = {}
+    answer: dict = {}
 
-        def upload():
-            with AppClient(Endpoint(API), timeout=60) as phone:
-                answer["late"] = phone.call({"command": "upload", "title": late}, file=servers.photo(), cookie=cookie)
+    def upload():
+        with AppClient(Endpoint(API), timeout=60) as phone:
+            answer["late"] = phone.call({"command": "upload", "title": late}, file=servers.photo(), cookie=cookie)
 
-        uploader = threading.Thread(target=upload, daemon=True)
+    uploader = threading.Thread(target=upload, daemon=True)
+    with servers.table_locked(db, "photos"):
         uploader.start()
-        servers.wait_for(lambda: db.sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-                                        "WHERE INFO LIKE 'INSERT INTO photos%'").strip() == "1", 15,
+        servers.wait_for(lambda: servers.waiting_for_table(db, "INSERT INTO photos") == 1, 15,
                          what="the upload waiting for the locked table")
         # It arrived before it waited: 1.5 s from here is past its 1 s.
         time.sleep(1.5)
-    finally:
-        locker.stdin.write("UNLOCK TABLES;\n")
-        locker.stdin.close()
-        locker.wait(30)
     uploader.join(30)
     r = answer["late"]
     assert (r.status, r.json()) == (200, {"error": "The server took too long to store the photo and did not keep it, "

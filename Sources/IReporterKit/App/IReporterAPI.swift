@@ -56,7 +56,7 @@ public final class IReporterAPI {
     /// (`ok`, the failure's name, `unknown-command`) and time in image work.
     public func handle(_ request: APIRequest) -> APIResponse {
         let context = CommandContext(session: request.session, isSecure: request.isSecure, clientAddress: request.clientAddress,
-                                     isCrossOrigin: request.isCrossOrigin, arrived: services.clock.now)
+                                     isCrossOrigin: request.isCrossOrigin, arrived: request.arrived ?? services.clock.now)
         for path in request.parameters.spooledPaths { context.removeWhenAnswered(path) }
         var response = router.route(request.parameters, in: context)
         context.removeTemporaryFiles()
@@ -69,7 +69,7 @@ public final class IReporterAPI {
     /// The answer's outcome and call give each call's, comma-separated, in order.
     public func handle(jsonRPC body: [UInt8], of request: APIRequest) -> APIResponse {
         var calls: [CommandContext] = []
-        let arrived = services.clock.now
+        let arrived = request.arrived ?? services.clock.now
         let (answer, sessionChanged) = rpc.answer(body, sessionCookie: request.sessionCookie) { cookie in
             // The request's own session while no call has changed it: read once for all of them.
             CommandContext(session: cookie == request.sessionCookie ? request.session : RequestSession(cookie: cookie),
@@ -102,6 +102,8 @@ public struct APIRequest {
     public var clientAddress: String
     /// A browser sent it from another web site (`Origin`, `Sec-Fetch-Site`).
     public var isCrossOrigin: Bool
+    /// When it arrived (`CommandContext.arrived`); nil: when the API is given it.
+    public var arrived: Instant?
 
     public init(parameters: any RequestParameters, sessionCookie: [UInt8]? = nil, isSecure: Bool = false,
                 clientAddress: String = "-", isCrossOrigin: Bool = false) {

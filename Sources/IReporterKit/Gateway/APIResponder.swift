@@ -252,8 +252,10 @@ final class APIResponder {
     /// What the command needs to know of the request besides its parameters.
     private func apiRequest(_ context: GatewayContext, parameters: any RequestParameters) -> APIRequest {
         let request = context.request
-        return APIRequest(parameters: parameters, session: context.session, isSecure: isSecure(request),
-                          clientAddress: context.record.client, isCrossOrigin: Self.isCrossOrigin(request))
+        var apiRequest = APIRequest(parameters: parameters, session: context.session, isSecure: isSecure(request),
+                                    clientAddress: context.record.client, isCrossOrigin: Self.isCrossOrigin(request))
+        apiRequest.arrived = RequestArrival.instant(of: request, clock: api.services.clock, wallClock: api.services.wallClock)
+        return apiRequest
     }
 
     /// Whether the request came over HTTPS (or the operator says every request does).

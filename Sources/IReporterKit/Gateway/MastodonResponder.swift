@@ -37,6 +37,8 @@ final class MastodonResponder {
         return api.answer(MastodonRequest(method: method, path: String(Self.path(request)), parameters: parameters,
                                           authorization: request.param("HTTP_AUTHORIZATION"), clientAddress: clientAddress,
                                           isSecure: isSecure, isCrossOrigin: WebOrigin.isCrossOrigin(request), siteURL: siteURL,
+                                          arrived: RequestArrival.instant(of: request, clock: api.services.clock,
+                                                                          wallClock: api.services.wallClock),
                                           headers: { request.param($0) }))
     }
 

@@ -31,7 +31,11 @@ public final class MastodonAPI {
         for group in Self.endpointGroups { group.register(in: &router, api: self) }
     }
 
-    public func answer(_ request: MastodonRequest) -> MastodonAnswer { router.answer(request) }
+    public func answer(_ request: MastodonRequest) -> MastodonAnswer {
+        var request = request
+        if request.arrived == nil { request.arrived = services.clock.now }
+        return router.answer(request)
+    }
 
     /// Whether a route has this path: CORS's preflight is answered for it.
     public func knows(path: String) -> Bool { router.knows(path: path) }

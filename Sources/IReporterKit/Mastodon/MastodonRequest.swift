@@ -22,12 +22,15 @@ public struct MastodonRequest {
     /// The site's root URL, ending in `/` (`FlickrResponder.siteURL`'s rules:
     /// `public_url`, else the web server's name for the site, never `Host`).
     public let siteURL: String
+    /// When it arrived (`CommandContext.arrived`); nil: when the API is given it.
+    public var arrived: Instant?
     /// A request header by its CGI name (`HTTP_IDEMPOTENCY_KEY`).
     private let headerLookup: (String) -> String?
 
     public init(method: HTTPMethod, path: String, parameters: MastodonParameters = MastodonParameters(),
                 authorization: String? = nil, clientAddress: String = "-", isSecure: Bool = false, isCrossOrigin: Bool = false,
-                siteURL: String = "http://localhost/", headers: @escaping (String) -> String? = { _ in nil }) {
+                siteURL: String = "http://localhost/", arrived: Instant? = nil,
+                headers: @escaping (String) -> String? = { _ in nil }) {
         self.method = method
         self.path = path
         self.parameters = parameters
@@ -36,6 +39,7 @@ public struct MastodonRequest {
         self.isSecure = isSecure
         self.isCrossOrigin = isCrossOrigin
         self.siteURL = siteURL
+        self.arrived = arrived
         headerLookup = headers
     }
 

@@ -186,7 +186,7 @@ public struct MastodonCall {
     /// (no one, without a user token).
     public func commandContext() -> CommandContext {
         CommandContext(session: RequestSession(signedIn: grant?.userID.map(SignedInUser.init(token:))),
-                       isSecure: request.isSecure, clientAddress: request.clientAddress)
+                       isSecure: request.isSecure, clientAddress: request.clientAddress, arrived: request.arrived)
     }
 
     /// Runs the declared command `name` as the token's user, in

@@ -32,7 +32,11 @@ public protocol TimeSource: Sendable {
 /// compared with a file's times. It may jump (NTP, an operator's `date`):
 /// an interval that decides something in this process is a `TimeSource`'s.
 public protocol WallClock: Sendable {
-    var unixSeconds: Int64 { get }
+    var unixMillis: Int64 { get }
+}
+
+extension WallClock {
+    public var unixSeconds: Int64 { unixMillis / 1000 }
 }
 
 /// CLOCK_REALTIME, read exactly. Not `time(nil)`: glibc answers it from the
@@ -41,7 +45,7 @@ public protocol WallClock: Sendable {
 /// (292 of 36,356 writes here), too young for any grace time, even 0.
 public struct RealtimeClock: WallClock {
     public init() {}
-    public var unixSeconds: Int64 { realtimeMillis() / 1000 }
+    public var unixMillis: Int64 { realtimeMillis() }
 }
 
 /// CLOCK_MONOTONIC: never set, never jumps (NTP, an operator's `date`), the
@@ -66,7 +70,7 @@ public final class ManualClock: TimeSource, WallClock {
         ManualClock(Instant(millis: RealtimeClock().unixSeconds * 1000))
     }
 
-    public var unixSeconds: Int64 { now.millis / 1000 }
+    public var unixMillis: Int64 { now.millis }
 
     public var now: Instant {
         get { current.withLock { $0 } }

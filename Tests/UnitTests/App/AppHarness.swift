@@ -58,7 +58,8 @@ final class AppHarness {
 
     /// `through`: another worker's API over the same stores (its own caches).
     @discardableResult
-    func send(_ fields: [(String, String)], file: [UInt8]? = nil, through worker: IReporterAPI? = nil) throws -> APIResponse {
+    func send(_ fields: [(String, String)], file: [UInt8]? = nil, through worker: IReporterAPI? = nil,
+              arrived: Instant? = nil) throws -> APIResponse {
         var form = FormData()
         for (name, value) in fields { form.setField(Array(name.utf8), Array(value.utf8)) }
         if let file {
@@ -66,7 +67,9 @@ final class AppHarness {
             form.addFile(Array("file".utf8), UploadedFile(filename: Array("photo.jpg".utf8), contentType: Array("image/jpeg".utf8),
                                                           spoolPath: path, size: file.count))
         }
-        let response = (worker ?? api).handle(APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address))
+        var request = APIRequest(parameters: form, sessionCookie: cookie, clientAddress: address)
+        request.arrived = arrived
+        let response = (worker ?? api).handle(request)
         for path in form.spooledPaths { unlink(path) } // what the gateway does
         for header in response.setCookie {
             let value = header.split(separator: ";")[0].dropFirst("PHPSESSID=".count)

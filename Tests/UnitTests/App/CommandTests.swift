@@ -145,6 +145,12 @@ struct CommandTests {
         #expect(try phone.body([("command", "upload"), ("title", "in time")], file: photo) == #"{"successful":1}"#)
         #expect(phone.photos.rows.map(\.title) == [Array("in time".utf8)])
 
+        // Overdue when it came (a wait for a worker): not even decoded.
+        let late = try phone.send([("command", "upload"), ("title", "queued")], file: photo,
+                                  arrived: phone.clock.now.advanced(bySeconds: -51))
+        #expect(String(decoding: late.body, as: UTF8.self).contains("did not keep it"))
+        #expect(late.imageMicros == 0 && phone.photos.rows.count == 1)
+
         var policy = AppHarness.cheapPolicy
         policy.uploadDeadline = 0
         let patient = try AppHarness(policy: policy)

@@ -35,7 +35,7 @@ public struct UploadCommand: SignedInCommand {
         case invisibleTitle
         case blankTitle
         case titleNotUTF8
-        /// Not stored within `upload_deadline` of its arrival (`overdue(_:)`).
+        /// Not stored within `upload_deadline` of its arrival (`checkDeadline`).
         case tooLate
 
         public var message: String {
@@ -106,9 +106,12 @@ public struct UploadCommand: SignedInCommand {
             }
         }
         try Self.rateLimit.charge(user, perHour: Self.rateLimit.perHour(policy), counters: counters)
+        try checkDeadline(context, "upload of user \(user.id)")
         let imageStarted = monotonicMicros()
         let prepared = try intake.prepare(spool: spool, effect: input.effect, in: context)
         context.imageMicros = monotonicMicros() - imageStarted
+        // (Waited for a decode slot, maybe.)
+        try checkDeadline(context, "upload of user \(user.id)")
         // Titles are stored as sent (no second urldecode: it turned `+` into
         // a space), cut to the column without splitting a UTF-8 character.
         let title = TextRules.fitting(input.title, maxBytes: Self.maxTitleBytes)
@@ -137,22 +140,26 @@ public struct UploadCommand: SignedInCommand {
                 throw Failure.serverProblem
             }
             // The last moment before the COMMIT (the store's, after this).
-            if let waited = overdue(context) {
+            do {
+                try checkDeadline(context, "upload \(id) of user \(user.id)")
+            } catch {
                 files.remove(id: id, secret: secret)
-                Log.warning("upload \(id) of user \(user.id) dropped: \(waited) ms after its arrival, past upload_deadline")
-                throw Failure.tooLate
+                throw error
             }
         }, unpublish: { files.remove(id: $0, secret: publishedSecret) })
     }
 
-    /// The milliseconds since the request arrived, once they are past
-    /// `upload_deadline`: its sender, the web server (60 s as shipped) and
-    /// the phone's own timeout have given up on the answer by then, so a
-    /// photo committed now would be sent again, and stored twice.
-    private func overdue(_ context: CommandContext) -> Int64? {
-        guard policy.uploadDeadline > 0, let arrived = context.arrived else { return nil }
+    /// `tooLate` once `upload_deadline` has passed since the request
+    /// arrived: its sender, the web server (60 s as shipped) and the
+    /// phone's own timeout have given up on the answer by then, so a photo
+    /// committed now would be sent again, and stored twice; one not yet
+    /// decoded is not worth the work.
+    private func checkDeadline(_ context: CommandContext, _ upload: @autoclosure () -> String) throws(Failure) {
+        guard policy.uploadDeadline > 0, let arrived = context.arrived else { return }
         let waited = clock.now.millis(since: arrived)
-        return waited > Int64(policy.uploadDeadline) * 1000 ? waited : nil
+        guard waited > Int64(policy.uploadDeadline) * 1000 else { return }
+        Log.warning("\(upload()) dropped: \(waited) ms after its arrival, past upload_deadline")
+        throw Failure.tooLate
     }
 
     /// Tells the live subscribers, with the photo as the stream shows it.

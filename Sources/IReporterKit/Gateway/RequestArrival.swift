@@ -1,0 +1,25 @@
+/// When a request was handed over, for `CommandContext.arrived` (where
+/// `upload_deadline` counts from): nginx's `$msec` when it sent the request
+/// (`REQUEST_START`, deploy/nginx), so that a wait in the socket's backlog
+/// for a free worker counts, as the web server's and the phone's timeouts
+/// count it; else now, the body just read (Apache streams the body: the
+/// time the phone takes to send it is not the server's to count).
+enum RequestArrival {
+    static func instant(of request: any GatewayRequest, clock: any TimeSource, wallClock: any WallClock) -> Instant {
+        let now = clock.now
+        guard let sent = request.param("REQUEST_START").flatMap(unixMillis) else { return now }
+        // A web server's clock ahead of ours, or a jump of the clock: now.
+        let waited = wallClock.unixMillis - sent
+        guard (0...3_600_000).contains(waited) else { return now }
+        return now.advanced(byMillis: -waited)
+    }
+
+    /// nginx's `$msec`: Unix seconds with three decimals.
+    static func unixMillis(_ text: String) -> Int64? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...12).contains(parts[0].utf8.count), parts[1].utf8.count == 3,
+              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+              let seconds = Int64(parts[0]), let millis = Int64(parts[1]) else { return nil }
+        return seconds * 1000 + millis
+    }
+}
