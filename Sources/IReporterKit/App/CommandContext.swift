@@ -16,10 +16,10 @@ public final class CommandContext {
     /// A browser said the request comes from another web site (`Origin`,
     /// `Sec-Fetch-Site`): only commands that change nothing may run.
     public let isCrossOrigin: Bool
-    /// When the request had arrived whole (its body read), on
-    /// `AppServices.clock`: what `upload_deadline` counts from, as the
-    /// client's and the web server's waiting for the answer does. Nil:
-    /// unknown (no deadline).
+    /// When the request arrived (`RequestArrival`: when nginx sent it, else
+    /// its body read), on `AppServices.clock`: what `upload_deadline`
+    /// counts from, as the client's and the web server's waiting for the
+    /// answer does. Nil: unknown (no deadline).
     public let arrived: Instant?
 
     /// Set by a command that logs in or out: the answer carries the cookie.

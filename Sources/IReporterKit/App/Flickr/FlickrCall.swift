@@ -99,7 +99,7 @@ struct FlickrCall {
 
     /// A date as the Flickr clients' languages write one: Unix seconds with
     /// a fraction (Python's `time.time()`), or a MySQL datetime
-    /// `YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±HH[:MM]]` (Python's
+    /// `YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±HH[[:]MM]]` (Python's
     /// `str(datetime)` and `isoformat()`), UTC unless it names its offset.
     /// Fractions are cut, as MySQL cuts them from a DATETIME without any.
     static func unixSeconds(_ value: String) -> Int64? {
