@@ -19,8 +19,11 @@ included before ireporter.conf, all started here.
 """
 from __future__ import annotations
 
+import json
 import subprocess
 import time
+import urllib.parse
+import urllib.request
 
 import pytest
 
@@ -95,6 +98,32 @@ def test_a_size_is_made_once_kept_in_the_bucket_and_cached_by_nginx(site):
         assert wrong.status == 404 and wrong.json() == {"error": "No such photo size"}
         assert phone.get(f"upload/{id_photo}.jpg.bak").status == 404
         assert phone.get("upload/notes.txt").status == 404
+
+
+def test_flickr_lists_give_a_php_era_photos_size_read_from_the_bucket(site):
+    """A photo without details (the PHP version's, or stored before
+    migration 003): its size read from the first bytes of its object (a
+    ranged GET), so that every size's URL in a Flickr list has its width and
+    height (flickr_api fails a whole page on one missing), and getSizes too."""
+    server, s3 = site
+    with signed_in("s3flickr") as phone:
+        assert phone.upload(servers.photo(), "measured from the bucket").json() == {"successful": 1}
+        photo = newest(phone)
+    server.db.sql(f"DELETE FROM photo_details WHERE IdPhoto = {int(photo['IdPhoto'])}")
+    rest = BASE_URL + "services/rest/"
+    plain = {"format": "json", "nojsoncallback": "1"}
+    listed = get_json(rest, method="flickr.photos.search", user_id=photo["IdUser"], extras="url_s,url_o,o_dims", **plain)
+    found = listed["photos"]["photo"][0]
+    assert found["id"] == photo["IdPhoto"], listed
+    assert (found["width_o"], found["height_o"], found["o_width"]) == (1000, 750, "1000"), found
+    assert (found["width_s"], found["height_s"]) == (240, 180), found
+    sizes = get_json(rest, method="flickr.photos.getSizes", photo_id=photo["IdPhoto"], **plain)["sizes"]["size"]
+    assert all("width" in size and "height" in size for size in sizes), sizes
+
+
+def get_json(url: str, **params) -> dict:
+    with urllib.request.urlopen(url + "?" + urllib.parse.urlencode(params), timeout=30) as r:
+        return json.loads(r.read())
 
 
 def test_delete_removes_every_object_of_the_photo(site):

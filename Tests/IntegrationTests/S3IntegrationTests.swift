@@ -33,6 +33,17 @@ struct S3IntegrationTests {
         #expect(try s3.get("empty") == [])
     }
 
+    /// A photo's header without the rest of it: a ranged GET.
+    @Test func anObjectsFirstBytesAreReadAlone() throws {
+        let s3 = client()
+        let photo = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }
+        try s3.put("photos/0/2_abc_o.jpg", photo)
+        #expect(try s3.prefix("photos/0/2_abc_o.jpg", length: 1000) == Array(photo.prefix(1000)))
+        #expect(try s3.prefix("photos/0/2_abc_o.jpg", length: 400_000) == photo, "a shorter object: all of it")
+        #expect(try s3.prefix("photos/0/3_abc_o.jpg", length: 1000) == nil)
+        try s3.delete("photos/0/2_abc_o.jpg")
+    }
+
     @Test func keysAreListedInOrderAPageAtATime() throws {
         let s3 = client()
         let keys = (1...7).map { "list/\($0)_s.jpg" }

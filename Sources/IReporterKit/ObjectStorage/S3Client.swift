@@ -20,6 +20,13 @@ public final class S3Client {
         return response.status == 404 ? nil : response.body
     }
 
+    /// The object's first `length` bytes (all of a shorter one); nil when
+    /// there is none under `key`.
+    public func prefix(_ key: String, length: Int) throws(S3Error) -> [UInt8]? {
+        let response = try send("GET", key: key, headers: ["Range: bytes=0-\(length - 1)"], acceptingMissing: true)
+        return response.status == 404 ? nil : Array(response.body.prefix(length))
+    }
+
     public func exists(_ key: String) throws(S3Error) -> Bool {
         try send("HEAD", key: key, acceptingMissing: true).status != 404
     }

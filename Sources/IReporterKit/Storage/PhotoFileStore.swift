@@ -23,8 +23,8 @@ public protocol PhotoFileStore {
     func original(id: Int64, secret: PhotoSecret?) throws -> [UInt8]?
     /// The photo's size as shown (EXIF orientation applied), read from its
     /// file's header alone, for a photo whose size was never kept (stored
-    /// by the PHP version or before migration 003); nil where that costs more
-    /// than a header (a bucket), or when there is no such file.
+    /// by the PHP version or before migration 003; a bucket's first bytes of
+    /// the object); nil when there is no such file, or no header in it.
     func originalDimensions(id: Int64, secret: PhotoSecret?) -> (width: Int, height: Int)?
 }
 

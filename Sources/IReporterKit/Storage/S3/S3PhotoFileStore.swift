@@ -112,6 +112,30 @@ public final class S3PhotoFileStore: PhotoFileStore, PhotoSizeFiles {
         return legacy
     }
 
+    /// Where a photo's header (its size, its orientation) ends: after its
+    /// EXIF (at most 64 KiB) and what else a camera puts first.
+    static let headerBytes = 256 * 1024
+
+    /// A photo without details (a PHP-era one): its size from its header,
+    /// the first bytes of the original (a ranged GET), for Flickr's lists
+    /// and `getSizes`, whose clients read every size's dimensions.
+    public func originalDimensions(id: Int64, secret: PhotoSecret?) -> (width: Int, height: Int)? {
+        let keys = (secret.map { [Self.treeKey(id: id, secret: $0, size: .original)] } ?? []) + [Self.photoKey(id: id)]
+        for key in keys {
+            do {
+                guard let head = try client.prefix(key, length: Self.headerBytes) else { continue }
+                return try withLocalCopy(of: head) { path in
+                    let header = try Thumbnailer.readHeader(ofFileAt: path)
+                    return (header.displayWidth, header.displayHeight)
+                }
+            } catch {
+                Log.warning("the size of photo \(id) (\(key)): \(error)")
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// The source is fetched into a spool file of this host for the decoder.
     public func withSource<Result>(for size: PhotoSize, id: Int64, secret: PhotoSecret,
                                    _ render: (String) throws -> Result) throws -> Result? {
