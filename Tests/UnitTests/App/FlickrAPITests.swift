@@ -76,7 +76,8 @@ struct FlickrAPITests {
                 "a parameter no list reads is not the question (nor a key of its size in the cache)")
         #expect(search(["per_page": "10"]).contains(#""total":2,"#), "another question")
         // Tags (comma-separated) are title words too, and a question of their own.
-        #expect(search(["text": "", "tags": "sunset,again"]).contains(#""total":1,"#))
+        #expect(search(["text": "", "tags": "sunset,again", "tag_mode": "all"]).contains(#""total":1,"#))
+        #expect(search(["text": "", "tags": "sunset,again"]).contains(#""total":2,"#), "any of them: Flickr's default")
         #expect(search(["text": "", "tags": "sunset"]).contains(#""total":2,"#))
         phone.counters.bumpStreamGeneration() // what an upload through any worker does
         #expect(search().contains(#""total":2,"#))
@@ -276,6 +277,31 @@ struct FlickrAPITests {
     func uploadDatesInTheFormsClientsSend(_ date: String, _ seconds: Int64?) {
         let call = FlickrCall(parameters: ["min_upload_date": Array(date.utf8)], siteURL: "http://h/iReporter/")
         #expect(call.uploadDate("min_upload_date") == seconds, "\(date)")
+    }
+
+    /// `tag_mode=any` (Flickr's default): the photos of any of the tags,
+    /// newest first, each once, counted once; `all`: of every tag.
+    @Test func anyTagFindsThePhotosOfEachAllTagsThoseOfEvery() throws {
+        let phone = try phone()
+        _ = try phone.photos.add(userID: 1, title: Array("sunset at the beach".utf8), publish: { _ in }, unpublish: { _ in })
+        let plain = ["method": "flickr.photos.search", "format": "json", "nojsoncallback": "1"]
+        /// "total: id,id,…".
+        func ids(_ parameters: [String: String]) throws -> String {
+            let answer = try JSONParser.parse(Array(call(phone, plain.merging(parameters) { $1 }).body.utf8))
+            guard case .array(let photos)? = answer["photos"]?["photo"], case .number(let total)? = answer["photos"]?["total"] else {
+                return "no list"
+            }
+            let ids = photos.compactMap { photo -> String? in
+                if case .string(let id)? = photo["id"] { String(decoding: id, as: UTF8.self) } else { nil }
+            }
+            return String(decoding: total, as: UTF8.self) + ": " + ids.joined(separator: ",")
+        }
+        #expect(try ids(["tags": "sunset,東京"]) == "3: 5,4,2")
+        #expect(try ids(["tags": "sunset, 東京,beach"]) == "4: 5,4,3,2", "the sunset at the beach once")
+        #expect(try ids(["tags": "sunset,beach", "tag_mode": "all"]) == "1: 5")
+        #expect(try ids(["tags": "sunset,東京", "per_page": "2", "page": "2"]) == "3: 2")
+        #expect(try ids(["tags": "sunset,東京", "text": "zoë"]) == "0: ", "the text with each tag")
+        #expect(try ids(["tags": "-x,東京"]) == "1: 4", "a tag of no word is none")
     }
 
     /// Flickr takes a sentence: past six terms, the longest six are searched.

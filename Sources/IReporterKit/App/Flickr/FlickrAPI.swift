@@ -43,7 +43,7 @@ public final class FlickrAPI {
     }
 
     /// Every parameter a list's answer is made from (`FlickrCall`, `FlickrFormat`).
-    static let answerParameters: Set<String> = ["method", "text", "tags", "user_id", "min_upload_date", "max_upload_date", "sort",
+    static let answerParameters: Set<String> = ["method", "text", "tags", "tag_mode", "user_id", "min_upload_date", "max_upload_date", "sort",
                                                 "page", "per_page", "extras", "format", "nojsoncallback", "jsoncallback"]
 
     public init(services: AppServices, apiKeys: Set<String> = []) {
@@ -110,8 +110,8 @@ public final class FlickrAPI {
                 let scope = try call.searchScope()
                 // A number that is no account's, as one that is no number.
                 if let userID = scope.userID, try users.account(id: userID) == nil { return .failure(.userNotFound) }
-                return .success([try photoList(call, terms: try call.searchTerms(), scope: scope)])
-            case .photosGetRecent: return .success([try photoList(call, terms: [], scope: .everything)])
+                return .success([try photoList(call, searches: try call.searches(), scope: scope)])
+            case .photosGetRecent: return .success([try photoList(call, searches: [[]], scope: .everything)])
             case .peopleFindByUsername:
                 // The name as logging in finds it (any ASCII case, typed decomposed or not).
                 guard let name = parameters["username"], !name.isEmpty,
@@ -121,7 +121,7 @@ public final class FlickrAPI {
                 // Flickr's own code and words for this method, as people.getInfo's.
                 // Whether the account is there (a row), not its counts: `person` reads all its photos.
                 guard let userID = call.personID(), try users.account(id: userID) != nil else { return .failure(.personNotFound) }
-                return .success([try photoList(call, terms: [], scope: PhotoScope(userID: userID))])
+                return .success([try photoList(call, searches: [[]], scope: PhotoScope(userID: userID))])
             case .peopleGetPhotos:
                 // Every photo is public: a person's photos are their public
                 // photos, within the upload dates a sync tool asks for
@@ -129,7 +129,7 @@ public final class FlickrAPI {
                 let scope = try call.searchScope()
                 guard let userID = scope.userID else { return .failure(.argumentsMissing) }
                 guard try users.account(id: userID) != nil else { return .failure(.userNotFound) }
-                return .success([try photoList(call, terms: [], scope: scope)])
+                return .success([try photoList(call, searches: [[]], scope: scope)])
             case .peopleGetInfo:
                 guard let userID = call.personID(), let person = try photos.person(id: userID) else { return .failure(.personNotFound) }
                 return .success([call.person(person)])
@@ -174,20 +174,51 @@ public final class FlickrAPI {
         return FlickrCall.Info(photo: try described([found])[0], comments: counts?.comments ?? 0, lastComment: newest?.created)
     }
 
-    /// `<photos page pages perpage total><photo …/>…</photos>`.
-    private func photoList(_ call: FlickrCall, terms: [[UInt8]], scope: PhotoScope) throws -> FlickrElement {
+    /// `<photos page pages perpage total><photo …/>…</photos>`: the photos
+    /// of one search, or of several joined (`FlickrCall.searches`).
+    private func photoList(_ call: FlickrCall, searches: [[[UInt8]]], scope: PhotoScope) throws -> FlickrElement {
         let (page, perPage) = call.paging()
         let offset = (page - 1) * perPage
-        let found = offset >= Self.maxResults ? [] : try search.search(
-            PhotoSearchQuery(terms: terms, scope: scope, order: call.isRelevance ? .relevance : .newest,
-                             offset: offset, limit: min(perPage, Self.maxResults - offset)))
-        // Relevance ranks the newest matches only: no page promised beyond them.
-        let total = try search.countMatches(terms: terms, scope: scope,
+        let limit = min(perPage, Self.maxResults - offset)
+        let found: [PhotoRecord]
+        let total: Int
+        if searches.count == 1 {
+            found = offset >= Self.maxResults ? [] : try search.search(
+                PhotoSearchQuery(terms: searches[0], scope: scope, order: call.isRelevance ? .relevance : .newest,
+                                 offset: offset, limit: limit))
+            // Relevance ranks the newest matches only: no page promised beyond them.
+            total = try search.countMatches(terms: searches[0], scope: scope,
                                             cap: call.isRelevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
+        } else {
+            // Newest first, whatever `sort`: each search's newest as far as
+            // the page, joined.
+            found = offset >= Self.maxResults ? [] : Array(try joined(searches, scope: scope, limit: offset + limit)
+                .dropFirst(offset).prefix(limit))
+            total = try joinedCount(searches, scope: scope)
+        }
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
                              children: try (call.listsDimensions ? measured(described(found)) : described(found)).map(call.listed),
                              list: "photo")
+    }
+
+    /// The newest `limit` photos any of `searches` finds.
+    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+        var byID: [Int64: PhotoRecord] = [:]
+        for terms in searches {
+            for photo in try search.search(PhotoSearchQuery(terms: terms, scope: scope, limit: limit)) { byID[photo.id] = photo }
+        }
+        return Array(byID.values.sorted { $0.id > $1.id }.prefix(limit))
+    }
+
+    /// How many photos any of `searches` finds: exactly while their counts
+    /// add up to no more than a list reaches, else the largest count (no
+    /// page promised that could come back empty: a client walking the
+    /// pages fails on one).
+    private func joinedCount(_ searches: [[[UInt8]]], scope: PhotoScope) throws -> Int {
+        let counts = try searches.map { try search.countMatches(terms: $0, scope: scope, cap: Self.maxResults) }
+        guard counts.reduce(0, +) <= Self.maxResults else { return counts.max() ?? 0 }
+        return try joined(searches, scope: scope, limit: Self.maxResults).count
     }
 
     /// The photos without details (PHP-era ones) given their original's

@@ -46,24 +46,42 @@ struct FlickrCall {
     }
 
     /// `text` and `tags` (comma-separated; our photos' tags are their
-    /// titles' words, so each tag's words are terms too, every one required
-    /// whatever `tag_mode`) as search terms; none only when a `user_id` or
-    /// an upload date narrows the search.
-    func searchTerms() throws -> [[UInt8]] {
-        let tags = (parameters["tags"] ?? []).map { $0 == UInt8(ascii: ",") ? UInt8(ascii: " ") : $0 }
-        let text = (parameters["text"] ?? []) + (tags.isEmpty ? [] : [UInt8(ascii: " ")] + tags)
-        guard text.count <= SearchCommand.maxQueryBytes else { throw FlickrError.textTooLong }
-        // Flickr's `-word` excludes the word. Our search cannot leave photos
-        // out, so it is ignored: read as a word, it was required, and
-        // `sunset -beach` found the beach alone.
-        let wanted = text.split(separator: UInt8(ascii: " ")).filter { $0.first != UInt8(ascii: "-") }
-        let terms = Self.searched(SearchWords.queryTerms(Array(wanted.joined(separator: [UInt8(ascii: " ")]))))
+    /// titles' words) as the searches to run, each a list of terms all
+    /// required: one, or with several tags and `tag_mode` `any` (Flickr's
+    /// default) one per tag (its words and the text's, at most
+    /// `maxTagSearches`), whose photos are joined. Only one, of no term,
+    /// when a `user_id` or an upload date narrows the search.
+    func searches() throws -> [[[UInt8]]] {
+        let text = parameters["text"] ?? []
+        let tags = (parameters["tags"] ?? []).split(separator: UInt8(ascii: ",")).map(Array.init)
+        guard text.count + tags.reduce(0, { $0 + $1.count + 1 }) <= SearchCommand.maxQueryBytes else { throw FlickrError.textTooLong }
+        let textTerms = Self.terms(text)
+        let tagTerms = tags.map(Self.terms).filter { !$0.isEmpty }
+        let searches = self.text("tag_mode") != "all" && tagTerms.count > 1
+            ? tagTerms.prefix(Self.maxTagSearches).map { Self.searched(Self.unique(textTerms + $0)) }
+            : [Self.searched(Self.unique(textTerms + tagTerms.joined()))]
         // Flickr's limiting parameters: text, tags, a user, an upload date.
-        if terms.isEmpty && self.text("user_id") == nil && uploadDate("min_upload_date") == nil
+        if searches[0].isEmpty && self.text("user_id") == nil && uploadDate("min_upload_date") == nil
             && uploadDate("max_upload_date") == nil {
             throw FlickrError.parameterlessSearch
         }
-        return terms
+        return searches
+    }
+
+    /// Tags searched apart with `tag_mode=any`; more are left out.
+    static let maxTagSearches = 6
+
+    /// A text's search terms. Flickr's `-word` excludes the word. Our search
+    /// cannot leave photos out, so it is ignored: read as a word, it was
+    /// required, and `sunset -beach` found the beach alone.
+    private static func terms(_ text: [UInt8]) -> [[UInt8]] {
+        let wanted = text.split(separator: UInt8(ascii: " ")).filter { $0.first != UInt8(ascii: "-") }
+        return SearchWords.queryTerms(Array(wanted.joined(separator: [UInt8(ascii: " ")])))
+    }
+
+    private static func unique(_ terms: [[UInt8]]) -> [[UInt8]] {
+        var seen = Set<[UInt8]>()
+        return terms.filter { seen.insert($0).inserted }
     }
 
     /// The terms a search takes (`SearchCommand.maxTerms`): Flickr has no
