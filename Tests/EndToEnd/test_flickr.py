@@ -116,6 +116,14 @@ def test_the_tutorials_client_builds_photo_urls_that_are_answered(rest_url, base
         assert fetch(f"{host}0/{p['id']}_{'0' * 10}_m.jpg")[0] == 404
 
 
+def test_tags_find_the_photos_of_any_tag_unless_all_are_asked(rest_url):
+    flickr = client(rest_url, "parsed-json")
+    anyone = flickr.photos.search(tags="sunset,東京")["photos"]
+    assert (anyone["total"], [p["id"] for p in anyone["photo"]]) == (2, ["4", "3"]), "Flickr's default: any"
+    assert flickr.photos.search(tags="sunset,東京", tag_mode="all")["photos"]["total"] == 0
+    assert [p["id"] for p in flickr.photos.search(tags="sunset,pier", tag_mode="all")["photos"]["photo"]] == ["4"]
+
+
 def test_date_upload_and_original_dimensions(rest_url):
     before = int(time.time())
     flickr = client(rest_url, "parsed-json")
