@@ -116,6 +116,17 @@ def test_the_tutorials_client_builds_photo_urls_that_are_answered(rest_url, base
         assert fetch(f"{host}0/{p['id']}_{'0' * 10}_m.jpg")[0] == 404
 
 
+def test_every_method_listed_is_described(rest_url):
+    flickr = client(rest_url, "parsed-json")
+    names = [m["_content"] for m in flickr.reflection.getMethods()["methods"]["method"]]
+    assert "flickr.reflection.getMethodInfo" in names
+    for name in names:
+        info = flickr.reflection.getMethodInfo(method_name=name)
+        assert info["stat"] == "ok" and info["method"]["name"] == name, info
+    search = {a["name"]: a["optional"] for a in flickr.reflection.getMethodInfo(method_name="flickr.photos.search")["arguments"]["argument"]}
+    assert search["text"] == "1" and search["tag_mode"] == "1" and search["api_key"] == 0
+
+
 def test_tags_find_the_photos_of_any_tag_unless_all_are_asked(rest_url):
     flickr = client(rest_url, "parsed-json")
     anyone = flickr.photos.search(tags="sunset,東京")["photos"]

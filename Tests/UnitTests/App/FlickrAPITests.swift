@@ -279,6 +279,31 @@ struct FlickrAPITests {
         #expect(call.uploadDate("min_upload_date") == seconds, "\(date)")
     }
 
+    /// Clients that build themselves from reflection (node-flickrapi) ask
+    /// `getMethodInfo` of every method `getMethods` lists.
+    @Test func everyMethodListedIsDescribed() throws {
+        let phone = try phone()
+        let plain = ["format": "json", "nojsoncallback": "1"]
+        let listed = try JSONParser.parse(Array(call(phone, plain.merging(["method": "flickr.reflection.getMethods"]) { $1 }).body.utf8))
+        guard case .array(let methods)? = listed["methods"]?["method"] else { Issue.record("no list"); return }
+        #expect(methods.count == FlickrMethod.allCases.count)
+        for method in methods {
+            guard case .string(let bytes)? = method["_content"] else { continue }
+            let name = String(decoding: bytes, as: UTF8.self)
+            let info = try JSONParser.parse(Array(call(phone, plain.merging(["method": "flickr.reflection.getMethodInfo",
+                                                                             "method_name": name]) { $1 }).body.utf8))
+            #expect(info["stat"] == JSONValue.string(Array("ok".utf8)) && info["method"]?["name"] == JSONValue.string(bytes), "\(name)")
+            guard case .array(let arguments)? = info["arguments"]?["argument"] else { Issue.record("\(name): no arguments"); continue }
+            #expect(arguments.first?["name"] == JSONValue.string(Array("api_key".utf8)))
+        }
+        let search = call(phone, plain.merging(["method": "flickr.reflection.getMethodInfo", "method_name": "flickr.photos.search"]) { $1 }).body
+        #expect(search.contains(#"{"name":"tag_mode","optional":"1","_content":"#), "\(search)")
+        #expect(search.contains(#"{"code":"2","message":"Unknown user","_content":"Unknown user"}"#))
+        #expect(search.contains(#"{"code":100,"message":"Invalid API Key (Key not found)","#))
+        #expect(call(phone, plain.merging(["method": "flickr.reflection.getMethodInfo", "method_name": "flickr.photos.getContext"]) { $1 }).body
+                == #"{"stat":"fail","code":1,"message":"Method not found"}"#)
+    }
+
     /// `tag_mode=any` (Flickr's default): the photos of any of the tags,
     /// newest first, each once, counted once; `all`: of every tag.
     @Test func anyTagFindsThePhotosOfEachAllTagsThoseOfEvery() throws {

@@ -103,6 +103,10 @@ public final class FlickrAPI {
         do {
             switch method {
             case .testEcho: return .success(echo(parameters))
+            case .reflectionGetMethodInfo:
+                guard let name = parameters["method_name"], let described = FlickrMethod(rawValue: String(decoding: name, as: UTF8.self))
+                else { return .failure(.methodInfoNotFound) }
+                return .success(described.info)
             case .reflectionGetMethods:
                 return .success([FlickrElement("methods", children: FlickrMethod.allCases.map { FlickrElement("method", content: Array($0.rawValue.utf8)) },
                                                list: "method")])

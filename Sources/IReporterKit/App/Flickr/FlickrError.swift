@@ -6,6 +6,8 @@ public struct FlickrError: Error, Equatable {
 
     static let photoNotFound = FlickrError(code: 1, message: "Photo not found")
     static let userNotFound = FlickrError(code: 2, message: "Unknown user")
+    /// `flickr.reflection.getMethodInfo` of a method we do not have.
+    static let methodInfoNotFound = FlickrError(code: 1, message: "Method not found")
     /// `flickr.people.getPhotos` without its `user_id`.
     static let argumentsMissing = FlickrError(code: 1, message: "Required arguments missing")
     /// `flickr.people.getInfo`'s and `getPublicPhotos`' own code and words for the same.

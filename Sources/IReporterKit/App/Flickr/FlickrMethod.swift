@@ -11,6 +11,7 @@ enum FlickrMethod: String, CaseIterable {
     case photosGetRecent = "flickr.photos.getRecent"
     case photosGetSizes = "flickr.photos.getSizes"
     case photosSearch = "flickr.photos.search"
+    case reflectionGetMethodInfo = "flickr.reflection.getMethodInfo"
     case reflectionGetMethods = "flickr.reflection.getMethods"
     case testEcho = "flickr.test.echo"
 
@@ -18,8 +19,8 @@ enum FlickrMethod: String, CaseIterable {
     var keepsAnswers: Bool {
         switch self {
         case .photosSearch, .photosGetRecent, .peopleGetPhotos, .peopleGetPublicPhotos: true
-        case .peopleFindByUsername, .peopleGetInfo, .photosCommentsGetList, .photosGetInfo, .photosGetSizes, .reflectionGetMethods,
-             .testEcho: false
+        case .peopleFindByUsername, .peopleGetInfo, .photosCommentsGetList, .photosGetInfo, .photosGetSizes, .reflectionGetMethodInfo,
+             .reflectionGetMethods, .testEcho: false
         }
     }
 }
