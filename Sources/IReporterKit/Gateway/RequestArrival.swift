@@ -5,13 +5,17 @@
 /// count it; else now, the body just read (Apache streams the body: the
 /// time the phone takes to send it is not the server's to count).
 enum RequestArrival {
+    /// The most of a wait credited: a web server on another host whose
+    /// clock is behind ours would otherwise have every upload look late.
+    static let maxCreditedMillis: Int64 = 30_000
+
     static func instant(of request: any GatewayRequest, clock: any TimeSource, wallClock: any WallClock) -> Instant {
         let now = clock.now
         guard let sent = request.param("REQUEST_START").flatMap(unixMillis) else { return now }
         // A web server's clock ahead of ours, or a jump of the clock: now.
         let waited = wallClock.unixMillis - sent
         guard (0...3_600_000).contains(waited) else { return now }
-        return now.advanced(byMillis: -waited)
+        return now.advanced(byMillis: -min(waited, Self.maxCreditedMillis))
     }
 
     /// nginx's `$msec`: Unix seconds with three decimals.

@@ -126,7 +126,7 @@ public struct Configuration: Sendable {
         Setting("request_timeout", .number(\.requestTimeout, 0...86400),
                 "seconds a request may run, from the moment its connection is accepted (so a web server or client that stalls mid-request counts too), before the supervisor kills its worker (only that request fails; the worker is replaced). 0 = no limit."),
         Setting("upload_deadline", .number(\.uploadDeadline, 0...86400),
-                "seconds from an upload's arrival (when nginx sent it, its `REQUEST_START`, so that a wait for a free worker counts; else its body read) within which its photo must be stored: one that would be committed later is dropped (its files removed, no row) and answered with an error, as its sender has given up on it (the shipped web servers wait 60 s, as do iOS's and the app's HTTP timeouts) and would send it again. Keep it below your web server's timeout and `request_timeout`. 0 = no deadline."),
+                "seconds from an upload's arrival (when nginx sent it, its `REQUEST_START`, so that a wait for a free worker counts, up to 30 s; else its body read) within which its photo must be stored: one that would be committed later is dropped (its files removed, no row) and answered with an error, as its sender has given up on it (the shipped web servers wait 60 s, as do iOS's and the app's HTTP timeouts) and would send it again. Keep it below your web server's timeout and `request_timeout`. 0 = no deadline."),
         Setting("shutdown_timeout", .number(\.shutdownTimeout, 0...3600),
                 "seconds SIGTERM waits for requests in flight before it kills what is left."),
         Setting("slow_request_ms", .number(\.slowRequestMillis, 0...3_600_000),

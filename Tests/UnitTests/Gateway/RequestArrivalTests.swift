@@ -16,6 +16,8 @@ struct RequestArrivalTests {
     @Test func nginxsSendingTimeIsWhenItArrived() {
         #expect(arrival("1700000000.250") == clock.now.advanced(byMillis: -10_000), "ten seconds in the socket's backlog")
         #expect(arrival("1700000010.250") == clock.now)
+        #expect(arrival("1699999900.250") == clock.now.advanced(byMillis: -30_000),
+                "at most 30 s: a web server's clock behind ours would make every upload late")
     }
 
     @Test(arguments: [nil, "", "1700000000", "1700000000.25", "1700000000.2500", "x.250", "-1.250", "1700000011.000",
