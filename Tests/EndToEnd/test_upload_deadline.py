@@ -9,13 +9,14 @@ worker with one upload while a second waits for it.
 """
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
 import pytest
 
 import servers
-from appclient import AppClient, Endpoint
+from appclient import AppClient, Endpoint, FilePart, multipart_body, multipart_content_type, read_response
 
 PORT = servers.http_port(1)
 API = f"http://127.0.0.1:{PORT}/iReporter/"
@@ -40,16 +41,23 @@ def test_an_upload_that_waited_for_a_worker_counts_the_wait(site):
         with AppClient(Endpoint(API), timeout=60) as phone:
             answers[name] = phone.call({"command": "upload", "title": titles[name]}, file=servers.photo(), cookie=cookie)
 
-    holding, queued = (threading.Thread(target=upload, args=(name,), daemon=True) for name in ("holding", "queued"))
+    holding = threading.Thread(target=upload, args=("holding",), daemon=True)
     with servers.table_locked(site.db, "photos"):
         holding.start()
         servers.wait_for(lambda: servers.waiting_for_table(site.db, "INSERT INTO photos") == 1, 15,
                          what="the only worker's upload waiting for the locked table")
-        queued.start()
-        # Sent by nginx at once, it waits for the worker 1.5 s: past its 1 s before it is read.
+        # The second upload, whole in nginx's hands when sendall returns (it
+        # sends it on at once), then waits for the worker: 1.5 s, past its 1 s
+        # before the server reads it.
+        body = multipart_body([("command", "upload"), ("title", titles["queued"])], [FilePart(servers.photo())])
+        queued = socket.create_connection(("127.0.0.1", PORT), timeout=60)
+        queued.sendall((f"POST /iReporter/ HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n"
+                        f"Content-Type: {multipart_content_type()}\r\nContent-Length: {len(body)}\r\n"
+                        f"Cookie: {cookie}\r\nConnection: close\r\n\r\n").encode() + body)
         time.sleep(1.5)
     holding.join(30)
-    queued.join(30)
+    with queued:
+        answers["queued"], _ = read_response(queued, "POST")
     assert answers["holding"].json() == TOO_LATE, answers["holding"]
     assert answers["queued"].json() == TOO_LATE, answers["queued"]
     log = servers.tail(site.log_path, 50)
