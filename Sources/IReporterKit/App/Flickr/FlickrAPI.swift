@@ -194,11 +194,10 @@ public final class FlickrAPI {
             total = try search.countMatches(terms: searches[0], scope: scope,
                                             cap: call.isRelevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
         } else {
-            // Newest first, whatever `sort`: each search's newest as far as
-            // the page, joined.
-            found = offset >= Self.maxResults ? [] : Array(try joined(searches, scope: scope, limit: offset + limit)
-                .dropFirst(offset).prefix(limit))
-            total = try joinedCount(searches, scope: scope)
+            // Newest first, whatever `sort`.
+            let newest: [PhotoRecord]
+            (newest, total) = try joined(searches, scope: scope, through: offset + limit)
+            found = offset >= Self.maxResults ? [] : Array(newest.dropFirst(offset).prefix(limit))
         }
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
@@ -206,23 +205,23 @@ public final class FlickrAPI {
                              list: "photo")
     }
 
-    /// The newest `limit` photos any of `searches` finds.
-    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+    /// The photos any of `searches` finds, newest first, the newest
+    /// `through` at least, each once; and how many there are: exactly
+    /// while the searches' counts add up to no more than a list reaches
+    /// (then every match is read, once), else the largest count (no page
+    /// promised that could come back empty: a client walking the pages
+    /// fails on one).
+    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, through: Int) throws -> ([PhotoRecord], total: Int) {
+        let counts = try searches.map { try search.countMatches(terms: $0, scope: scope, cap: Self.maxResults) }
+        let exact = counts.reduce(0, +) <= Self.maxResults
         var byID: [Int64: PhotoRecord] = [:]
         for terms in searches {
-            for photo in try search.search(PhotoSearchQuery(terms: terms, scope: scope, limit: limit)) { byID[photo.id] = photo }
+            for photo in try search.search(PhotoSearchQuery(terms: terms, scope: scope, limit: exact ? Self.maxResults : through)) {
+                byID[photo.id] = photo
+            }
         }
-        return Array(byID.values.sorted { $0.id > $1.id }.prefix(limit))
-    }
-
-    /// How many photos any of `searches` finds: exactly while their counts
-    /// add up to no more than a list reaches, else the largest count (no
-    /// page promised that could come back empty: a client walking the
-    /// pages fails on one).
-    private func joinedCount(_ searches: [[[UInt8]]], scope: PhotoScope) throws -> Int {
-        let counts = try searches.map { try search.countMatches(terms: $0, scope: scope, cap: Self.maxResults) }
-        guard counts.reduce(0, +) <= Self.maxResults else { return counts.max() ?? 0 }
-        return try joined(searches, scope: scope, limit: Self.maxResults).count
+        let newest = byID.values.sorted { $0.id > $1.id }
+        return (newest, exact ? newest.count : counts.max() ?? 0)
     }
 
     /// The photos without details (PHP-era ones) given their original's
