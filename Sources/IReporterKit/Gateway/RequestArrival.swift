@@ -22,8 +22,8 @@ enum RequestArrival {
     static func unixMillis(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...12).contains(parts[0].utf8.count), parts[1].utf8.count == 3,
-              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
-              let seconds = Int64(parts[0]), let millis = Int64(parts[1]) else { return nil }
+              let seconds = CommandParameter.wholeNumber(Array(parts[0].utf8), in: 0...999_999_999_999),
+              let millis = CommandParameter.wholeNumber(Array(parts[1].utf8), in: 0...999) else { return nil }
         return seconds * 1000 + millis
     }
 }

@@ -120,7 +120,3 @@ private extension Substring {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
-
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}

@@ -121,16 +121,15 @@ struct FlickrCall {
     /// `str(datetime)` and `isoformat()`), UTC unless it names its offset.
     /// Fractions are cut, as MySQL cuts them from a DATETIME without any.
     static func unixSeconds(_ value: String) -> Int64? {
-        func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
         var rest = Substring(value)
-        let whole = rest.prefix(while: isDigit)
+        let whole = rest.prefix(while: \.isASCIIDigit)
         if !whole.isEmpty, rest.dropFirst(whole.count).first == "." {
             let fraction = rest.dropFirst(whole.count + 1)
-            guard whole.count <= 18, (1...20).contains(fraction.count), fraction.allSatisfy(isDigit) else { return nil }
+            guard whole.count <= 18, (1...20).contains(fraction.count), fraction.allSatisfy(\.isASCIIDigit) else { return nil }
             return Int64(whole)
         }
         func number(digits: ClosedRange<Int>) -> Int32? {
-            let run = rest.prefix(while: isDigit).prefix(digits.upperBound)
+            let run = rest.prefix(while: \.isASCIIDigit).prefix(digits.upperBound)
             guard digits.contains(run.count), let number = Int32(run) else { return nil }
             rest = rest.dropFirst(run.count)
             return number
@@ -150,7 +149,7 @@ struct FlickrCall {
                 guard let s = number(digits: 1...2) else { return nil }
                 second = s
                 if skip(".") {
-                    let fraction = rest.prefix(while: isDigit)
+                    let fraction = rest.prefix(while: \.isASCIIDigit)
                     guard (1...20).contains(fraction.count) else { return nil }
                     rest = rest.dropFirst(fraction.count)
                 }

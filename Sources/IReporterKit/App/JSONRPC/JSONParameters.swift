@@ -37,7 +37,7 @@ struct JSONParameters: RequestParameters {
             digits.removeLast(-shift)
         }
         let whole = String(digits.drop { $0 == "0" })
-        guard whole.count <= 19, whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard whole.count <= 19, whole.allSatisfy(\.isASCIIDigit) else { return nil }
         return Array(((negative && !whole.isEmpty ? "-" : "") + (whole.isEmpty ? "0" : whole)).utf8)
     }
 
