@@ -4,6 +4,10 @@
  * MODE 2: group commit: spools written, one shared syncfs round, renames, one more
  * shared round (a round started after the caller's writes covers them). Prints
  * uploads/s and the machine's busy CPU per upload (/proc/stat). Mode 0: no sync (the ceiling).
+ * MODE 3: mode 1 with the names made first: renames and link, then each file fsynced, then
+ * the folders. MODE 4: as shipped on the reference's schema (no tree: the photo and its
+ * thumbnail each fsynced, both renamed, the upload folder fsynced). MODE 5: mode 4 with the
+ * renames first (modes 3-5: ../2026-12-07-issue30-sync-order).
  * The folder is left for the caller to delete (README.md). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -51,6 +55,21 @@ for(int p=0;p<P;p++) if(fork()==0){
    fsync(fa);fsync(fb);close(fa);close(fb);
    rename(b,d);rename(a,c);link(c,e);
    int dt=open("tree",O_RDONLY);fsync(dt);close(dt);int du=open(".",O_RDONLY);fsync(du);close(du);
+  } else if(mode==3){ /* names first, then each file fsynced, then the folders */
+   sync_file_range(fa,0,0,SYNC_FILE_RANGE_WRITE);sync_file_range(fb,0,0,SYNC_FILE_RANGE_WRITE);
+   rename(b,d);rename(a,c);link(c,e);
+   fsync(fa);fsync(fb);close(fa);close(fb);
+   int dt=open("tree",O_RDONLY);fsync(dt);close(dt);int du=open(".",O_RDONLY);fsync(du);close(du);
+  } else if(mode==4){ /* as shipped, no tree (the reference schema) */
+   sync_file_range(fa,0,0,SYNC_FILE_RANGE_WRITE);sync_file_range(fb,0,0,SYNC_FILE_RANGE_WRITE);
+   fsync(fa);fsync(fb);close(fa);close(fb);
+   rename(b,d);rename(a,e);
+   int du=open(".",O_RDONLY);fsync(du);close(du);
+  } else if(mode==5){ /* names first, no tree */
+   sync_file_range(fa,0,0,SYNC_FILE_RANGE_WRITE);sync_file_range(fb,0,0,SYNC_FILE_RANGE_WRITE);
+   rename(b,d);rename(a,e);
+   fsync(fa);fsync(fb);close(fa);close(fb);
+   int du=open(".",O_RDONLY);fsync(du);close(du);
   } else {
    close(fa);close(fb);group_sync();
    rename(b,d);rename(a,c);link(c,e);group_sync();
