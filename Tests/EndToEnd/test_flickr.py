@@ -164,6 +164,23 @@ def test_upload_dates_narrow_a_search(rest_url):
     assert ids(min_upload_date="next tuesday") == ["4", "3", "2"]
 
 
+def test_a_sync_tool_walks_oldest_first_from_its_checkpoint(rest_url, flickr_api_at):
+    """flickr_api's Walker pages photos.search as a sync tool does: the
+    account's photos uploaded since its checkpoint, oldest first. (flickrapi's
+    walk() needs lxml on Python 3.9 and later: ElementTree lost getchildren.)"""
+    flickr = client(rest_url, "parsed-json")
+    uploaded = int(flickr.photos.search(text="zoe", extras="date_upload")["photos"]["photo"][0]["dateupload"])
+
+    def walked(**params) -> list[str]:
+        return [photo.id for photo in flickr_api_at.Walker(flickr_api_at.Photo.search, per_page=2, **params)]
+
+    assert walked(user_id="1", min_upload_date=str(uploaded - 600), sort="date-posted-asc") == ["2", "3", "4"]
+    assert walked(user_id="1", sort="date-taken-asc") == ["2", "3", "4"]
+    assert walked(user_id="1") == ["4", "3", "2"]
+    assert [p["id"] for p in flickr.photos.search(tags="zoe,pier", sort="date-posted-asc")["photos"]["photo"]] == ["2", "4"]
+    assert [p["id"] for p in flickr.photos.search(user_id="1", sort="interestingness-desc")["photos"]["photo"]] == ["4", "3", "2"]
+
+
 def test_etree_methods(rest_url):
     flickr = client(rest_url, "etree")
     recent = flickr.photos.getRecent(per_page="2")

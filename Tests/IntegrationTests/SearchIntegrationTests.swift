@@ -217,6 +217,38 @@ extension DatabaseTests {
             #expect(sparse.scanned <= 2 * (5 + 10) + 10, "\(sparse.scanned) scanned, \(sparse.lookups) lookups")
         }
 
+        /// Flickr's `date-posted-asc`: the same keys as newest first, read
+        /// from their other end, each read stopping at its page.
+        @Test func oldestFirstReadsTheKeysFromTheirOtherEnd() throws {
+            let phone = try manyPhotos()
+            let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 200)
+            // Each read: the page's rows of the key, then a derived table of them read and sorted again (~10 more).
+            let first = try rowsRead(phone) { try search.oldestPhotos(scope: .everything, limit: 3) }
+            #expect(first.value.map(\.id) == [2, 3, 4])
+            #expect(first.scanned <= 3 + 20, "\(first.scanned) scanned, \(first.lookups) lookups")
+            let zoe = try rowsRead(phone) { try search.oldestPhotos(scope: PhotoScope(userID: 2), limit: 3) }
+            #expect(zoe.value.map(\.id) == [101, 201, 301])
+            #expect(zoe.scanned <= 3 + 20, "her key from its start: \(zoe.scanned) scanned, \(zoe.lookups) lookups")
+            // A span: the upload-time key from the span's start.
+            let late = try rowsRead(phone) { try search.oldestPhotos(scope: PhotoScope(uploadedFrom: 1000000 + 60 * 3990), limit: 3) }
+            #expect(late.value.map(\.id) == [3990, 3991, 3992])
+            #expect(late.scanned <= PostingIntersection.firstChunk + 2, "\(late.scanned) scanned, \(late.lookups) lookups")
+            #expect(try search.oldestPhotos(scope: PhotoScope(uploadedFrom: 1000000 + 60 * 3999), limit: 5).map(\.id) == [3999, 4000, 4001])
+            // An author with fewer photos than the budget: hers, sorted; alice's through the key, hers kept.
+            #expect(try search.oldestPhotos(scope: PhotoScope(userID: 2, uploadedFrom: 1000000 + 60 * 2000), limit: 2).map(\.id)
+                    == [2001, 2101])
+            #expect(try search.oldestPhotos(scope: PhotoScope(userID: 1, uploadedFrom: 1000000 + 60 * 100), limit: 3).map(\.id)
+                    == [100, 102, 103])
+            #expect(throws: PhotoSearchError.tooBroad) {
+                try MariaDBPhotoSearch(database: phone.database, rowsBudget: 10)
+                    .oldestPhotos(scope: PhotoScope(userID: 2, uploadedFrom: 1000000 + 60 * 2000), limit: 5)
+            }
+            // With words: every match read newest first, turned around, paged.
+            let terms = [Array("night".utf8), Array("city".utf8)]
+            #expect(try MariaDBPhotoSearch(database: phone.database).oldestFirst(terms: terms, scope: .everything, offset: 1, limit: 3)
+                .map(\.id) == [101, 151, 201])
+        }
+
         @Test func commonWordsThatSeldomMeetStopAtTheBudget() throws {
             let phone = try manyPhotos()
             let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 300)

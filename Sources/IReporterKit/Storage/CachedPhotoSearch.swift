@@ -12,6 +12,7 @@
 public final class CachedPhotoSearch: PhotoSearch {
     private enum Question: Hashable {
         case newest(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int)
+        case oldest(scope: PhotoScope, limit: Int)
         case count(terms: [[UInt8]], scope: PhotoScope, cap: Int)
         case wholeWords(photoIDs: [Int64], terms: [[UInt8]])
     }
@@ -51,6 +52,14 @@ public final class CachedPhotoSearch: PhotoSearch {
         let key = Question.newest(terms: terms, scope: scope, before: before, limit: limit)
         if case .photos(let photos)? = cached(key) { return photos }
         let photos = try store.newestMatches(terms: terms, scope: scope, before: before, limit: limit)
+        keep(.photos(photos), for: key)
+        return photos
+    }
+
+    public func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+        let key = Question.oldest(scope: scope, limit: limit)
+        if case .photos(let photos)? = cached(key) { return photos }
+        let photos = try store.oldestPhotos(scope: scope, limit: limit)
         keep(.photos(photos), for: key)
         return photos
     }

@@ -40,6 +40,9 @@ public struct PhotoSearchQuery: Sendable, Hashable {
 
     /// How many of the newest matches relevance ranks (and pages through).
     public static let relevanceWindow = 500
+    /// The most matches of words `oldestFirst` turns around (Flickr's cap of
+    /// a list).
+    public static let oldestFirstWindow = 4000
 
     public var terms: [[UInt8]]
     /// Only these photos (an author's, a span of upload times).
@@ -68,6 +71,10 @@ public protocol PhotoSearch: AnyObject {
     /// The newest photos of `scope` (below `before`) matching every term,
     /// at most `limit`.
     func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord]
+    /// The oldest photos of `scope`, whatever their words, at most `limit`:
+    /// within a span of upload times oldest upload first, else lowest
+    /// IdPhoto first.
+    func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord]
     /// How many photos of `scope` match, counted up to `cap`.
     func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int
     /// For each of `photoIDs`, how many of `terms` are whole words of it.
@@ -95,6 +102,19 @@ extension PhotoSearch {
             return Array(ranked.dropFirst(query.offset).prefix(query.limit))
         }
     }
+
+    /// The matches oldest first (Flickr's `date-posted-asc`), `offset`
+    /// skipped. Without words the store reads them so; the words' indexes
+    /// are read newest first, so every match is read and turned around:
+    /// refused when more than `oldestFirstWindow` match.
+    public func oldestFirst(terms: [[UInt8]], scope: PhotoScope, offset: Int, limit: Int) throws -> [PhotoRecord] {
+        guard limit > 0 else { return [] }
+        guard !terms.isEmpty else { return Array(try oldestPhotos(scope: scope, limit: offset + limit).dropFirst(offset)) }
+        let window = PhotoSearchQuery.oldestFirstWindow
+        let every = try newestMatches(terms: terms, scope: scope, before: nil, limit: window + 1)
+        guard every.count <= window else { throw PhotoSearchError.tooManyForOldestFirst }
+        return Array(every.reversed().dropFirst(offset).prefix(limit))
+    }
 }
 
 /// A search a store refuses to answer.
@@ -107,4 +127,7 @@ public enum PhotoSearchError: Error, Equatable {
     /// A span of upload times without words, on a database without the
     /// upload-time index (sql/migrations/008): it would read every photo.
     case uploadTimesNotIndexed
+    /// Oldest first with words, when more than
+    /// `PhotoSearchQuery.oldestFirstWindow` photos match.
+    case tooManyForOldestFirst
 }

@@ -259,10 +259,54 @@ struct FlickrAPITests {
         for index in 0..<(PhotoSearchQuery.relevanceWindow + 10) {
             _ = try phone.photos.add(userID: 1, title: Array("photo \(index)".utf8), publish: { _ in }, unpublish: { _ in })
         }
-        let list = ["method": "flickr.photos.getRecent", "per_page": "100", "format": "json", "nojsoncallback": "1"]
+        let list = ["method": "flickr.photos.search", "text": "photo", "per_page": "100", "format": "json", "nojsoncallback": "1"]
         #expect(call(phone, list).body.hasPrefix(#"{"photos":{"page":1,"pages":6,"perpage":100,"total":510,"#))
         let relevant = list.merging(["sort": "relevance", "page": "5"]) { $1 }
         #expect(call(phone, relevant).body.hasPrefix(#"{"photos":{"page":5,"pages":5,"perpage":100,"total":500,"photo":[{"#))
+    }
+
+    /// `sort=date-posted-asc` (and `date-taken-asc`): oldest first, as a
+    /// sync tool pages from its checkpoint; the other lists have no `sort`.
+    @Test func oldestFirstAsSyncToolsPage() throws {
+        let phone = try phone()
+        let ids = { (parameters: [String: String]) -> [String] in
+            let body = self.call(phone, parameters.merging(["format": "json", "nojsoncallback": "1"]) { $1 }).body
+            return body.split(separator: "{\"id\":\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+        let search = ["method": "flickr.photos.search", "user_id": "1"]
+        #expect(ids(search) == ["4", "3", "2"])
+        #expect(ids(search.merging(["sort": "date-posted-asc"]) { $1 }) == ["2", "3", "4"])
+        #expect(ids(search.merging(["sort": "date-taken-asc", "per_page": "2", "page": "2"]) { $1 }) == ["4"])
+        #expect(ids(search.merging(["sort": "date-posted-asc", "min_upload_date": "1"]) { $1 }) == ["2", "3", "4"], "a span")
+        #expect(ids(search.merging(["sort": "interestingness-desc"]) { $1 }) == ["4", "3", "2"], "not kept: newest")
+        _ = try phone.photos.add(userID: 1, title: Array("sunset again".utf8), publish: { _ in }, unpublish: { _ in })
+        #expect(ids(["method": "flickr.photos.search", "text": "sunset", "sort": "date-posted-asc"]) == ["2", "5"], "with words")
+        #expect(ids(["method": "flickr.photos.search", "tags": "sunset,beach", "sort": "date-posted-asc", "per_page": "2"])
+                == ["2", "3"], "tags joined")
+        #expect(ids(["method": "flickr.people.getPhotos", "user_id": "1", "sort": "date-posted-asc"]) == ["5", "4", "3", "2"],
+                "Flickr's people.getPhotos has no sort")
+    }
+
+    /// Words' indexes are read newest first: more matches than a list
+    /// reaches cannot be turned around, and say so.
+    @Test func oldestFirstWithWordsEndsAtAListsReach() throws {
+        final class Endless: PhotoSearch {
+            func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
+                (0..<Int64(limit)).map { PhotoRecord(id: 100_000 - $0, title: Array("sunset".utf8), userID: 1, username: Array("a".utf8)) }
+            }
+            func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] { [] }
+            func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { cap }
+            func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
+        }
+        let phone = try phone()
+        var services = phone.services
+        services.search = Endless()
+        let answer = FlickrAPI(services: services).handle(["method": Array("flickr.photos.search".utf8), "text": Array("sunset".utf8),
+                                                           "sort": Array("date-posted-asc".utf8), "format": Array("json".utf8),
+                                                           "nojsoncallback": Array("1".utf8)],
+                                                          oauthConsumerKey: nil, siteURL: Self.siteURL)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"stat":"fail","code":3,"message":"Oldest first is answered when at "#
+                + #"most 4000 photos match: give more words, a user_id or upload dates"}"#)
     }
 
     /// Dates as Python's Flickr clients send them (`str()` of a float or a

@@ -16,6 +16,11 @@ struct CachedPhotoSearchTests {
             return try inner.newestMatches(terms: terms, scope: scope, before: before, limit: limit)
         }
 
+        func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+            asked += 1
+            return try inner.oldestPhotos(scope: scope, limit: limit)
+        }
+
         func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
             asked += 1
             return try inner.countMatches(terms: terms, scope: scope, cap: cap)
@@ -54,11 +59,14 @@ struct CachedPhotoSearchTests {
         #expect(try cached.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 2)
         #expect(try cached.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 2)
         #expect(store.asked == 3)
+        #expect(try cached.oldestPhotos(scope: PhotoScope(userID: 1), limit: 2).map(\.id) == [2, 3])
+        #expect(try cached.oldestPhotos(scope: PhotoScope(userID: 1), limit: 2).map(\.id) == [2, 3])
+        #expect(store.asked == 4)
 
         _ = try photos.add(userID: 1, title: Array("sunset three".utf8), publish: { _ in }, unpublish: { _ in })
         counters.bumpStreamGeneration() // what an upload through any worker does
         #expect(try sunset(cached) == [5, 3, 2], "read-your-writes")
-        #expect(store.asked == 4)
+        #expect(store.asked == 5)
     }
 
     @Test func aChangeBehindTheInstallationsBackShowsOnceTheAnswerIsOld() throws {

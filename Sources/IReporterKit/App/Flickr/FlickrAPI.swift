@@ -114,7 +114,7 @@ public final class FlickrAPI {
                 let scope = try call.searchScope()
                 // A number that is no account's, as one that is no number.
                 if let userID = scope.userID, try users.account(id: userID) == nil { return .failure(.userNotFound) }
-                return .success([try photoList(call, searches: try call.searches(), scope: scope)])
+                return .success([try photoList(call, order: call.order, searches: try call.searches(), scope: scope)])
             case .photosGetRecent: return .success([try photoList(call, searches: [[]], scope: .everything)])
             case .peopleFindByUsername:
                 // The name as logging in finds it (any ASCII case, typed decomposed or not).
@@ -153,6 +153,8 @@ public final class FlickrAPI {
             return .failure(words.isEmpty ? .spanTooBroad : .textTooBroad)
         } catch PhotoSearchError.uploadTimesNotIndexed {
             return .failure(.uploadDatesUnavailable)
+        } catch PhotoSearchError.tooManyForOldestFirst {
+            return .failure(.tooManyForOldestFirst)
         } catch {
             Log.error("flickr \(name): \(error)")
             return .failure(.serviceUnavailable)
@@ -180,24 +182,33 @@ public final class FlickrAPI {
 
     /// `<photos page pages perpage total><photo …/>…</photos>`: the photos
     /// of one search, or of several joined (`FlickrCall.searches`).
-    private func photoList(_ call: FlickrCall, searches: [[[UInt8]]], scope: PhotoScope) throws -> FlickrElement {
+    private func photoList(_ call: FlickrCall, order: FlickrCall.ListOrder = .newest, searches: [[[UInt8]]],
+                           scope: PhotoScope) throws -> FlickrElement {
         let (page, perPage) = call.paging()
         let offset = (page - 1) * perPage
         let limit = min(perPage, Self.maxResults - offset)
         let found: [PhotoRecord]
         let total: Int
         if searches.count == 1 {
-            found = offset >= Self.maxResults ? [] : try search.search(
-                PhotoSearchQuery(terms: searches[0], scope: scope, order: call.isRelevance ? .relevance : .newest,
-                                 offset: offset, limit: limit))
+            let terms = searches[0]
+            if offset >= Self.maxResults {
+                found = []
+            } else if order == .oldest {
+                found = try search.oldestFirst(terms: terms, scope: scope, offset: offset, limit: limit)
+            } else {
+                found = try search.search(PhotoSearchQuery(terms: terms, scope: scope, order: order == .relevance ? .relevance : .newest,
+                                                           offset: offset, limit: limit))
+            }
             // Relevance ranks the newest matches only: no page promised beyond them.
-            total = try search.countMatches(terms: searches[0], scope: scope,
-                                            cap: call.isRelevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
+            total = try search.countMatches(terms: terms, scope: scope,
+                                            cap: order == .relevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
         } else {
-            // Newest first, whatever `sort`.
-            let newest: [PhotoRecord]
-            (newest, total) = try joined(searches, scope: scope, through: offset + limit)
-            found = offset >= Self.maxResults ? [] : Array(newest.dropFirst(offset).prefix(limit))
+            // Newest first for `relevance` too; oldest first only when every match was read.
+            let (newest, count, exact) = try joined(searches, scope: scope, through: offset + limit)
+            if order == .oldest, !exact { throw PhotoSearchError.tooManyForOldestFirst }
+            let ordered = order == .oldest ? Array(newest.reversed()) : newest
+            found = offset >= Self.maxResults ? [] : Array(ordered.dropFirst(offset).prefix(limit))
+            total = count
         }
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
@@ -208,10 +219,10 @@ public final class FlickrAPI {
     /// The photos any of `searches` finds, newest first, the newest
     /// `through` at least, each once; and how many there are: exactly
     /// while the searches' counts add up to no more than a list reaches
-    /// (then every match is read, once), else the largest count (no page
+    /// (then every match is read, once: `exact`), else the largest count (no page
     /// promised that could come back empty: a client walking the pages
     /// fails on one).
-    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, through: Int) throws -> ([PhotoRecord], total: Int) {
+    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, through: Int) throws -> ([PhotoRecord], total: Int, exact: Bool) {
         let counts = try searches.map { try search.countMatches(terms: $0, scope: scope, cap: Self.maxResults) }
         let exact = counts.reduce(0, +) <= Self.maxResults
         var byID: [Int64: PhotoRecord] = [:]
@@ -221,7 +232,7 @@ public final class FlickrAPI {
             }
         }
         let newest = byID.values.sorted { $0.id > $1.id }
-        return (newest, exact ? newest.count : counts.max() ?? 0)
+        return (newest, exact ? newest.count : counts.max() ?? 0, exact)
     }
 
     /// The photos without details (PHP-era ones) given their original's

@@ -185,7 +185,18 @@ struct FlickrCall {
         return (max(page, 1), perPage < 1 ? FlickrAPI.defaultPerPage : min(perPage, FlickrAPI.maxPerPage))
     }
 
-    var isRelevance: Bool { text("sort") == "relevance" }
+    /// How `photos.search` lists its photos (`sort`). Flickr's posted and
+    /// taken dates are both the upload time here; interestingness is not
+    /// kept, so it lists newest first.
+    enum ListOrder { case newest, oldest, relevance }
+
+    var order: ListOrder {
+        switch text("sort") {
+        case "relevance": .relevance
+        case "date-posted-asc", "date-taken-asc": .oldest
+        default: .newest
+        }
+    }
 
     private var extras: [FlickrExtra] { FlickrExtra.requested(text("extras") ?? "") }
 

@@ -8,7 +8,8 @@
 /// - No words: the photos table's primary key newest first (by author: the
 ///   key of migration 004); within a span of upload times, the upload-time
 ///   key of migration 008 newest upload first (an author with fewer photos
-///   than the budget: their photos, sorted).
+///   than the budget: their photos, sorted). Oldest first
+///   (`oldestPhotos`): the same keys from their other end.
 /// - One word that starts at most `maxWords` indexed words, nothing else:
 ///   each word's photos newest first, each read stopping at the page's size,
 ///   merged in one statement.
@@ -62,6 +63,23 @@ public final class MariaDBPhotoSearch: PhotoSearch {
             if exhausted { throw PhotoSearchError.tooBroad }
             return try records(ids)
         }
+    }
+
+    /// Without a span the `photo` table's key (by author: 004's) from its
+    /// start; within one the upload-time key from the span's start, as the
+    /// newest order reads it from its end.
+    public func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+        guard !scope.hasUploadSpan else {
+            let (ids, exhausted) = try uploaded(within: scope, below: Int64.max, limit: limit, allowance: limit + rowsBudget,
+                                                oldestFirst: true)
+            if exhausted { throw PhotoSearchError.tooBroad }
+            return try records(ids)
+        }
+        let byUser = scope.userID == nil ? "" : " WHERE p.IdUser = ?"
+        let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (SELECT p.IdPhoto FROM photos p\(byUser) ORDER BY p.IdPhoto LIMIT ?) m "
+            + "JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) ORDER BY p.IdPhoto LIMIT ?"
+        let count: DatabaseValue = .int(Int64(limit))
+        return try database.query(sql, (scope.userID.map { [.int($0)] } ?? []) + [count, count]).compactMap(MariaDBPhotoStore.record)
     }
 
     /// Counted up to `cap`, or as far as the budget reads (then fewer).
@@ -267,9 +285,9 @@ public final class MariaDBPhotoSearch: PhotoSearch {
     }
 
     /// Photos of `scope`'s span of upload times (and author) that `keep`
-    /// keeps (given each batch), newest upload first, at most `limit`; at
-    /// most `allowance` rows of each index read.
-    private func uploaded(within scope: PhotoScope, below: Int64, limit: Int, allowance: Int,
+    /// keeps (given each batch), newest upload first (`oldestFirst`: oldest),
+    /// at most `limit`; at most `allowance` rows of each index read.
+    private func uploaded(within scope: PhotoScope, below: Int64, limit: Int, allowance: Int, oldestFirst: Bool = false,
                           keep: ([Int64]) throws -> [Int64] = { $0 }) throws -> (ids: [Int64], exhausted: Bool) {
         let span: [DatabaseValue] = [.int(scope.uploadedFrom ?? Int64.min), .int(scope.uploadedTo ?? Int64.max)]
         if let userID = scope.userID, let theirs = try photos(of: userID, below: below, atMost: allowance) {
@@ -281,20 +299,23 @@ public final class MariaDBPhotoSearch: PhotoSearch {
                     .compactMap { row in row.int64("IdPhoto").flatMap { id in row.int64("created").map { (id, $0) } } }
             }
             let newest = times.sorted { $0.created != $1.created ? $0.created > $1.created : $0.id > $1.id }.map(\.id)
+            let ordered = oldestFirst ? Array(newest.reversed()) : newest
             var found: [Int64] = []
-            for start in stride(from: 0, to: newest.count, by: Self.idsPerStatement) where found.count < limit {
-                found += try keep(Array(newest[start..<min(start + Self.idsPerStatement, newest.count)])).prefix(limit - found.count)
+            for start in stride(from: 0, to: ordered.count, by: Self.idsPerStatement) where found.count < limit {
+                found += try keep(Array(ordered[start..<min(start + Self.idsPerStatement, ordered.count)])).prefix(limit - found.count)
             }
             return (found, false)
         }
-        // The upload-time key newest first, in chunks, each continuing below
-        // the last (created, IdPhoto) read; the author and `below` checked.
+        // The upload-time key from the span's newest (oldest) end, in chunks,
+        // each continuing past the last (created, IdPhoto) read; the author
+        // and `below` checked.
         var found: [Int64] = []
-        var (last, read, chunk) = ((created: Int64.max, id: Int64.max), 0, max(limit, PostingIntersection.firstChunk))
+        let start = oldestFirst ? (created: Int64.min, id: Int64.min) : (created: Int64.max, id: Int64.max)
+        var (last, read, chunk) = (start, 0, max(limit, PostingIntersection.firstChunk))
         while found.count < limit {
             let want = min(chunk, allowance - read)
             guard want > 0 else { return (found, true) }
-            let rows = try uploadTimes(span, below: last, limit: want)
+            let rows = try uploadTimes(span, past: last, oldestFirst: oldestFirst, limit: want)
             read += rows.count
             let kept = try keep(try photos(rows.map(\.id).filter { $0 < below }, in: PhotoScope(userID: scope.userID)))
             found += kept.prefix(limit - found.count)
@@ -305,13 +326,15 @@ public final class MariaDBPhotoSearch: PhotoSearch {
     }
 
     /// At most `limit` photos of a span of upload times (`span`: from, to)
-    /// below `last` in the upload-time key, newest upload first.
-    private func uploadTimes(_ span: [DatabaseValue], below last: (created: Int64, id: Int64),
+    /// past `last` in the upload-time key: below it, newest upload first, or
+    /// with `oldestFirst` above it, oldest first.
+    private func uploadTimes(_ span: [DatabaseValue], past last: (created: Int64, id: Int64), oldestFirst: Bool,
                              limit: Int) throws -> [(id: Int64, created: Int64)] {
+        let (past, order) = oldestFirst ? (">", "") : ("<", " DESC")
         do {
             return try database.query(
                 "SELECT IdPhoto, created FROM photo_details FORCE INDEX (\(Self.uploadTimeIndex)) WHERE created >= ? AND created <= ? "
-                    + "AND (created < ? OR (created = ? AND IdPhoto < ?)) ORDER BY created DESC, IdPhoto DESC LIMIT ?",
+                    + "AND (created \(past) ? OR (created = ? AND IdPhoto \(past) ?)) ORDER BY created\(order), IdPhoto\(order) LIMIT ?",
                 span + [.int(last.created), .int(last.created), .int(last.id), .int(Int64(limit))])
                 .compactMap { row in row.int64("IdPhoto").flatMap { id in row.int64("created").map { (id, $0) } } }
         } catch {

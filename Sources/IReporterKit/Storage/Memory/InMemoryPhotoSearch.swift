@@ -9,6 +9,11 @@ public final class InMemoryPhotoSearch: PhotoSearch {
         Array(try matches(terms: terms, scope: scope).filter { $0.id < (before ?? Int64.max) }.prefix(limit))
     }
 
+    /// In IdPhoto order, spans too (the in-memory upload times grow with it).
+    public func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+        Array(try matches(terms: [], scope: scope).reversed().prefix(limit))
+    }
+
     public func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
         min(cap, try matches(terms: terms, scope: scope).count)
     }
