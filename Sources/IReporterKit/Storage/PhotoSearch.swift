@@ -3,8 +3,8 @@
 /// (Flickr's getRecent and a user's photos).
 /// Which photos a search looks among: one author's, uploaded within a span.
 /// Without words, a span's photos come newest upload first (Flickr's
-/// `date-posted-desc`), read from the upload-time index; otherwise newest
-/// IdPhoto first, as every other list.
+/// `date-posted-desc`), read from the upload-time index, or oldest first
+/// (`oldestPhotos`); otherwise newest IdPhoto first, as every other list.
 public struct PhotoScope: Sendable, Hashable {
     public var userID: Int64?
     /// Unix seconds, both ends included (Flickr's `min_upload_date` and
@@ -104,16 +104,18 @@ extension PhotoSearch {
     }
 
     /// The matches oldest first (Flickr's `date-posted-asc`), `offset`
-    /// skipped. Without words the store reads them so; the words' indexes
-    /// are read newest first, so every match is read and turned around:
-    /// refused when more than `oldestFirstWindow` match.
+    /// skipped. Without words the store reads them so (`oldestPhotos`); the
+    /// words' indexes are read newest first, so every match is read and
+    /// put in IdPhoto order, whichever plan found them (one in upload-time
+    /// order is chosen by MariaDB's estimates, which may change between
+    /// two pages): refused when more than `oldestFirstWindow` match.
     public func oldestFirst(terms: [[UInt8]], scope: PhotoScope, offset: Int, limit: Int) throws -> [PhotoRecord] {
         guard limit > 0 else { return [] }
         guard !terms.isEmpty else { return Array(try oldestPhotos(scope: scope, limit: offset + limit).dropFirst(offset)) }
         let window = PhotoSearchQuery.oldestFirstWindow
         let every = try newestMatches(terms: terms, scope: scope, before: nil, limit: window + 1)
         guard every.count <= window else { throw PhotoSearchError.tooManyForOldestFirst }
-        return Array(every.reversed().dropFirst(offset).prefix(limit))
+        return Array(every.sorted { $0.id < $1.id }.dropFirst(offset).prefix(limit))
     }
 }
 

@@ -285,28 +285,56 @@ struct FlickrAPITests {
                 == ["2", "3"], "tags joined")
         #expect(ids(["method": "flickr.people.getPhotos", "user_id": "1", "sort": "date-posted-asc"]) == ["5", "4", "3", "2"],
                 "Flickr's people.getPhotos has no sort")
+        #expect(ids(["method": "flickr.photos.getRecent", "sort": "date-posted-asc"]) == ["5", "4", "3", "2"], "nor getRecent")
+        #expect(call(phone, ["method": "flickr.photos.search", "user_id": "1", "sort": "date-posted-asc", "per_page": "3", "page": "2",
+                             "format": "json", "nojsoncallback": "1"]).body
+                .hasPrefix(#"{"photos":{"page":2,"pages":2,"perpage":3,"total":4,"photo":[{"id":"5","#), "the newest on the last page")
     }
 
-    /// Words' indexes are read newest first: more matches than a list
-    /// reaches cannot be turned around, and say so.
-    @Test func oldestFirstWithWordsEndsAtAListsReach() throws {
-        final class Endless: PhotoSearch {
+    /// Words' indexes are read newest first: every match is read and
+    /// turned around, up to what a list reaches (4,000), the tags of
+    /// `tag_mode=any` each and together; past it the answer says so.
+    @Test(arguments: [(["sunset": 4000], "sunset", #"{"photos":{"page":8,"pages":8,"perpage":500,"total":4000,"photo":[{"id":"3501""#),
+                      (["sunset": 4001], "sunset", "refused"),
+                      (["sunset": 3000, "beach": 1000], "sunset,beach", #"{"photos":{"page":8,"pages":8,"perpage":500,"total":4000,"#),
+                      (["sunset": 5000, "beach": 0], "sunset,beach", "refused"),
+                      (["sunset": 3000, "beach": 1001], "sunset,beach", "refused")])
+    func oldestFirstWithWordsEndsAtAListsReach(matches: [String: Int], tags: String, answer: String) throws {
+        /// `matches[word]` photos for each word, the first word's IdPhotos
+        /// 1 and up, the next word's after them.
+        final class Counted: PhotoSearch {
+            let matches: [(word: [UInt8], count: Int)]
+            init(_ matches: [String: Int]) { self.matches = matches.sorted { $0.key > $1.key }.map { (Array($0.key.utf8), $0.value) } }
+            private func range(of terms: [[UInt8]]) -> ClosedRange<Int64>? {
+                var first: Int64 = 1
+                for (word, count) in matches {
+                    if terms == [word] { return count == 0 ? nil : first...(first + Int64(count) - 1) }
+                    first += Int64(count)
+                }
+                return nil
+            }
             func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
-                (0..<Int64(limit)).map { PhotoRecord(id: 100_000 - $0, title: Array("sunset".utf8), userID: 1, username: Array("a".utf8)) }
+                guard let range = range(of: terms) else { return [] }
+                return range.reversed().prefix(limit).map { PhotoRecord(id: $0, title: terms[0], userID: 1, username: Array("a".utf8)) }
             }
             func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] { [] }
-            func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { cap }
+            func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { min(cap, range(of: terms)?.count ?? 0) }
             func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
         }
         let phone = try phone()
         var services = phone.services
-        services.search = Endless()
-        let answer = FlickrAPI(services: services).handle(["method": Array("flickr.photos.search".utf8), "text": Array("sunset".utf8),
-                                                           "sort": Array("date-posted-asc".utf8), "format": Array("json".utf8),
-                                                           "nojsoncallback": Array("1".utf8)],
-                                                          oauthConsumerKey: nil, siteURL: Self.siteURL)
-        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"stat":"fail","code":3,"message":"Oldest first is answered when at "#
-                + #"most 4000 photos match: give more words, a user_id or upload dates"}"#)
+        services.search = Counted(matches)
+        let body = String(decoding: FlickrAPI(services: services).handle(
+            ["method": Array("flickr.photos.search".utf8), "tags": Array(tags.utf8), "sort": Array("date-posted-asc".utf8),
+             "per_page": Array("500".utf8), "page": Array("8".utf8), "format": Array("json".utf8), "nojsoncallback": Array("1".utf8)],
+            oauthConsumerKey: nil, siteURL: Self.siteURL).body, as: UTF8.self)
+        if answer == "refused" {
+            #expect(body == #"{"stat":"fail","code":3,"message":"Oldest first is answered when at "#
+                    + #"most 4000 photos match: give more words, a user_id or upload dates"}"#)
+        } else {
+            #expect(body.hasPrefix(answer), "\(body.prefix(200))")
+            #expect(body.components(separatedBy: #"{"id":""#).last?.hasPrefix(#"4000""#) == true, "the newest last")
+        }
     }
 
     /// Dates as Python's Flickr clients send them (`str()` of a float or a

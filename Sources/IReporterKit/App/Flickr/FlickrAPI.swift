@@ -203,12 +203,11 @@ public final class FlickrAPI {
             total = try search.countMatches(terms: terms, scope: scope,
                                             cap: order == .relevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
         } else {
-            // Newest first for `relevance` too; oldest first only when every match was read.
-            let (newest, count, exact) = try joined(searches, scope: scope, through: offset + limit)
-            if order == .oldest, !exact { throw PhotoSearchError.tooManyForOldestFirst }
+            // Newest first for `relevance` too.
+            let newest: [PhotoRecord]
+            (newest, total) = try joined(searches, scope: scope, through: offset + limit, everyMatch: order == .oldest)
             let ordered = order == .oldest ? Array(newest.reversed()) : newest
             found = offset >= Self.maxResults ? [] : Array(ordered.dropFirst(offset).prefix(limit))
-            total = count
         }
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],
@@ -219,12 +218,16 @@ public final class FlickrAPI {
     /// The photos any of `searches` finds, newest first, the newest
     /// `through` at least, each once; and how many there are: exactly
     /// while the searches' counts add up to no more than a list reaches
-    /// (then every match is read, once: `exact`), else the largest count (no page
-    /// promised that could come back empty: a client walking the pages
-    /// fails on one).
-    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, through: Int) throws -> ([PhotoRecord], total: Int, exact: Bool) {
-        let counts = try searches.map { try search.countMatches(terms: $0, scope: scope, cap: Self.maxResults) }
-        let exact = counts.reduce(0, +) <= Self.maxResults
+    /// (then every match is read, once), else the largest count up to the
+    /// list's reach (no page promised that could come back empty: a client
+    /// walking the pages fails on one). `everyMatch` (oldest first): every
+    /// match read, refused when more than a list reaches.
+    private func joined(_ searches: [[[UInt8]]], scope: PhotoScope, through: Int,
+                        everyMatch: Bool) throws -> ([PhotoRecord], total: Int) {
+        // One past the reach: a count that reached it is not taken for exact.
+        let counts = try searches.map { try search.countMatches(terms: $0, scope: scope, cap: Self.maxResults + 1) }
+        if everyMatch, counts.contains(where: { $0 > Self.maxResults }) { throw PhotoSearchError.tooManyForOldestFirst }
+        let exact = everyMatch || counts.reduce(0, +) <= Self.maxResults
         var byID: [Int64: PhotoRecord] = [:]
         for terms in searches {
             for photo in try search.search(PhotoSearchQuery(terms: terms, scope: scope, limit: exact ? Self.maxResults : through)) {
@@ -232,7 +235,8 @@ public final class FlickrAPI {
             }
         }
         let newest = byID.values.sorted { $0.id > $1.id }
-        return (newest, exact ? newest.count : counts.max() ?? 0, exact)
+        if everyMatch, newest.count > Self.maxResults { throw PhotoSearchError.tooManyForOldestFirst }
+        return (newest, exact ? newest.count : min(counts.max() ?? 0, Self.maxResults))
     }
 
     /// The photos without details (PHP-era ones) given their original's

@@ -61,8 +61,8 @@ extension FlickrMethod {
                     ("tags", false, "A comma-delimited list of tags: words of the photos' titles."),
                     ("tag_mode", false, "Either 'any' for an OR combination of tags (the default), or 'all' for an AND combination."),
                     ("text", false, "A free text search: words of the photos' titles.")]
-                + dates + [("sort", false, "'relevance'; 'date-posted-asc' or 'date-taken-asc' (oldest upload first; with text or tags when "
-                                           + "at most \(PhotoSearchQuery.oldestFirstWindow) photos match); else newest upload first (date-posted-desc).")]
+                + dates + [("sort", false, "'relevance'; 'date-posted-asc' or 'date-taken-asc' (oldest first; with text or tags when at most "
+                                           + "\(PhotoSearchQuery.oldestFirstWindow) photos match); else newest first (date-posted-desc).")]
                 + Self.page
         case .reflectionGetMethodInfo: return [("method_name", true, "The name of the method to fetch information for.")]
         case .reflectionGetMethods, .testEcho: return []
@@ -74,7 +74,7 @@ extension FlickrMethod {
         case .peopleFindByUsername, .peopleGetInfo, .peopleGetPublicPhotos: [.personNotFound]
         case .peopleGetPhotos: [.argumentsMissing, .userNotFound]
         case .photosCommentsGetList, .photosGetInfo, .photosGetSizes: [.photoNotFound]
-        case .photosSearch: [.userNotFound, .parameterlessSearch, .uploadDatesUnavailable, .tooManyForOldestFirst]
+        case .photosSearch: [.userNotFound, .parameterlessSearch, .uploadDatesUnavailable]
         case .reflectionGetMethodInfo: [.methodInfoNotFound]
         case .photosGetRecent, .reflectionGetMethods, .testEcho: []
         }

@@ -1,9 +1,10 @@
 /// `search` and Flickr's lists on `photo_words` (sql/migrations/005) and
 /// `photo_details` (003, its upload-time index 008). Every question reads
-/// index ranges newest first and stops once its page is full or once it
-/// has read `rowsBudget` index rows more than the photos it answers
-/// (docs/SECURITY.md "What an anonymous query reads"): no shape of query
-/// reads a table at large, however rare its matches.
+/// index ranges newest first (without words, oldest first too) and stops
+/// once its page is full or once it has read `rowsBudget` index rows more
+/// than the photos it answers (docs/SECURITY.md "What an anonymous query
+/// reads"): no shape of query reads a table at large, however rare its
+/// matches.
 ///
 /// - No words: the photos table's primary key newest first (by author: the
 ///   key of migration 004); within a span of upload times, the upload-time
