@@ -177,6 +177,9 @@ def test_a_sync_tool_walks_oldest_first_from_its_checkpoint(rest_url, flickr_api
     assert walked(user_id="1", min_upload_date=str(uploaded - 600), sort="date-posted-asc") == ["2", "3", "4"]
     assert walked(user_id="1", sort="date-taken-asc") == ["2", "3", "4"]
     assert walked(user_id="1") == ["4", "3", "2"]
+    # A backup tool walks an account's whole list, a photo a page.
+    pages = [flickr.people.getPhotos(user_id="1", per_page="1", page=str(n))["photos"] for n in (1, 2, 3)]
+    assert [(p["pages"], p["total"], [photo["id"] for photo in p["photo"]]) for p in pages] == [(3, 3, ["4"]), (3, 3, ["3"]), (3, 3, ["2"])]
     assert [p["id"] for p in flickr.photos.search(tags="zoe,pier", sort="date-posted-asc")["photos"]["photo"]] == ["2", "4"]
     assert [p["id"] for p in flickr.photos.search(user_id="1", sort="interestingness-desc")["photos"]["photo"]] == ["4", "3", "2"]
 

@@ -223,26 +223,34 @@ extension DatabaseTests {
             let phone = try manyPhotos()
             let search = MariaDBPhotoSearch(database: phone.database, rowsBudget: 200)
             // Each read: the page's rows of the key, then a derived table of them read and sorted again (~10 more).
-            let first = try rowsRead(phone) { try search.oldestPhotos(scope: .everything, limit: 3) }
+            let first = try rowsRead(phone) { try search.photos(in: .everything, oldestFirst: true, offset: 0, limit: 3) }
             #expect(first.value.map(\.id) == [2, 3, 4])
             #expect(first.scanned <= 3 + 20, "\(first.scanned) scanned, \(first.lookups) lookups")
-            let zoe = try rowsRead(phone) { try search.oldestPhotos(scope: PhotoScope(userID: 2), limit: 3) }
+            let zoe = try rowsRead(phone) { try search.photos(in: PhotoScope(userID: 2), oldestFirst: true, offset: 0, limit: 3) }
             #expect(zoe.value.map(\.id) == [101, 201, 301])
             #expect(zoe.scanned <= 3 + 20, "her key from its start: \(zoe.scanned) scanned, \(zoe.lookups) lookups")
             // A span: the upload-time key from the span's start.
-            let late = try rowsRead(phone) { try search.oldestPhotos(scope: PhotoScope(uploadedFrom: 1000000 + 60 * 3990), limit: 3) }
+            let late = try rowsRead(phone) { try search.photos(in: PhotoScope(uploadedFrom: 1000000 + 60 * 3990), oldestFirst: true, offset: 0, limit: 3) }
             #expect(late.value.map(\.id) == [3990, 3991, 3992])
             #expect(late.scanned <= PostingIntersection.firstChunk + 2, "\(late.scanned) scanned, \(late.lookups) lookups")
-            #expect(try search.oldestPhotos(scope: PhotoScope(uploadedFrom: 1000000 + 60 * 3999), limit: 5).map(\.id) == [3999, 4000, 4001])
+            #expect(try search.photos(in: PhotoScope(uploadedFrom: 1000000 + 60 * 3999), oldestFirst: true, offset: 0, limit: 5).map(\.id) == [3999, 4000, 4001])
             // An author with fewer photos than the budget: hers, sorted; alice's through the key, hers kept.
-            #expect(try search.oldestPhotos(scope: PhotoScope(userID: 2, uploadedFrom: 1000000 + 60 * 2000), limit: 2).map(\.id)
+            #expect(try search.photos(in: PhotoScope(userID: 2, uploadedFrom: 1000000 + 60 * 2000), oldestFirst: true, offset: 0, limit: 2).map(\.id)
                     == [2001, 2101])
-            #expect(try search.oldestPhotos(scope: PhotoScope(userID: 1, uploadedFrom: 1000000 + 60 * 100), limit: 3).map(\.id)
+            #expect(try search.photos(in: PhotoScope(userID: 1, uploadedFrom: 1000000 + 60 * 100), oldestFirst: true, offset: 0, limit: 3).map(\.id)
                     == [100, 102, 103])
             #expect(throws: PhotoSearchError.tooBroad) {
                 try MariaDBPhotoSearch(database: phone.database, rowsBudget: 10)
-                    .oldestPhotos(scope: PhotoScope(userID: 2, uploadedFrom: 1000000 + 60 * 2000), limit: 5)
+                    .photos(in: PhotoScope(userID: 2, uploadedFrom: 1000000 + 60 * 2000), oldestFirst: true, offset: 0, limit: 5)
             }
+            // An account's list pages far in its key: the entries skipped, not their rows.
+            let deep = try rowsRead(phone) { try search.photos(in: PhotoScope(userID: 1), oldestFirst: false, offset: 3900, limit: 5) }
+            #expect(deep.value.map(\.id) == [61, 60, 59, 58, 57])
+            #expect(deep.lookups <= 2 * 5 + 10, "rows looked up for the page alone: \(deep.scanned) scanned, \(deep.lookups) lookups")
+            #expect(try search.photos(in: PhotoScope(userID: 2), oldestFirst: true, offset: 38, limit: 5).map(\.id) == [3901, 4001])
+            #expect(try search.photos(in: PhotoScope(userID: 2, uploadedTo: 1000000 + 60 * 401), oldestFirst: false, offset: 1, limit: 2)
+                .map(\.id) == [301, 201])
+            #expect(try search.countMatches(terms: [], scope: PhotoScope(userID: 1), cap: 100_000) == 3960)
             // With words: every match read newest first, turned around, paged.
             let terms = [Array("night".utf8), Array("city".utf8)]
             #expect(try MariaDBPhotoSearch(database: phone.database).oldestFirst(terms: terms, scope: .everything, offset: 1, limit: 3)

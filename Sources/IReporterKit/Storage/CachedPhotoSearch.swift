@@ -12,7 +12,7 @@
 public final class CachedPhotoSearch: PhotoSearch {
     private enum Question: Hashable {
         case newest(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int)
-        case oldest(scope: PhotoScope, limit: Int)
+        case listed(scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int)
         case count(terms: [[UInt8]], scope: PhotoScope, cap: Int)
         case wholeWords(photoIDs: [Int64], terms: [[UInt8]])
     }
@@ -56,10 +56,10 @@ public final class CachedPhotoSearch: PhotoSearch {
         return photos
     }
 
-    public func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
-        let key = Question.oldest(scope: scope, limit: limit)
+    public func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] {
+        let key = Question.listed(scope: scope, oldestFirst: oldestFirst, offset: offset, limit: limit)
         if case .photos(let photos)? = cached(key) { return photos }
-        let photos = try store.oldestPhotos(scope: scope, limit: limit)
+        let photos = try store.photos(in: scope, oldestFirst: oldestFirst, offset: offset, limit: limit)
         keep(.photos(photos), for: key)
         return photos
     }

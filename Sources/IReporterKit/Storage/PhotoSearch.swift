@@ -4,7 +4,8 @@
 /// Which photos a search looks among: one author's, uploaded within a span.
 /// Without words, a span's photos come newest upload first (Flickr's
 /// `date-posted-desc`), read from the upload-time index, or oldest first
-/// (`oldestPhotos`); otherwise newest IdPhoto first, as every other list.
+/// (`photos(in:oldestFirst:…)`); otherwise newest IdPhoto first, as every
+/// other list.
 public struct PhotoScope: Sendable, Hashable {
     public var userID: Int64?
     /// Unix seconds, both ends included (Flickr's `min_upload_date` and
@@ -71,10 +72,10 @@ public protocol PhotoSearch: AnyObject {
     /// The newest photos of `scope` (below `before`) matching every term,
     /// at most `limit`.
     func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord]
-    /// The oldest photos of `scope`, whatever their words, at most `limit`:
-    /// within a span of upload times oldest upload first, else lowest
-    /// IdPhoto first.
-    func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord]
+    /// The photos of `scope`, whatever their words, newest or oldest first
+    /// (within a span of upload times by upload time, else by IdPhoto), the
+    /// first `offset` skipped, at most `limit`.
+    func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord]
     /// How many photos of `scope` match, counted up to `cap`.
     func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int
     /// For each of `photoIDs`, how many of `terms` are whole words of it.
@@ -104,14 +105,14 @@ extension PhotoSearch {
     }
 
     /// The matches oldest first (Flickr's `date-posted-asc`), `offset`
-    /// skipped. Without words the store reads them so (`oldestPhotos`); the
+    /// skipped. Without words the store reads them so (`photos(in:…)`); the
     /// words' indexes are read newest first, so every match is read and
     /// put in IdPhoto order, whichever plan found them (one in upload-time
     /// order is chosen by MariaDB's estimates, which may change between
     /// two pages): refused when more than `oldestFirstWindow` match.
     public func oldestFirst(terms: [[UInt8]], scope: PhotoScope, offset: Int, limit: Int) throws -> [PhotoRecord] {
         guard limit > 0 else { return [] }
-        guard !terms.isEmpty else { return Array(try oldestPhotos(scope: scope, limit: offset + limit).dropFirst(offset)) }
+        guard !terms.isEmpty else { return try photos(in: scope, oldestFirst: true, offset: offset, limit: limit) }
         let window = PhotoSearchQuery.oldestFirstWindow
         let every = try newestMatches(terms: terms, scope: scope, before: nil, limit: window + 1)
         guard every.count <= window else { throw PhotoSearchError.tooManyForOldestFirst }

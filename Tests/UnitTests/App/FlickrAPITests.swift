@@ -247,7 +247,34 @@ struct FlickrAPITests {
         let far = call(phone, ["method": "flickr.photos.getRecent", "per_page": "2", "page": "2", "format": "json", "nojsoncallback": "1"])
         #expect(far.body.hasPrefix(#"{"photos":{"page":2,"pages":2,"perpage":2,"total":3,"photo":[{"id":"2""#))
         let past = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "9999", "format": "json", "nojsoncallback": "1"])
-        #expect(past.body == #"{"photos":{"page":4000,"pages":1,"perpage":100,"total":1,"photo":[]},"stat":"ok"}"#)
+        #expect(past.body == #"{"photos":{"page":9999,"pages":1,"perpage":100,"total":1,"photo":[]},"stat":"ok"}"#)
+        let farthest = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "1000000", "format": "json", "nojsoncallback": "1"])
+        #expect(farthest.body.hasPrefix(#"{"photos":{"page":100000,"#), "as far as an account's list reaches")
+    }
+
+    /// A search reaches 4,000 photos, as Flickr's; an account's whole list
+    /// (`people.getPhotos`, a `user_id` alone) reaches all of them, as
+    /// backup tools walk it.
+    @Test func anAccountsWholeListReachesPastASearchs() throws {
+        let phone = try AppHarness()
+        try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
+        for index in 0..<(FlickrAPI.maxResults + 10) {
+            _ = try phone.photos.add(userID: 1, title: Array("photo \(index)".utf8), details: PhotoDetails(created: 1, width: 1, height: 1),
+                                     secret: nil, publish: { _, _ in }, unpublish: { _ in })
+        }
+        func list(_ parameters: [String: String]) -> String {
+            call(phone, parameters.merging(["per_page": "500", "format": "json", "nojsoncallback": "1"]) { $1 }).body
+        }
+        let last = list(["method": "flickr.people.getPhotos", "user_id": "1", "page": "9"])
+        #expect(last.hasPrefix(#"{"photos":{"page":9,"pages":9,"perpage":500,"total":4010,"photo":[{"id":"11","#), "\(last.prefix(100))")
+        #expect(last.components(separatedBy: #"{"id":""#).count - 1 == 10)
+        #expect(list(["method": "flickr.people.getPublicPhotos", "user_id": "1", "page": "9"]) == last)
+        #expect(list(["method": "flickr.photos.search", "user_id": "1", "sort": "date-posted-asc", "page": "9"])
+                .hasPrefix(#"{"photos":{"page":9,"pages":9,"perpage":500,"total":4010,"photo":[{"id":"4002","#))
+        #expect(list(["method": "flickr.photos.search", "text": "photo", "page": "9"])
+                == #"{"photos":{"page":9,"pages":8,"perpage":500,"total":4000,"photo":[]},"stat":"ok"}"#, "a search's reach")
+        #expect(list(["method": "flickr.people.getPhotos", "user_id": "1", "min_upload_date": "1", "page": "9"])
+                .hasPrefix(#"{"photos":{"page":9,"pages":8,"perpage":500,"total":4000,"photo":[]"#), "upload dates: a search's reach")
     }
 
     /// Relevance ranks the newest `relevanceWindow` matches: `total` and
@@ -317,7 +344,7 @@ struct FlickrAPITests {
                 guard let range = range(of: terms) else { return [] }
                 return range.reversed().prefix(limit).map { PhotoRecord(id: $0, title: terms[0], userID: 1, username: Array("a".utf8)) }
             }
-            func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] { [] }
+            func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] { [] }
             func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { min(cap, range(of: terms)?.count ?? 0) }
             func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
         }

@@ -76,7 +76,7 @@ struct SearchCommandTests {
             func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
                 throw PhotoSearchError.tooBroad
             }
-            func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] { throw PhotoSearchError.tooBroad }
+            func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] { throw PhotoSearchError.tooBroad }
             func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { throw PhotoSearchError.tooBroad }
             func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
         }
@@ -103,7 +103,7 @@ struct SearchCommandTests {
             func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
                 throw PhotoSearchError.uploadTimesNotIndexed
             }
-            func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] { throw PhotoSearchError.uploadTimesNotIndexed }
+            func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] { throw PhotoSearchError.uploadTimesNotIndexed }
             func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { throw PhotoSearchError.uploadTimesNotIndexed }
             func wholeWordCounts(photoIDs: [Int64], terms: [[UInt8]]) throws -> [Int64: Int] { [:] }
         }
@@ -127,7 +127,7 @@ struct SearchCommandTests {
             func newestMatches(terms: [[UInt8]], scope: PhotoScope, before: Int64?, limit: Int) throws -> [PhotoRecord] {
                 throw DatabaseError(code: code, message: "as the server says")
             }
-            func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+            func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] {
                 throw DatabaseError(code: code, message: "as the server says")
             }
             func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int { 0 }

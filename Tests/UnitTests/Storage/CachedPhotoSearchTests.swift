@@ -16,9 +16,9 @@ struct CachedPhotoSearchTests {
             return try inner.newestMatches(terms: terms, scope: scope, before: before, limit: limit)
         }
 
-        func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+        func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] {
             asked += 1
-            return try inner.oldestPhotos(scope: scope, limit: limit)
+            return try inner.photos(in: scope, oldestFirst: oldestFirst, offset: offset, limit: limit)
         }
 
         func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
@@ -59,14 +59,17 @@ struct CachedPhotoSearchTests {
         #expect(try cached.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 2)
         #expect(try cached.countMatches(terms: [Array("sunset".utf8)], scope: .everything, cap: 10) == 2)
         #expect(store.asked == 3)
-        #expect(try cached.oldestPhotos(scope: PhotoScope(userID: 1), limit: 2).map(\.id) == [2, 3])
-        #expect(try cached.oldestPhotos(scope: PhotoScope(userID: 1), limit: 2).map(\.id) == [2, 3])
+        #expect(try cached.photos(in: PhotoScope(userID: 1), oldestFirst: true, offset: 0, limit: 2).map(\.id) == [2, 3])
+        #expect(try cached.photos(in: PhotoScope(userID: 1), oldestFirst: true, offset: 0, limit: 2).map(\.id) == [2, 3])
         #expect(store.asked == 4)
+        #expect(try cached.photos(in: PhotoScope(userID: 1), oldestFirst: false, offset: 1, limit: 2).map(\.id) == [3, 2],
+                "another order or offset is another question")
+        #expect(store.asked == 5)
 
         _ = try photos.add(userID: 1, title: Array("sunset three".utf8), publish: { _ in }, unpublish: { _ in })
         counters.bumpStreamGeneration() // what an upload through any worker does
         #expect(try sunset(cached) == [5, 3, 2], "read-your-writes")
-        #expect(store.asked == 5)
+        #expect(store.asked == 6)
     }
 
     @Test func aChangeBehindTheInstallationsBackShowsOnceTheAnswerIsOld() throws {

@@ -8,10 +8,14 @@ public final class FlickrAPI {
         public let body: [UInt8]
     }
 
-    /// Flickr's `per_page` default and maximum, and the most results a list reaches.
+    /// Flickr's `per_page` default and maximum, and the most results a search reaches.
     static let defaultPerPage = 100
     static let maxPerPage = 500
     static let maxResults = 4000
+    /// How far an account's whole list reaches (`people.getPhotos`, a
+    /// `user_id` alone): backup tools walk it to its end, as Flickr lets
+    /// them; its pages and count read the author's key, not rows.
+    static let maxAccountPhotos = 100_000
     /// `comments.getList` answers a photo's newest this many (Flickr has no paging there).
     static let maxComments = 500
 
@@ -186,22 +190,26 @@ public final class FlickrAPI {
                            scope: PhotoScope) throws -> FlickrElement {
         let (page, perPage) = call.paging()
         let offset = (page - 1) * perPage
-        let limit = min(perPage, Self.maxResults - offset)
+        let wholeAccount = searches == [[]] && scope.userID != nil && !scope.hasUploadSpan
+        let reach = wholeAccount ? Self.maxAccountPhotos : Self.maxResults
+        let limit = min(perPage, reach - offset)
         let found: [PhotoRecord]
         let total: Int
         if searches.count == 1 {
             let terms = searches[0]
-            if offset >= Self.maxResults {
+            if offset >= reach {
                 found = []
+            } else if terms.isEmpty {
+                found = try search.photos(in: scope, oldestFirst: order == .oldest, offset: offset, limit: limit)
             } else if order == .oldest {
                 found = try search.oldestFirst(terms: terms, scope: scope, offset: offset, limit: limit)
             } else {
                 found = try search.search(PhotoSearchQuery(terms: terms, scope: scope, order: order == .relevance ? .relevance : .newest,
                                                            offset: offset, limit: limit))
             }
-            // Relevance ranks the newest matches only: no page promised beyond them.
+            // Relevance ranks the newest matches only (without words, nothing: newest first).
             total = try search.countMatches(terms: terms, scope: scope,
-                                            cap: order == .relevance ? PhotoSearchQuery.relevanceWindow : Self.maxResults)
+                                            cap: order == .relevance && !terms.isEmpty ? PhotoSearchQuery.relevanceWindow : reach)
         } else {
             // Newest first for `relevance` too.
             let newest: [PhotoRecord]

@@ -176,10 +176,11 @@ struct FlickrCall {
     /// `people.getInfo`'s `user_id`; nil when missing or not one of our ids.
     func personID() -> Int64? { wholeNumber("user_id") }
 
-    /// (page from 1, per_page from 1 to 500; 100 when missing or not a
-    /// number; a number too long to read is as large as it gets: 500).
+    /// (page from 1 to as far as an account's list reaches, per_page from 1
+    /// to 500; 100 when missing or not a number; a number too long to read
+    /// is as large as it gets).
     func paging() -> (page: Int, perPage: Int) {
-        let page = Int(min(wholeNumber("page") ?? 1, Int64(FlickrAPI.maxResults)))
+        let page = Int(min(wholeNumber("page") ?? 1, Int64(FlickrAPI.maxAccountPhotos)))
         let digits = parameters["per_page"].map { !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } ?? false
         let perPage = wholeNumber("per_page").map { Int($0) } ?? (digits ? FlickrAPI.maxPerPage : FlickrAPI.defaultPerPage)
         return (max(page, 1), perPage < 1 ? FlickrAPI.defaultPerPage : min(perPage, FlickrAPI.maxPerPage))

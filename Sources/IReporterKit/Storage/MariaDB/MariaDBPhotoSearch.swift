@@ -10,7 +10,7 @@
 ///   key of migration 004); within a span of upload times, the upload-time
 ///   key of migration 008 newest upload first (an author with fewer photos
 ///   than the budget: their photos, sorted). Oldest first
-///   (`oldestPhotos`): the same keys from their other end.
+///   (`photos(in:oldestFirst:…)`): the same keys from their other end.
 /// - One word that starts at most `maxWords` indexed words, nothing else:
 ///   each word's photos newest first, each read stopping at the page's size,
 ///   merged in one statement.
@@ -66,21 +66,24 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         }
     }
 
-    /// Without a span the `photo` table's key (by author: 004's) from its
-    /// start; within one the upload-time key from the span's start, as the
-    /// newest order reads it from its end.
-    public func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
+    /// Without a span the `photos` table's key (by author: 004's) from
+    /// either end, the offset skipped in the key (index entries, not rows:
+    /// an account's list pages far); within one the upload-time key from
+    /// the span's either end, within the budget.
+    public func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] {
         guard !scope.hasUploadSpan else {
-            let (ids, exhausted) = try uploaded(within: scope, below: Int64.max, limit: limit, allowance: limit + rowsBudget,
-                                                oldestFirst: true)
+            let (ids, exhausted) = try uploaded(within: scope, below: Int64.max, limit: offset + limit,
+                                                allowance: offset + limit + rowsBudget, oldestFirst: oldestFirst)
             if exhausted { throw PhotoSearchError.tooBroad }
-            return try records(ids)
+            return try records(Array(ids.dropFirst(offset)))
         }
         let byUser = scope.userID == nil ? "" : " WHERE p.IdUser = ?"
-        let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (SELECT p.IdPhoto FROM photos p\(byUser) ORDER BY p.IdPhoto LIMIT ?) m "
-            + "JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) ORDER BY p.IdPhoto LIMIT ?"
-        let count: DatabaseValue = .int(Int64(limit))
-        return try database.query(sql, (scope.userID.map { [.int($0)] } ?? []) + [count, count]).compactMap(MariaDBPhotoStore.record)
+        let order = oldestFirst ? "" : " DESC"
+        let sql = "SELECT p.IdPhoto, p.title, l.IdUser, l.username FROM (SELECT p.IdPhoto FROM photos p\(byUser) "
+            + "ORDER BY p.IdPhoto\(order) LIMIT ? OFFSET ?) m JOIN photos p ON (p.IdPhoto = m.IdPhoto) JOIN login l ON (l.IdUser = p.IdUser) "
+            + "ORDER BY p.IdPhoto\(order)"
+        return try database.query(sql, (scope.userID.map { [.int($0)] } ?? []) + [.int(Int64(limit)), .int(Int64(offset))])
+            .compactMap(MariaDBPhotoStore.record)
     }
 
     /// Counted up to `cap`, or as far as the budget reads (then fewer).

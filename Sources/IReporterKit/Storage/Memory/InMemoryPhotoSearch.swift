@@ -10,8 +10,9 @@ public final class InMemoryPhotoSearch: PhotoSearch {
     }
 
     /// In IdPhoto order, spans too (the in-memory upload times grow with it).
-    public func oldestPhotos(scope: PhotoScope, limit: Int) throws -> [PhotoRecord] {
-        Array(try matches(terms: [], scope: scope).reversed().prefix(limit))
+    public func photos(in scope: PhotoScope, oldestFirst: Bool, offset: Int, limit: Int) throws -> [PhotoRecord] {
+        let newest = try matches(terms: [], scope: scope)
+        return Array((oldestFirst ? Array(newest.reversed()) : newest).dropFirst(offset).prefix(limit))
     }
 
     public func countMatches(terms: [[UInt8]], scope: PhotoScope, cap: Int) throws -> Int {
