@@ -38,20 +38,23 @@ public struct ClientAllowList: Sendable, Equatable, CustomStringConvertible {
         switch Int32(storage.ss_family) {
         case AF_UNIX: return nil
         case AF_INET:
-            var address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }.sin_addr
-            return addresses.contains(Self.mapped(withUnsafeBytes(of: address) { Array($0) })) ? nil
-                : Self.text(AF_INET, &address)
+            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }.sin_addr
+            let bytes = withUnsafeBytes(of: address) { Array($0) }
+            return addresses.contains(Self.mapped(bytes)) ? nil : Self.text(AF_INET, bytes)
         case AF_INET6:
-            var address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }.sin6_addr
-            return addresses.contains(withUnsafeBytes(of: address) { Array($0) }) ? nil : Self.text(AF_INET6, &address)
+            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }.sin6_addr
+            let bytes = withUnsafeBytes(of: address) { Array($0) }
+            return addresses.contains(bytes) ? nil : Self.text(AF_INET6, bytes)
         default: return "a peer of address family \(storage.ss_family)"
         }
     }
 
-    private static func text<Address>(_ family: Int32, _ address: inout Address) -> String {
+    /// `bytes`: an `in_addr` or `in6_addr` as the socket gave it.
+    private static func text(_ family: Int32, _ bytes: [UInt8]) -> String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(family, &address, &buffer, socklen_t(buffer.count)) != nil else { return "an unknown peer" }
-        return String(cString: buffer)
+        let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+        guard written != nil else { return "an unknown peer" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func parse(_ text: String) -> [UInt8]? {
