@@ -1,7 +1,8 @@
 /// Which rows a page holds: ids strictly between `since` and `before`,
 /// newest first, at most `count`: the newest of them, or with `fromSince`
 /// the ones just after `since`. Cursors, never OFFSET: a page deep in a
-/// table costs an index range like the first one.
+/// table costs an index range like the first one. (Flickr's page numbers
+/// are the exception: `PhotoSearch.photos(in:oldestFirst:offset:limit:)`.)
 public struct PageCursor: Sendable, Hashable {
     /// Only rows newer than this id (0: from the oldest).
     public var since: Int64

@@ -249,13 +249,13 @@ struct FlickrAPITests {
         let past = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "9999", "format": "json", "nojsoncallback": "1"])
         #expect(past.body == #"{"photos":{"page":9999,"pages":1,"perpage":100,"total":1,"photo":[]},"stat":"ok"}"#)
         let farthest = call(phone, ["method": "flickr.photos.search", "text": "sunset", "page": "1000000", "format": "json", "nojsoncallback": "1"])
-        #expect(farthest.body.hasPrefix(#"{"photos":{"page":100000,"#), "as far as an account's list reaches")
+        #expect(farthest.body.hasPrefix(#"{"photos":{"page":100001,"#), "one past the farthest page of an account's list: empty")
     }
 
-    /// A search reaches 4,000 photos, as Flickr's; an account's whole list
-    /// (`people.getPhotos`, a `user_id` alone) reaches all of them, as
-    /// backup tools walk it.
-    @Test func anAccountsWholeListReachesPastASearchs() throws {
+    /// A search reaches 4,000 photos, as Flickr's; an account's list
+    /// (`people.getPhotos`, a `user_id` without words, within upload dates
+    /// or not) reaches all of them, as backup tools walk it.
+    @Test func anAccountsListReachesPastASearchs() throws {
         let phone = try AppHarness()
         try phone.send([("command", "register"), ("username", "alice"), ("password", "p")])
         for index in 0..<(FlickrAPI.maxResults + 10) {
@@ -273,8 +273,10 @@ struct FlickrAPITests {
                 .hasPrefix(#"{"photos":{"page":9,"pages":9,"perpage":500,"total":4010,"photo":[{"id":"4002","#))
         #expect(list(["method": "flickr.photos.search", "text": "photo", "page": "9"])
                 == #"{"photos":{"page":9,"pages":8,"perpage":500,"total":4000,"photo":[]},"stat":"ok"}"#, "a search's reach")
-        #expect(list(["method": "flickr.people.getPhotos", "user_id": "1", "min_upload_date": "1", "page": "9"])
-                .hasPrefix(#"{"photos":{"page":9,"pages":8,"perpage":500,"total":4000,"photo":[]"#), "upload dates: a search's reach")
+        #expect(list(["method": "flickr.people.getPhotos", "user_id": "1", "min_upload_date": "1", "page": "9"]) == last,
+                "within upload dates too: an incremental backup's call")
+        #expect(list(["method": "flickr.photos.search", "min_upload_date": "1", "page": "9"])
+                == #"{"photos":{"page":9,"pages":8,"perpage":500,"total":4000,"photo":[]},"stat":"ok"}"#, "dates alone: a search's reach")
     }
 
     /// Relevance ranks the newest `relevanceWindow` matches: `total` and

@@ -12,9 +12,11 @@ public final class FlickrAPI {
     static let defaultPerPage = 100
     static let maxPerPage = 500
     static let maxResults = 4000
-    /// How far an account's whole list reaches (`people.getPhotos`, a
-    /// `user_id` alone): backup tools walk it to its end, as Flickr lets
-    /// them; its pages and count read the author's key, not rows.
+    /// How far an account's list reaches (`people.getPhotos`, a `user_id`
+    /// without words, within upload dates or not): backup tools walk it to
+    /// its end, as Flickr lets them; its pages and count read the author's
+    /// key (an author with more photos than a page within the rows budget
+    /// and dates: refused, never cut short).
     static let maxAccountPhotos = 100_000
     /// `comments.getList` answers a photo's newest this many (Flickr has no paging there).
     static let maxComments = 500
@@ -190,8 +192,8 @@ public final class FlickrAPI {
                            scope: PhotoScope) throws -> FlickrElement {
         let (page, perPage) = call.paging()
         let offset = (page - 1) * perPage
-        let wholeAccount = searches == [[]] && scope.userID != nil && !scope.hasUploadSpan
-        let reach = wholeAccount ? Self.maxAccountPhotos : Self.maxResults
+        let accountList = searches == [[]] && scope.userID != nil
+        let reach = accountList ? Self.maxAccountPhotos : Self.maxResults
         let limit = min(perPage, reach - offset)
         let found: [PhotoRecord]
         let total: Int

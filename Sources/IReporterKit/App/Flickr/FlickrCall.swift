@@ -180,7 +180,8 @@ struct FlickrCall {
     /// to 500; 100 when missing or not a number; a number too long to read
     /// is as large as it gets).
     func paging() -> (page: Int, perPage: Int) {
-        let page = Int(min(wholeNumber("page") ?? 1, Int64(FlickrAPI.maxAccountPhotos)))
+        // One past the farthest page any list has: empty, as past a list's end.
+        let page = Int(min(wholeNumber("page") ?? 1, Int64(FlickrAPI.maxAccountPhotos) + 1))
         let digits = parameters["per_page"].map { !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } } ?? false
         let perPage = wholeNumber("per_page").map { Int($0) } ?? (digits ? FlickrAPI.maxPerPage : FlickrAPI.defaultPerPage)
         return (max(page, 1), perPage < 1 ? FlickrAPI.defaultPerPage : min(perPage, FlickrAPI.maxPerPage))

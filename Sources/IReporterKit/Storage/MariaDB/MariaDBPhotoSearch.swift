@@ -4,7 +4,8 @@
 /// once its page is full or once it has read `rowsBudget` index rows more
 /// than the photos it answers (docs/SECURITY.md "What an anonymous query
 /// reads"): no shape of query reads a table at large, however rare its
-/// matches.
+/// matches. (An account's list without words pages by OFFSET in the
+/// author's key, up to `FlickrAPI.maxAccountPhotos` entries.)
 ///
 /// - No words: the photos table's primary key newest first (by author: the
 ///   key of migration 004); within a span of upload times, the upload-time
@@ -91,9 +92,11 @@ public final class MariaDBPhotoSearch: PhotoSearch {
         switch try plan(terms: terms, scope: scope, before: nil, limit: cap, existing: true) {
         case .nothing: return 0
         case .statement(let matches, let values):
-            // Joined as the pages are: words whose photo went behind our back are not counted.
-            return Int(try database.query("SELECT COUNT(*) AS n FROM (\(matches)) m JOIN photos p ON (p.IdPhoto = m.IdPhoto)",
-                                          values).first?.int64("n") ?? 0)
+            // Words joined as the pages are: words whose photo went behind our
+            // back are not counted. Without words the ids are the photos' own
+            // key: counted there, no row read.
+            let joined = terms.isEmpty ? "" : " JOIN photos p ON (p.IdPhoto = m.IdPhoto)"
+            return Int(try database.query("SELECT COUNT(*) AS n FROM (\(matches)) m\(joined)", values).first?.int64("n") ?? 0)
         case .found(let ids, _):
             return ids.count
         }
