@@ -108,7 +108,7 @@ public struct Thumbnailer: Sendable {
             ir_jpeg_decode_scaled(cPath, Int32(clamping: minShortSide), Int64(maxPixels), Int64(maxDecodeBytes),
                                   toleratesWarnings ? 1 : 0, &image, &info, &message, message.count)
         }
-        if let error = JPEGImageError(status: status, message: Self.string(message),
+        if let error = JPEGImageError(status: status, message: String(cBuffer: message),
                                       info: info, limit: maxPixels, memoryLimit: maxDecodeBytes) {
             throw error
         }
@@ -125,13 +125,9 @@ public struct Thumbnailer: Sendable {
         let status = path.withCString { cPath in
             ir_jpeg_read_header(cPath, &info, &message, message.count)
         }
-        if let error = JPEGImageError(status: status, message: string(message), info: info, limit: 0) {
+        if let error = JPEGImageError(status: status, message: String(cBuffer: message), info: info, limit: 0) {
             throw error
         }
         return JPEGHeader(info)
-    }
-
-    private static func string(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

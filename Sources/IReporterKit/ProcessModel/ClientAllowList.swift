@@ -54,7 +54,7 @@ public struct ClientAllowList: Sendable, Equatable, CustomStringConvertible {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
         guard written != nil else { return "an unknown peer" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buffer)
     }
 
     private static func parse(_ text: String) -> [UInt8]? {

@@ -341,7 +341,7 @@ public struct Configuration: Sendable {
         var buffer = [CChar](repeating: 0, count: 4096)
         while fgets(&buffer, Int32(buffer.count), handle) != nil {
             lineNumber += 1
-            var line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var line = String(cBuffer: buffer)
             if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
             let trimmed = line.trimmingSpaces
             guard !trimmed.isEmpty else { continue }
