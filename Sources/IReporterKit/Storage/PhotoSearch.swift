@@ -41,9 +41,6 @@ public struct PhotoSearchQuery: Sendable, Hashable {
 
     /// How many of the newest matches relevance ranks (and pages through).
     public static let relevanceWindow = 500
-    /// The most matches of words `oldestFirst` turns around (Flickr's cap of
-    /// a list).
-    public static let oldestFirstWindow = 4000
 
     public var terms: [[UInt8]]
     /// Only these photos (an author's, a span of upload times).
@@ -104,16 +101,14 @@ extension PhotoSearch {
         }
     }
 
-    /// The matches oldest first (Flickr's `date-posted-asc`), `offset`
-    /// skipped. Without words the store reads them so (`photos(in:…)`); the
-    /// words' indexes are read newest first, so every match is read and
-    /// put in IdPhoto order, whichever plan found them (one in upload-time
-    /// order is chosen by MariaDB's estimates, which may change between
-    /// two pages): refused when more than `oldestFirstWindow` match.
-    public func oldestFirst(terms: [[UInt8]], scope: PhotoScope, offset: Int, limit: Int) throws -> [PhotoRecord] {
+    /// The matches of words oldest first (Flickr's `date-posted-asc`),
+    /// `offset` skipped (without words the store reads them so:
+    /// `photos(in:…)`). The words' indexes are read newest first, so every
+    /// match is read and put in IdPhoto order, whichever plan found them
+    /// (one in upload-time order is chosen by MariaDB's estimates, which may
+    /// change between two pages): refused when more than `window` match.
+    public func oldestFirst(terms: [[UInt8]], scope: PhotoScope, offset: Int, limit: Int, window: Int) throws -> [PhotoRecord] {
         guard limit > 0 else { return [] }
-        guard !terms.isEmpty else { return try photos(in: scope, oldestFirst: true, offset: offset, limit: limit) }
-        let window = PhotoSearchQuery.oldestFirstWindow
         let every = try newestMatches(terms: terms, scope: scope, before: nil, limit: window + 1)
         guard every.count <= window else { throw PhotoSearchError.tooManyForOldestFirst }
         return Array(every.sorted { $0.id < $1.id }.dropFirst(offset).prefix(limit))
@@ -130,7 +125,6 @@ public enum PhotoSearchError: Error, Equatable {
     /// A span of upload times without words, on a database without the
     /// upload-time index (sql/migrations/008): it would read every photo.
     case uploadTimesNotIndexed
-    /// Oldest first with words, when more than
-    /// `PhotoSearchQuery.oldestFirstWindow` photos match.
+    /// Oldest first with words, when more photos match than its window.
     case tooManyForOldestFirst
 }

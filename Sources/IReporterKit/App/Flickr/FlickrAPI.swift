@@ -204,7 +204,7 @@ public final class FlickrAPI {
             } else if terms.isEmpty {
                 found = try search.photos(in: scope, oldestFirst: order == .oldest, offset: offset, limit: limit)
             } else if order == .oldest {
-                found = try search.oldestFirst(terms: terms, scope: scope, offset: offset, limit: limit)
+                found = try search.oldestFirst(terms: terms, scope: scope, offset: offset, limit: limit, window: Self.maxResults)
             } else {
                 found = try search.search(PhotoSearchQuery(terms: terms, scope: scope, order: order == .relevance ? .relevance : .newest,
                                                            offset: offset, limit: limit))
@@ -217,7 +217,7 @@ public final class FlickrAPI {
             let newest: [PhotoRecord]
             (newest, total) = try joined(searches, scope: scope, through: offset + limit, everyMatch: order == .oldest)
             let ordered = order == .oldest ? Array(newest.reversed()) : newest
-            found = offset >= Self.maxResults ? [] : Array(ordered.dropFirst(offset).prefix(limit))
+            found = offset >= reach ? [] : Array(ordered.dropFirst(offset).prefix(limit))
         }
         return FlickrElement("photos", [("page", .number(Int64(page))), ("pages", .number(Int64((total + perPage - 1) / perPage))),
                                         ("perpage", .number(Int64(perPage))), ("total", .number(Int64(total)))],

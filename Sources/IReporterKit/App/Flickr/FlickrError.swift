@@ -35,7 +35,7 @@ public struct FlickrError: Error, Equatable {
         code: 10, message: "Sorry, searching by upload date without text is not available until the server's database is migrated")
     /// `sort=date-posted-asc` with words that more photos than a list reaches have.
     static let tooManyForOldestFirst = FlickrError(
-        code: 3, message: "Oldest first is answered when at most \(PhotoSearchQuery.oldestFirstWindow) photos match: "
+        code: 3, message: "Oldest first is answered when at most \(FlickrAPI.maxResults) photos match: "
             + "give more words, a user_id or upload dates")
     static let textTooLong = FlickrError(code: 3, message: "text is too long (at most 200 bytes)")
 }

@@ -62,7 +62,7 @@ extension FlickrMethod {
                     ("tag_mode", false, "Either 'any' for an OR combination of tags (the default), or 'all' for an AND combination."),
                     ("text", false, "A free text search: words of the photos' titles.")]
                 + dates + [("sort", false, "'relevance'; 'date-posted-asc' or 'date-taken-asc' (oldest first; with text or tags when at most "
-                                           + "\(PhotoSearchQuery.oldestFirstWindow) photos match); else newest first (date-posted-desc).")]
+                                           + "\(FlickrAPI.maxResults) photos match); else newest first (date-posted-desc).")]
                 + Self.page
         case .reflectionGetMethodInfo: return [("method_name", true, "The name of the method to fetch information for.")]
         case .reflectionGetMethods, .testEcho: return []
